@@ -1,0 +1,30 @@
+//! Teeworlds UUIDs: version-3 (MD5) UUIDs of a name in the Teeworlds namespace.
+//!
+//! DDNet names its protocol extensions this way (`"demoitem-sha256@ddnet.tw"`,
+//! `"teehistorian-player-name@ddnet.org"`, ...), so any two programs derive the same
+//! 16 bytes from the same name.
+
+use uuid::Uuid;
+
+/// The namespace DDNet hashes extension names in: e05ddaaa-c4e6-4cfb-b642-5d48e80c0029.
+pub const TEEWORLDS_NAMESPACE: Uuid = Uuid::from_bytes([
+    0xe0, 0x5d, 0xda, 0xaa, 0xc4, 0xe6, 0x4c, 0xfb, 0xb6, 0x42, 0x5d, 0x48, 0xe8, 0x0c, 0x00, 0x29,
+]);
+
+/// The UUID DDNet derives from an extension `name`.
+pub fn teeworlds_uuid(name: &str) -> Uuid {
+    Uuid::new_v3(&TEEWORLDS_NAMESPACE, name.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_sha256_extension() {
+        assert_eq!(
+            teeworlds_uuid("demoitem-sha256@ddnet.tw").to_string(),
+            "6be6da4a-cebd-380c-9b5b-1289c842d780"
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! Teeworlds variable-width integers (`CVariableInt` in DDNet) and the int-array packing
+//! that demo chunks use between Huffman coding and the payload.
+//!
+//! Layout of one int: `ESDDDDDD EDDDDDDD ...`, at most five bytes. `E` (0x80) says another
+//! byte follows, `S` (0x40, first byte only) says the value was negative and stored as its
+//! one's complement. The fifth byte carries only four data bits and its `E` bit is ignored,
+//! exactly as DDNet's unpacker does.
+
+/// The longest encoding of one int.
+pub const MAX_BYTES: usize = 5;
+
+/// Why packed ints could not be unpacked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum VarIntError {
+    /// The input ended inside an int whose last byte still had the extend bit set.
+    #[error("variable-width int cut short at byte {offset}")]
+    UnexpectedEnd {
+        /// Offset in the packed input where the cut-short int starts.
+        offset: usize,
+    },
+    /// Unpacking would produce more ints than the caller allows.
+    #[error("unpacked ints exceed {limit} ints")]
+    TooMany {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
+    /// The byte input of [`pack_words`] is not a whole number of 32-bit words.
+    #[error("{len} bytes are not a whole number of 32-bit words")]
+    NotWordAligned {
+        /// The length that was offered.
+        len: usize,
+    },
+}
+
+/// Writes `value` into `buf` and returns how many bytes were used (1..=5).
+#[inline]
+pub fn pack(value: i32, buf: &mut [u8; MAX_BYTES]) -> usize {
+    // Negative values are stored as their complement so that small magnitudes stay short.
+    let sign = (value >> 31) as u32; // 0 or 0xFFFF_FFFF
+    let mut rest = (value as u32) ^ sign;
+    buf[0] = ((sign & 0x40) | (rest & 0x3F)) as u8;
+    rest >>= 6;
+    let mut len = 1;
+    while rest != 0 {
+        buf[len - 1] |= 0x80;
+        buf[len] = (rest & 0x7F) as u8;
+        rest >>= 7;
+        len += 1;
+    }
+    len
+}
+
+/// The number of bytes [`pack`] uses for `value`.
+#[inline]
+pub fn packed_len(value: i32) -> usize {
+    let magnitude = (value ^ (value >> 31)) as u32;
+    match magnitude {
+        0..=0x3F => 1,
+        0x40..=0x1FFF => 2,
+        0x2000..=0xF_FFFF => 3,
+        0x10_0000..=0x7FF_FFFF => 4,
+        _ => 5,
+    }
+}
+
+/// Appends the packed form of `value` to `out`.
+#[inline]
+pub fn pack_into(value: i32, out: &mut Vec<u8>) {
+    let mut buf = [0; MAX_BYTES];
+    let len = pack(value, &mut buf);
+    out.extend_from_slice(&buf[..len]);
+}
+
+/// Reads one int from the front of `input`; returns it and the number of bytes used.
+///
+/// Returns `None` if `input` ends before the int does.
+#[inline]
+pub fn unpack(input: &[u8]) -> Option<(i32, usize)> {
+    let first = *input.first()?;
+    let sign = ((first >> 6) & 1) as i32;
+    let mut value = (first & 0x3F) as u32;
+    let mut len = 1;
+    if first & 0x80 != 0 {
+        // DDNet masks: 7 bits at shifts 6, 13, 20, then 4 bits at 27; the fifth byte's
+        // extend bit is ignored.
+        const MASKS: [u8; 4] = [0x7F, 0x7F, 0x7F, 0x0F];
+        loop {
+            let byte = *input.get(len)?;
+            value |= ((byte & MASKS[len - 1]) as u32) << (6 + 7 * (len - 1));
+            len += 1;
+            if byte & 0x80 == 0 || len == MAX_BYTES {
+                break;
+            }
+        }
+    }
+    Some(((value as i32) ^ -sign, len))
+}
+
+/// Whether the int that [`unpack`] read with `len` bytes is in its shortest form.
+#[inline]
+pub fn is_canonical(value: i32, len: usize) -> bool {
+    packed_len(value) == len
+}
+
+/// Appends the packed form of every int in `ints` to `out`.
+pub fn pack_ints(ints: &[i32], out: &mut Vec<u8>) {
+    out.reserve(ints.len() * 2);
+    for &value in ints {
+        pack_into(value, out);
+    }
+}
+
+/// Packs a byte buffer the way DDNet's demo recorder does: as little-endian 32-bit words.
+///
+/// `bytes.len()` must be a multiple of four (DDNet pads chunk payloads with zeros first;
+/// see [`pad_to_words`]).
+pub fn pack_words(bytes: &[u8], out: &mut Vec<u8>) -> Result<(), VarIntError> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(VarIntError::NotWordAligned { len: bytes.len() });
+    }
+    out.reserve(bytes.len() / 2);
+    for word in bytes.chunks_exact(4) {
+        pack_into(i32::from_le_bytes([word[0], word[1], word[2], word[3]]), out);
+    }
+    Ok(())
+}
+
+/// Converts a byte payload to the int words DDNet's recorder packs, zero-padding the last
+/// word as DDNet does.
+pub fn pad_to_words(bytes: &[u8], out: &mut Vec<i32>) {
+    out.reserve(bytes.len().div_ceil(4));
+    let mut words = bytes.chunks_exact(4);
+    for w in words.by_ref() {
+        out.push(i32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let mut w = [0u8; 4];
+        w[..tail.len()].copy_from_slice(tail);
+        out.push(i32::from_le_bytes(w));
+    }
+}
+
+/// Appends every int packed in `input` to `out`, refusing to hold more than `limit` ints
+/// in `out` (so a hostile input cannot make it grow without bound).
+///
+/// Returns how many of the ints were not in their shortest form; DDNet never writes those,
+/// so a non-zero count means the bytes did not come from DDNet's packer.
+pub fn unpack_ints(input: &[u8], out: &mut Vec<i32>, limit: usize) -> Result<usize, VarIntError> {
+    // Every int takes at least one byte, so the input length bounds the output.
+    out.reserve(input.len().min(limit.saturating_sub(out.len())));
+    let mut pos = 0;
+    let mut non_canonical = 0;
+    while pos < input.len() {
+        if out.len() >= limit {
+            return Err(VarIntError::TooMany { limit });
+        }
+        let byte = input[pos];
+        if byte & 0x80 == 0 {
+            // Most ints in real chunks are single bytes; skip the general path for them.
+            let value = (byte & 0x3F) as i32 ^ -(((byte >> 6) & 1) as i32);
+            out.push(value);
+            pos += 1;
+            continue;
+        }
+        let (value, len) =
+            unpack(&input[pos..]).ok_or(VarIntError::UnexpectedEnd { offset: pos })?;
+        if !is_canonical(value, len) {
+            non_canonical += 1;
+        }
+        out.push(value);
+        pos += len;
+    }
+    Ok(non_canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VECTORS: &[(i32, &[u8])] = &[
+        (0, &[0x00]),
+        (1, &[0x01]),
+        (-1, &[0x40]),
+        (32, &[0x20]),
+        (64, &[0x80, 0x01]),
+        (256, &[0x80, 0x04]),
+        (-512, &[0xFF, 0x07]),
+        (12345, &[0xB9, 0xC0, 0x01]),
+        (1000, &[0xA8, 0x0F]),
+        (1000000, &[0x80, 0x89, 0x7A]),
+        (13010, &[0x92, 0xCB, 0x01]),
+        (499, &[0xB3, 0x07]),
+        (i32::MAX, &[0xBF, 0xFF, 0xFF, 0xFF, 0x0F]),
+        (i32::MIN, &[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]),
+    ];
+
+    #[test]
+    fn ddnet_vectors_pack_and_unpack() {
+        for &(value, bytes) in VECTORS {
+            let mut out = Vec::new();
+            pack_into(value, &mut out);
+            assert_eq!(out, bytes, "pack {value}");
+            assert_eq!(unpack(bytes), Some((value, bytes.len())), "unpack {value}");
+            assert_eq!(packed_len(value), bytes.len());
+        }
+    }
+
+    #[test]
+    fn ddnet_sizes() {
+        let values = [
+            0,
+            1,
+            -1,
+            32,
+            64,
+            256,
+            -512,
+            12345,
+            -123456,
+            1234567,
+            12345678,
+            123456789,
+            i32::MAX,
+            i32::MIN,
+        ];
+        let sizes = [1, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5];
+        for (v, s) in values.iter().zip(sizes) {
+            assert_eq!(packed_len(*v), s, "{v}");
+        }
+    }
+
+    #[test]
+    fn unpack_edge_cases() {
+        assert_eq!(unpack(&[0xFF; 5]), Some((i32::MIN, 5)));
+        assert_eq!(unpack(&[0xBF, 0xFF, 0xFF, 0xFF, 0xFF]), Some((i32::MAX, 5)));
+        assert_eq!(unpack(&[0x80]), None);
+        assert_eq!(unpack(&[]), None);
+        let mut out = Vec::new();
+        assert_eq!(
+            unpack_ints(&[0x01, 0x80], &mut out, 10),
+            Err(VarIntError::UnexpectedEnd { offset: 1 })
+        );
+        out.clear();
+        assert_eq!(
+            unpack_ints(&[0, 0, 0], &mut out, 2),
+            Err(VarIntError::TooMany { limit: 2 })
+        );
+        out.clear();
+        // 1 written with a needless extension byte.
+        assert_eq!(unpack_ints(&[0x81, 0x00], &mut out, 2), Ok(1));
+        assert_eq!(out, [1]);
+    }
+
+    #[test]
+    fn words_are_little_endian_and_padded() {
+        let mut ints = Vec::new();
+        pad_to_words(&[6, 0, 0x40, 0x68, 0x69, 0], &mut ints);
+        assert_eq!(ints, [0x6840_0006, 0x0000_6900]);
+        assert_eq!(
+            pack_words(&[1, 2, 3], &mut Vec::new()),
+            Err(VarIntError::NotWordAligned { len: 3 })
+        );
+    }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::FileFailurePersistence;
+
+        proptest! {
+            #![proptest_config(ProptestConfig {
+                failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                    "proptest-regressions/codec-varint.txt",
+                ))),
+                ..ProptestConfig::default()
+            })]
+
+            #[test]
+            fn round_trip_any_i32(value in any::<i32>()) {
+                let mut buf = [0; MAX_BYTES];
+                let len = pack(value, &mut buf);
+                prop_assert_eq!(len, packed_len(value));
+                prop_assert_eq!(unpack(&buf[..len]), Some((value, len)));
+            }
+
+            #[test]
+            fn round_trip_int_arrays(ints in proptest::collection::vec(any::<i32>(), 0..200)) {
+                let mut packed = Vec::new();
+                pack_ints(&ints, &mut packed);
+                let mut back = Vec::new();
+                prop_assert_eq!(unpack_ints(&packed, &mut back, ints.len()), Ok(0));
+                prop_assert_eq!(back, ints);
+            }
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+                let mut out = Vec::new();
+                let _ = unpack_ints(&bytes, &mut out, 16);
+                prop_assert!(out.len() <= 16);
+            }
+        }
+    }
+}

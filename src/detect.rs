@@ -1,0 +1,65 @@
+//! Tells recording formats apart by their first bytes.
+
+/// A recording format demokit knows of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Teeworlds/DDNet demo (`TWDEMO\0`).
+    TwDemo,
+    /// DDNet teehistorian (starts with its 16-byte UUID).
+    Teehistorian,
+    /// Source engine demo (`HL2DEMO\0`).
+    SourceDemo,
+    /// GoldSrc (Half-Life 1) demo (`HLDEMO\0`): a different format.
+    GoldSrcDemo,
+    /// Source 2 demo (`PBDEMS2\0`): a different format.
+    Source2Demo,
+}
+
+impl Format {
+    /// A human-readable name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::TwDemo => "Teeworlds/DDNet demo (TWDEMO)",
+            Format::Teehistorian => "DDNet teehistorian",
+            Format::SourceDemo => "Source engine demo (HL2DEMO)",
+            Format::GoldSrcDemo => "GoldSrc demo (HLDEMO)",
+            Format::Source2Demo => "Source 2 demo (PBDEMS2)",
+        }
+    }
+}
+
+/// The teehistorian file UUID: uuid3("teehistorian@ddnet.tw") in the Teeworlds namespace.
+pub const TEEHISTORIAN_UUID: [u8; 16] = [
+    0x69, 0x9d, 0xb1, 0x7b, 0x8e, 0xfb, 0x34, 0xff, 0xb1, 0xd8, 0xda, 0x6f, 0x60, 0xc1, 0x5d, 0xd1,
+];
+
+/// The format `data` starts like, if any.
+pub fn detect(data: &[u8]) -> Option<Format> {
+    if data.starts_with(b"TWDEMO\0") {
+        Some(Format::TwDemo)
+    } else if data.starts_with(&TEEHISTORIAN_UUID) {
+        Some(Format::Teehistorian)
+    } else if data.starts_with(b"HL2DEMO\0") {
+        Some(Format::SourceDemo)
+    } else if data.starts_with(b"HLDEMO\0") {
+        Some(Format::GoldSrcDemo)
+    } else if data.starts_with(b"PBDEMS2\0") {
+        Some(Format::Source2Demo)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn teehistorian_uuid_is_derived() {
+        assert_eq!(
+            crate::codec::uuid::teeworlds_uuid("teehistorian@ddnet.tw").as_bytes(),
+            &TEEHISTORIAN_UUID
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! demokit reads and writes game recordings byte for byte.
+//!
+//! The crate is layered the way libtw2 is:
+//!
+//! * [`codec`] holds the shared primitives (Teeworlds variable-width ints, Huffman,
+//!   fixed-size string fields, Teeworlds UUIDs). It knows nothing about files.
+//! * [`twdemo`] is the Teeworlds/DDNet demo container: header layouts, streaming readers,
+//!   a writer and a recorder. It hands payloads to the codecs and leaves their meaning
+//!   (snapshots, network messages) to callers.
+//! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
+
+#![warn(missing_docs)]
+
+pub mod codec;
+pub mod detect;
+pub mod twdemo;

@@ -1,0 +1,304 @@
+//! A whole demo as an owned value: the prelude, the map and every chunk, decoded as far as
+//! re-encoding reproduces the stored bytes.
+//!
+//! This is what a rewrite goes through: each chunk is decoded to ints and encoded again by
+//! the [`DemoWriter`]; only where the encoder would not reproduce the stored bytes (a foreign
+//! writer's quirk) is the stored form kept, and [`RewriteStats`] counts those.
+
+use super::error::{ReadError, ReadErrorKind, WriteError};
+use super::format::{ChunkKind, RawChunkHeader, SizeForm};
+use super::payload::{PayloadDecoder, PayloadEncoder};
+use super::reader::{Chunk, ChunkAt, DemoSlice, Prelude, TickMarker};
+use super::writer::DemoWriter;
+use crate::codec::huffman::LengthRule;
+use std::io::Write;
+
+/// A demo held in memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Demo {
+    /// Version header, header, timeline markers and SHA-256 block.
+    pub prelude: Prelude,
+    /// The embedded map.
+    pub map: Vec<u8>,
+    /// The chunks in file order.
+    pub records: Vec<Record>,
+}
+
+/// One chunk of a [`Demo`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// A tick marker, re-encoded from its tick and form.
+    Tick(TickMarker),
+    /// A data chunk.
+    Data(DataRecord),
+    /// A chunk whose stored header no encoder would produce (for example a tick marker
+    /// with stray bits); kept exactly.
+    Raw {
+        /// The stored header.
+        header: RawChunkHeader,
+        /// The absolute tick, for a tick marker.
+        tick: Option<i32>,
+        /// The stored payload (empty for a tick marker).
+        payload: Vec<u8>,
+    },
+}
+
+/// A data chunk of a [`Demo`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataRecord {
+    /// What the chunk holds.
+    pub kind: ChunkKind,
+    /// How its header stores the size.
+    pub size_form: SizeForm,
+    /// The payload.
+    pub payload: Payload,
+}
+
+/// A data chunk's payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    /// Decoded ints, re-encoded under `rule` when written.
+    Ints {
+        /// The ints.
+        ints: Vec<i32>,
+        /// The Huffman length rule the chunk was stored with.
+        rule: LengthRule,
+    },
+    /// Stored bytes that re-encoding would not reproduce (or an unknown chunk type).
+    Stored(Vec<u8>),
+}
+
+/// What a rewrite did with each chunk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RewriteStats {
+    /// Tick markers re-encoded from their tick.
+    pub tick_markers: usize,
+    /// Data chunks decoded and encoded again.
+    pub reencoded: usize,
+    /// Data chunks written as stored because re-encoding differs or decoding failed.
+    pub kept_stored: usize,
+    /// Chunks whose header was kept as stored.
+    pub kept_raw_headers: usize,
+}
+
+/// Turns one read chunk into a record, decoding as far as re-encoding reproduces it.
+pub(crate) fn to_record(
+    item: &ChunkAt<'_>,
+    tick_compression: bool,
+    last_tick: Option<i32>,
+    decoder: &mut PayloadDecoder,
+    encoder: &mut PayloadEncoder,
+) -> Record {
+    let raw = |payload: &[u8], tick| Record::Raw {
+        header: item.header,
+        tick,
+        payload: payload.to_vec(),
+    };
+    match item.chunk {
+        Chunk::Tick(marker) => {
+            if canonical_tick_header(&marker, last_tick, tick_compression) == Some(item.header) {
+                Record::Tick(marker)
+            } else {
+                raw(&[], Some(marker.tick))
+            }
+        }
+        Chunk::Data(data) => {
+            let size_form = item.header.size_form();
+            if RawChunkHeader::data(data.kind, data.payload.len(), size_form) != Some(item.header)
+            {
+                return raw(data.payload, None);
+            }
+            let payload = decode_reproducible(data.kind, data.payload, decoder, encoder)
+                .unwrap_or_else(|| Payload::Stored(data.payload.to_vec()));
+            Record::Data(DataRecord {
+                kind: data.kind,
+                size_form,
+                payload,
+            })
+        }
+    }
+}
+
+/// Decodes `stored` to ints if encoding them again gives back exactly `stored`.
+fn decode_reproducible(
+    kind: ChunkKind,
+    stored: &[u8],
+    decoder: &mut PayloadDecoder,
+    encoder: &mut PayloadEncoder,
+) -> Option<Payload> {
+    if kind == ChunkKind::Unknown {
+        return None;
+    }
+    let decoded = decoder.decode(stored).ok()?;
+    let rule = decoded.length_rule(stored.len())?;
+    if decoded.non_canonical_ints != 0 || encoder.encode(decoded.ints, rule) != stored {
+        return None;
+    }
+    Some(Payload::Ints {
+        ints: decoded.ints.to_vec(),
+        rule,
+    })
+}
+
+/// The header the writer emits for `marker` after `last_tick`.
+fn canonical_tick_header(
+    marker: &TickMarker,
+    last_tick: Option<i32>,
+    tick_compression: bool,
+) -> Option<RawChunkHeader> {
+    use super::format::*;
+    let keyframe = if marker.keyframe { KEYFRAME_FLAG } else { 0 };
+    Some(match marker.form {
+        TickForm::Absolute => RawChunkHeader {
+            lead: TICK_MARKER_FLAG | keyframe,
+            absolute_tick: Some(marker.tick),
+            size_byte: None,
+            size_word: None,
+        },
+        TickForm::Delta => {
+            let delta = marker.tick.checked_sub(last_tick?)?;
+            let (flag, max) = if tick_compression {
+                (TICK_COMPRESSED_FLAG, TICK_DELTA_MASK as i32)
+            } else {
+                (0, LEGACY_TICK_DELTA_MASK as i32)
+            };
+            if !(0..=max).contains(&delta) {
+                return None;
+            }
+            RawChunkHeader {
+                lead: TICK_MARKER_FLAG | keyframe | flag | delta as u8,
+                absolute_tick: None,
+                size_byte: None,
+                size_word: None,
+            }
+        }
+    })
+}
+
+impl Demo {
+    /// Reads a whole demo. Fails on the first error, wherever it is.
+    pub fn from_bytes(data: &[u8]) -> Result<Demo, ReadError> {
+        let slice = DemoSlice::parse(data)?;
+        let tick_compression = slice.prelude().tick_compression();
+        let mut decoder = PayloadDecoder::new();
+        let mut encoder = PayloadEncoder::new();
+        let mut records = Vec::new();
+        let mut last_tick = None;
+        for item in slice.chunks() {
+            let item = item?;
+            records.push(to_record(
+                &item,
+                tick_compression,
+                last_tick,
+                &mut decoder,
+                &mut encoder,
+            ));
+            if let Chunk::Tick(m) = item.chunk {
+                last_tick = Some(m.tick);
+            }
+        }
+        Ok(Demo {
+            prelude: *slice.prelude(),
+            map: slice.map().to_vec(),
+            records,
+        })
+    }
+
+    /// Writes the demo to `sink`.
+    pub fn write_to<W: Write>(&self, sink: W) -> Result<W, WriteError> {
+        let mut writer = DemoWriter::new(sink, &self.prelude, &self.map)?;
+        for record in &self.records {
+            write_record(&mut writer, record)?;
+        }
+        writer.into_inner()
+    }
+
+    /// The demo's bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        self.write_to(Vec::new())
+    }
+}
+
+/// Writes one record through `writer`.
+pub(crate) fn write_record<W: Write>(
+    writer: &mut DemoWriter<W>,
+    record: &Record,
+) -> Result<(), WriteError> {
+    match record {
+        Record::Tick(marker) => writer.write_tick_marker(*marker),
+        Record::Data(data) => match &data.payload {
+            Payload::Ints { ints, rule } => {
+                writer.write_ints(data.kind, ints, *rule, Some(data.size_form))
+            }
+            Payload::Stored(bytes) => writer.write_stored(data.kind, data.size_form, bytes),
+        },
+        Record::Raw {
+            header,
+            tick,
+            payload,
+        } => writer.write_raw(header, *tick, payload),
+    }
+}
+
+/// Rewrites a demo chunk by chunk: every chunk is decoded and encoded again through the
+/// writer, keeping each chunk's Huffman length rule and header form.
+///
+/// On a read error everything before it has been written, and the error is returned with
+/// the statistics so far.
+pub fn rewrite<W: Write>(
+    data: &[u8],
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    let mut stats = RewriteStats::default();
+    let slice = DemoSlice::parse(data).map_err(|e| (stats, RewriteError::Read(e)))?;
+    let mut writer = DemoWriter::new(sink, slice.prelude(), slice.map())
+        .map_err(|e| (stats, RewriteError::Write(e)))?;
+    let tick_compression = slice.prelude().tick_compression();
+    let mut decoder = PayloadDecoder::new();
+    let mut encoder = PayloadEncoder::new();
+    for item in slice.chunks() {
+        let item = item.map_err(|e| (stats, RewriteError::Read(e)))?;
+        let record = to_record(
+            &item,
+            tick_compression,
+            writer.last_tick(),
+            &mut decoder,
+            &mut encoder,
+        );
+        match &record {
+            Record::Tick(_) => stats.tick_markers += 1,
+            Record::Data(DataRecord {
+                payload: Payload::Ints { .. },
+                ..
+            }) => stats.reencoded += 1,
+            Record::Data(_) => stats.kept_stored += 1,
+            Record::Raw { .. } => stats.kept_raw_headers += 1,
+        }
+        write_record(&mut writer, &record).map_err(|e| (stats, RewriteError::Write(e)))?;
+    }
+    let sink = writer
+        .into_inner()
+        .map_err(|e| (stats, RewriteError::Write(e)))?;
+    Ok((sink, stats))
+}
+
+/// Why a rewrite stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// The input could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The output could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+impl RewriteError {
+    /// The read error's kind, if it is one.
+    pub fn read_kind(&self) -> Option<&ReadErrorKind> {
+        match self {
+            RewriteError::Read(e) => Some(&e.kind),
+            RewriteError::Write(_) => None,
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Chunk payloads: Huffman-coded, variable-width-packed arrays of 32-bit ints.
+//!
+//! The decoder and encoder own their scratch buffers, so a reader that reuses one for every
+//! chunk allocates nothing per chunk once the buffers have grown to the largest payload.
+
+use super::error::PayloadError;
+use crate::codec::huffman::{self, LengthRule};
+use crate::codec::varint;
+
+/// The most bytes a payload may decode to (DDNet's player buffers are this big).
+pub const MAX_DECODED_BYTES: usize = 65536;
+/// The most ints a payload may decode to.
+pub const MAX_DECODED_INTS: usize = MAX_DECODED_BYTES / 4;
+/// The most bytes a compressed payload can have: what a u16 size field holds.
+pub const MAX_PAYLOAD_BYTES: usize = u16::MAX as usize;
+
+/// A payload decoded by [`PayloadDecoder`], borrowing the decoder's buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodedPayload<'a> {
+    /// The ints, in the order they were packed.
+    pub ints: &'a [i32],
+    /// The Huffman-decoded (still packed) bytes.
+    pub packed: &'a [u8],
+    /// Bits the Huffman stream used, its EOF code included.
+    pub huffman_bits: usize,
+    /// Ints that were not in their shortest form (DDNet never writes such ints).
+    pub non_canonical_ints: usize,
+}
+
+impl DecodedPayload<'_> {
+    /// The Huffman length rule the stored payload of `stored_len` bytes follows, if any.
+    ///
+    /// When the bits do not end on a byte boundary both rules give the same length; this
+    /// then answers [`LengthRule::Tight`], whose output is identical.
+    pub fn length_rule(&self, stored_len: usize) -> Option<LengthRule> {
+        let decoded = huffman::Decoded {
+            bits: self.huffman_bits,
+        };
+        if decoded.len_under(LengthRule::Tight) == stored_len {
+            Some(LengthRule::Tight)
+        } else if decoded.len_under(LengthRule::TrailingByte) == stored_len {
+            Some(LengthRule::TrailingByte)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the payload would be stored the same under both length rules.
+    pub fn rules_agree(&self) -> bool {
+        !self.huffman_bits.is_multiple_of(8)
+    }
+
+    /// The payload as the little-endian bytes DDNet's player hands on (a multiple of 4).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.ints.iter().flat_map(|i| i.to_le_bytes()).collect()
+    }
+}
+
+/// Decodes payloads, reusing its buffers from one call to the next.
+#[derive(Debug, Default, Clone)]
+pub struct PayloadDecoder {
+    packed: Vec<u8>,
+    ints: Vec<i32>,
+}
+
+impl PayloadDecoder {
+    /// A decoder with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Decodes a stored payload: Huffman first, then the packed ints.
+    pub fn decode(&mut self, payload: &[u8]) -> Result<DecodedPayload<'_>, PayloadError> {
+        self.packed.clear();
+        self.ints.clear();
+        let decoded = huffman::decompress(payload, &mut self.packed, MAX_DECODED_BYTES)?;
+        let non_canonical = varint::unpack_ints(&self.packed, &mut self.ints, MAX_DECODED_INTS)?;
+        Ok(DecodedPayload {
+            ints: &self.ints,
+            packed: &self.packed,
+            huffman_bits: decoded.bits,
+            non_canonical_ints: non_canonical,
+        })
+    }
+}
+
+/// Encodes payloads the way DDNet's recorder does, reusing its buffers.
+#[derive(Debug, Default, Clone)]
+pub struct PayloadEncoder {
+    packed: Vec<u8>,
+    out: Vec<u8>,
+}
+
+impl PayloadEncoder {
+    /// An encoder with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Packs `ints` and Huffman-codes them under `rule`; returns the stored bytes.
+    pub fn encode(&mut self, ints: &[i32], rule: LengthRule) -> &[u8] {
+        self.packed.clear();
+        self.out.clear();
+        varint::pack_ints(ints, &mut self.packed);
+        huffman::compress(&self.packed, rule, &mut self.out);
+        &self.out
+    }
+}

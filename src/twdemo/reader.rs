@@ -1,0 +1,606 @@
+//! Readers: a zero-copy one over a byte slice ([`DemoSlice`]) and a streaming one over any
+//! [`Read`] ([`DemoReader`]). Both parse the same layouts through the same state machine and
+//! yield the same [`ChunkAt`] items, so they agree by construction.
+//!
+//! A reader stops at the first error and reports it with its offset; every chunk before it
+//! has been delivered. Payloads are handed out raw; decoding them is the caller's choice
+//! (see [`PayloadDecoder`](super::PayloadDecoder)), so a scan that only counts chunks pays
+//! nothing for Huffman.
+
+use super::error::{ReadError, ReadErrorKind};
+use super::format::*;
+use super::payload::MAX_PAYLOAD_BYTES;
+use crate::codec::string::FixedStr;
+use binrw::BinRead;
+use std::io::{self, Cursor, Read};
+
+/// Ticks must stay below this (DDNet's `MAX_TICK`).
+pub const MAX_TICK: i64 = 0x6FFF_FFFF;
+
+/// Everything before the embedded map: version header, header, and the blocks the
+/// version calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prelude {
+    /// Magic and version.
+    pub version_header: VersionHeader,
+    /// The fixed header.
+    pub header: Header,
+    /// The timeline-marker block (versions 4 and later).
+    pub timeline_markers: Option<TimelineMarkers>,
+    /// The map SHA-256 block (version 6 and later, when the file has it).
+    pub map_sha256: Option<MapSha256>,
+}
+
+impl Prelude {
+    /// The format version.
+    pub fn version(&self) -> u8 {
+        self.version_header.version
+    }
+
+    /// Whether tick markers use the version-5 form.
+    pub fn tick_compression(&self) -> bool {
+        self.version() >= FIRST_VERSION_WITH_TICK_COMPRESSION
+    }
+
+    /// Bytes from the start of the file to the embedded map.
+    pub fn map_offset(&self) -> usize {
+        HEADER_SIZE
+            + TIMELINE_MARKERS_SIZE * self.timeline_markers.is_some() as usize
+            + MAP_SHA256_SIZE * self.map_sha256.is_some() as usize
+    }
+
+    /// The timeline markers in use (none for version 3).
+    pub fn markers_in_use(&self) -> &[i32] {
+        self.timeline_markers
+            .as_ref()
+            .map(TimelineMarkers::in_use)
+            .unwrap_or(&[])
+    }
+
+    /// Parses the prelude from the start of `data`, which may hold more (the map and chunks).
+    pub fn parse(data: &[u8]) -> Result<Prelude, ReadError> {
+        let need = |offset: usize, len: usize, expected: &'static str| {
+            if data.len() < offset + len {
+                Err(ReadError::new(
+                    offset as u64,
+                    ReadErrorKind::UnexpectedEnd {
+                        expected,
+                        needed: len as u64,
+                        available: data.len().saturating_sub(offset) as u64,
+                    },
+                ))
+            } else {
+                Ok(&data[offset..offset + len])
+            }
+        };
+        if data.len() < 8 || data[..7] != MAGIC {
+            if data.len() < 8 && MAGIC.starts_with(&data[..data.len().min(7)]) {
+                need(0, 8, "the demo magic and version")?;
+            }
+            return Err(ReadError::new(
+                0,
+                ReadErrorKind::BadMagic {
+                    found: data[..data.len().min(7)].to_vec(),
+                },
+            ));
+        }
+        let version_header = read_layout::<VersionHeader>(need(0, 8, "the version header")?);
+        let version = version_header.version;
+        if version < OLDEST_VERSION {
+            return Err(ReadError::new(
+                7,
+                ReadErrorKind::UnsupportedVersion { version },
+            ));
+        }
+        let header = read_layout::<Header>(need(8, HEADER_SIZE - 8, "the demo header")?);
+        check_terminated(&header)?;
+        let mut offset = HEADER_SIZE;
+        let timeline_markers = if version >= FIRST_VERSION_WITH_MARKERS {
+            let block = need(offset, TIMELINE_MARKERS_SIZE, "the timeline-marker block")?;
+            offset += TIMELINE_MARKERS_SIZE;
+            Some(read_layout::<TimelineMarkers>(block))
+        } else {
+            None
+        };
+        // DDNet treats the SHA-256 block as optional: when the UUID is not there (or the file
+        // is too short for it), the map starts right here.
+        let map_sha256 = if version >= FIRST_VERSION_WITH_SHA256
+            && data.len() >= offset + 16
+            && data[offset..offset + 16] == SHA256_EXTENSION_UUID
+        {
+            let block = need(offset, MAP_SHA256_SIZE, "the map SHA-256 block")?;
+            Some(read_layout::<MapSha256>(block))
+        } else {
+            None
+        };
+        Ok(Prelude {
+            version_header,
+            header,
+            timeline_markers,
+            map_sha256,
+        })
+    }
+}
+
+/// Reads a fixed-size layout from a slice known to be long enough.
+fn read_layout<T>(bytes: &[u8]) -> T
+where
+    T: for<'a> BinRead<Args<'a> = ()> + binrw::meta::ReadEndian,
+{
+    // The callers hand in exactly the layout's size, so this read cannot run short.
+    T::read(&mut Cursor::new(bytes)).expect("slice holds the whole layout")
+}
+
+fn check_terminated(header: &Header) -> Result<(), ReadError> {
+    fn check<const N: usize>(
+        s: &FixedStr<N>,
+        field: &'static str,
+        offset: u64,
+    ) -> Result<(), ReadError> {
+        if s.is_terminated() {
+            Ok(())
+        } else {
+            Err(ReadError::new(
+                offset,
+                ReadErrorKind::UnterminatedString { field, size: N },
+            ))
+        }
+    }
+    check(&header.net_version, "net_version", 8)?;
+    check(&header.map_name, "map_name", 72)?;
+    check(&header.kind, "type", 144)?;
+    check(&header.timestamp, "timestamp", 156)
+}
+
+/// A tick marker with its absolute tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TickMarker {
+    /// The absolute tick.
+    pub tick: i32,
+    /// Whether a full snapshot follows.
+    pub keyframe: bool,
+    /// How the file stores the tick.
+    pub form: TickForm,
+}
+
+/// A data chunk: its kind and its stored (Huffman-coded) payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataChunk<'a> {
+    /// What the chunk holds.
+    pub kind: ChunkKind,
+    /// The payload as stored.
+    pub payload: &'a [u8],
+}
+
+/// One element of the chunk stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunk<'a> {
+    /// A tick marker.
+    Tick(TickMarker),
+    /// A snapshot, delta, message or unknown-type chunk.
+    Data(DataChunk<'a>),
+}
+
+/// A chunk with its place in the file and its header exactly as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkAt<'a> {
+    /// Offset of the chunk header from the start of the file.
+    pub offset: u64,
+    /// The stored header (keeps size escapes and tick forms for byte-exact rewriting).
+    pub header: RawChunkHeader,
+    /// The chunk.
+    pub chunk: Chunk<'a>,
+}
+
+/// The tick arithmetic shared by both readers: DDNet's `ReadChunkHeader` rules.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TickState {
+    tick_compression: bool,
+    current: Option<i32>,
+}
+
+impl TickState {
+    pub(crate) fn new(tick_compression: bool) -> Self {
+        TickState {
+            tick_compression,
+            current: None,
+        }
+    }
+
+    /// Turns a tick-marker header into its absolute tick.
+    pub(crate) fn apply(&mut self, header: &RawChunkHeader) -> Result<TickMarker, ReadErrorKind> {
+        let keyframe = header.lead & KEYFRAME_FLAG != 0;
+        let (tick, form) = match header.absolute_tick {
+            Some(tick) => (tick as i64, TickForm::Absolute),
+            None => {
+                let delta = if self.tick_compression {
+                    header.lead & TICK_DELTA_MASK
+                } else {
+                    header.lead & LEGACY_TICK_DELTA_MASK
+                };
+                let current = self.current.ok_or(ReadErrorKind::DeltaBeforeFirstTick)?;
+                (current as i64 + delta as i64, TickForm::Delta)
+            }
+        };
+        if !(0..MAX_TICK).contains(&tick) {
+            return Err(ReadErrorKind::TickOutOfRange { tick });
+        }
+        self.current = Some(tick as i32);
+        Ok(TickMarker {
+            tick: tick as i32,
+            keyframe,
+            form,
+        })
+    }
+}
+
+/// Parses a chunk header from bytes that hold at least [`RawChunkHeader::len_from_lead`].
+fn parse_header(bytes: &[u8], tick_compression: bool) -> RawChunkHeader {
+    RawChunkHeader::read_args(&mut Cursor::new(bytes), (tick_compression,))
+        .expect("caller checked the header length")
+}
+
+/// A whole demo in memory, read without copying: the prelude, the map and the chunks all
+/// borrow from the input.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoSlice<'a> {
+    data: &'a [u8],
+    prelude: Prelude,
+    map_offset: usize,
+    chunks_offset: usize,
+}
+
+impl<'a> DemoSlice<'a> {
+    /// Parses the prelude and locates the map; chunks are read lazily by [`chunks`](Self::chunks).
+    pub fn parse(data: &'a [u8]) -> Result<Self, ReadError> {
+        let prelude = Prelude::parse(data)?;
+        let map_offset = prelude.map_offset();
+        let map_size = prelude.header.map_size;
+        let available = (data.len() - map_offset) as u64;
+        if map_size as u64 > available {
+            return Err(ReadError::new(
+                map_offset as u64,
+                ReadErrorKind::MapPastEnd {
+                    map_size,
+                    available,
+                },
+            ));
+        }
+        Ok(DemoSlice {
+            data,
+            prelude,
+            map_offset,
+            chunks_offset: map_offset + map_size as usize,
+        })
+    }
+
+    /// The prelude.
+    pub fn prelude(&self) -> &Prelude {
+        &self.prelude
+    }
+
+    /// The embedded map's bytes.
+    pub fn map(&self) -> &'a [u8] {
+        &self.data[self.map_offset..self.chunks_offset]
+    }
+
+    /// Offset of the embedded map.
+    pub fn map_offset(&self) -> usize {
+        self.map_offset
+    }
+
+    /// Offset of the first chunk.
+    pub fn chunks_offset(&self) -> usize {
+        self.chunks_offset
+    }
+
+    /// The whole input.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// An iterator over the chunks; it ends after the first error.
+    pub fn chunks(&self) -> Chunks<'a> {
+        Chunks {
+            data: self.data,
+            pos: self.chunks_offset,
+            ticks: TickState::new(self.prelude.tick_compression()),
+            failed: false,
+        }
+    }
+}
+
+/// The chunks of a [`DemoSlice`], borrowed from its input.
+#[derive(Debug, Clone)]
+pub struct Chunks<'a> {
+    data: &'a [u8],
+    pos: usize,
+    ticks: TickState,
+    failed: bool,
+}
+
+impl<'a> Chunks<'a> {
+    /// The tick of the last tick marker read, if any.
+    pub fn current_tick(&self) -> Option<i32> {
+        self.ticks.current
+    }
+
+    /// Offset of the next chunk.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn fail(&mut self, offset: usize, kind: ReadErrorKind) -> Option<Result<ChunkAt<'a>, ReadError>> {
+        self.failed = true;
+        Some(Err(ReadError::new(offset as u64, kind)))
+    }
+}
+
+impl<'a> Iterator for Chunks<'a> {
+    type Item = Result<ChunkAt<'a>, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let start = self.pos;
+        let rest = &self.data[start..];
+        let &lead = rest.first()?;
+        let tick_compression = self.ticks.tick_compression;
+        let header_len = RawChunkHeader::len_from_lead(lead, tick_compression);
+        if rest.len() < header_len {
+            return self.fail(
+                start,
+                ReadErrorKind::UnexpectedEnd {
+                    expected: "a chunk header",
+                    needed: header_len as u64,
+                    available: rest.len() as u64,
+                },
+            );
+        }
+        let header = parse_header(&rest[..header_len], tick_compression);
+        let chunk = if header.is_tick_marker() {
+            match self.ticks.apply(&header) {
+                Ok(marker) => Chunk::Tick(marker),
+                Err(kind) => return self.fail(start, kind),
+            }
+        } else {
+            let size = header.payload_size();
+            let Some(payload) = rest.get(header_len..header_len + size) else {
+                return self.fail(
+                    start,
+                    ReadErrorKind::UnexpectedEnd {
+                        expected: "a chunk payload",
+                        needed: size as u64,
+                        available: (rest.len() - header_len) as u64,
+                    },
+                );
+            };
+            Chunk::Data(DataChunk {
+                kind: header.kind(),
+                payload,
+            })
+        };
+        let len = header_len
+            + match chunk {
+                Chunk::Data(d) => d.payload.len(),
+                Chunk::Tick(_) => 0,
+            };
+        self.pos += len;
+        Some(Ok(ChunkAt {
+            offset: start as u64,
+            header,
+            chunk,
+        }))
+    }
+}
+
+impl std::iter::FusedIterator for Chunks<'_> {}
+
+/// A streaming reader over any [`Read`]: it holds one chunk payload at a time.
+///
+/// The embedded map is read into memory as it arrives (never allocated from the header's
+/// size alone). Reads are buffered internally.
+pub struct DemoReader<R: Read> {
+    // Bytes peeked while looking for the SHA-256 block that turned out to be chunk data
+    // come first, then the rest of the stream.
+    inner: io::Chain<Cursor<Vec<u8>>, io::BufReader<R>>,
+    prelude: Prelude,
+    map: Vec<u8>,
+    pos: u64,
+    ticks: TickState,
+    payload: Vec<u8>,
+    failed: bool,
+}
+
+impl<R: Read> DemoReader<R> {
+    /// Reads the prelude and the embedded map.
+    pub fn new(inner: R) -> Result<Self, ReadError> {
+        let mut inner = io::BufReader::with_capacity(64 * 1024, inner);
+        let mut head = Vec::with_capacity(HEADER_SIZE + TIMELINE_MARKERS_SIZE + MAP_SHA256_SIZE);
+        read_up_to(&mut inner, &mut head, HEADER_SIZE, 0)?;
+        if head.len() >= 8 && head[..7] == MAGIC {
+            let version = head[7];
+            let mut want = HEADER_SIZE;
+            if version >= FIRST_VERSION_WITH_MARKERS {
+                want += TIMELINE_MARKERS_SIZE;
+            }
+            if version >= FIRST_VERSION_WITH_SHA256 {
+                want += 16;
+            }
+            read_up_to(&mut inner, &mut head, want, 0)?;
+            if version >= FIRST_VERSION_WITH_SHA256
+                && head.len() == want
+                && head[want - 16..] == SHA256_EXTENSION_UUID
+            {
+                read_up_to(&mut inner, &mut head, want + 32, 0)?;
+            }
+        }
+        let prelude = Prelude::parse(&head)?;
+        let map_offset = prelude.map_offset();
+        let map_size = prelude.header.map_size as usize;
+        // Bytes read past the prelude (16 that turned out not to be a SHA-256 UUID) belong
+        // to the map, or past a tiny map to the chunks.
+        let mut map = head.split_off(map_offset.min(head.len()));
+        let spill = if map.len() > map_size {
+            map.split_off(map_size)
+        } else {
+            read_up_to(&mut inner, &mut map, map_size, map_offset as u64)?;
+            if map.len() < map_size {
+                return Err(ReadError::new(
+                    map_offset as u64,
+                    ReadErrorKind::MapPastEnd {
+                        map_size: prelude.header.map_size,
+                        available: map.len() as u64,
+                    },
+                ));
+            }
+            Vec::new()
+        };
+        Ok(DemoReader {
+            inner: Cursor::new(spill).chain(inner),
+            prelude,
+            map,
+            pos: (map_offset + map_size) as u64,
+            ticks: TickState::new(prelude.tick_compression()),
+            payload: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// The prelude.
+    pub fn prelude(&self) -> &Prelude {
+        &self.prelude
+    }
+
+    /// The embedded map's bytes.
+    pub fn map(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// The tick of the last tick marker read, if any.
+    pub fn current_tick(&self) -> Option<i32> {
+        self.ticks.current
+    }
+
+    /// Offset of the next chunk.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Reads the next chunk; `None` at a clean end of input or after an error.
+    ///
+    /// The payload borrows the reader's buffer, which is reused for the next chunk.
+    #[allow(clippy::should_implement_trait)] // A lending iterator: items borrow the reader.
+    pub fn next(&mut self) -> Option<Result<ChunkAt<'_>, ReadError>> {
+        if self.failed {
+            return None;
+        }
+        match self.read_chunk() {
+            Ok(Some((offset, header))) => {
+                let chunk = if header.is_tick_marker() {
+                    // read_chunk has already checked the tick.
+                    Chunk::Tick(self.ticks.last_marker(&header))
+                } else {
+                    Chunk::Data(DataChunk {
+                        kind: header.kind(),
+                        payload: &self.payload,
+                    })
+                };
+                Some(Ok(ChunkAt {
+                    offset,
+                    header,
+                    chunk,
+                }))
+            }
+            Ok(None) => None,
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn read_chunk(&mut self) -> Result<Option<(u64, RawChunkHeader)>, ReadError> {
+        let start = self.pos;
+        let mut buf = [0u8; 5];
+        if read_some(&mut self.inner, &mut buf[..1], start)? == 0 {
+            return Ok(None);
+        }
+        let tick_compression = self.ticks.tick_compression;
+        let header_len = RawChunkHeader::len_from_lead(buf[0], tick_compression);
+        let got = 1 + read_some(&mut self.inner, &mut buf[1..header_len], start)?;
+        if got < header_len {
+            return Err(ReadError::new(
+                start,
+                ReadErrorKind::UnexpectedEnd {
+                    expected: "a chunk header",
+                    needed: header_len as u64,
+                    available: got as u64,
+                },
+            ));
+        }
+        let header = parse_header(&buf[..header_len], tick_compression);
+        if header.is_tick_marker() {
+            self.ticks
+                .apply(&header)
+                .map_err(|kind| ReadError::new(start, kind))?;
+        } else {
+            let size = header.payload_size();
+            debug_assert!(size <= MAX_PAYLOAD_BYTES);
+            self.payload.resize(size, 0);
+            let got = read_some(&mut self.inner, &mut self.payload, start)?;
+            if got < size {
+                return Err(ReadError::new(
+                    start,
+                    ReadErrorKind::UnexpectedEnd {
+                        expected: "a chunk payload",
+                        needed: size as u64,
+                        available: got as u64,
+                    },
+                ));
+            }
+        }
+        self.pos += (header_len + header.payload_size()) as u64;
+        Ok(Some((start, header)))
+    }
+}
+
+impl TickState {
+    /// The marker `apply` produced for `header`, rebuilt without re-checking.
+    fn last_marker(&self, header: &RawChunkHeader) -> TickMarker {
+        TickMarker {
+            tick: self.current.unwrap_or_default(),
+            keyframe: header.lead & KEYFRAME_FLAG != 0,
+            form: if header.absolute_tick.is_some() {
+                TickForm::Absolute
+            } else {
+                TickForm::Delta
+            },
+        }
+    }
+}
+
+/// Reads until `buf` is full or the input ends; returns how many bytes were read.
+fn read_some(r: &mut impl Read, buf: &mut [u8], offset: u64) -> Result<usize, ReadError> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(ReadError::new(offset, ReadErrorKind::Io(e))),
+        }
+    }
+    Ok(filled)
+}
+
+/// Appends to `buf` until it holds `len` bytes or the input ends, growing it only as data
+/// arrives so that an untrusted `len` cannot cause a large allocation.
+fn read_up_to(r: &mut impl Read, buf: &mut Vec<u8>, len: usize, offset: u64) -> Result<(), ReadError> {
+    let missing = len.saturating_sub(buf.len()) as u64;
+    r.take(missing)
+        .read_to_end(buf)
+        .map_err(|e| ReadError::new(offset, ReadErrorKind::Io(e)))?;
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! proptest strategies for valid demos, public under the `proptest` feature so that
+//! projects using demokit can property-test their own demo code.
+//!
+//! Every value these strategies produce writes without error and reads back to itself:
+//! the header strings are NUL-terminated (with arbitrary bytes after the NUL), tick
+//! markers use forms the version can express, and payload length rules are normalized the
+//! way the reader reports them.
+
+use super::demo::{DataRecord, Demo, Payload, Record};
+use super::format::*;
+use super::payload::{MAX_PAYLOAD_BYTES, PayloadEncoder};
+use super::reader::{MAX_TICK, Prelude, TickMarker};
+use crate::codec::huffman::{self, LengthRule};
+use crate::codec::string::FixedStr;
+use proptest::collection::vec;
+use proptest::prelude::*;
+
+/// A terminated fixed string field: random bytes with a NUL somewhere.
+pub fn fixed_str<const N: usize>() -> impl Strategy<Value = FixedStr<N>> {
+    (vec(any::<u8>(), N), 0..N).prop_map(|(bytes, nul)| {
+        let mut raw = [0u8; N];
+        raw.copy_from_slice(&bytes);
+        raw[nul] = 0;
+        FixedStr::from_raw(raw)
+    })
+}
+
+/// A version the writer supports: 3 to 6.
+pub fn version() -> impl Strategy<Value = u8> {
+    3u8..=6
+}
+
+/// A prelude for `version` announcing a map of `map_size` bytes.
+pub fn prelude(version: u8, map_size: u32) -> impl Strategy<Value = Prelude> {
+    let markers = (any::<i32>(), vec(any::<i32>(), MAX_TIMELINE_MARKERS)).prop_map(
+        |(count, ticks)| TimelineMarkers {
+            count,
+            ticks: ticks.try_into().expect("64 ticks"),
+        },
+    );
+    let sha = proptest::option::of(any::<[u8; 32]>()).prop_map(|digest| {
+        digest.map(|digest| MapSha256 {
+            uuid: SHA256_EXTENSION_UUID,
+            digest,
+        })
+    });
+    (
+        fixed_str::<64>(),
+        fixed_str::<64>(),
+        any::<u32>(),
+        fixed_str::<8>(),
+        any::<i32>(),
+        fixed_str::<20>(),
+        markers,
+        sha,
+    )
+        .prop_map(
+            move |(net_version, map_name, map_crc, kind, length, timestamp, markers, sha)| {
+                Prelude {
+                    version_header: VersionHeader {
+                        magic: MAGIC,
+                        version,
+                    },
+                    header: Header {
+                        net_version,
+                        map_name,
+                        map_size,
+                        map_crc,
+                        kind,
+                        length,
+                        timestamp,
+                    },
+                    timeline_markers: (version >= FIRST_VERSION_WITH_MARKERS).then_some(markers),
+                    map_sha256: if version >= FIRST_VERSION_WITH_SHA256 {
+                        sha
+                    } else {
+                        None
+                    },
+                }
+            },
+        )
+}
+
+/// Ints as they appear in payloads: mostly small, sometimes anything.
+pub fn payload_ints(max_len: usize) -> impl Strategy<Value = Vec<i32>> {
+    vec(prop_oneof![4 => -70i32..70, 1 => any::<i32>()], 0..max_len)
+}
+
+/// One step of a chunk sequence before tick forms are resolved.
+#[derive(Debug, Clone)]
+enum Step {
+    Tick {
+        advance: i32,
+        absolute: bool,
+        keyframe: bool,
+    },
+    Data {
+        kind: ChunkKind,
+        ints: Vec<i32>,
+        rule: LengthRule,
+        widen: u8,
+    },
+    Unknown(Vec<u8>),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (0i32..80, any::<bool>(), any::<bool>()).prop_map(|(advance, absolute, keyframe)| {
+            Step::Tick { advance, absolute, keyframe }
+        }),
+        4 => (
+            prop_oneof![
+                Just(ChunkKind::Snapshot),
+                Just(ChunkKind::Message),
+                Just(ChunkKind::SnapshotDelta)
+            ],
+            payload_ints(120),
+            prop_oneof![Just(LengthRule::Tight), Just(LengthRule::TrailingByte)],
+            0u8..3,
+        )
+            .prop_map(|(kind, ints, rule, widen)| Step::Data { kind, ints, rule, widen }),
+        1 => vec(any::<u8>(), 0..40).prop_map(Step::Unknown),
+    ]
+}
+
+fn size_form(len: usize, widen: u8) -> SizeForm {
+    // Widening picks a longer size form than needed, which real writers never do but the
+    // format allows; the round trip must keep it.
+    match (SizeForm::shortest(len), widen) {
+        (SizeForm::Inline, 1) => SizeForm::Byte,
+        (SizeForm::Inline | SizeForm::Byte, 2) => SizeForm::Word,
+        (form, _) => form,
+    }
+}
+
+/// A chunk sequence valid for `version`: tick forms the version can express, payloads that
+/// fit, Huffman rules as the reader will report them.
+pub fn records(version: u8, max_len: usize) -> impl Strategy<Value = Vec<Record>> {
+    let tick_compression = version >= FIRST_VERSION_WITH_TICK_COMPRESSION;
+    (0i32..10_000, vec(step(), 0..max_len)).prop_map(move |(start, steps)| {
+        let mut encoder = PayloadEncoder::new();
+        let mut last: Option<i32> = None;
+        let mut out = Vec::with_capacity(steps.len());
+        for step in steps {
+            match step {
+                Step::Tick {
+                    advance,
+                    absolute,
+                    keyframe,
+                } => {
+                    let tick = last.map_or(start, |t| t + advance).min(MAX_TICK as i32 - 1);
+                    let delta_ok = last.is_some_and(|l| {
+                        let d = tick - l;
+                        if tick_compression {
+                            (0..=TICK_DELTA_MASK as i32).contains(&d)
+                        } else {
+                            (1..=LEGACY_TICK_DELTA_MASK as i32).contains(&d)
+                        }
+                    });
+                    let form = if absolute || !delta_ok {
+                        TickForm::Absolute
+                    } else {
+                        TickForm::Delta
+                    };
+                    out.push(Record::Tick(TickMarker {
+                        tick,
+                        keyframe,
+                        form,
+                    }));
+                    last = Some(tick);
+                }
+                Step::Data {
+                    kind,
+                    ints,
+                    rule,
+                    widen,
+                } => {
+                    let stored_len = encoder.encode(&ints, rule).len();
+                    if stored_len > MAX_PAYLOAD_BYTES {
+                        continue;
+                    }
+                    let bits = huffman::Decoded {
+                        bits: huffman_bits(&mut encoder, &ints),
+                    };
+                    // When the bits end mid-byte both rules store the same bytes and the
+                    // reader reports Tight.
+                    let rule = if !bits.bits.is_multiple_of(8) {
+                        LengthRule::Tight
+                    } else {
+                        rule
+                    };
+                    out.push(Record::Data(DataRecord {
+                        kind,
+                        size_form: size_form(stored_len, widen),
+                        payload: Payload::Ints { ints, rule },
+                    }));
+                }
+                Step::Unknown(bytes) => out.push(Record::Data(DataRecord {
+                    kind: ChunkKind::Unknown,
+                    size_form: SizeForm::shortest(bytes.len()),
+                    payload: Payload::Stored(bytes),
+                })),
+            }
+        }
+        out
+    })
+}
+
+fn huffman_bits(encoder: &mut PayloadEncoder, ints: &[i32]) -> usize {
+    // The tight length tells the bit count up to the last byte; decode to get it exactly.
+    let stored = encoder.encode(ints, LengthRule::Tight).to_vec();
+    let mut sink = Vec::new();
+    huffman::decompress(&stored, &mut sink, usize::MAX)
+        .map(|d| d.bits)
+        .unwrap_or(0)
+}
+
+/// A whole valid demo of any version 3 to 6 with up to `max_records` chunks and a map of
+/// up to `max_map` bytes.
+pub fn demo(max_records: usize, max_map: usize) -> impl Strategy<Value = Demo> {
+    (version(), vec(any::<u8>(), 0..max_map)).prop_flat_map(move |(version, map)| {
+        let map_size = map.len() as u32;
+        (
+            prelude(version, map_size),
+            Just(map),
+            records(version, max_records),
+        )
+            .prop_filter_map(
+                "a v6 map without SHA block must not start with the SHA UUID",
+                |(prelude, map, records)| {
+                    if prelude.version() >= FIRST_VERSION_WITH_SHA256
+                        && prelude.map_sha256.is_none()
+                        && map.starts_with(&SHA256_EXTENSION_UUID)
+                    {
+                        return None;
+                    }
+                    Some(Demo {
+                        prelude,
+                        map,
+                        records,
+                    })
+                },
+            )
+    })
+}

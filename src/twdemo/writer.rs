@@ -1,0 +1,215 @@
+//! The writer: emits a prelude, a map and any sequence of chunks, in the tick-marker form
+//! the version calls for.
+//!
+//! It writes exactly what it is told: given the stored header and payload of a chunk it
+//! reproduces them byte for byte; given ints it encodes them as DDNet does. Policy (when a
+//! keyframe is due, when a marker may be relative) belongs to the [`Recorder`](super::Recorder).
+
+use super::error::WriteError;
+use super::format::*;
+use super::payload::{MAX_PAYLOAD_BYTES, PayloadEncoder};
+use super::reader::{Prelude, TickMarker};
+use crate::codec::huffman::LengthRule;
+use binrw::BinWrite;
+use std::io::{Cursor, Write};
+
+/// Writes a demo to any [`Write`], front to back, never seeking.
+pub struct DemoWriter<W: Write> {
+    sink: W,
+    tick_compression: bool,
+    last_tick: Option<i32>,
+    encoder: PayloadEncoder,
+    position: u64,
+}
+
+impl<W: Write> DemoWriter<W> {
+    /// Writes the prelude and the embedded map.
+    ///
+    /// `map.len()` must equal the header's `map_size`, or the file could not be read back.
+    pub fn new(mut sink: W, prelude: &Prelude, map: &[u8]) -> Result<Self, WriteError> {
+        if map.len() as u64 != prelude.header.map_size as u64 {
+            return Err(WriteError::Usage(
+                "the map's length differs from the header's map_size",
+            ));
+        }
+        let version = prelude.version();
+        if prelude.timeline_markers.is_some() != (version >= FIRST_VERSION_WITH_MARKERS)
+            || (prelude.map_sha256.is_some() && version < FIRST_VERSION_WITH_SHA256)
+        {
+            return Err(WriteError::Usage(
+                "the prelude's blocks do not match its version",
+            ));
+        }
+        let mut head = Cursor::new(Vec::with_capacity(prelude.map_offset()));
+        prelude.version_header.write(&mut head)?;
+        prelude.header.write(&mut head)?;
+        if let Some(markers) = &prelude.timeline_markers {
+            markers.write(&mut head)?;
+        }
+        if let Some(sha) = &prelude.map_sha256 {
+            sha.write(&mut head)?;
+        }
+        let head = head.into_inner();
+        sink.write_all(&head)?;
+        sink.write_all(map)?;
+        Ok(DemoWriter {
+            sink,
+            tick_compression: prelude.tick_compression(),
+            last_tick: None,
+            encoder: PayloadEncoder::new(),
+            position: (head.len() + map.len()) as u64,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// The tick of the last tick marker written.
+    pub fn last_tick(&self) -> Option<i32> {
+        self.last_tick
+    }
+
+    /// Whether `tick` can be written as a one-byte delta after the last marker.
+    pub fn delta_fits(&self, tick: i32) -> bool {
+        let Some(last) = self.last_tick else {
+            return false;
+        };
+        let delta = tick as i64 - last as i64;
+        if self.tick_compression {
+            (0..=TICK_DELTA_MASK as i64).contains(&delta)
+        } else {
+            // Delta 0 is the "absolute follows" code in versions 3 and 4.
+            (1..=LEGACY_TICK_DELTA_MASK as i64).contains(&delta)
+        }
+    }
+
+    /// Writes a tick marker in the form `marker.form` names.
+    pub fn write_tick_marker(&mut self, marker: TickMarker) -> Result<(), WriteError> {
+        let keyframe = if marker.keyframe { KEYFRAME_FLAG } else { 0 };
+        let header = match marker.form {
+            TickForm::Absolute => RawChunkHeader {
+                lead: TICK_MARKER_FLAG | keyframe,
+                absolute_tick: Some(marker.tick),
+                size_byte: None,
+                size_word: None,
+            },
+            TickForm::Delta => {
+                if !self.delta_fits(marker.tick) {
+                    return Err(WriteError::Unrepresentable(
+                        "tick marker delta does not fit the one-byte form",
+                    ));
+                }
+                let delta = (marker.tick - self.last_tick.unwrap_or_default()) as u8;
+                let compressed = if self.tick_compression {
+                    TICK_COMPRESSED_FLAG
+                } else {
+                    0
+                };
+                RawChunkHeader {
+                    lead: TICK_MARKER_FLAG | keyframe | compressed | delta,
+                    absolute_tick: None,
+                    size_byte: None,
+                    size_word: None,
+                }
+            }
+        };
+        self.write_header(&header)?;
+        self.last_tick = Some(marker.tick);
+        Ok(())
+    }
+
+    /// Writes a data chunk whose payload is already encoded, with its size in `form`.
+    pub fn write_stored(
+        &mut self,
+        kind: ChunkKind,
+        form: SizeForm,
+        payload: &[u8],
+    ) -> Result<(), WriteError> {
+        if payload.len() > MAX_PAYLOAD_BYTES {
+            return Err(WriteError::TooLarge {
+                what: "compressed chunk payload",
+                size: payload.len(),
+                limit: MAX_PAYLOAD_BYTES,
+            });
+        }
+        let header = RawChunkHeader::data(kind, payload.len(), form).ok_or(
+            WriteError::Unrepresentable("chunk size does not fit the requested size form"),
+        )?;
+        self.write_header(&header)?;
+        self.sink.write_all(payload)?;
+        self.position += payload.len() as u64;
+        Ok(())
+    }
+
+    /// Packs and Huffman-codes `ints` under `rule` and writes them as a data chunk, with the
+    /// size in `form` or, if `None`, in the shortest form (as DDNet does).
+    pub fn write_ints(
+        &mut self,
+        kind: ChunkKind,
+        ints: &[i32],
+        rule: LengthRule,
+        form: Option<SizeForm>,
+    ) -> Result<(), WriteError> {
+        let mut encoder = std::mem::take(&mut self.encoder);
+        let stored = encoder.encode(ints, rule);
+        let form = form.unwrap_or(SizeForm::shortest(stored.len()));
+        let result = self.write_stored(kind, form, stored);
+        self.encoder = encoder;
+        result
+    }
+
+    /// Writes a chunk exactly as stored: its header and, for a data chunk, its payload.
+    ///
+    /// For a tick marker, `tick` is the absolute tick it stands for, which the writer needs
+    /// for the relative markers that follow.
+    pub fn write_raw(
+        &mut self,
+        header: &RawChunkHeader,
+        tick: Option<i32>,
+        payload: &[u8],
+    ) -> Result<(), WriteError> {
+        if header.is_tick_marker() {
+            let tick = tick.ok_or(WriteError::Usage("a raw tick marker needs its tick"))?;
+            self.write_header(header)?;
+            self.last_tick = Some(tick);
+            return Ok(());
+        }
+        if header.payload_size() != payload.len() {
+            return Err(WriteError::Usage(
+                "the raw header's size differs from the payload's length",
+            ));
+        }
+        self.write_header(header)?;
+        self.sink.write_all(payload)?;
+        self.position += payload.len() as u64;
+        Ok(())
+    }
+
+    /// Flushes the sink.
+    pub fn flush(&mut self) -> Result<(), WriteError> {
+        self.sink.flush()?;
+        Ok(())
+    }
+
+    /// A reference to the sink.
+    pub fn get_ref(&self) -> &W {
+        &self.sink
+    }
+
+    /// Flushes and returns the sink.
+    pub fn into_inner(mut self) -> Result<W, WriteError> {
+        self.sink.flush()?;
+        Ok(self.sink)
+    }
+
+    fn write_header(&mut self, header: &RawChunkHeader) -> Result<(), WriteError> {
+        let mut buf = Cursor::new([0u8; 5]);
+        header.write_args(&mut buf, (self.tick_compression,))?;
+        let len = buf.position() as usize;
+        self.sink.write_all(&buf.get_ref()[..len])?;
+        self.position += len as u64;
+        Ok(())
+    }
+}
