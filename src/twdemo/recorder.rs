@@ -36,6 +36,11 @@ pub struct RecorderConfig {
     /// The Huffman length rule: [`LengthRule::Tight`] as DDNet 20.1 writes, or
     /// [`LengthRule::TrailingByte`] as every earlier writer did.
     pub huffman_rule: LengthRule,
+    /// The map CRC-32 to store; `None` computes it from the map. DDNet's recorder takes
+    /// the value its caller already has, which is what this is for.
+    pub map_crc: Option<u32>,
+    /// The map SHA-256 to store (version 6); `None` computes it from the map.
+    pub map_sha256: Option<[u8; 32]>,
 }
 
 impl RecorderConfig {
@@ -49,6 +54,8 @@ impl RecorderConfig {
             kind: "client".into(),
             timestamp: timestamp.into(),
             huffman_rule: LengthRule::Tight,
+            map_crc: None,
+            map_sha256: None,
         }
     }
 }
@@ -86,7 +93,7 @@ impl<W: Write + Seek> Recorder<W> {
             net_version: field(&config.net_version, "net_version")?,
             map_name: field(&config.map_name, "map_name")?,
             map_size,
-            map_crc: crc32fast::hash(map),
+            map_crc: config.map_crc.unwrap_or_else(|| crc32fast::hash(map)),
             kind: field(&config.kind, "type")?,
             length: 0,
             timestamp: field(&config.timestamp, "timestamp")?,
@@ -101,7 +108,9 @@ impl<W: Write + Seek> Recorder<W> {
                 .then_some(TimelineMarkers::EMPTY),
             map_sha256: (config.version >= FIRST_VERSION_WITH_SHA256).then(|| MapSha256 {
                 uuid: SHA256_EXTENSION_UUID,
-                digest: sha2::Sha256::digest(map).into(),
+                digest: config
+                    .map_sha256
+                    .unwrap_or_else(|| sha2::Sha256::digest(map).into()),
             }),
         };
         let base = sink.stream_position()?;
@@ -220,6 +229,12 @@ impl<W: Write + Seek> Recorder<W> {
     /// Flushes what has been written, so that a crash after this leaves it readable.
     pub fn flush(&mut self) -> Result<(), WriteError> {
         self.writer.flush()
+    }
+
+    /// The sink, as far as it has been written (what a crash would leave behind, once
+    /// flushed).
+    pub fn get_ref(&self) -> &W {
+        self.writer.get_ref()
     }
 
     /// The length DDNet stores: whole seconds from the first to the last tick marker.
