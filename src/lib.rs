@@ -14,3 +14,8 @@
 pub mod codec;
 pub mod detect;
 pub mod twdemo;
+
+/// The README's examples, compiled and run as doctests so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,6 +1,6 @@
 //! Teeworlds and DDNet demos (`TWDEMO`, versions 3 to 6): the container.
 //!
-//! * [`format`]: the byte layouts as binrw structs.
+//! * [`format`](mod@format): the byte layouts as binrw structs.
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding tick markers and
 //!   raw data chunks.
 //! * [`payload`]: chunk payload decoding and encoding (Huffman, then packed ints).
