@@ -604,3 +604,84 @@ fn read_up_to(r: &mut impl Read, buf: &mut Vec<u8>, len: usize, offset: u64) -> 
         .map_err(|e| ReadError::new(offset, ReadErrorKind::Io(e)))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marker(state: &mut TickState, bytes: &[u8]) -> Result<TickMarker, ReadErrorKind> {
+        let h = parse_header(bytes, state.tick_compression);
+        state.apply(&h)
+    }
+
+    #[test]
+    fn ddnet_tick_rules() {
+        // Version 5: 0x20 marks an inline delta, which may be 0.
+        let mut v5 = TickState::new(true);
+        assert!(matches!(
+            marker(&mut v5, &[0xa1]),
+            Err(ReadErrorKind::DeltaBeforeFirstTick)
+        ));
+        assert_eq!(marker(&mut v5, &[0xc0, 0, 0, 0, 100]).unwrap().tick, 100);
+        assert_eq!(marker(&mut v5, &[0xa0]).unwrap().tick, 100);
+        assert_eq!(marker(&mut v5, &[0xbf]).unwrap().tick, 131);
+        // A compressed delta with the keyframe bit: DDNet reads it (libtw2 refuses).
+        let m = marker(&mut v5, &[0xe1]).unwrap();
+        assert_eq!((m.tick, m.keyframe, m.form), (132, true, TickForm::Delta));
+        // Version 3/4: six delta bits; the same byte 0xa1 means +33.
+        let mut v4 = TickState::new(false);
+        assert_eq!(marker(&mut v4, &[0x80, 0, 0, 0, 100]).unwrap().tick, 100);
+        assert_eq!(marker(&mut v4, &[0xa1]).unwrap().tick, 133);
+        assert_eq!(marker(&mut v4, &[0xbf]).unwrap().tick, 196);
+    }
+
+    #[test]
+    fn tick_range_is_checked() {
+        let mut s = TickState::new(true);
+        assert!(matches!(
+            marker(&mut s, &[0x80, 0x70, 0, 0, 0]),
+            Err(ReadErrorKind::TickOutOfRange { tick: 0x7000_0000 })
+        ));
+        assert!(matches!(
+            marker(&mut s, &[0x80, 0xff, 0xff, 0xff, 0xff]),
+            Err(ReadErrorKind::TickOutOfRange { tick: -1 })
+        ));
+        assert_eq!(marker(&mut s, &[0x80, 0x6f, 0xff, 0xff, 0xfe]).unwrap().tick, 0x6fff_fffe);
+        assert!(matches!(
+            marker(&mut s, &[0xa1]),
+            Err(ReadErrorKind::TickOutOfRange { tick: 0x6fff_ffff })
+        ));
+    }
+
+    #[test]
+    fn v6_without_sha_block_starts_the_map_there() {
+        let mut data = vec![0u8; HEADER_SIZE + TIMELINE_MARKERS_SIZE];
+        data[..7].copy_from_slice(&MAGIC);
+        data[7] = 6;
+        data[136..140].copy_from_slice(&20u32.to_be_bytes());
+        data.extend_from_slice(&[7u8; 20]); // the map
+        data.push(0xc0); // a keyframe tick marker...
+        data.extend_from_slice(&5i32.to_be_bytes());
+        let slice = DemoSlice::parse(&data).unwrap();
+        assert!(slice.prelude().map_sha256.is_none());
+        assert_eq!(slice.map(), &[7u8; 20]);
+        let chunks: Vec<_> = slice.chunks().collect::<Result<_, _>>().unwrap();
+        assert_eq!(chunks.len(), 1);
+        // The streaming reader peeks 16 bytes for the UUID and must give them back.
+        let mut stream = DemoReader::new(&data[..]).unwrap();
+        assert_eq!(stream.map(), &[7u8; 20]);
+        assert_eq!(stream.next().unwrap().unwrap(), chunks[0]);
+        // A map shorter than the 16 peeked bytes: the rest of them are chunk bytes.
+        data[136..140].copy_from_slice(&3u32.to_be_bytes());
+        data.truncate(HEADER_SIZE + TIMELINE_MARKERS_SIZE + 3);
+        data.extend_from_slice(&[0xc0, 0, 0, 0, 9, 0xa1, 0xa2]);
+        let slice = DemoSlice::parse(&data).unwrap();
+        let expected: Vec<_> = slice.chunks().collect::<Result<_, _>>().unwrap();
+        assert_eq!(expected.len(), 3);
+        let mut stream = DemoReader::new(&data[..]).unwrap();
+        for e in &expected {
+            assert_eq!(&stream.next().unwrap().unwrap(), e);
+        }
+        assert!(stream.next().is_none());
+    }
+}
