@@ -110,12 +110,10 @@ fn streaming_reader_agrees_with_slice_reader() {
         let mut stream = DemoReader::new(SmallReads(&data[..], 7)).unwrap();
         assert_eq!(stream.prelude(), slice.prelude());
         assert_eq!(stream.map(), slice.map());
-        let mut n = 0;
-        for expected in slice.chunks() {
+        for (n, expected) in slice.chunks().enumerate() {
             let expected = expected.unwrap();
             let got = stream.next().expect("stream ended early").unwrap();
             assert_eq!(got, expected, "{} chunk {n}", path.display());
-            n += 1;
         }
         assert!(stream.next().is_none());
     }

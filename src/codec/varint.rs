@@ -256,7 +256,7 @@ mod tests {
     fn words_are_little_endian_and_padded() {
         let mut ints = Vec::new();
         pad_to_words(&[6, 0, 0x40, 0x68, 0x69, 0], &mut ints);
-        assert_eq!(ints, [0x6840_0006, 0x0000_6900]);
+        assert_eq!(ints, [0x6840_0006, 0x0000_0069]);
         assert_eq!(
             pack_words(&[1, 2, 3], &mut Vec::new()),
             Err(VarIntError::NotWordAligned { len: 3 })

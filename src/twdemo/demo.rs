@@ -9,7 +9,7 @@ use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::{ChunkKind, RawChunkHeader, SizeForm};
 use super::payload::{PayloadDecoder, PayloadEncoder};
 use super::reader::{Chunk, ChunkAt, DemoSlice, Prelude, TickMarker};
-use super::writer::DemoWriter;
+use super::writer::{DemoWriter, tick_marker_header};
 use crate::codec::huffman::LengthRule;
 use std::io::Write;
 
@@ -96,7 +96,7 @@ pub(crate) fn to_record(
     };
     match item.chunk {
         Chunk::Tick(marker) => {
-            if canonical_tick_header(&marker, last_tick, tick_compression) == Some(item.header) {
+            if tick_marker_header(&marker, last_tick, tick_compression) == Some(item.header) {
                 Record::Tick(marker)
             } else {
                 raw(&[], Some(marker.tick))
@@ -137,41 +137,6 @@ fn decode_reproducible(
     Some(Payload::Ints {
         ints: decoded.ints.to_vec(),
         rule,
-    })
-}
-
-/// The header the writer emits for `marker` after `last_tick`.
-fn canonical_tick_header(
-    marker: &TickMarker,
-    last_tick: Option<i32>,
-    tick_compression: bool,
-) -> Option<RawChunkHeader> {
-    use super::format::*;
-    let keyframe = if marker.keyframe { KEYFRAME_FLAG } else { 0 };
-    Some(match marker.form {
-        TickForm::Absolute => RawChunkHeader {
-            lead: TICK_MARKER_FLAG | keyframe,
-            absolute_tick: Some(marker.tick),
-            size_byte: None,
-            size_word: None,
-        },
-        TickForm::Delta => {
-            let delta = marker.tick.checked_sub(last_tick?)?;
-            let (flag, max) = if tick_compression {
-                (TICK_COMPRESSED_FLAG, TICK_DELTA_MASK as i32)
-            } else {
-                (0, LEGACY_TICK_DELTA_MASK as i32)
-            };
-            if !(0..=max).contains(&delta) {
-                return None;
-            }
-            RawChunkHeader {
-                lead: TICK_MARKER_FLAG | keyframe | flag | delta as u8,
-                absolute_tick: None,
-                size_byte: None,
-                size_word: None,
-            }
-        }
     })
 }
 

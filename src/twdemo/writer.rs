@@ -73,48 +73,19 @@ impl<W: Write> DemoWriter<W> {
 
     /// Whether `tick` can be written as a one-byte delta after the last marker.
     pub fn delta_fits(&self, tick: i32) -> bool {
-        let Some(last) = self.last_tick else {
-            return false;
+        let marker = TickMarker {
+            tick,
+            keyframe: false,
+            form: TickForm::Delta,
         };
-        let delta = tick as i64 - last as i64;
-        if self.tick_compression {
-            (0..=TICK_DELTA_MASK as i64).contains(&delta)
-        } else {
-            // Delta 0 is the "absolute follows" code in versions 3 and 4.
-            (1..=LEGACY_TICK_DELTA_MASK as i64).contains(&delta)
-        }
+        tick_marker_header(&marker, self.last_tick, self.tick_compression).is_some()
     }
 
     /// Writes a tick marker in the form `marker.form` names.
     pub fn write_tick_marker(&mut self, marker: TickMarker) -> Result<(), WriteError> {
-        let keyframe = if marker.keyframe { KEYFRAME_FLAG } else { 0 };
-        let header = match marker.form {
-            TickForm::Absolute => RawChunkHeader {
-                lead: TICK_MARKER_FLAG | keyframe,
-                absolute_tick: Some(marker.tick),
-                size_byte: None,
-                size_word: None,
-            },
-            TickForm::Delta => {
-                if !self.delta_fits(marker.tick) {
-                    return Err(WriteError::Unrepresentable(
-                        "tick marker delta does not fit the one-byte form",
-                    ));
-                }
-                let delta = (marker.tick - self.last_tick.unwrap_or_default()) as u8;
-                let compressed = if self.tick_compression {
-                    TICK_COMPRESSED_FLAG
-                } else {
-                    0
-                };
-                RawChunkHeader {
-                    lead: TICK_MARKER_FLAG | keyframe | compressed | delta,
-                    absolute_tick: None,
-                    size_byte: None,
-                    size_word: None,
-                }
-            }
-        };
+        let header = tick_marker_header(&marker, self.last_tick, self.tick_compression).ok_or(
+            WriteError::Unrepresentable("tick marker delta does not fit the one-byte form"),
+        )?;
         self.write_header(&header)?;
         self.last_tick = Some(marker.tick);
         Ok(())
@@ -212,4 +183,36 @@ impl<W: Write> DemoWriter<W> {
         self.position += len as u64;
         Ok(())
     }
+}
+
+/// The header of `marker` written after a marker at `last_tick`, or `None` if its form
+/// cannot express it: a delta needs a previous marker and must fit 5 bits (version 5 on)
+/// or be 1 to 63 (versions 3 and 4, where 0 means "absolute tick follows").
+pub(crate) fn tick_marker_header(
+    marker: &TickMarker,
+    last_tick: Option<i32>,
+    tick_compression: bool,
+) -> Option<RawChunkHeader> {
+    let keyframe = if marker.keyframe { KEYFRAME_FLAG } else { 0 };
+    let (lead, absolute_tick) = match marker.form {
+        TickForm::Absolute => (TICK_MARKER_FLAG | keyframe, Some(marker.tick)),
+        TickForm::Delta => {
+            let delta = marker.tick as i64 - last_tick? as i64;
+            let (flag, range) = if tick_compression {
+                (TICK_COMPRESSED_FLAG, 0..=TICK_DELTA_MASK as i64)
+            } else {
+                (0, 1..=LEGACY_TICK_DELTA_MASK as i64)
+            };
+            if !range.contains(&delta) {
+                return None;
+            }
+            (TICK_MARKER_FLAG | keyframe | flag | delta as u8, None)
+        }
+    };
+    Some(RawChunkHeader {
+        lead,
+        absolute_tick,
+        size_byte: None,
+        size_word: None,
+    })
 }
