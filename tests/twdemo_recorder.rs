@@ -159,5 +159,5 @@ fn stream_reader_reads_recorder_output() {
         item.unwrap();
         n += 1;
     }
-    assert_eq!(n, 1 + 9 + 9 + 8);
+    assert_eq!(n, 9 + 2 + 7 + 8); // markers, snapshots, deltas, messages
 }

@@ -65,8 +65,9 @@ enum Command {
     },
     /// Prints every chunk with its offset, tick, kind, sizes and decoded payload.
     ///
-    /// A payload that fails to decode is reported on its own line and the dump goes on; a
-    /// read error ends the dump, with the error on stderr and a non-zero exit status.
+    /// A payload that fails to decode is reported on its own line and the dump goes on (the
+    /// exit status is then 1); a read error ends the dump, with the error on stderr and a
+    /// non-zero exit status.
     Dump {
         /// The recording.
         file: PathBuf,
@@ -388,6 +389,9 @@ fn dump(file: &Path, json: bool) -> Outcome {
     let mut out = Output::new();
     let mut decoder = PayloadDecoder::new();
     let mut tick = None;
+    // Offset and message of the first payload that failed to decode, and how many did.
+    let mut first_undecodable: Option<(u64, String)> = None;
+    let mut undecodable = 0usize;
     if !json {
         writeln!(
             out,
@@ -407,13 +411,31 @@ fn dump(file: &Path, json: bool) -> Outcome {
             tick = Some(marker.tick);
         }
         let line = dump_line(&item, tick, &mut decoder);
+        if let Some(error) = &line.error {
+            undecodable += 1;
+            first_undecodable.get_or_insert_with(|| (line.offset, error.clone()));
+        }
         if json {
             out.json_line(&line)?;
         } else {
             print_dump_line(&mut out, &line)?;
         }
     }
-    out.flush()
+    out.flush()?;
+    match first_undecodable {
+        None => Ok(()),
+        Some((offset, error)) => {
+            let plural = if undecodable == 1 { "" } else { "s" };
+            complain(
+                file,
+                format_args!(
+                    "at byte {offset}: {undecodable} chunk payload{plural} could not be \
+                     decoded; the first: {error}"
+                ),
+            );
+            Err(Stop(Exit::Invalid))
+        }
+    }
 }
 
 /// Describes one chunk, decoding its payload with `decoder`.
