@@ -31,7 +31,8 @@ fn recorded(version: u8) -> Vec<u8> {
         if key {
             last_key = Some(tick);
             // [data_size, num_items, offsets, items]: one Flag (type 5) item.
-            rec.record_snapshot_ints(&[16, 1, 0, 5 << 16, x, 200, 1]).unwrap();
+            rec.record_snapshot_ints(&[16, 1, 0, 5 << 16, x, 200, 1])
+                .unwrap();
         } else if tick % 6 != 0 {
             rec.record_delta_ints(&[0, 1, 0, 5, 0, 2, 0, 0]).unwrap();
         }
@@ -89,6 +90,9 @@ fn committed_fixtures_are_what_the_code_makes() {
         }
         let committed = std::fs::read(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (DEMOKIT_BLESS=1 makes it)", path.display()));
-        assert!(committed == bytes, "{name} differs from what the recorder writes now");
+        assert!(
+            committed == bytes,
+            "{name} differs from what the recorder writes now"
+        );
     }
 }

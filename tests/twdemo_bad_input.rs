@@ -48,6 +48,9 @@ static ALLOCATOR: LargestAllocation = LargestAllocation;
 
 /// Runs `f` and returns its result with the largest allocation it made.
 fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    // The Huffman tables are built once per process on first use; that fixed cost is not
+    // an allocation sized by the input, so build them before measuring.
+    let _ = demokit::codec::huffman::decompress(&[0x8a, 0x1b], &mut Vec::new(), 16);
     LARGEST.with(|l| l.set(0));
     ARMED.with(|a| a.set(true));
     let out = f();
@@ -69,10 +72,13 @@ fn read_all(data: &[u8]) -> (Vec<ChunkAt<'_>>, Option<ReadError>) {
                 if let Chunk::Data(d) = c.chunk
                     && let Err(e) = decoder.decode(d.payload)
                 {
-                    return (chunks, Some(ReadError {
-                        offset: c.offset,
-                        kind: ReadErrorKind::Payload(e),
-                    }));
+                    return (
+                        chunks,
+                        Some(ReadError {
+                            offset: c.offset,
+                            kind: ReadErrorKind::Payload(e),
+                        }),
+                    );
                 }
                 chunks.push(c);
             }
@@ -82,8 +88,34 @@ fn read_all(data: &[u8]) -> (Vec<ChunkAt<'_>>, Option<ReadError>) {
     (chunks, None)
 }
 
+/// The first error reading and decoding `data`, holding nothing but the decoder's buffers.
+fn first_error(data: &[u8]) -> Option<ReadError> {
+    let slice = match DemoSlice::parse(data) {
+        Ok(s) => s,
+        Err(e) => return Some(e),
+    };
+    let mut decoder = PayloadDecoder::new();
+    for item in slice.chunks() {
+        let c = match item {
+            Ok(c) => c,
+            Err(e) => return Some(e),
+        };
+        if let Chunk::Data(d) = c.chunk
+            && let Err(e) = decoder.decode(d.payload)
+        {
+            return Some(ReadError {
+                offset: c.offset,
+                kind: ReadErrorKind::Payload(e),
+            });
+        }
+    }
+    None
+}
+
 fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
     std::fs::read(path).unwrap()
 }
 
@@ -98,7 +130,8 @@ fn check_every_cut(data: &[u8]) {
         let part = &data[..cut];
         let (chunks, err) = read_all(part);
         if cut < chunks_offset {
-            let err = err.expect("a cut inside the prelude or map is an error");
+            let err =
+                err.unwrap_or_else(|| panic!("cut {cut} inside the prelude or map gave no error"));
             assert!(err.is_truncation(), "cut {cut}: {err}");
             assert!(chunks.is_empty());
             continue;
@@ -154,8 +187,13 @@ fn real_demo_cut_at_every_offset() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    check_every_cut(&std::fs::read(shared.join("real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo")).unwrap());
-    check_every_cut(&std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap());
+    check_every_cut(
+        &std::fs::read(shared.join("real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo"))
+            .unwrap(),
+    );
+    check_every_cut(
+        &std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap(),
+    );
 }
 
 #[test]
@@ -168,16 +206,12 @@ fn recorded_fixtures_cut_at_every_offset() {
 /// Reads a malformed fixture, checking the allocation bound, and returns its error.
 fn error_of(name: &str) -> ReadError {
     let data = fixture(name);
-    let ((chunks, err), largest) = largest_allocation(|| {
-        let (chunks, err) = read_all(&data);
-        (chunks.len(), err)
-    });
+    let (err, largest) = largest_allocation(|| first_error(&data));
     assert!(
         largest <= data.len(),
         "{name}: allocated {largest} bytes for a {}-byte input",
         data.len()
     );
-    let _ = chunks;
     err.unwrap_or_else(|| panic!("{name} was accepted"))
 }
 
@@ -188,18 +222,36 @@ fn malformed_headers_are_typed_errors() {
     assert_eq!(e.offset, 0);
 
     let e = error_of("version_2.demo");
-    assert!(matches!(e.kind, ReadErrorKind::UnsupportedVersion { version: 2 }), "{e}");
+    assert!(
+        matches!(e.kind, ReadErrorKind::UnsupportedVersion { version: 2 }),
+        "{e}"
+    );
     assert_eq!(e.offset, 7);
 
     let e = error_of("unterminated_map_name.demo");
     assert!(
-        matches!(e.kind, ReadErrorKind::UnterminatedString { field: "map_name", size: 64 }),
+        matches!(
+            e.kind,
+            ReadErrorKind::UnterminatedString {
+                field: "map_name",
+                size: 64
+            }
+        ),
         "{e}"
     );
     assert_eq!(e.offset, 72);
 
     let e = error_of("map_past_end.demo");
-    assert!(matches!(e.kind, ReadErrorKind::MapPastEnd { map_size: 0x7FFF_FFF0, .. }), "{e}");
+    assert!(
+        matches!(
+            e.kind,
+            ReadErrorKind::MapPastEnd {
+                map_size: 0x7FFF_FFF0,
+                ..
+            }
+        ),
+        "{e}"
+    );
     assert_eq!(e.offset, 484);
     assert!(e.to_string().starts_with("at byte 484: "), "{e}");
 
@@ -223,7 +275,10 @@ fn streaming_reader_allocates_map_by_arrival_not_by_header() {
     let data = fixture("map_past_end.demo");
     let (result, largest) = largest_allocation(|| DemoReader::new(&data[..]).map(|_| ()));
     let err = result.unwrap_err();
-    assert!(matches!(err.kind, ReadErrorKind::MapPastEnd { .. }), "{err}");
+    assert!(
+        matches!(err.kind, ReadErrorKind::MapPastEnd { .. }),
+        "{err}"
+    );
     // The internal 64 KiB read buffer is the largest allocation, never the claimed size.
     assert!(largest <= 64 * 1024 + data.len(), "allocated {largest}");
 }
@@ -234,7 +289,9 @@ fn short_and_empty_inputs() {
         let (chunks, err) = read_all(data);
         assert!(chunks.is_empty());
         let err = err.unwrap();
-        assert_eq!(err.offset, 0, "{data:?}: {err}");
+        // The error names where the missing or wrong element starts.
+        let expected_offset = if data == b"TWDEMO\0\x06" { 8 } else { 0 };
+        assert_eq!(err.offset, expected_offset, "{data:?}: {err}");
         assert!(DemoReader::new(data).is_err());
     }
 }

@@ -30,16 +30,36 @@ fn summaries_agree_with_facts() {
         assert_eq!(s.length as i64, f["length_s"].as_i64().unwrap(), "{name}");
         assert_eq!(s.timestamp, f["timestamp"].as_str().unwrap(), "{name}");
         assert_eq!(s.map_sha256.as_deref(), f["map_sha256"].as_str(), "{name}");
-        assert_eq!(s.map_offset as u64, f["map_offset"].as_u64().unwrap(), "{name}");
-        assert_eq!(s.chunks_offset as u64, f["chunks_offset"].as_u64().unwrap(), "{name}");
-        assert_eq!(s.first_tick.map(i64::from), f["first_tick"].as_i64(), "{name}");
-        assert_eq!(s.last_tick.map(i64::from), f["last_tick"].as_i64(), "{name}");
+        assert_eq!(
+            s.map_offset as u64,
+            f["map_offset"].as_u64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            s.chunks_offset as u64,
+            f["chunks_offset"].as_u64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            s.first_tick.map(i64::from),
+            f["first_tick"].as_i64(),
+            "{name}"
+        );
+        assert_eq!(
+            s.last_tick.map(i64::from),
+            f["last_tick"].as_i64(),
+            "{name}"
+        );
         if let Some(n) = f["num_timeline_markers"].as_u64() {
             assert_eq!(s.timeline_markers.len() as u64, n, "{name}");
         }
         let c = &f["chunk_counts"];
         assert_eq!(s.counts.tick_markers, c["tick"].as_u64().unwrap(), "{name}");
-        assert_eq!(s.counts.keyframes, c["keyframe"].as_u64().unwrap(), "{name}");
+        assert_eq!(
+            s.counts.keyframes,
+            c["keyframe"].as_u64().unwrap(),
+            "{name}"
+        );
         assert_eq!(s.counts.snapshots, c["snap"].as_u64().unwrap(), "{name}");
         assert_eq!(s.counts.deltas, c["delta"].as_u64().unwrap(), "{name}");
         assert_eq!(s.counts.messages, c["msg"].as_u64().unwrap(), "{name}");
@@ -84,7 +104,8 @@ fn tick_forms_and_huffman_rules_agree_with_facts() {
         assert_eq!(absolute, t["full_4byte"].as_u64().unwrap(), "{name}");
         assert_eq!(
             delta,
-            t["compressed_delta(0x20)"].as_u64().unwrap() + t["legacy_delta(v<5)"].as_u64().unwrap(),
+            t["compressed_delta(0x20)"].as_u64().unwrap()
+                + t["legacy_delta(v<5)"].as_u64().unwrap(),
             "{name}"
         );
         let h = &f["huffman_reencode"];
@@ -94,7 +115,11 @@ fn tick_forms_and_huffman_rules_agree_with_facts() {
             h["identical_with_trailing_byte_rule"].as_u64().unwrap(),
             "{name}"
         );
-        assert_eq!(tight_ok, h["identical_with_tight_rule"].as_u64().unwrap(), "{name}");
+        assert_eq!(
+            tight_ok,
+            h["identical_with_tight_rule"].as_u64().unwrap(),
+            "{name}"
+        );
     }
 }
 
@@ -128,7 +153,10 @@ fn rewrite_is_byte_identical() {
         .into_iter()
         .map(|(p, f)| (p, f["sha256"].as_str().map(String::from)))
         .collect();
-    files.push((shared.join("conformance/ddnet-recorder/ref_client.demo"), None));
+    files.push((
+        shared.join("conformance/ddnet-recorder/ref_client.demo"),
+        None,
+    ));
     for (path, sha) in files {
         let data = std::fs::read(&path).unwrap();
         let name = path.display();
@@ -142,7 +170,10 @@ fn rewrite_is_byte_identical() {
         assert_eq!(stats.kept_raw_headers, 0, "{name}");
         // The owned model round-trips too.
         let demo = Demo::from_bytes(&data).unwrap();
-        assert!(demo.to_bytes().unwrap() == data, "{name}: Demo round trip differs");
+        assert!(
+            demo.to_bytes().unwrap() == data,
+            "{name}: Demo round trip differs"
+        );
     }
 }
 

@@ -29,7 +29,8 @@ fn reproduces_ddnet_ref_client_demo() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    let reference = std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap();
+    let reference =
+        std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap();
     // The timestamp is the only field that depends on the clock.
     let timestamp = DemoSlice::parse(&reference)
         .unwrap()
@@ -54,7 +55,8 @@ fn reproduces_ddnet_ref_client_demo() {
     let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"MAPDATA!").unwrap();
     rec.record_tick_marker(100, true).unwrap();
     rec.record_snapshot_ints(&snapshot_100).unwrap();
-    rec.record_message(&[0x06, 0x00, 0x40, b'h', b'i', 0x00]).unwrap();
+    rec.record_message(&[0x06, 0x00, 0x40, b'h', b'i', 0x00])
+        .unwrap();
     rec.record_tick_marker(101, false).unwrap();
     rec.record_delta_ints(&delta_101).unwrap();
     rec.record_tick_marker(102, false).unwrap(); // empty delta: marker only
@@ -83,7 +85,8 @@ fn record_small(version: u8, rule: LengthRule) -> Vec<u8> {
         let keyframe = tick == 50 || tick == 301;
         rec.record_tick_marker(tick, keyframe).unwrap();
         if keyframe {
-            rec.record_snapshot_ints(&[8, 1, 0, 5 << 16, tick, -tick]).unwrap();
+            rec.record_snapshot_ints(&[8, 1, 0, 5 << 16, tick, -tick])
+                .unwrap();
         } else {
             rec.record_delta_ints(&[0, 1, 0, 5, 0, 1, -1]).unwrap();
             rec.record_message(&vec![0xAB; tick as usize]).unwrap();
@@ -108,15 +111,25 @@ fn every_version_reads_back_and_validates() {
             assert_eq!(s.counts.keyframes, 2);
             assert_eq!(s.counts.messages, 8);
             assert_eq!(s.length, (302 - 50) / 50);
-            assert_eq!(s.map_crc, format!("{:08x}", crc32fast::hash(b"not really a map")));
+            assert_eq!(
+                s.map_crc,
+                format!("{:08x}", crc32fast::hash(b"not really a map"))
+            );
             assert_eq!(s.map_sha256.is_some(), version == 6);
             // Markers closer than 50 ticks are dropped, as in DDNet; v3 has no block.
-            let expected: &[i32] = if version == 3 { &[] } else { &[50, 123, 200, 301] };
+            let expected: &[i32] = if version == 3 {
+                &[]
+            } else {
+                &[50, 123, 200, 301]
+            };
             assert_eq!(s.timeline_markers, expected);
             // Messages come back padded to whole words.
             let p = payloads(&data);
             assert_eq!(p[0], (ChunkKind::Message, vec![0x010c]));
-            let long = p.iter().find(|(k, i)| *k == ChunkKind::Message && i.len() > 1).unwrap();
+            let long = p
+                .iter()
+                .find(|(k, i)| *k == ChunkKind::Message && i.len() > 1)
+                .unwrap();
             assert_eq!(long.1.len(), 13); // 51 bytes -> 13 words
         }
     }

@@ -120,7 +120,10 @@ pub fn pack_words(bytes: &[u8], out: &mut Vec<u8>) -> Result<(), VarIntError> {
     }
     out.reserve(bytes.len() / 2);
     for word in bytes.chunks_exact(4) {
-        pack_into(i32::from_le_bytes([word[0], word[1], word[2], word[3]]), out);
+        pack_into(
+            i32::from_le_bytes([word[0], word[1], word[2], word[3]]),
+            out,
+        );
     }
     Ok(())
 }

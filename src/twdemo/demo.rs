@@ -104,8 +104,7 @@ pub(crate) fn to_record(
         }
         Chunk::Data(data) => {
             let size_form = item.header.size_form();
-            if RawChunkHeader::data(data.kind, data.payload.len(), size_form) != Some(item.header)
-            {
+            if RawChunkHeader::data(data.kind, data.payload.len(), size_form) != Some(item.header) {
                 return raw(data.payload, None);
             }
             let payload = decode_reproducible(data.kind, data.payload, decoder, encoder)

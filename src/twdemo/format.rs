@@ -213,7 +213,9 @@ impl RawChunkHeader {
         let type_bits = (kind.type_id() & 3) << 5;
         let (lead_size, size_byte, size_word) = match form {
             SizeForm::Inline if size < SIZE_ESCAPE_BYTE as usize => (size as u8, None, None),
-            SizeForm::Byte if size <= u8::MAX as usize => (SIZE_ESCAPE_BYTE, Some(size as u8), None),
+            SizeForm::Byte if size <= u8::MAX as usize => {
+                (SIZE_ESCAPE_BYTE, Some(size as u8), None)
+            }
             SizeForm::Word if size <= u16::MAX as usize => {
                 (SIZE_ESCAPE_WORD, None, Some(size as u16))
             }
@@ -332,7 +334,10 @@ mod tests {
     fn round_trip(bytes: &[u8], tick_compression: bool) -> RawChunkHeader {
         let h = RawChunkHeader::read_args(&mut Cursor::new(bytes), (tick_compression,)).unwrap();
         assert_eq!(h.len(), bytes.len());
-        assert_eq!(RawChunkHeader::len_from_lead(bytes[0], tick_compression), bytes.len());
+        assert_eq!(
+            RawChunkHeader::len_from_lead(bytes[0], tick_compression),
+            bytes.len()
+        );
         let mut out = Cursor::new(Vec::new());
         h.write_args(&mut out, (tick_compression,)).unwrap();
         assert_eq!(out.into_inner(), bytes);
@@ -346,7 +351,10 @@ mod tests {
         assert_eq!(round_trip(&[0xa1], true).absolute_tick, None);
         // Under v3/v4 rules 0xa1 is a delta of 33, and 0x80 needs four more bytes.
         assert_eq!(round_trip(&[0xa1], false).absolute_tick, None);
-        assert_eq!(round_trip(&[0x80, 0, 0, 1, 0], false).absolute_tick, Some(256));
+        assert_eq!(
+            round_trip(&[0x80, 0, 0, 1, 0], false).absolute_tick,
+            Some(256)
+        );
         let h = round_trip(&[0x7e, 0x2b], true);
         assert_eq!((h.kind(), h.payload_size()), (ChunkKind::SnapshotDelta, 43));
         let h = round_trip(&[0x3f, 0x34, 0x12], true);
@@ -358,7 +366,9 @@ mod tests {
     #[test]
     fn data_header_forms() {
         assert_eq!(
-            RawChunkHeader::data(ChunkKind::Message, 29, SizeForm::Inline).unwrap().lead,
+            RawChunkHeader::data(ChunkKind::Message, 29, SizeForm::Inline)
+                .unwrap()
+                .lead,
             0x5d
         );
         assert!(RawChunkHeader::data(ChunkKind::Message, 30, SizeForm::Inline).is_none());

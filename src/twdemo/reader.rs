@@ -102,12 +102,14 @@ impl Prelude {
         } else {
             None
         };
-        // DDNet treats the SHA-256 block as optional: when the UUID is not there (or the file
-        // is too short for it), the map starts right here.
-        let map_sha256 = if version >= FIRST_VERSION_WITH_SHA256
-            && data.len() >= offset + 16
-            && data[offset..offset + 16] == SHA256_EXTENSION_UUID
-        {
+        // DDNet treats the SHA-256 block as optional: when the UUID is not there, the map
+        // starts right here. A file that ends inside the UUID is taken as cut short rather
+        // than as a demo without the block.
+        let rest = &data[offset.min(data.len())..];
+        let has_sha_uuid = version >= FIRST_VERSION_WITH_SHA256
+            && !rest.is_empty()
+            && rest[..rest.len().min(16)] == SHA256_EXTENSION_UUID[..rest.len().min(16)];
+        let map_sha256 = if has_sha_uuid {
             let block = need(offset, MAP_SHA256_SIZE, "the map SHA-256 block")?;
             Some(read_layout::<MapSha256>(block))
         } else {
@@ -330,7 +332,11 @@ impl<'a> Chunks<'a> {
         self.pos
     }
 
-    fn fail(&mut self, offset: usize, kind: ReadErrorKind) -> Option<Result<ChunkAt<'a>, ReadError>> {
+    fn fail(
+        &mut self,
+        offset: usize,
+        kind: ReadErrorKind,
+    ) -> Option<Result<ChunkAt<'a>, ReadError>> {
         self.failed = true;
         Some(Err(ReadError::new(offset as u64, kind)))
     }
@@ -597,7 +603,12 @@ fn read_some(r: &mut impl Read, buf: &mut [u8], offset: u64) -> Result<usize, Re
 
 /// Appends to `buf` until it holds `len` bytes or the input ends, growing it only as data
 /// arrives so that an untrusted `len` cannot cause a large allocation.
-fn read_up_to(r: &mut impl Read, buf: &mut Vec<u8>, len: usize, offset: u64) -> Result<(), ReadError> {
+fn read_up_to(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+    len: usize,
+    offset: u64,
+) -> Result<(), ReadError> {
     let missing = len.saturating_sub(buf.len()) as u64;
     r.take(missing)
         .read_to_end(buf)
@@ -646,7 +657,12 @@ mod tests {
             marker(&mut s, &[0x80, 0xff, 0xff, 0xff, 0xff]),
             Err(ReadErrorKind::TickOutOfRange { tick: -1 })
         ));
-        assert_eq!(marker(&mut s, &[0x80, 0x6f, 0xff, 0xff, 0xfe]).unwrap().tick, 0x6fff_fffe);
+        assert_eq!(
+            marker(&mut s, &[0x80, 0x6f, 0xff, 0xff, 0xfe])
+                .unwrap()
+                .tick,
+            0x6fff_fffe
+        );
         assert!(matches!(
             marker(&mut s, &[0xa1]),
             Err(ReadErrorKind::TickOutOfRange { tick: 0x6fff_ffff })

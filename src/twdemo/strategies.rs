@@ -32,12 +32,13 @@ pub fn version() -> impl Strategy<Value = u8> {
 
 /// A prelude for `version` announcing a map of `map_size` bytes.
 pub fn prelude(version: u8, map_size: u32) -> impl Strategy<Value = Prelude> {
-    let markers = (any::<i32>(), vec(any::<i32>(), MAX_TIMELINE_MARKERS)).prop_map(
-        |(count, ticks)| TimelineMarkers {
-            count,
-            ticks: ticks.try_into().expect("64 ticks"),
-        },
-    );
+    let markers =
+        (any::<i32>(), vec(any::<i32>(), MAX_TIMELINE_MARKERS)).prop_map(|(count, ticks)| {
+            TimelineMarkers {
+                count,
+                ticks: ticks.try_into().expect("64 ticks"),
+            }
+        });
     let sha = proptest::option::of(any::<[u8; 32]>()).prop_map(|digest| {
         digest.map(|digest| MapSha256 {
             uuid: SHA256_EXTENSION_UUID,
@@ -137,7 +138,7 @@ fn size_form(len: usize, widen: u8) -> SizeForm {
 /// fit, Huffman rules as the reader will report them.
 pub fn records(version: u8, max_len: usize) -> impl Strategy<Value = Vec<Record>> {
     let tick_compression = version >= FIRST_VERSION_WITH_TICK_COMPRESSION;
-    (0i32..10_000, vec(step(), 0..max_len)).prop_map(move |(start, steps)| {
+    (0i32..10_000, vec(step(), 0..=max_len)).prop_map(move |(start, steps)| {
         let mut encoder = PayloadEncoder::new();
         let mut last: Option<i32> = None;
         let mut out = Vec::with_capacity(steps.len());
@@ -218,7 +219,7 @@ fn huffman_bits(encoder: &mut PayloadEncoder, ints: &[i32]) -> usize {
 /// A whole valid demo of any version 3 to 6 with up to `max_records` chunks and a map of
 /// up to `max_map` bytes.
 pub fn demo(max_records: usize, max_map: usize) -> impl Strategy<Value = Demo> {
-    (version(), vec(any::<u8>(), 0..max_map)).prop_flat_map(move |(version, map)| {
+    (version(), vec(any::<u8>(), 0..=max_map)).prop_flat_map(move |(version, map)| {
         let map_size = map.len() as u32;
         (
             prelude(version, map_size),

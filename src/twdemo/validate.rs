@@ -71,7 +71,11 @@ pub fn validate(data: &[u8]) -> Report {
         ("timestamp", 156, h.timestamp.to_str().is_ok()),
     ] {
         if !ok {
-            report.push(offset, format!("header field {name} is not valid UTF-8"), true);
+            report.push(
+                offset,
+                format!("header field {name} is not valid UTF-8"),
+                true,
+            );
         }
     }
     let map = slice.map();
@@ -148,9 +152,17 @@ pub fn validate(data: &[u8]) -> Report {
     }
     let end = data.len() as u64;
     if keyframes == 0 {
-        report.push(end, "no keyframe: DDNet fails with \"Error scanning demo file\"", true);
+        report.push(
+            end,
+            "no keyframe: DDNet fails with \"Error scanning demo file\"",
+            true,
+        );
     } else if tick_markers < 2 {
-        report.push(end, "fewer than two tick markers: DDNet stops with \"Empty demo\"", true);
+        report.push(
+            end,
+            "fewer than two tick markers: DDNet stops with \"Empty demo\"",
+            true,
+        );
     }
     report
 }
