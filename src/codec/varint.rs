@@ -76,24 +76,41 @@ pub fn pack_into(value: i32, out: &mut Vec<u8>) {
 /// Returns `None` if `input` ends before the int does.
 #[inline]
 pub fn unpack(input: &[u8]) -> Option<(i32, usize)> {
-    let first = *input.first()?;
-    let sign = ((first >> 6) & 1) as i32;
-    let mut value = (first & 0x3F) as u32;
+    if let Some(bytes) = input.first_chunk::<MAX_BYTES>() {
+        return Some(unpack_five(bytes));
+    }
+    let mut padded = [0u8; MAX_BYTES];
+    padded[..input.len()].copy_from_slice(input);
+    let (value, len) = unpack_five(&padded);
+    // Zero padding ends any int, so an int cut short looks longer than the input.
+    (len <= input.len()).then_some((value, len))
+}
+
+/// [`unpack`] on at least five readable bytes: no length checks in the chain.
+#[inline(always)]
+fn unpack_five(b: &[u8; MAX_BYTES]) -> (i32, usize) {
+    let sign = ((b[0] >> 6) & 1) as i32;
+    let mut value = (b[0] & 0x3F) as u32;
     let mut len = 1;
-    if first & 0x80 != 0 {
-        // DDNet masks: 7 bits at shifts 6, 13, 20, then 4 bits at 27; the fifth byte's
-        // extend bit is ignored.
-        const MASKS: [u8; 4] = [0x7F, 0x7F, 0x7F, 0x0F];
-        loop {
-            let byte = *input.get(len)?;
-            value |= ((byte & MASKS[len - 1]) as u32) << (6 + 7 * (len - 1));
-            len += 1;
-            if byte & 0x80 == 0 || len == MAX_BYTES {
-                break;
+    // DDNet masks: 7 bits at shifts 6, 13, 20, then 4 bits at 27; the fifth byte's extend
+    // bit is ignored.
+    if b[0] & 0x80 != 0 {
+        value |= ((b[1] & 0x7F) as u32) << 6;
+        len = 2;
+        if b[1] & 0x80 != 0 {
+            value |= ((b[2] & 0x7F) as u32) << 13;
+            len = 3;
+            if b[2] & 0x80 != 0 {
+                value |= ((b[3] & 0x7F) as u32) << 20;
+                len = 4;
+                if b[3] & 0x80 != 0 {
+                    value |= ((b[4] & 0x0F) as u32) << 27;
+                    len = 5;
+                }
             }
         }
     }
-    Some(((value as i32) ^ -sign, len))
+    ((value as i32) ^ -sign, len)
 }
 
 /// Whether the int that [`unpack`] read with `len` bytes is in its shortest form.
@@ -150,31 +167,52 @@ pub fn pad_to_words(bytes: &[u8], out: &mut Vec<i32>) {
 /// Returns how many of the ints were not in their shortest form; DDNet never writes those,
 /// so a non-zero count means the bytes did not come from DDNet's packer.
 pub fn unpack_ints(input: &[u8], out: &mut Vec<i32>, limit: usize) -> Result<usize, VarIntError> {
-    // Every int takes at least one byte, so the input length bounds the output.
-    out.reserve(input.len().min(limit.saturating_sub(out.len())));
+    let base = out.len();
+    // Every int takes at least one byte, so the input length bounds the output; writing
+    // into a pre-sized slice keeps the hot loop free of capacity checks.
+    let room = input.len().min(limit.saturating_sub(base));
+    out.resize(base + room, 0);
+    let result = unpack_into(input, &mut out[base..], limit);
+    let written = match result {
+        Ok((n, _)) | Err((n, _)) => n,
+    };
+    out.truncate(base + written);
+    match result {
+        Ok((_, non_canonical)) => Ok(non_canonical),
+        Err((_, e)) => Err(e),
+    }
+}
+
+/// The loop behind [`unpack_ints`]: returns the ints written and the non-canonical count,
+/// or the ints written before the error.
+#[inline]
+fn unpack_into(
+    input: &[u8],
+    dst: &mut [i32],
+    limit: usize,
+) -> Result<(usize, usize), (usize, VarIntError)> {
     let mut pos = 0;
+    let mut n = 0;
     let mut non_canonical = 0;
     while pos < input.len() {
-        if out.len() >= limit {
-            return Err(VarIntError::TooMany { limit });
-        }
-        let byte = input[pos];
-        if byte & 0x80 == 0 {
-            // Most ints in real chunks are single bytes; skip the general path for them.
-            let value = (byte & 0x3F) as i32 ^ -(((byte >> 6) & 1) as i32);
-            out.push(value);
+        let Some(slot) = dst.get_mut(n) else {
+            return Err((n, VarIntError::TooMany { limit }));
+        };
+        let first = input[pos];
+        if first & 0x80 == 0 {
+            // Most ints in real chunks are single bytes.
+            *slot = (first & 0x3F) as i32 ^ -(((first >> 6) & 1) as i32);
             pos += 1;
-            continue;
+        } else {
+            let (value, len) =
+                unpack(&input[pos..]).ok_or((n, VarIntError::UnexpectedEnd { offset: pos }))?;
+            non_canonical += !is_canonical(value, len) as usize;
+            *slot = value;
+            pos += len;
         }
-        let (value, len) =
-            unpack(&input[pos..]).ok_or(VarIntError::UnexpectedEnd { offset: pos })?;
-        if !is_canonical(value, len) {
-            non_canonical += 1;
-        }
-        out.push(value);
-        pos += len;
+        n += 1;
     }
-    Ok(non_canonical)
+    Ok((n, non_canonical))
 }
 
 #[cfg(test)]
