@@ -330,6 +330,9 @@ fn lookup(tables: &Tables, r: &mut Reader, buf: &mut [u8], o: &mut usize) -> Ste
     // shift can take the entry as loaded: this shift is on the critical path.
     r.bitbuf = r.bitbuf.wrapping_shr(entry);
     r.bitcount -= entry_used(entry);
+    // One 16-byte store whatever the run's length; the bytes past the run are overwritten by
+    // the next hit. The room is guaranteed, `get_mut` only keeps a broken guarantee from
+    // turning into a panic.
     let symbols = u128::from(entry >> SYM_SHIFT).to_le_bytes();
     if let Some(dst) = buf.get_mut(*o..*o + STORE_BYTES) {
         dst.copy_from_slice(&symbols);
@@ -364,7 +367,8 @@ impl Recorder for NoLog {
 }
 
 /// The helper's record: per lookup, the bit position relative to `base` in the high half and
-/// the output length in the low half. Positions increase, so the log is sorted.
+/// the output length in the low half (both stay below `8 * MAX_SPAN + 64`, far from 2^16).
+/// Positions never decrease, so the log is sorted.
 struct Log {
     base: usize,
     entries: [u32; LOG_CAP],
@@ -712,7 +716,10 @@ struct Tables {
     /// Per symbol: code bits in the low 16 bits, code length above.
     encode: [u32; NUM_SYMBOLS],
     /// Indexed by the next [`PRIMARY_BITS`] bits of the stream; see [`Entry`].
-    primary: Box<[Entry; PRIMARY_SIZE]>,
+    ///
+    /// Kept inline rather than boxed: the tables are built once into the static, and readers
+    /// that bound their heap use per input should not see a 32 KiB allocation.
+    primary: [Entry; PRIMARY_SIZE],
     /// Subtables of `1 << SECONDARY_BITS` slots for codes longer than [`PRIMARY_BITS`],
     /// indexed by the bits after the primary index: symbol in the low 9 bits, the whole
     /// code's length above.
@@ -788,10 +795,7 @@ impl Tables {
             }
         }
 
-        let mut primary: Box<[Entry; PRIMARY_SIZE]> = vec![0; PRIMARY_SIZE]
-            .into_boxed_slice()
-            .try_into()
-            .unwrap_or_else(|_| unreachable!("the vector has PRIMARY_SIZE entries"));
+        let mut primary = [0; PRIMARY_SIZE];
         let mut secondary = Vec::new();
         for (index, slot) in primary.iter_mut().enumerate() {
             let index = index as u64;
