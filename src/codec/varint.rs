@@ -38,16 +38,22 @@ pub fn pack(value: i32, buf: &mut [u8; MAX_BYTES]) -> usize {
     // Negative values are stored as their complement so that small magnitudes stay short.
     let sign = (value >> 31) as u32; // 0 or 0xFFFF_FFFF
     let mut rest = (value as u32) ^ sign;
-    buf[0] = ((sign & 0x40) | (rest & 0x3F)) as u8;
+    let sign_bit = (sign & 0x40) as u8;
+    if rest < 0x40 {
+        // Most ints in real payloads fit one byte.
+        buf[0] = sign_bit | rest as u8;
+        return 1;
+    }
+    buf[0] = 0x80 | sign_bit | (rest & 0x3F) as u8;
     rest >>= 6;
     let mut len = 1;
-    while rest != 0 {
-        buf[len - 1] |= 0x80;
-        buf[len] = (rest & 0x7F) as u8;
+    while rest >= 0x80 {
+        buf[len] = 0x80 | (rest & 0x7F) as u8;
         rest >>= 7;
         len += 1;
     }
-    len
+    buf[len] = rest as u8;
+    len + 1
 }
 
 /// The number of bytes [`pack`] uses for `value`.
@@ -121,10 +127,18 @@ pub fn is_canonical(value: i32, len: usize) -> bool {
 
 /// Appends the packed form of every int in `ints` to `out`.
 pub fn pack_ints(ints: &[i32], out: &mut Vec<u8>) {
-    out.reserve(ints.len() * 2);
+    let base = out.len();
+    // Writing whole five-byte slots into pre-sized space and then advancing by the real
+    // length keeps capacity checks out of the loop.
+    out.resize(base + ints.len() * MAX_BYTES, 0);
+    let mut pos = base;
     for &value in ints {
-        pack_into(value, out);
+        let slot: &mut [u8; MAX_BYTES] = (&mut out[pos..pos + MAX_BYTES])
+            .try_into()
+            .expect("five-byte slot");
+        pos += pack(value, slot);
     }
+    out.truncate(pos);
 }
 
 /// Packs a byte buffer the way DDNet's demo recorder does: as little-endian 32-bit words.

@@ -180,12 +180,12 @@ pub fn records(version: u8, max_len: usize) -> impl Strategy<Value = Vec<Record>
                     if stored_len > MAX_PAYLOAD_BYTES {
                         continue;
                     }
-                    let bits = huffman::Decoded {
-                        bits: huffman_bits(&mut encoder, &ints),
-                    };
+                    let mut packed = Vec::new();
+                    crate::codec::varint::pack_ints(&ints, &mut packed);
+                    let bits = huffman::compressed_bits(&packed);
                     // When the bits end mid-byte both rules store the same bytes and the
                     // reader reports Tight.
-                    let rule = if !bits.bits.is_multiple_of(8) {
+                    let rule = if !bits.is_multiple_of(8) {
                         LengthRule::Tight
                     } else {
                         rule
@@ -205,15 +205,6 @@ pub fn records(version: u8, max_len: usize) -> impl Strategy<Value = Vec<Record>
         }
         out
     })
-}
-
-fn huffman_bits(encoder: &mut PayloadEncoder, ints: &[i32]) -> usize {
-    // The tight length tells the bit count up to the last byte; decode to get it exactly.
-    let stored = encoder.encode(ints, LengthRule::Tight).to_vec();
-    let mut sink = Vec::new();
-    huffman::decompress(&stored, &mut sink, usize::MAX)
-        .map(|d| d.bits)
-        .unwrap_or(0)
 }
 
 /// A whole valid demo of any version 3 to 6 with up to `max_records` chunks and a map of
