@@ -35,8 +35,13 @@ pub const TEEHISTORIAN_UUID: [u8; 16] = [
 ];
 
 /// The format `data` starts like, if any.
+///
+/// A non-empty input that is cut off inside the demo magic counts as a demo, so that the
+/// demo reader can say where it ends rather than the caller calling it unknown.
 pub fn detect(data: &[u8]) -> Option<Format> {
-    if data.starts_with(b"TWDEMO\0") {
+    const TWDEMO: &[u8; 7] = b"TWDEMO\0";
+    let twdemo_prefix = !data.is_empty() && TWDEMO.starts_with(&data[..data.len().min(7)]);
+    if twdemo_prefix {
         Some(Format::TwDemo)
     } else if data.starts_with(&TEEHISTORIAN_UUID) {
         Some(Format::Teehistorian)
@@ -54,6 +59,15 @@ pub fn detect(data: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_off_demo_magic_is_a_demo() {
+        assert_eq!(detect(b"TWD"), Some(Format::TwDemo));
+        assert_eq!(detect(b"TWDEMO\0\x06"), Some(Format::TwDemo));
+        assert_eq!(detect(b""), None);
+        assert_eq!(detect(b"TWX"), None);
+        assert_eq!(detect(b"HLDEMO\0\0"), Some(Format::GoldSrcDemo));
+    }
 
     #[test]
     fn teehistorian_uuid_is_derived() {

@@ -185,8 +185,6 @@ fn load_twdemo(file: &Path) -> Outcome<Vec<u8>> {
             );
             Err(Stop(Exit::Invalid))
         }
-        // A file cut off inside the demo magic: let the reader say how far it got.
-        None if !data.is_empty() && b"TWDEMO\0".starts_with(&data[..data.len().min(7)]) => Ok(data),
         None if data.is_empty() => {
             complain(file, "at byte 0: the file is empty (unknown format)");
             Err(Stop(Exit::Invalid))
