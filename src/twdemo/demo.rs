@@ -125,18 +125,31 @@ fn decode_reproducible(
     decoder: &mut PayloadDecoder,
     encoder: &mut PayloadEncoder,
 ) -> Option<Payload> {
+    let rule = reencode(kind, stored, decoder, encoder)?.0;
+    Some(Payload::Ints {
+        ints: decoder.last_ints().to_vec(),
+        rule,
+    })
+}
+
+/// Decodes `stored` and encodes the ints again under the rule it was stored with; returns
+/// the rule and the encoder's output if that output is exactly `stored`.
+fn reencode<'e>(
+    kind: ChunkKind,
+    stored: &[u8],
+    decoder: &mut PayloadDecoder,
+    encoder: &'e mut PayloadEncoder,
+) -> Option<(LengthRule, &'e [u8])> {
     if kind == ChunkKind::Unknown {
         return None;
     }
     let decoded = decoder.decode(stored).ok()?;
     let rule = decoded.length_rule(stored.len())?;
-    if decoded.non_canonical_ints != 0 || encoder.encode(decoded.ints, rule) != stored {
+    if decoded.non_canonical_ints != 0 {
         return None;
     }
-    Some(Payload::Ints {
-        ints: decoded.ints.to_vec(),
-        rule,
-    })
+    let encoded = encoder.encode(decoded.ints, rule);
+    (encoded == stored).then_some((rule, encoded))
 }
 
 impl Demo {
@@ -222,28 +235,62 @@ pub fn rewrite<W: Write>(
     let mut encoder = PayloadEncoder::new();
     for item in slice.chunks() {
         let item = item.map_err(|e| (stats, RewriteError::Read(e)))?;
-        let record = to_record(
+        rewrite_chunk(
             &item,
             tick_compression,
-            writer.last_tick(),
+            &mut writer,
             &mut decoder,
             &mut encoder,
-        );
-        match &record {
-            Record::Tick(_) => stats.tick_markers += 1,
-            Record::Data(DataRecord {
-                payload: Payload::Ints { .. },
-                ..
-            }) => stats.reencoded += 1,
-            Record::Data(_) => stats.kept_stored += 1,
-            Record::Raw { .. } => stats.kept_raw_headers += 1,
-        }
-        write_record(&mut writer, &record).map_err(|e| (stats, RewriteError::Write(e)))?;
+            &mut stats,
+        )
+        .map_err(|e| (stats, RewriteError::Write(e)))?;
     }
     let sink = writer
         .into_inner()
         .map_err(|e| (stats, RewriteError::Write(e)))?;
     Ok((sink, stats))
+}
+
+/// Writes one chunk through `writer`: re-encoded from its decoded form where that
+/// reproduces it, as stored otherwise. Uses only the coders' reusable buffers.
+fn rewrite_chunk<W: Write>(
+    item: &ChunkAt<'_>,
+    tick_compression: bool,
+    writer: &mut DemoWriter<W>,
+    decoder: &mut PayloadDecoder,
+    encoder: &mut PayloadEncoder,
+    stats: &mut RewriteStats,
+) -> Result<(), WriteError> {
+    match item.chunk {
+        Chunk::Tick(marker) => {
+            if tick_marker_header(&marker, writer.last_tick(), tick_compression)
+                == Some(item.header)
+            {
+                stats.tick_markers += 1;
+                writer.write_tick_marker(marker)
+            } else {
+                stats.kept_raw_headers += 1;
+                writer.write_raw(&item.header, Some(marker.tick), &[])
+            }
+        }
+        Chunk::Data(data) => {
+            let form = item.header.size_form();
+            if RawChunkHeader::data(data.kind, data.payload.len(), form) != Some(item.header) {
+                stats.kept_raw_headers += 1;
+                return writer.write_raw(&item.header, None, data.payload);
+            }
+            match reencode(data.kind, data.payload, decoder, encoder) {
+                Some((_, encoded)) => {
+                    stats.reencoded += 1;
+                    writer.write_stored(data.kind, form, encoded)
+                }
+                None => {
+                    stats.kept_stored += 1;
+                    writer.write_stored(data.kind, form, data.payload)
+                }
+            }
+        }
+    }
 }
 
 /// Why a rewrite stopped.

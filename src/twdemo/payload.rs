@@ -69,6 +69,11 @@ impl PayloadDecoder {
         Self::default()
     }
 
+    /// The ints of the last [`decode`](Self::decode); meaningful only if it succeeded.
+    pub fn last_ints(&self) -> &[i32] {
+        &self.ints
+    }
+
     /// Decodes a stored payload: Huffman first, then the packed ints.
     pub fn decode(&mut self, payload: &[u8]) -> Result<DecodedPayload<'_>, PayloadError> {
         self.packed.clear();
