@@ -7,12 +7,14 @@
 //! * [`twdemo`] is the Teeworlds/DDNet demo container: header layouts, streaming readers,
 //!   a writer and a recorder. It hands payloads to the codecs and leaves their meaning
 //!   (snapshots, network messages) to callers.
+//! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer.
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
 
 #![warn(missing_docs)]
 
 pub mod codec;
 pub mod detect;
+pub mod teehistorian;
 pub mod twdemo;
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.

@@ -1,0 +1,155 @@
+//! Errors of the teehistorian reader and writer. Every read error names the byte offset where
+//! the failing element starts and what was expected there.
+
+use std::io;
+
+/// A teehistorian file could not be read past `offset`.
+#[derive(Debug, thiserror::Error)]
+#[error("at byte {offset}: {kind}")]
+pub struct ReadError {
+    /// Offset from the start of the file where the failing element starts (for a message, its
+    /// first byte).
+    pub offset: u64,
+    /// What went wrong.
+    pub kind: ReadErrorKind,
+}
+
+impl ReadError {
+    pub(crate) fn new(offset: u64, kind: ReadErrorKind) -> Self {
+        ReadError { offset, kind }
+    }
+
+    /// Whether the input simply ended early: a file cut short, still being written, or left
+    /// by a server that crashed before writing FINISH.
+    pub fn is_truncation(&self) -> bool {
+        matches!(self.kind, ReadErrorKind::UnexpectedEnd { .. })
+    }
+}
+
+/// The ways reading a teehistorian file can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadErrorKind {
+    /// The file does not start with the teehistorian UUID.
+    #[error(
+        "expected the teehistorian UUID 699db17b-8efb-34ff-b1d8-da6f60c15dd1, found {found:02x?}"
+    )]
+    BadMagic {
+        /// The first bytes of the file (fewer than 16 if it is that short).
+        found: Vec<u8>,
+    },
+    /// The input ended inside an element, or before FINISH.
+    #[error("expected {expected}, but the input ends after {available} more bytes")]
+    UnexpectedEnd {
+        /// What was being read.
+        expected: &'static str,
+        /// Bytes present from the element's start to the end of the input.
+        available: u64,
+    },
+    /// The JSON header is not valid or lacks what a reader needs.
+    #[error("header: {0}")]
+    Header(#[from] HeaderError),
+    /// The header's `version` is not one this crate reads.
+    #[error("teehistorian version {version:?} is not supported (expected \"1\" or \"2\")")]
+    UnsupportedVersion {
+        /// The header's version string.
+        version: String,
+    },
+    /// A message id below the lowest known one (EX, -11): its length cannot be known.
+    #[error("unknown message id {id} (the lowest known is -11, EX)")]
+    UnknownMessageId {
+        /// The id.
+        id: i32,
+    },
+    /// A size or count field is negative.
+    #[error("{what} is negative ({value})")]
+    NegativeLength {
+        /// The field.
+        what: &'static str,
+        /// Its value.
+        value: i32,
+    },
+    /// Applying the message would move the tick outside `0..=i32::MAX`.
+    #[error("the message leads to tick {tick}, outside 0..=2147483647")]
+    TickOutOfRange {
+        /// The tick it would lead to.
+        tick: i64,
+    },
+    /// Bytes follow the FINISH message.
+    #[error("{len} bytes follow the FINISH message")]
+    DataAfterFinish {
+        /// How many.
+        len: u64,
+    },
+    /// The underlying reader failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// The JSON header could not be interpreted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// Not a JSON object, not UTF-8, a key with a value of the wrong type, a duplicate key, or
+    /// no `version`; the message is serde_json's.
+    #[error("{0}")]
+    Json(String),
+}
+
+impl From<serde_json::Error> for HeaderError {
+    fn from(e: serde_json::Error) -> Self {
+        HeaderError::Json(e.to_string())
+    }
+}
+
+/// A message or header could not be encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    /// A string field contains a NUL byte, which would end it early.
+    #[error("{what} contains a NUL byte")]
+    NulInString {
+        /// The field.
+        what: &'static str,
+    },
+    /// A PLAYER_DIFF with a negative client id: its first int would name another message.
+    #[error("PLAYER_DIFF client id {cid} is negative")]
+    NegativePlayerDiffCid {
+        /// The client id.
+        cid: i32,
+    },
+    /// A payload or list is longer than its int length field can say.
+    #[error("{what} of {len} exceeds the largest length an int can hold")]
+    TooLong {
+        /// The field.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+    },
+}
+
+/// A teehistorian file could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The sink failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+    /// A message or the header could not be encoded.
+    #[error("{0}")]
+    Encode(#[from] EncodeError),
+    /// The tick a message leads to is outside `0..=i32::MAX`.
+    #[error("the message leads to tick {tick}, outside 0..=2147483647")]
+    TickOutOfRange {
+        /// The tick it would lead to.
+        tick: i64,
+    },
+    /// A call came out of order (for example a message after FINISH).
+    #[error("{0}")]
+    Usage(&'static str),
+}
+
+impl From<binrw::Error> for WriteError {
+    fn from(e: binrw::Error) -> Self {
+        match e {
+            binrw::Error::Io(io) => WriteError::Io(io),
+            other => WriteError::Io(io::Error::other(other.to_string())),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The byte layouts of a teehistorian file: constants, the Teeworlds variable-width int as a
+//! binrw `parse_with`/`write_with` pair, and binrw layouts for the fixed-shape parts of
+//! messages.
+//!
+//! A file is the 16-byte [`FILE_UUID`], a NUL-terminated JSON header, then messages. Each
+//! message starts with one variable-width int: a non-negative value is the client id of a
+//! PLAYER_DIFF, a negative one names the message ([`id`]).
+//!
+//! binrw describes the fixed shapes well — `N` ints ([`VarInts`]) and the EX frame
+//! ([`ExFrame`]) — and the encoder writes those through these layouts. The decoder is written
+//! by hand over the input slice instead: binrw reads owned values through `Read + Seek`,
+//! while the readers must borrow strings and payloads from the input without copying and
+//! must count non-canonical ints, which a `parse_with` function has nowhere to report. A unit
+//! test checks that both descriptions agree.
+
+use crate::codec::varint;
+use binrw::io::{Read, Seek, Write};
+use binrw::{BinResult, Endian, binrw};
+
+/// The 16 bytes every teehistorian file starts with: uuid3("teehistorian@ddnet.tw") in the
+/// Teeworlds namespace, 699db17b-8efb-34ff-b1d8-da6f60c15dd1.
+pub const FILE_UUID: [u8; 16] = crate::detect::TEEHISTORIAN_UUID;
+
+/// The `comment` DDNet writes in every header: the name the file UUID is derived from.
+pub const COMMENT: &str = "teehistorian@ddnet.tw";
+
+/// `MAX_CLIENTS` in DDNet: the "highest client id of the previous tick" a reader starts from,
+/// so that a first player record at any real client id opens tick 1.
+pub const MAX_CLIENTS: i32 = 64;
+
+/// Message ids: the first int of a message, negated (DDNet writes `-TEEHISTORIAN_*`).
+/// Non-negative first ints are PLAYER_DIFF client ids.
+pub mod id {
+    /// End of the file.
+    pub const FINISH: i32 = -1;
+    /// Ticks without records; the next tick is the last one plus `dt + 1`.
+    pub const TICK_SKIP: i32 = -2;
+    /// A character appeared.
+    pub const PLAYER_NEW: i32 = -3;
+    /// A character disappeared.
+    pub const PLAYER_OLD: i32 = -4;
+    /// An input, as a difference to the client's previous one.
+    pub const INPUT_DIFF: i32 = -5;
+    /// A client's first input (or the first after its unique id changed).
+    pub const INPUT_NEW: i32 = -6;
+    /// A packed network message from a client.
+    pub const MESSAGE: i32 = -7;
+    /// A client joined (engine level).
+    pub const JOIN: i32 = -8;
+    /// A client left or was dropped.
+    pub const DROP: i32 = -9;
+    /// A console command was executed.
+    pub const CONSOLE_COMMAND: i32 = -10;
+    /// An extension message identified by a UUID (version 2).
+    pub const EX: i32 = -11;
+    /// The lowest id this crate knows; anything below cannot be skipped (its length is unknown).
+    pub const LOWEST: i32 = EX;
+}
+
+/// The number of ints in `CNetObj_PlayerInput`, the payload of INPUT_NEW and INPUT_DIFF:
+/// direction, target x/y, jump, fire, hook, player flags, wanted/next/prev weapon.
+pub const INPUT_INTS: usize = 10;
+
+/// Reads one Teeworlds variable-width int (1 to 5 bytes), accepting non-canonical forms as
+/// DDNet's unpacker does.
+#[binrw::parser(reader)]
+pub fn read_varint() -> BinResult<i32> {
+    let start = reader.stream_position()?;
+    let mut bytes = [0u8; varint::MAX_BYTES];
+    for i in 0..varint::MAX_BYTES {
+        reader.read_exact(&mut bytes[i..=i])?;
+        // The fifth byte ends the int whatever its extend bit says.
+        if bytes[i] & 0x80 == 0 || i + 1 == varint::MAX_BYTES {
+            break;
+        }
+    }
+    match varint::unpack(&bytes) {
+        Some((value, _)) => Ok(value),
+        None => Err(binrw::Error::AssertFail {
+            pos: start,
+            message: "variable-width int cut short".into(),
+        }),
+    }
+}
+
+/// Writes one int in its canonical (shortest) form, as DDNet's packer does.
+#[binrw::writer(writer)]
+pub fn write_varint(value: &i32) -> BinResult<()> {
+    let mut buf = [0u8; varint::MAX_BYTES];
+    let len = varint::pack(*value, &mut buf);
+    writer.write_all(&buf[..len])?;
+    Ok(())
+}
+
+/// Reads `N` consecutive variable-width ints.
+pub fn read_varint_array<R: Read + Seek, const N: usize>(
+    reader: &mut R,
+    endian: Endian,
+    _: (),
+) -> BinResult<[i32; N]> {
+    let mut out = [0i32; N];
+    for slot in &mut out {
+        *slot = read_varint(reader, endian, ())?;
+    }
+    Ok(out)
+}
+
+/// Writes `N` ints in canonical form.
+pub fn write_varint_array<W: Write + Seek, const N: usize>(
+    values: &[i32; N],
+    writer: &mut W,
+    endian: Endian,
+    _: (),
+) -> BinResult<()> {
+    for value in values {
+        write_varint(value, writer, endian, ())?;
+    }
+    Ok(())
+}
+
+/// `N` consecutive ints: the whole body of every message that holds only ints (the message
+/// id included, e.g. `VarInts<3>` for PLAYER_DIFF's cid, dx, dy).
+#[binrw]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VarInts<const N: usize> {
+    /// The ints in file order.
+    #[br(parse_with = read_varint_array)]
+    #[bw(write_with = write_varint_array)]
+    pub ints: [i32; N],
+}
+
+/// The frame of an EX message after its id: the extension's UUID and the payload size. The
+/// payload (`size` bytes) follows.
+#[binrw]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ExFrame {
+    /// The extension UUID, 16 raw bytes (big-endian as UUIDs are written).
+    pub uuid: [u8; 16],
+    /// The payload size in bytes; DDNet never writes a negative one.
+    #[br(parse_with = read_varint)]
+    #[bw(write_with = write_varint)]
+    pub size: i32,
+}
+
+/// Whether the `len` bytes of `bytes` that [`varint::unpack`] read as `value` are exactly the
+/// bytes DDNet's packer writes for it.
+///
+/// Besides the length this checks the fifth byte, whose top four bits the unpacker ignores:
+/// `bf ff ff ff ff` reads as `i32::MAX` in five bytes, the canonical length, yet is not what a
+/// writer emits (`bf ff ff ff 0f`).
+#[inline]
+pub fn is_canonical_varint(value: i32, bytes: &[u8], len: usize) -> bool {
+    varint::packed_len(value) == len && (len < varint::MAX_BYTES || bytes[4] & 0xF0 == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use binrw::{BinRead, BinWrite};
+    use std::io::Cursor;
+
+    #[test]
+    fn varint_layouts_round_trip() {
+        let bytes = [0x42, 0x00, 0xa4, 0x01, 0x88, 0x03];
+        let v = VarInts::<4>::read_le(&mut Cursor::new(&bytes)).unwrap();
+        assert_eq!(v.ints, [id::PLAYER_NEW, 0, 100, 200]);
+        let mut out = Cursor::new(Vec::new());
+        v.write_le(&mut out).unwrap();
+        assert_eq!(out.into_inner(), bytes);
+        // Non-canonical input is read; the writer emits the canonical form.
+        let v = VarInts::<1>::read_le(&mut Cursor::new(&[0x81, 0x00])).unwrap();
+        assert_eq!(v.ints, [1]);
+        let mut out = Cursor::new(Vec::new());
+        v.write_le(&mut out).unwrap();
+        assert_eq!(out.into_inner(), [0x01]);
+        assert!(VarInts::<1>::read_le(&mut Cursor::new(&[0x81])).is_err());
+    }
+
+    #[test]
+    fn ex_frame() {
+        let mut bytes = vec![0u8; 16];
+        bytes[0] = 0xd0;
+        bytes.push(0x0e);
+        let f = ExFrame::read_le(&mut Cursor::new(&bytes)).unwrap();
+        assert_eq!((f.uuid[0], f.size), (0xd0, 14));
+        let mut out = Cursor::new(Vec::new());
+        f.write_le(&mut out).unwrap();
+        assert_eq!(out.into_inner(), bytes);
+    }
+
+    #[test]
+    fn canonical_check_includes_the_fifth_byte() {
+        let check = |bytes: &[u8]| {
+            let (v, len) = varint::unpack(bytes).unwrap();
+            is_canonical_varint(v, bytes, len)
+        };
+        assert!(check(&[0x00]));
+        assert!(!check(&[0x80, 0x00]));
+        assert!(check(&[0xbf, 0xff, 0xff, 0xff, 0x0f]));
+        assert!(!check(&[0xbf, 0xff, 0xff, 0xff, 0xff]));
+        assert!(!check(&[0xbf, 0xff, 0xff, 0xff, 0x1f]));
+    }
+}

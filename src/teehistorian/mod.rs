@@ -1,0 +1,49 @@
+//! DDNet teehistorian files (versions 1 and 2): everything a server saw, as a stream of
+//! messages behind a JSON header.
+//!
+//! * [`format`](mod@format): constants, the variable-width int for binrw, and binrw layouts
+//!   of the fixed-shape parts.
+//! * [`header`]: the typed JSON header and DDNet's way of writing it (key order, escaping).
+//! * [`message`]: every message and the 21 typed extension (EX) messages; a zero-copy
+//!   decoder that counts non-canonical ints and a canonical encoder.
+//! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding each message with
+//!   its offset and its tick as DDNet's writer numbers them ([`TickState`]).
+//! * [`writer`]: writes a header and messages; a read-and-write-again copy is byte-identical.
+//! * [`summary`]: header fields, tick range and counts by kind, for `info`.
+//!
+//! ```
+//! use demokit::teehistorian::{Header, Message, TeehistorianSlice, TeehistorianWriter};
+//!
+//! let header = Header { map_name: Some("dm1".into()), ..Header::new("2") };
+//! let mut w = TeehistorianWriter::new(Vec::new(), &header)?;
+//! w.write(&Message::Join { cid: 0 })?;
+//! w.write(&Message::PlayerNew { cid: 0, x: 100, y: 200 })?; // opens tick 1 implicitly
+//! w.write(&Message::TickSkip { dt: 3 })?;                   // tick 5
+//! let bytes = w.finish()?;                                  // writes FINISH
+//!
+//! let file = TeehistorianSlice::parse(&bytes)?;
+//! for item in file.messages() {
+//!     let item = item?;
+//!     println!("{} tick {} {}", item.offset, item.tick, item.message.kind_name());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod error;
+pub mod format;
+pub mod header;
+pub mod message;
+pub mod reader;
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+pub mod summary;
+pub mod writer;
+
+pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
+pub use header::Header;
+pub use message::{
+    Args, DecodeError, Decoded, Ex, ExKind, Message, RawStr, apply_input_diff, input_diff,
+};
+pub use reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickState};
+pub use summary::Summary;
+pub use writer::{RewriteError, TeehistorianWriter, rewrite};

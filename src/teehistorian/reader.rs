@@ -1,0 +1,670 @@
+//! Readers: a zero-copy one over a byte slice ([`TeehistorianSlice`]) and a streaming one
+//! over any [`Read`] ([`TeehistorianReader`]). Both decode with [`Message::decode`] and
+//! number ticks with one [`TickState`], through the same `step` function, so they agree by
+//! construction.
+//!
+//! A reader stops at the first error and reports it with its offset; every message before
+//! it has been delivered. The end of the input is an error too unless a FINISH came first
+//! (a truncation error: a file cut short, still growing, or left by a crashed server), and
+//! so are bytes after FINISH.
+
+use super::error::{ReadError, ReadErrorKind};
+use super::format::{FILE_UUID, MAX_CLIENTS};
+use super::header::Header;
+use super::message::{DecodeError, Decoded, Message};
+use std::io::{self, Read};
+
+/// The absolute tick, numbered exactly as DDNet's writer does.
+///
+/// The writer leaves a tick implicit when it is the next tick and its first player record
+/// has a client id no higher than the last one recorded before; the reader mirrors that:
+///
+/// * it starts at tick 0 (the writer's implicit tick before the game) with the "last client
+///   id" at 64 (`MAX_CLIENTS`), so the first player record opens tick 1;
+/// * a player record (PLAYER_DIFF, PLAYER_NEW, PLAYER_OLD) whose cid is not above the last
+///   one advances the tick by one; either way its cid becomes the last one;
+/// * TICK_SKIP `dt` advances the tick by `dt + 1` and sets the last cid to -1, so the
+///   records of that tick do not advance it again;
+/// * nothing else changes the tick.
+///
+/// (Readers that reset the last cid on TICK_SKIP to anything else, or start it at -1,
+/// number the ticks after an explicit tick or at the start differently from DDNet.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TickState {
+    tick: i32,
+    last_cid: i32,
+}
+
+impl Default for TickState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TickState {
+    /// The state at the start of the body: tick 0, last cid 64.
+    pub const fn new() -> Self {
+        TickState {
+            tick: 0,
+            last_cid: MAX_CLIENTS,
+        }
+    }
+
+    /// The current tick.
+    pub const fn tick(&self) -> i32 {
+        self.tick
+    }
+
+    /// The client id of the last player record in the current tick (-1 after a TICK_SKIP,
+    /// 64 at the start).
+    pub const fn last_cid(&self) -> i32 {
+        self.last_cid
+    }
+
+    /// Applies `message` and returns the tick it belongs to. If that tick would fall
+    /// outside `0..=i32::MAX`, the state is left unchanged and the tick is returned as the
+    /// error.
+    pub fn apply(&mut self, message: &Message<'_>) -> Result<i32, i64> {
+        let in_range = |t: i64| i32::try_from(t).ok().filter(|&t| t >= 0).ok_or(t);
+        if let Message::TickSkip { dt } = *message {
+            self.tick = in_range(i64::from(self.tick) + i64::from(dt) + 1)?;
+            self.last_cid = -1;
+        } else if let Some(cid) = message.player_record_cid() {
+            if cid <= self.last_cid {
+                self.tick = in_range(i64::from(self.tick) + 1)?;
+            }
+            self.last_cid = cid;
+        }
+        Ok(self.tick)
+    }
+}
+
+/// A message with its place in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageAt<'a> {
+    /// Offset of the message's first byte from the start of the file.
+    pub offset: u64,
+    /// The tick the message belongs to ([`TickState`]).
+    pub tick: i32,
+    /// The message.
+    pub message: Message<'a>,
+    /// The message's bytes as stored.
+    pub raw: &'a [u8],
+    /// How many of its ints were stored in a form DDNet does not write; when non-zero,
+    /// encoding `message` does not give back `raw`.
+    pub non_canonical: u32,
+}
+
+impl MessageAt<'_> {
+    /// Offset of the byte after the message.
+    pub fn end(&self) -> u64 {
+        self.offset + self.raw.len() as u64
+    }
+}
+
+/// Checks the file UUID at the start of `data` (which holds the first up to 16 bytes).
+fn check_magic(data: &[u8]) -> Result<(), ReadError> {
+    let n = data.len().min(FILE_UUID.len());
+    if data[..n] != FILE_UUID[..n] {
+        return Err(ReadError::new(
+            0,
+            ReadErrorKind::BadMagic {
+                found: data[..n].to_vec(),
+            },
+        ));
+    }
+    if n < FILE_UUID.len() {
+        return Err(ReadError::new(
+            0,
+            ReadErrorKind::UnexpectedEnd {
+                expected: "the 16-byte teehistorian UUID",
+                available: n as u64,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// The truncation error for a header whose NUL is missing.
+fn header_cut(available: usize) -> ReadError {
+    ReadError::new(
+        FILE_UUID.len() as u64,
+        ReadErrorKind::UnexpectedEnd {
+            expected: "the JSON header and its terminating NUL",
+            available: available as u64,
+        },
+    )
+}
+
+/// Parses the JSON header and checks that its version is one whose messages this crate
+/// knows.
+fn parse_header(json: &[u8]) -> Result<Header, ReadError> {
+    let at = |kind| ReadError::new(FILE_UUID.len() as u64, kind);
+    let header = Header::from_json(json).map_err(|e| at(ReadErrorKind::Header(e)))?;
+    if header.version != "1" && header.version != "2" {
+        return Err(at(ReadErrorKind::UnsupportedVersion {
+            version: header.version.clone(),
+        }));
+    }
+    Ok(header)
+}
+
+/// Reading state shared by both readers.
+#[derive(Debug, Clone, Copy)]
+struct Body {
+    ticks: TickState,
+    finished: bool,
+    done: bool,
+}
+
+impl Body {
+    fn new() -> Self {
+        Body {
+            ticks: TickState::new(),
+            finished: false,
+            done: false,
+        }
+    }
+}
+
+/// What the next step over the unread input `rest` is.
+enum Step<'a> {
+    /// A complete message.
+    Message(Decoded<'a>),
+    /// `rest` ends inside a message; more input (up to this total length, if known) would
+    /// tell.
+    NeedMore(Option<usize>),
+    /// Clean end: FINISH was read and nothing follows.
+    End,
+    /// An error (the reader stops).
+    Fail(ReadErrorKind),
+}
+
+/// The one decision both readers make for each message. `eof` says that `rest` is all the
+/// input there is; without it, a shortage asks for more instead of failing. Changes nothing:
+/// the reader calls [`commit`] with the message it takes.
+fn step<'a>(body: &Body, rest: &'a [u8], eof: bool) -> Step<'a> {
+    if body.finished {
+        return match (rest.is_empty(), eof) {
+            (true, true) => Step::End,
+            (true, false) => Step::NeedMore(Some(1)),
+            // The streaming reader counts the rest of its input itself.
+            (false, _) => Step::Fail(ReadErrorKind::DataAfterFinish {
+                len: rest.len() as u64,
+            }),
+        };
+    }
+    if rest.is_empty() && eof {
+        return Step::Fail(ReadErrorKind::UnexpectedEnd {
+            expected: "a message (the file ends without FINISH)",
+            available: 0,
+        });
+    }
+    match Message::decode(rest) {
+        Ok(decoded) => Step::Message(decoded),
+        Err(DecodeError::Incomplete { expected, need }) => {
+            if eof {
+                Step::Fail(ReadErrorKind::UnexpectedEnd {
+                    expected,
+                    available: rest.len() as u64,
+                })
+            } else {
+                Step::NeedMore(need)
+            }
+        }
+        Err(DecodeError::UnknownMessageId { id }) => {
+            Step::Fail(ReadErrorKind::UnknownMessageId { id })
+        }
+        Err(DecodeError::NegativeLength { what, value }) => {
+            Step::Fail(ReadErrorKind::NegativeLength { what, value })
+        }
+    }
+}
+
+/// Takes a decoded message: numbers its tick and notes a FINISH.
+fn commit<'a>(
+    body: &mut Body,
+    decoded: Decoded<'a>,
+    raw: &'a [u8],
+    offset: u64,
+) -> Result<MessageAt<'a>, ReadErrorKind> {
+    let tick = body
+        .ticks
+        .apply(&decoded.message)
+        .map_err(|tick| ReadErrorKind::TickOutOfRange { tick })?;
+    body.finished = decoded.message == Message::Finish;
+    Ok(MessageAt {
+        offset,
+        tick,
+        message: decoded.message,
+        raw,
+        non_canonical: decoded.non_canonical,
+    })
+}
+
+/// A whole teehistorian file in memory, read without copying: messages borrow from the input.
+#[derive(Debug, Clone)]
+pub struct TeehistorianSlice<'a> {
+    data: &'a [u8],
+    header: Header,
+    body_offset: usize,
+}
+
+impl<'a> TeehistorianSlice<'a> {
+    /// Checks the file UUID and parses the header; messages are read lazily by
+    /// [`messages`](Self::messages).
+    pub fn parse(data: &'a [u8]) -> Result<Self, ReadError> {
+        check_magic(&data[..data.len().min(FILE_UUID.len())])?;
+        let after_uuid = &data[FILE_UUID.len()..];
+        let nul = after_uuid
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| header_cut(after_uuid.len()))?;
+        let header = parse_header(&after_uuid[..nul])?;
+        Ok(TeehistorianSlice {
+            data,
+            header,
+            body_offset: FILE_UUID.len() + nul + 1,
+        })
+    }
+
+    /// The typed header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The header's JSON text as stored (without the file UUID and the NUL).
+    pub fn header_json(&self) -> &'a [u8] {
+        &self.data[FILE_UUID.len()..self.body_offset - 1]
+    }
+
+    /// Offset of the first message: the header's length, UUID and NUL included.
+    pub fn body_offset(&self) -> usize {
+        self.body_offset
+    }
+
+    /// The whole input.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// An iterator over the messages; it ends after FINISH or after the first error.
+    pub fn messages(&self) -> Messages<'a> {
+        Messages {
+            data: self.data,
+            pos: self.body_offset,
+            body: Body::new(),
+        }
+    }
+}
+
+/// The messages of a [`TeehistorianSlice`], borrowed from its input.
+#[derive(Debug, Clone)]
+pub struct Messages<'a> {
+    data: &'a [u8],
+    pos: usize,
+    body: Body,
+}
+
+impl Messages<'_> {
+    /// The tick of the last message read (0 before the first).
+    pub fn tick(&self) -> i32 {
+        self.body.ticks.tick()
+    }
+
+    /// Offset of the next message.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Whether FINISH has been read.
+    pub fn finished(&self) -> bool {
+        self.body.finished
+    }
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Result<MessageAt<'a>, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.body.done {
+            return None;
+        }
+        let rest = &self.data[self.pos..];
+        let offset = self.pos as u64;
+        let result = match step(&self.body, rest, true) {
+            Step::Message(decoded) => {
+                let raw = &rest[..decoded.len];
+                commit(&mut self.body, decoded, raw, offset)
+            }
+            Step::End => {
+                self.body.done = true;
+                return None;
+            }
+            Step::Fail(kind) => Err(kind),
+            // Unreachable with eof = true; treated as the truncation it would be.
+            Step::NeedMore(_) => Err(ReadErrorKind::UnexpectedEnd {
+                expected: "a message",
+                available: rest.len() as u64,
+            }),
+        };
+        match result {
+            Ok(item) => {
+                self.pos += item.raw.len();
+                Some(Ok(item))
+            }
+            Err(kind) => {
+                self.body.done = true;
+                Some(Err(ReadError::new(offset, kind)))
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for Messages<'_> {}
+
+/// How much a streaming read asks of its source at least: enough that a run of small
+/// messages costs one `read` call per 64 KiB.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// A streaming reader over any [`Read`]: it holds the header and the unread part of the
+/// current read chunk (plus, for a long message, that message).
+///
+/// Nothing is allocated from a length field: a MESSAGE or EX payload, a string or the header
+/// is read as the source delivers it, so a size field larger than the file costs no more
+/// memory than the file. Reads are buffered internally; there is no need for a `BufReader`.
+pub struct TeehistorianReader<R: Read> {
+    inner: R,
+    header: Header,
+    header_json: Vec<u8>,
+    body_offset: u64,
+    /// Unread input; `buf[start..]` is not consumed yet.
+    buf: Vec<u8>,
+    start: usize,
+    /// File offset of `buf[0]`.
+    base: u64,
+    eof: bool,
+    body: Body,
+}
+
+impl<R: Read> TeehistorianReader<R> {
+    /// Reads and checks the file UUID and the header.
+    pub fn new(inner: R) -> Result<Self, ReadError> {
+        let mut reader = TeehistorianReader {
+            inner,
+            header: Header::new(""),
+            header_json: Vec::new(),
+            body_offset: 0,
+            buf: Vec::new(),
+            start: 0,
+            base: 0,
+            eof: false,
+            body: Body::new(),
+        };
+        while reader.buf.len() < FILE_UUID.len() && !reader.eof {
+            reader.fill(Some(FILE_UUID.len()), 0)?;
+        }
+        check_magic(&reader.buf[..reader.buf.len().min(FILE_UUID.len())])?;
+        // Search each newly read part once for the NUL.
+        let mut searched = FILE_UUID.len();
+        let nul = loop {
+            if let Some(i) = reader.buf[searched..].iter().position(|&b| b == 0) {
+                break searched + i;
+            }
+            searched = reader.buf.len();
+            if reader.eof {
+                return Err(header_cut(reader.buf.len() - FILE_UUID.len()));
+            }
+            reader.fill(None, FILE_UUID.len() as u64)?;
+        };
+        reader.header = parse_header(&reader.buf[FILE_UUID.len()..nul])?;
+        reader.header_json = reader.buf[FILE_UUID.len()..nul].to_vec();
+        reader.start = nul + 1;
+        reader.body_offset = reader.start as u64;
+        Ok(reader)
+    }
+
+    /// The typed header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The header's JSON text as stored (without the file UUID and the NUL).
+    pub fn header_json(&self) -> &[u8] {
+        &self.header_json
+    }
+
+    /// Offset of the first message.
+    pub fn body_offset(&self) -> u64 {
+        self.body_offset
+    }
+
+    /// Offset of the next message.
+    pub fn position(&self) -> u64 {
+        self.base + self.start as u64
+    }
+
+    /// The tick of the last message read (0 before the first).
+    pub fn tick(&self) -> i32 {
+        self.body.ticks.tick()
+    }
+
+    /// Whether FINISH has been read.
+    pub fn finished(&self) -> bool {
+        self.body.finished
+    }
+
+    /// Reads the next message; `None` after FINISH (when nothing follows) or after an error.
+    ///
+    /// The message borrows the reader's buffer, which the next call reuses.
+    #[allow(clippy::should_implement_trait)] // A lending iterator: items borrow the reader.
+    pub fn next(&mut self) -> Option<Result<MessageAt<'_>, ReadError>> {
+        if self.body.done {
+            return None;
+        }
+        let offset = self.position();
+        // First find out how long the next message is, reading more as needed; then decode
+        // it once more to hand out a message borrowing the settled buffer.
+        let len = loop {
+            let rest = &self.buf[self.start..];
+            let kind = match step(&self.body, rest, self.eof) {
+                Step::Message(decoded) => break decoded.len,
+                Step::NeedMore(need) => match self.fill(need, offset) {
+                    Ok(()) => continue,
+                    Err(e) => return Some(Err(self.fail(e))),
+                },
+                Step::End => {
+                    self.body.done = true;
+                    return None;
+                }
+                Step::Fail(ReadErrorKind::DataAfterFinish { len }) => {
+                    // Count what follows to the end, without keeping it.
+                    match io::copy(&mut self.inner, &mut io::sink()) {
+                        Ok(more) => ReadErrorKind::DataAfterFinish { len: len + more },
+                        Err(e) => ReadErrorKind::Io(e),
+                    }
+                }
+                Step::Fail(kind) => kind,
+            };
+            return Some(Err(self.fail(ReadError::new(offset, kind))));
+        };
+        let start = self.start;
+        let raw = &self.buf[start..start + len];
+        let result = match Message::decode(raw) {
+            Ok(decoded) => commit(&mut self.body, decoded, raw, offset),
+            // The same bytes decoded a moment ago; kept as an error rather than a panic.
+            Err(_) => Err(ReadErrorKind::UnexpectedEnd {
+                expected: "a message",
+                available: len as u64,
+            }),
+        };
+        match result {
+            Ok(item) => {
+                self.start += len;
+                Some(Ok(item))
+            }
+            Err(kind) => {
+                self.body.done = true;
+                Some(Err(ReadError::new(offset, kind)))
+            }
+        }
+    }
+
+    fn fail(&mut self, e: ReadError) -> ReadError {
+        self.body.done = true;
+        e
+    }
+
+    /// Reads more input after the unread part: up to `need` unread bytes in total when the
+    /// message's length is known, otherwise at least [`READ_CHUNK`] more and at least as
+    /// much as is already buffered (so a long message costs amortized linear work). Sets
+    /// `eof` when the source has nothing more.
+    fn fill(&mut self, need: Option<usize>, offset: u64) -> Result<(), ReadError> {
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.base += self.start as u64;
+            self.start = 0;
+        }
+        let have = self.buf.len();
+        let more = match need {
+            Some(total) if total > have => total - have,
+            _ => READ_CHUNK.max(have),
+        };
+        // `take` + `read_to_end` grows the buffer only as bytes arrive, never by `need`.
+        let got = (&mut self.inner)
+            .take(more as u64)
+            .read_to_end(&mut self.buf)
+            .map_err(|e| ReadError::new(offset, ReadErrorKind::Io(e)))?;
+        if got < more {
+            self.eof = true;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticks(messages: &[Message<'_>]) -> Vec<i32> {
+        let mut s = TickState::new();
+        messages.iter().map(|m| s.apply(m).unwrap()).collect()
+    }
+
+    #[test]
+    fn ddnet_tick_rule() {
+        let diff = |cid| Message::PlayerDiff { cid, dx: 1, dy: 0 };
+        // The conformance reference: join and name at tick 0, tick 1 implicit, tick 2
+        // implicit, TICK_SKIP 7 to tick 10 (whose PLAYER_OLD 0 does not advance again),
+        // TICK_SKIP 0 to tick 11.
+        let seq = [
+            Message::Join { cid: 0 },
+            Message::PlayerNew {
+                cid: 0,
+                x: 100,
+                y: 200,
+            },
+            Message::InputNew {
+                cid: 0,
+                input: [0; 10],
+            },
+            diff(0),
+            Message::TickSkip { dt: 7 },
+            Message::PlayerOld { cid: 0 },
+            Message::TickSkip { dt: 0 },
+            Message::Finish,
+        ];
+        assert_eq!(ticks(&seq), [0, 1, 1, 2, 10, 10, 11, 11]);
+        // Ascending cids stay in one tick; a repeated or lower cid opens the next one.
+        assert_eq!(
+            ticks(&[diff(0), diff(3), diff(3), diff(5), diff(1)]),
+            [1, 1, 2, 2, 3]
+        );
+        // After a TICK_SKIP even cid 0 belongs to the skipped-to tick.
+        assert_eq!(
+            ticks(&[Message::TickSkip { dt: 4 }, diff(0), diff(1), diff(0)]),
+            [5, 5, 5, 6]
+        );
+        // The very first record at cid 64 still opens tick 1 (64 <= 64).
+        assert_eq!(ticks(&[diff(64)]), [1]);
+    }
+
+    #[test]
+    fn ticks_stay_in_range() {
+        let mut s = TickState::new();
+        assert_eq!(s.apply(&Message::TickSkip { dt: -1 }), Ok(0));
+        assert_eq!(s.apply(&Message::TickSkip { dt: -2 }), Err(-1));
+        assert_eq!(
+            s.apply(&Message::TickSkip { dt: i32::MAX - 1 }),
+            Ok(i32::MAX)
+        );
+        assert_eq!(
+            s.apply(&Message::PlayerOld { cid: -5 }),
+            Err(i64::from(i32::MAX) + 1)
+        );
+        assert_eq!(s.tick(), i32::MAX);
+    }
+
+    /// A reader over a source that hands out one byte per `read`.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() || buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = self.0[0];
+            self.0 = &self.0[1..];
+            Ok(1)
+        }
+    }
+
+    #[test]
+    fn streaming_matches_slice_even_byte_by_byte() {
+        let mut data = FILE_UUID.to_vec();
+        data.extend_from_slice(br#"{"version":"2"}"#);
+        data.push(0);
+        data.extend_from_slice(&[0x42, 0x00, 0xa4, 0x01, 0x88, 0x03]);
+        data.extend_from_slice(b"\x46\x01\x03abc");
+        data.extend_from_slice(&[0x41, 0x00, 0x40, 0xff, 0xff]);
+        let slice = TeehistorianSlice::parse(&data).unwrap();
+        let expected: Vec<_> = slice.messages().collect();
+        assert_eq!(expected.len(), 5);
+        let err = expected.last().unwrap().as_ref().unwrap_err();
+        assert!(matches!(
+            err.kind,
+            ReadErrorKind::DataAfterFinish { len: 2 }
+        ));
+        let mut stream = TeehistorianReader::new(Trickle(&data)).unwrap();
+        assert_eq!(stream.header(), slice.header());
+        for e in &expected {
+            match (stream.next().unwrap(), e) {
+                (Ok(got), Ok(e)) => assert_eq!(&got, e),
+                (Err(got), Err(e)) => assert_eq!(got.to_string(), e.to_string()),
+                (got, e) => panic!("{got:?} vs {e:?}"),
+            }
+        }
+        assert!(stream.next().is_none());
+    }
+
+    #[test]
+    fn header_errors() {
+        assert!(matches!(
+            TeehistorianSlice::parse(&FILE_UUID[..5]).unwrap_err().kind,
+            ReadErrorKind::UnexpectedEnd { available: 5, .. }
+        ));
+        assert!(matches!(
+            TeehistorianSlice::parse(b"TWDEMO\0\x06").unwrap_err().kind,
+            ReadErrorKind::BadMagic { .. }
+        ));
+        let mut data = FILE_UUID.to_vec();
+        data.extend_from_slice(br#"{"version":"3"}"#);
+        let e = TeehistorianSlice::parse(&data).unwrap_err();
+        assert_eq!(e.offset, 16);
+        assert!(e.is_truncation());
+        data.push(0);
+        let e = TeehistorianSlice::parse(&data).unwrap_err();
+        assert!(matches!(e.kind, ReadErrorKind::UnsupportedVersion { .. }));
+        let e = TeehistorianReader::new(&data[..]).err().unwrap();
+        assert!(matches!(e.kind, ReadErrorKind::UnsupportedVersion { .. }));
+    }
+}

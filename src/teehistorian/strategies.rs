@@ -1,0 +1,344 @@
+//! proptest strategies for teehistorian messages, headers and whole files, public under the
+//! `proptest` feature so that projects using demokit can property-test their own code.
+//!
+//! Every value these strategies produce encodes without error and decodes back to itself:
+//! strings hold no NUL, PLAYER_DIFF client ids are not negative, unknown EX messages carry
+//! UUIDs that are not DDNet's (a DDNet UUID with a matching payload would be typed on
+//! reading), and header extras use keys DDNet does not.
+
+use super::format::INPUT_INTS;
+use super::header::Header;
+use super::message::{Args, Ex, ExKind, Message, RawStr};
+use super::writer::TeehistorianWriter;
+use proptest::collection::vec;
+use proptest::prelude::*;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// Ints as messages hold them: mostly small (positions, diffs, ids), sometimes anything.
+pub fn int() -> impl Strategy<Value = i32> {
+    prop_oneof![4 => -70i32..70, 2 => -100_000i32..100_000, 1 => any::<i32>()]
+}
+
+/// String bytes without a NUL: mostly printable ASCII, sometimes any other byte.
+pub fn str_bytes(max_len: usize) -> impl Strategy<Value = Vec<u8>> {
+    vec(prop_oneof![4 => 0x20u8..0x7f, 1 => 1u8..=255], 0..=max_len)
+}
+
+/// Which message a [`GeneratedMessage`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    PlayerDiff,
+    Finish,
+    TickSkip,
+    PlayerNew,
+    PlayerOld,
+    InputDiff,
+    InputNew,
+    NetMessage,
+    Join,
+    Drop,
+    ConsoleCommand,
+    Ex(ExKind),
+    ExUnknown,
+}
+
+/// An owned message from [`message`]: [`GeneratedMessage::message`] borrows it as a
+/// [`Message`].
+#[derive(Debug, Clone)]
+pub struct GeneratedMessage {
+    shape: Shape,
+    ints: [i32; INPUT_INTS + 2],
+    uuid: Uuid,
+    text: Vec<u8>,
+    /// MESSAGE data, ANTIBOT or unknown EX payload, or the packed console arguments.
+    blob: Vec<u8>,
+}
+
+impl GeneratedMessage {
+    /// The message.
+    pub fn message(&self) -> Message<'_> {
+        let i = &self.ints;
+        let text = RawStr(&self.text);
+        let ex = |ex| Message::Ex(ex);
+        match self.shape {
+            Shape::PlayerDiff => Message::PlayerDiff {
+                cid: i[0] & i32::MAX,
+                dx: i[1],
+                dy: i[2],
+            },
+            Shape::Finish => Message::Finish,
+            Shape::TickSkip => Message::TickSkip { dt: i[0] },
+            Shape::PlayerNew => Message::PlayerNew {
+                cid: i[0],
+                x: i[1],
+                y: i[2],
+            },
+            Shape::PlayerOld => Message::PlayerOld { cid: i[0] },
+            Shape::InputDiff => Message::InputDiff {
+                cid: i[0],
+                diff: input(i),
+            },
+            Shape::InputNew => Message::InputNew {
+                cid: i[0],
+                input: input(i),
+            },
+            Shape::NetMessage => Message::NetMessage {
+                cid: i[0],
+                data: &self.blob,
+            },
+            Shape::Join => Message::Join { cid: i[0] },
+            Shape::Drop => Message::Drop {
+                cid: i[0],
+                reason: text,
+            },
+            Shape::ConsoleCommand => Message::ConsoleCommand {
+                cid: i[0],
+                flags: i[1],
+                cmd: text,
+                args: Args::packed(&self.blob).unwrap_or_default(),
+            },
+            Shape::ExUnknown => ex(Ex::Unknown {
+                uuid: self.uuid,
+                data: &self.blob,
+            }),
+            Shape::Ex(kind) => ex(match kind {
+                ExKind::Test => Ex::Test,
+                ExKind::DdnetVersionOld => Ex::DdnetVersionOld {
+                    cid: i[0],
+                    ddnet_version: i[1],
+                },
+                ExKind::DdnetVersion => Ex::DdnetVersion {
+                    cid: i[0],
+                    connection_id: self.uuid,
+                    ddnet_version: i[1],
+                    version_str: text,
+                },
+                ExKind::AuthInit => Ex::AuthInit {
+                    cid: i[0],
+                    level: i[1],
+                    auth_name: text,
+                },
+                ExKind::AuthLogin => Ex::AuthLogin {
+                    cid: i[0],
+                    level: i[1],
+                    auth_name: text,
+                },
+                ExKind::AuthLogout => Ex::AuthLogout { cid: i[0] },
+                ExKind::JoinVer6 => Ex::JoinVer6 { cid: i[0] },
+                ExKind::JoinVer7 => Ex::JoinVer7 { cid: i[0] },
+                ExKind::PlayerSwitch => Ex::PlayerSwitch {
+                    cid1: i[0],
+                    cid2: i[1],
+                },
+                ExKind::SaveSuccess => Ex::SaveSuccess {
+                    team: i[0],
+                    save_id: self.uuid,
+                    team_save: text,
+                },
+                ExKind::SaveFailure => Ex::SaveFailure { team: i[0] },
+                ExKind::LoadSuccess => Ex::LoadSuccess {
+                    team: i[0],
+                    save_id: self.uuid,
+                    team_save: text,
+                },
+                ExKind::LoadFailure => Ex::LoadFailure { team: i[0] },
+                ExKind::PlayerTeam => Ex::PlayerTeam {
+                    cid: i[0],
+                    team: i[1],
+                },
+                ExKind::TeamPractice => Ex::TeamPractice {
+                    team: i[0],
+                    practice: i[1],
+                },
+                ExKind::PlayerReady => Ex::PlayerReady { cid: i[0] },
+                ExKind::PlayerRejoin => Ex::PlayerRejoin { cid: i[0] },
+                ExKind::Antibot => Ex::Antibot { data: &self.blob },
+                ExKind::PlayerName => Ex::PlayerName {
+                    cid: i[0],
+                    name: text,
+                },
+                ExKind::PlayerFinish => Ex::PlayerFinish {
+                    cid: i[0],
+                    time: i[1],
+                },
+                ExKind::TeamFinish => Ex::TeamFinish {
+                    team: i[0],
+                    time: i[1],
+                },
+            }),
+        }
+    }
+
+    /// Makes the message fit in a file that reads back cleanly: no FINISH before the end
+    /// (turned into a JOIN) and a TICK_SKIP of at most 999 ticks, so ticks stay in range.
+    fn for_file(mut self) -> Self {
+        match self.shape {
+            Shape::Finish => self.shape = Shape::Join,
+            Shape::TickSkip => self.ints[0] = self.ints[0].rem_euclid(1000),
+            _ => {}
+        }
+        self
+    }
+}
+
+fn input(i: &[i32; INPUT_INTS + 2]) -> [i32; INPUT_INTS] {
+    let mut out = [0; INPUT_INTS];
+    out.copy_from_slice(&i[1..=INPUT_INTS]);
+    out
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    let mut shapes = vec![
+        Shape::PlayerDiff,
+        Shape::Finish,
+        Shape::TickSkip,
+        Shape::PlayerNew,
+        Shape::PlayerOld,
+        Shape::InputDiff,
+        Shape::InputNew,
+        Shape::NetMessage,
+        Shape::Join,
+        Shape::Drop,
+        Shape::ConsoleCommand,
+        Shape::ExUnknown,
+    ];
+    shapes.extend(ExKind::ALL.iter().map(|&k| Shape::Ex(k)));
+    proptest::sample::select(shapes)
+}
+
+/// Any message: every kind of versions 1 and 2, every typed EX message and unknown ones.
+pub fn message() -> impl Strategy<Value = GeneratedMessage> {
+    (
+        shape(),
+        proptest::array::uniform12(int()),
+        any::<u128>(),
+        str_bytes(24),
+        vec(any::<u8>(), 0..48),
+        vec(str_bytes(8), 0..4),
+    )
+        .prop_map(|(shape, ints, uuid, text, data, args)| {
+            let mut uuid = Uuid::from_u128(uuid);
+            if shape == Shape::ExUnknown && ExKind::from_uuid(uuid).is_some() {
+                uuid = Uuid::nil();
+            }
+            let blob = if shape == Shape::ConsoleCommand {
+                args.iter()
+                    .flat_map(|a| a.iter().copied().chain([0]))
+                    .collect()
+            } else {
+                data
+            };
+            GeneratedMessage {
+                shape,
+                ints,
+                uuid,
+                text,
+                blob,
+            }
+        })
+}
+
+/// Header text: any characters, with control characters, quotes, backslashes and slashes
+/// common, since those are what the escaping is about.
+pub fn header_string() -> impl Strategy<Value = String> {
+    vec(
+        prop_oneof![
+            4 => proptest::char::range(' ', '~'),
+            1 => proptest::char::range('\0', '\x1f'),
+            1 => prop_oneof![Just('"'), Just('\\'), Just('/'), Just('\x7f')],
+            1 => any::<char>(),
+        ],
+        0..16,
+    )
+    .prop_map(String::from_iter)
+}
+
+fn extra_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        header_string().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(2, 8, 4, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..4).prop_map(Value::Array),
+            vec((header_string(), inner), 0..4)
+                .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+        ]
+    })
+}
+
+/// A header any reader of this crate accepts: version "1" or "2", any subset of DDNet's
+/// keys with arbitrary text, and sometimes keys DDNet does not write (named `"x-..."`).
+pub fn header() -> impl Strategy<Value = Header> {
+    let s = || proptest::option::of(header_string());
+    let pairs = || proptest::option::of(vec((header_string(), header_string()), 0..4));
+    (
+        (prop_oneof![Just("1"), Just("2")], s(), s(), s(), s(), s()),
+        (s(), s(), s(), s(), s(), s()),
+        (s(), s(), s(), pairs(), pairs()),
+        proptest::option::of(vec(header_string(), 0..6)),
+        vec((header_string(), extra_value()), 0..3),
+    )
+        .prop_map(|(a, b, c, uuids, extra)| {
+            let (version, comment, version_minor, game_uuid, prev_game_uuid, server_version) = a;
+            let (start_time, server_name, server_port, game_type, map_name, map_size) = b;
+            let (map_sha256, map_crc, prng_description, config, tuning) = c;
+            Header {
+                comment,
+                version: version.to_owned(),
+                version_minor,
+                game_uuid,
+                prev_game_uuid,
+                server_version,
+                start_time,
+                server_name,
+                server_port,
+                game_type,
+                map_name,
+                map_size,
+                map_sha256,
+                map_crc,
+                prng_description,
+                config,
+                tuning,
+                uuids,
+                extra: extra
+                    .into_iter()
+                    .map(|(k, v)| (format!("x-{k}"), v))
+                    .collect(),
+            }
+        })
+}
+
+/// Messages that make a valid body: no FINISH among them and ticks that stay in range.
+pub fn body(max_messages: usize) -> impl Strategy<Value = Vec<GeneratedMessage>> {
+    vec(
+        message().prop_map(GeneratedMessage::for_file),
+        0..=max_messages,
+    )
+}
+
+/// The bytes of a whole valid file: a header, up to `max_messages` messages and, when
+/// `finished`, FINISH.
+pub fn file(max_messages: usize) -> impl Strategy<Value = Vec<u8>> {
+    (header(), body(max_messages), any::<bool>())
+        .prop_map(|(header, body, finished)| write_file(&header, &body, finished))
+}
+
+/// Writes a file from a header and messages; FINISH at the end when `finished`.
+///
+/// Panics if a message cannot be written, which the strategies here never produce.
+pub fn write_file(header: &Header, body: &[GeneratedMessage], finished: bool) -> Vec<u8> {
+    let mut w = TeehistorianWriter::new(Vec::new(), header).expect("header writes");
+    for m in body {
+        w.write(&m.message()).expect("generated message writes");
+    }
+    if finished {
+        w.finish().expect("finish writes")
+    } else {
+        w.into_inner().expect("flush")
+    }
+}

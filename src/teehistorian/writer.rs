@@ -1,0 +1,226 @@
+//! The writer: emits the file UUID, a header (typed, or stored JSON for byte-exact copies)
+//! and messages.
+//!
+//! It writes exactly what it is told and keeps the tick a reader will assign
+//! ([`TickState`]), so a recorder on top can check where it is. When to write a TICK_SKIP,
+//! when a tick may stay implicit, what to diff against: that policy belongs to the recorder.
+
+use super::error::{ReadError, WriteError};
+use super::format::FILE_UUID;
+use super::header::Header;
+use super::message::Message;
+use super::reader::{MessageAt, TeehistorianSlice, TickState};
+use std::io::Write;
+
+/// Writes a teehistorian file to any [`Write`], front to back, never seeking.
+///
+/// Each message is one `write_all` call on the sink; wrap a file in a
+/// [`BufWriter`](std::io::BufWriter).
+pub struct TeehistorianWriter<W: Write> {
+    sink: W,
+    scratch: Vec<u8>,
+    position: u64,
+    ticks: TickState,
+    finished: bool,
+}
+
+impl<W: Write> TeehistorianWriter<W> {
+    /// Writes the file UUID and `header` as DDNet does ([`Header::write_json`]), then its NUL.
+    pub fn new(sink: W, header: &Header) -> Result<Self, WriteError> {
+        Self::with_header_json(sink, &header.to_json())
+    }
+
+    /// Writes the file UUID, `json` as it is, then the NUL: for copying a stored header
+    /// byte for byte. `json` must not contain a NUL (it would end the header early); it is
+    /// not otherwise checked.
+    pub fn with_header_json(mut sink: W, json: &[u8]) -> Result<Self, WriteError> {
+        if json.contains(&0) {
+            return Err(WriteError::Usage("the header JSON contains a NUL byte"));
+        }
+        sink.write_all(&FILE_UUID)?;
+        sink.write_all(json)?;
+        sink.write_all(&[0])?;
+        Ok(TeehistorianWriter {
+            sink,
+            scratch: Vec::with_capacity(256),
+            position: (FILE_UUID.len() + json.len() + 1) as u64,
+            ticks: TickState::new(),
+            finished: false,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// The tick a reader assigns to the last message written (0 before the first).
+    pub fn tick(&self) -> i32 {
+        self.ticks.tick()
+    }
+
+    /// The tick state after the messages written so far.
+    pub fn tick_state(&self) -> TickState {
+        self.ticks
+    }
+
+    /// Whether FINISH has been written.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The sink.
+    pub fn get_ref(&self) -> &W {
+        &self.sink
+    }
+
+    /// Writes `message` as DDNet does (canonical ints) and returns the tick a reader will
+    /// assign to it.
+    pub fn write(&mut self, message: &Message<'_>) -> Result<i32, WriteError> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        let result = message
+            .encode(&mut buf)
+            .map_err(WriteError::from)
+            .and_then(|()| self.put(message, &buf));
+        self.scratch = buf;
+        result
+    }
+
+    /// Writes the stored bytes of one message unchanged (after checking that they are
+    /// exactly one message) and returns its tick.
+    pub fn write_raw(&mut self, raw: &[u8]) -> Result<i32, WriteError> {
+        match Message::decode(raw) {
+            Ok(decoded) if decoded.len == raw.len() => self.put(&decoded.message, raw),
+            _ => Err(WriteError::Usage(
+                "the raw bytes are not exactly one message",
+            )),
+        }
+    }
+
+    /// Writes a message read from a file so that the bytes come out as they were stored:
+    /// encoded through [`write`](Self::write) when its ints were canonical (the encoding
+    /// then gives the stored bytes back), copied from `raw` when they were not.
+    pub fn write_item(&mut self, item: &MessageAt<'_>) -> Result<i32, WriteError> {
+        if item.non_canonical > 0 {
+            self.write_raw(item.raw)
+        } else {
+            self.write(&item.message)
+        }
+    }
+
+    /// Writes FINISH (unless it was written already), flushes and returns the sink.
+    pub fn finish(mut self) -> Result<W, WriteError> {
+        if !self.finished {
+            self.write(&Message::Finish)?;
+        }
+        self.into_inner()
+    }
+
+    /// Flushes and returns the sink without writing FINISH (a file a crashed server would
+    /// leave, or a copy whose FINISH came through [`write_item`](Self::write_item)).
+    pub fn into_inner(mut self) -> Result<W, WriteError> {
+        self.sink.flush()?;
+        Ok(self.sink)
+    }
+
+    /// Flushes the sink.
+    pub fn flush(&mut self) -> Result<(), WriteError> {
+        self.sink.flush()?;
+        Ok(())
+    }
+
+    fn put(&mut self, message: &Message<'_>, bytes: &[u8]) -> Result<i32, WriteError> {
+        if self.finished {
+            return Err(WriteError::Usage("a message after FINISH"));
+        }
+        // Checked before writing so that a refused message leaves no bytes behind.
+        let mut ticks = self.ticks;
+        let tick = ticks
+            .apply(message)
+            .map_err(|tick| WriteError::TickOutOfRange { tick })?;
+        self.sink.write_all(bytes)?;
+        self.ticks = ticks;
+        self.position += bytes.len() as u64;
+        self.finished = *message == Message::Finish;
+        Ok(tick)
+    }
+}
+
+/// Why [`rewrite`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// The input could not be read.
+    #[error("{0}")]
+    Read(#[from] ReadError),
+    /// A message could not be written again.
+    #[error("{0}")]
+    Write(#[from] WriteError),
+}
+
+/// Reads a whole file and writes it again through [`TeehistorianWriter`]: the stored header
+/// JSON, then every message through [`write_item`](TeehistorianWriter::write_item). A file
+/// that reads without error comes out byte-identical.
+pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, RewriteError> {
+    let slice = TeehistorianSlice::parse(data)?;
+    let mut writer =
+        TeehistorianWriter::with_header_json(Vec::with_capacity(data.len()), slice.header_json())?;
+    for item in slice.messages() {
+        writer.write_item(&item?)?;
+    }
+    Ok(writer.into_inner()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::teehistorian::message::Ex;
+
+    #[test]
+    fn writes_what_the_reader_reads() {
+        let header = Header {
+            comment: Some("teehistorian@ddnet.tw".into()),
+            ..Header::new("2")
+        };
+        let mut w = TeehistorianWriter::new(Vec::new(), &header).unwrap();
+        assert_eq!(w.write(&Message::Ex(Ex::JoinVer6 { cid: 0 })).unwrap(), 0);
+        assert_eq!(
+            w.write(&Message::PlayerNew {
+                cid: 0,
+                x: 100,
+                y: 200
+            })
+            .unwrap(),
+            1
+        );
+        assert_eq!(w.write(&Message::TickSkip { dt: 3 }).unwrap(), 5);
+        // A non-canonical PLAYER_DIFF, copied as stored.
+        assert_eq!(w.write_raw(&[0x80, 0x00, 0x01, 0x00]).unwrap(), 5);
+        assert!(w.write_raw(&[0x00, 0x01]).is_err());
+        let bytes = w.finish().unwrap();
+        let slice = TeehistorianSlice::parse(&bytes).unwrap();
+        assert_eq!(slice.header(), &header);
+        let items: Vec<_> = slice.messages().collect::<Result<_, _>>().unwrap();
+        assert_eq!(items.len(), 5);
+        assert_eq!(items[3].non_canonical, 1);
+        assert_eq!(items[4].message, Message::Finish);
+        assert_eq!(rewrite(&bytes).unwrap(), bytes);
+    }
+
+    #[test]
+    fn refuses_out_of_order_calls() {
+        let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+        assert!(matches!(
+            w.write(&Message::TickSkip { dt: -2 }),
+            Err(WriteError::TickOutOfRange { tick: -1 })
+        ));
+        let before = w.position();
+        w.write(&Message::Finish).unwrap();
+        assert!(matches!(
+            w.write(&Message::Join { cid: 0 }),
+            Err(WriteError::Usage(_))
+        ));
+        assert_eq!(w.position(), before + 1);
+        assert!(TeehistorianWriter::with_header_json(Vec::new(), b"{\0}").is_err());
+    }
+}

@@ -1,0 +1,310 @@
+//! Bad teehistorian input: size fields larger than the file, negative sizes, unknown ids,
+//! bytes after FINISH, ticks out of range, broken headers. Each gives a typed error with its
+//! offset, after every message before it, from both readers alike, with no panic and no
+//! allocation sized by a length field.
+
+use demokit::codec::varint;
+use demokit::teehistorian::format::FILE_UUID;
+use demokit::teehistorian::{
+    MessageAt, ReadError, ReadErrorKind, TeehistorianReader, TeehistorianSlice,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Records the largest single allocation made on the current thread while armed, so that
+/// tests running in parallel do not see each other's allocations.
+struct LargestAllocation;
+
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for LargestAllocation {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+fn note(size: usize) {
+    // try_with: the allocator runs during thread teardown too.
+    let _ = ARMED.try_with(|armed| {
+        if armed.get() {
+            let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+        }
+    });
+}
+
+#[global_allocator]
+static ALLOCATOR: LargestAllocation = LargestAllocation;
+
+/// Runs `f` and returns its result with the largest allocation it made.
+fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    LARGEST.with(|l| l.set(0));
+    ARMED.with(|a| a.set(true));
+    let out = f();
+    ARMED.with(|a| a.set(false));
+    (out, LARGEST.with(|l| l.get()))
+}
+
+const HEADER: &[u8] = br#"{"version":"2"}"#;
+
+/// The file UUID, a minimal header and `body`.
+fn file(body: &[u8]) -> Vec<u8> {
+    let mut data = FILE_UUID.to_vec();
+    data.extend_from_slice(HEADER);
+    data.push(0);
+    data.extend_from_slice(body);
+    data
+}
+
+const BODY_OFFSET: u64 = 16 + HEADER.len() as u64 + 1;
+
+fn ints(values: &[i32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint::pack_ints(values, &mut out);
+    out
+}
+
+/// Both readers over `data`: the number of messages and the error, checked to agree.
+fn read_both(data: &[u8]) -> (usize, Option<ReadError>) {
+    let (slice_result, slice_largest) = largest_allocation(|| {
+        let slice = match TeehistorianSlice::parse(data) {
+            Ok(s) => s,
+            Err(e) => return (0, Some(e)),
+        };
+        // Only the message loop is measured: the header parse allocates its strings.
+        let mut n = 0;
+        let mut error = None;
+        for item in slice.messages() {
+            match item {
+                Ok(_) => n += 1,
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        (n, error)
+    });
+    let (stream_result, stream_largest) = largest_allocation(|| {
+        let mut stream = match TeehistorianReader::new(data) {
+            Ok(s) => s,
+            Err(e) => return (0, Some(e)),
+        };
+        let mut n = 0;
+        loop {
+            match stream.next() {
+                None => return (n, None),
+                Some(Ok(_)) => n += 1,
+                Some(Err(e)) => return (n, Some(e)),
+            }
+        }
+    });
+    // Neither reader ever allocates more than a small multiple of the input (plus the
+    // streaming reader's read chunk), whatever the length fields say.
+    let bound = 4 * data.len() + 256 * 1024;
+    assert!(
+        slice_largest <= bound,
+        "slice reader allocated {slice_largest}"
+    );
+    assert!(
+        stream_largest <= bound,
+        "stream reader allocated {stream_largest}"
+    );
+    assert_eq!(slice_result.0, stream_result.0);
+    match (&slice_result.1, &stream_result.1) {
+        (None, None) => {}
+        (Some(a), Some(b)) => assert_eq!((a.offset, a.to_string()), (b.offset, b.to_string())),
+        (a, b) => panic!("slice {a:?}, stream {b:?}"),
+    }
+    slice_result
+}
+
+#[test]
+fn size_fields_past_the_end_are_truncations_without_big_allocations() {
+    let mut join = ints(&[-8, 3]);
+    let join_len = join.len() as u64;
+    // MESSAGE of 2^31 - 1 bytes, EX of as many, with a megabyte of data after them.
+    let tail = vec![0x55u8; 1 << 20];
+    for head in [ints(&[-7, 0, i32::MAX]), {
+        let mut ex = ints(&[-11]);
+        ex.extend_from_slice(&[0xab; 16]);
+        ex.extend_from_slice(&ints(&[i32::MAX]));
+        ex
+    }] {
+        let mut body = join.clone();
+        body.extend_from_slice(&head);
+        body.extend_from_slice(&tail);
+        let (n, err) = read_both(&file(&body));
+        assert_eq!(n, 1);
+        let err = err.unwrap();
+        assert!(err.is_truncation(), "{err}");
+        assert_eq!(err.offset, BODY_OFFSET + join_len);
+        assert!(matches!(
+            err.kind,
+            ReadErrorKind::UnexpectedEnd { available, .. } if available == (head.len() + tail.len()) as u64
+        ));
+    }
+    // A string that never ends, and a console command announcing 2^31 - 1 arguments.
+    join.extend_from_slice(&ints(&[-9, 0]));
+    join.extend_from_slice(&tail);
+    let (n, err) = read_both(&file(&join));
+    assert_eq!((n, err.unwrap().offset), (1, BODY_OFFSET + join_len));
+    let mut cmd = ints(&[-10, 0, 0]);
+    cmd.extend_from_slice(b"say\0");
+    cmd.extend_from_slice(&ints(&[i32::MAX]));
+    cmd.extend_from_slice(b"a\0b\0");
+    let (n, err) = read_both(&file(&cmd));
+    assert_eq!(n, 0);
+    assert!(err.unwrap().is_truncation());
+}
+
+#[test]
+fn negative_sizes_and_unknown_ids() {
+    let join = ints(&[-8, 0]);
+    let at = BODY_OFFSET + join.len() as u64;
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (ints(&[-7, 0, -1]), "MESSAGE size"),
+        (
+            {
+                let mut ex = ints(&[-11]);
+                ex.extend_from_slice(&[0; 16]);
+                ex.extend_from_slice(&ints(&[-5]));
+                ex
+            },
+            "EX size",
+        ),
+        (
+            {
+                let mut c = ints(&[-10, 0, 0]);
+                c.extend_from_slice(b"x\0");
+                c.extend_from_slice(&ints(&[-1]));
+                c
+            },
+            "CONSOLE_COMMAND argument count",
+        ),
+    ];
+    for (message, field) in cases {
+        let mut body = join.clone();
+        body.extend_from_slice(&message);
+        let (n, err) = read_both(&file(&body));
+        let err = err.unwrap();
+        assert_eq!((n, err.offset), (1, at));
+        assert!(
+            matches!(err.kind, ReadErrorKind::NegativeLength { what, .. } if what == field),
+            "{err}"
+        );
+    }
+    let mut body = join.clone();
+    body.extend_from_slice(&ints(&[-12, 0]));
+    let (n, err) = read_both(&file(&body));
+    let err = err.unwrap();
+    assert_eq!((n, err.offset), (1, at));
+    assert!(matches!(
+        err.kind,
+        ReadErrorKind::UnknownMessageId { id: -12 }
+    ));
+}
+
+#[test]
+fn bytes_after_finish_are_reported() {
+    let mut body = ints(&[-8, 0, -1]);
+    let finish_end = BODY_OFFSET + body.len() as u64;
+    body.extend_from_slice(&[0u8; 70_000]);
+    let (n, err) = read_both(&file(&body));
+    let err = err.unwrap();
+    assert_eq!((n, err.offset), (2, finish_end));
+    assert!(matches!(
+        err.kind,
+        ReadErrorKind::DataAfterFinish { len: 70_000 }
+    ));
+    // Without them the end is clean; without FINISH it is a truncation at the end.
+    assert!(read_both(&file(&ints(&[-8, 0, -1]))).1.is_none());
+    let (n, err) = read_both(&file(&ints(&[-8, 0])));
+    let err = err.unwrap();
+    assert_eq!((n, err.offset), (1, BODY_OFFSET + 2));
+    assert!(err.is_truncation());
+}
+
+#[test]
+fn ticks_out_of_range_are_refused() {
+    let body = ints(&[-2, i32::MAX - 1, 5, 0, 0, 5, 0, 0]);
+    let (n, err) = read_both(&file(&body));
+    let err = err.unwrap();
+    // TICK_SKIP to i32::MAX, PLAYER_DIFF 5 stays there, the second one would open the next.
+    assert_eq!((n, err.offset), (2, BODY_OFFSET + 9));
+    assert!(matches!(
+        err.kind,
+        ReadErrorKind::TickOutOfRange { tick } if tick == i64::from(i32::MAX) + 1
+    ));
+}
+
+#[test]
+fn broken_headers() {
+    let with_json = |json: &[u8]| {
+        let mut data = FILE_UUID.to_vec();
+        data.extend_from_slice(json);
+        data.push(0);
+        data.push(0x40);
+        data
+    };
+    for json in [
+        &b"not json"[..],
+        b"[]",
+        b"{}",
+        br#"{"version":2}"#,
+        b"{\"version\":\"2\",\"map_name\":\"\xff\"}",
+    ] {
+        let (n, err) = read_both(&with_json(json));
+        let err = err.unwrap();
+        assert_eq!((n, err.offset), (0, 16));
+        assert!(matches!(err.kind, ReadErrorKind::Header(_)), "{err}");
+    }
+    let (_, err) = read_both(&with_json(br#"{"version":"3"}"#));
+    assert!(matches!(
+        err.unwrap().kind,
+        ReadErrorKind::UnsupportedVersion { .. }
+    ));
+    // A header that never ends: read as it arrives, then a truncation at its start.
+    let mut data = FILE_UUID.to_vec();
+    data.extend_from_slice(&vec![b' '; 300_000]);
+    let (_, err) = read_both(&data);
+    let err = err.unwrap();
+    assert!(err.is_truncation());
+    assert_eq!(err.offset, 16);
+    // A different format.
+    let (_, err) = read_both(b"TWDEMO\0\x06 and so on");
+    assert!(matches!(err.unwrap().kind, ReadErrorKind::BadMagic { .. }));
+}
+
+#[test]
+fn the_slice_reader_allocates_nothing_per_message() {
+    let mut body = Vec::new();
+    for i in 0..1000 {
+        body.extend_from_slice(&ints(&[-3, i % 64, i, -i]));
+        body.extend_from_slice(&ints(&[-10, 0, 0]));
+        body.extend_from_slice(b"tune\0");
+        body.extend_from_slice(&ints(&[2]));
+        body.extend_from_slice(b"gravity\x000.5\0");
+    }
+    body.extend_from_slice(&ints(&[-1]));
+    let data = file(&body);
+    let slice = TeehistorianSlice::parse(&data).unwrap();
+    let (items, largest) = largest_allocation(|| {
+        slice
+            .messages()
+            .map(|m: Result<MessageAt<'_>, _>| m.unwrap().tick)
+            .fold(0usize, |n, _| n + 1)
+    });
+    assert_eq!(items, 2001);
+    assert_eq!(largest, 0);
+}
