@@ -456,21 +456,20 @@ fn goldsrc_demo_is_refused_as_a_different_format() {
     }
 }
 
-/// Teehistorian and Source demos are recognised and named as not supported yet.
+/// Source demos are recognised and named as not supported yet. (Teehistorian files are
+/// supported: tests/cli_teehistorian.rs.)
 #[test]
 fn unsupported_formats_are_named() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    for (file, name) in [
-        ("teehistorian/v2_ddnet201_dm1.teehistorian", "teehistorian"),
-        ("source/tf2_cp_gullywash_small.dem", "Source engine demo"),
-    ] {
-        let out = run("info", &shared.join("real-fixtures").join(file), &[]);
-        assert_eq!(out.status.code(), Some(1), "{file}");
+    let file = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
+    for command in ["info", "dump", "validate"] {
+        let out = run(command, &file, &[]);
+        assert_eq!(out.status.code(), Some(1), "{command}");
         let err = stderr(&out);
-        assert!(err.contains(name), "{file}: {err}");
-        assert!(err.contains("not supported yet"), "{file}: {err}");
+        assert!(err.contains("Source engine demo"), "{command}: {err}");
+        assert!(err.contains("not supported yet"), "{command}: {err}");
     }
 }
 

@@ -1,8 +1,12 @@
 //! `demokit`: the command-line front end.
 //!
 //! A thin layer over the library: it detects the format of a file from its magic bytes,
-//! hands the bytes to [`demokit::twdemo`] and prints what comes back. It holds no format
-//! logic of its own.
+//! hands the bytes to [`demokit::twdemo`] or [`demokit::teehistorian`] and prints what comes
+//! back. It holds no format logic of its own.
+//!
+//! `info` and `validate` also take several files or directories: the files are read on all
+//! cores (one whole file per worker at a time, dropped when done) and reported in sorted
+//! path order, with a progress bar when stderr is a terminal.
 //!
 //! Every error goes to stderr as `demokit: FILE: at byte N: message` (or
 //! `demokit: FILE: message` where no offset applies, such as a file that cannot be opened),
@@ -10,26 +14,42 @@
 
 use clap::{Parser, Subcommand};
 use demokit::detect::{self, Format};
+use demokit::teehistorian::{self as th, Ex, Message, TeehistorianSlice, TeehistorianWriter};
 use demokit::twdemo::demo::{RewriteError, RewriteStats, rewrite};
 use demokit::twdemo::summary::Summary;
 use demokit::twdemo::validate::{Problem, Report, validate};
 use demokit::twdemo::{
     Chunk, ChunkAt, DemoSlice, PayloadDecoder, ReadError, ReadErrorKind, WriteError,
 };
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
-use std::fmt::Display;
-use std::io::{self, BufWriter, StdoutLock, Write};
+use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt::{Display, Write as _};
+use std::io::{self, BufWriter, IsTerminal, Read, StdoutLock, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 
 /// The text `demokit --help` prints after the usage, documenting the exit codes.
 const LONG_ABOUT: &str = "\
 Inspects, checks and rewrites game recordings byte for byte.
 
-The format is detected from the file's magic bytes. Teeworlds/DDNet demos (TWDEMO) are
-supported; DDNet teehistorian and Source engine demos (HL2DEMO) are recognised but not
+The format is detected from the file's magic bytes. Teeworlds/DDNet demos (TWDEMO) and
+DDNet teehistorian files are supported; Source engine demos (HL2DEMO) are recognised but not
 supported yet; GoldSrc (HLDEMO) and Source 2 (PBDEMS2) demos are different formats and are
 refused.
+
+`info` and `validate` take several files and directories. Directories are searched
+recursively for demos and teehistorian files by their magic bytes; any other file found
+there is named on stderr as skipped. The files are read in parallel on all cores and
+reported in sorted path order (with --json: one JSON object per line, each with a \"file\"
+field; a file that cannot be read at all gets an \"error\": {offset, message}). A progress
+bar is drawn when stderr is a terminal. At the end, the files that failed are named on
+stderr.
 
 Errors go to stderr as `demokit: FILE: at byte N: message`.
 
@@ -38,7 +58,8 @@ Exit codes:
   1  the file is invalid or could not be read as its format (a format error), its format
      is not supported, or `validate` rejects it
   2  usage error (bad command line)
-  3  I/O error: a file could not be opened, read or written";
+  3  I/O error: a file could not be opened, read or written
+With several files, the highest code any file earned (skipped files count as 0).";
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -52,30 +73,31 @@ struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Prints the header fields and chunk counts of a recording.
+    /// Prints the header fields and chunk or message counts of recordings.
     ///
-    /// If the chunk stream breaks off, the summary of everything before the break is still
-    /// printed (in JSON with an "error" field) and the exit status is non-zero.
+    /// If the chunk or message stream breaks off, the summary of everything before the break
+    /// is still printed (in JSON with an "error" field) and the exit status is non-zero.
     Info {
-        /// The recording.
-        file: PathBuf,
-        /// Print one JSON object instead of text.
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print one JSON object per file (JSON Lines) instead of text.
         #[arg(long)]
         json: bool,
     },
-    /// Prints every chunk with its offset, tick, kind, sizes and decoded payload.
+    /// Prints every chunk or message with its offset, tick, kind and decoded contents.
     ///
-    /// A payload that fails to decode is reported on its own line and the dump goes on (the
-    /// exit status is then 1); a read error ends the dump, with the error on stderr and a
-    /// non-zero exit status.
+    /// One line per demo chunk or teehistorian message. A demo chunk payload that fails to decode is reported on its own line and the dump
+    /// goes on (the exit status is then 1); a read error ends the dump, with the error on
+    /// stderr and a non-zero exit status.
     Dump {
         /// The recording.
         file: PathBuf,
-        /// Print JSON Lines (one object per chunk) instead of text.
+        /// Print JSON Lines (one object per chunk or message) instead of text.
         #[arg(long)]
         json: bool,
     },
-    /// Decodes every chunk and encodes it again into a new file.
+    /// Decodes every chunk or message and encodes it again into a new file.
     ///
     /// Statistics go to stderr. If the input is cut off, what precedes the cut is written
     /// and the exit status is non-zero.
@@ -85,21 +107,25 @@ enum Command {
         /// The file to write.
         output: PathBuf,
     },
-    /// Checks whether DDNet's player would accept a recording.
+    /// Checks recordings; exits 0 if every one passes.
     ///
-    /// Exits 0 if it would; otherwise prints each fatal problem to stderr and exits 1.
-    /// Non-fatal problems are printed as warnings.
+    /// Each fatal problem is printed to stderr and makes the exit status non-zero; non-fatal
+    /// problems are printed as warnings. A demo passes if DDNet's player would accept it. A teehistorian file passes if it
+    /// reads to FINISH without error; fatal: an unreadable header or message, a missing
+    /// FINISH (cut off), bytes after FINISH; a warning: messages holding ints in a
+    /// non-canonical form (DDNet reads them, and a rewrite keeps them as stored).
     Validate {
-        /// The recording.
-        file: PathBuf,
-        /// Also print the report as one JSON object on stdout.
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Also print the report as JSON on stdout (one object per file).
         #[arg(long)]
         json: bool,
     },
 }
 
-/// How the process ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the process ends; a later variant is the more serious.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Exit {
     /// Exit code 0 (also used to stop quietly when stdout is closed by the reader).
     Success = 0,
@@ -120,10 +146,12 @@ type Outcome<T = ()> = Result<T, Stop>;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
-        Command::Info { file, json } => info(file, *json),
+        Command::Info { files, json } => run_jobs(files, |job, batch| info_job(job, *json, batch)),
         Command::Dump { file, json } => dump(file, *json),
         Command::Rewrite { input, output } => rewrite_file(input, output),
-        Command::Validate { file, json } => validate_file(file, *json),
+        Command::Validate { files, json } => {
+            run_jobs(files, |job, batch| validate_job(job, *json, batch))
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -131,26 +159,95 @@ fn main() -> ExitCode {
     }
 }
 
+/// The line `demokit: FILE: message` (with its newline).
+fn complaint(file: &Path, message: impl Display) -> String {
+    format!("demokit: {}: {message}\n", file.display())
+}
+
 /// Prints `demokit: FILE: message` to stderr, ignoring a failing stderr.
 fn complain(file: &Path, message: impl Display) {
-    let _ = writeln!(
-        io::stderr().lock(),
-        "demokit: {}: {message}",
-        file.display()
-    );
+    let _ = io::stderr()
+        .lock()
+        .write_all(complaint(file, message).as_bytes());
 }
 
-/// Prints `error` (whose Display starts with "at byte N:") and returns the matching stop.
-fn read_failure(file: &Path, error: &ReadError) -> Stop {
+/// A read error of either format: where it is, what it says and the exit status it earns.
+/// Its `Display` is `at byte N: message`.
+trait Failure: Display {
+    /// Offset the error was found at.
+    fn offset(&self) -> u64;
+    /// What went wrong (without the offset).
+    fn message(&self) -> String;
+    /// I/O trouble or a format error.
+    fn exit(&self) -> Exit;
+}
+
+impl Failure for ReadError {
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+    fn message(&self) -> String {
+        self.kind.to_string()
+    }
+    fn exit(&self) -> Exit {
+        match self.kind {
+            ReadErrorKind::Io(_) => Exit::Io,
+            _ => Exit::Invalid,
+        }
+    }
+}
+
+impl Failure for th::ReadError {
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+    fn message(&self) -> String {
+        self.kind.to_string()
+    }
+    fn exit(&self) -> Exit {
+        match self.kind {
+            th::ReadErrorKind::Io(_) => Exit::Io,
+            _ => Exit::Invalid,
+        }
+    }
+}
+
+/// Prints `error` and returns the matching stop.
+fn read_failure(file: &Path, error: &impl Failure) -> Stop {
     complain(file, error);
-    Stop(read_exit(error))
+    Stop(error.exit())
 }
 
-/// The exit status for a read error: I/O trouble or a format error.
-fn read_exit(error: &ReadError) -> Exit {
-    match error.kind {
-        ReadErrorKind::Io(_) => Exit::Io,
-        _ => Exit::Invalid,
+/// The supported format `head` (the first bytes of a file, at least 16 unless the file is
+/// shorter) starts like, or why the file is refused (without the "at byte 0: ").
+fn supported(head: &[u8]) -> Result<Format, String> {
+    match detect::detect(head) {
+        Some(format @ (Format::TwDemo | Format::Teehistorian)) => Ok(format),
+        Some(format @ Format::SourceDemo) => Err(format!("{} is not supported yet", format.name())),
+        Some(format @ (Format::GoldSrcDemo | Format::Source2Demo)) => Err(format!(
+            "{} is a different format (neither a Teeworlds/DDNet nor a Source engine demo) \
+             and is refused",
+            format.name()
+        )),
+        None if head.is_empty() => Err("the file is empty (unknown format)".into()),
+        None => {
+            let head = &head[..head.len().min(8)];
+            Err(format!(
+                "unknown format: the file starts with {} ({:?}), which is no known magic (a \
+                 Teeworlds/DDNet demo starts with \"TWDEMO\\0\", a DDNet teehistorian file \
+                 with the UUID 699db17b-8efb-34ff-b1d8-da6f60c15dd1)",
+                hex::encode(head),
+                String::from_utf8_lossy(head)
+            ))
+        }
+    }
+}
+
+/// The name of a supported format in JSON output, as the summaries spell it.
+fn format_id(format: Format) -> &'static str {
+    match format {
+        Format::Teehistorian => "teehistorian",
+        _ => "twdemo",
     }
 }
 
@@ -162,44 +259,13 @@ fn load(file: &Path) -> Outcome<Vec<u8>> {
     })
 }
 
-/// Reads `file` and checks that it is a Teeworlds/DDNet demo, refusing other formats.
-fn load_twdemo(file: &Path) -> Outcome<Vec<u8>> {
+/// Reads `file` and checks that it is a demo or a teehistorian file, refusing other formats.
+fn load_supported(file: &Path) -> Outcome<(Format, Vec<u8>)> {
     let data = load(file)?;
-    match detect::detect(&data) {
-        Some(Format::TwDemo) => Ok(data),
-        Some(format @ (Format::Teehistorian | Format::SourceDemo)) => {
-            complain(
-                file,
-                format_args!("at byte 0: {} is not supported yet", format.name()),
-            );
-            Err(Stop(Exit::Invalid))
-        }
-        Some(format @ (Format::GoldSrcDemo | Format::Source2Demo)) => {
-            complain(
-                file,
-                format_args!(
-                    "at byte 0: {} is a different format (neither a Teeworlds/DDNet nor a \
-                     Source engine demo) and is refused",
-                    format.name()
-                ),
-            );
-            Err(Stop(Exit::Invalid))
-        }
-        None if data.is_empty() => {
-            complain(file, "at byte 0: the file is empty (unknown format)");
-            Err(Stop(Exit::Invalid))
-        }
-        None => {
-            let head = &data[..data.len().min(8)];
-            complain(
-                file,
-                format_args!(
-                    "at byte 0: unknown format: the file starts with {} ({:?}), which is no \
-                     known magic (a Teeworlds/DDNet demo starts with \"TWDEMO\\0\")",
-                    hex::encode(head),
-                    String::from_utf8_lossy(head)
-                ),
-            );
+    match supported(&data) {
+        Ok(format) => Ok((format, data)),
+        Err(why) => {
+            complain(file, format_args!("at byte 0: {why}"));
             Err(Stop(Exit::Invalid))
         }
     }
@@ -237,6 +303,11 @@ impl Output {
         self.inner.write_fmt(args).map_err(Self::failed)
     }
 
+    /// Writes text as it is.
+    fn write_str(&mut self, text: &str) -> Outcome {
+        self.inner.write_all(text.as_bytes()).map_err(Self::failed)
+    }
+
     /// Writes `value` as one line of JSON.
     fn json_line(&mut self, value: &impl Serialize) -> Outcome {
         serde_json::to_writer(&mut self.inner, value).map_err(|e| Self::failed(e.into()))?;
@@ -249,58 +320,520 @@ impl Output {
     }
 }
 
-/// `demokit info`.
-fn info(file: &Path, json: bool) -> Outcome {
-    let data = load_twdemo(file)?;
-    let (summary, error) = Summary::scan(&data).map_err(|e| read_failure(file, &e))?;
-    let mut out = Output::new();
-    if json {
-        out.json_line(&InfoJson {
-            summary: &summary,
-            error: error.as_ref().map(|e| ErrorJson {
-                offset: e.offset,
-                message: e.kind.to_string(),
-            }),
-        })?;
-    } else {
-        print_summary(&mut out, &summary)?;
-        if let Some(e) = &error {
-            writeln!(out, "{:<17} at byte {}: {}", "error", e.offset, e.kind)?;
+/// `value` as one line of JSON, newline included.
+fn json_line(value: &impl Serialize) -> String {
+    // Only plain structs, strings and numbers go in: serializing them cannot fail.
+    let mut line = serde_json::to_string(value).expect("JSON of plain data");
+    line.push('\n');
+    line
+}
+
+// ---------------------------------------------------------------------------------------
+// Several files: `info` and `validate` over files and directories.
+// ---------------------------------------------------------------------------------------
+
+/// One path to work on, named on the command line or found in a directory.
+#[derive(Debug)]
+struct Job {
+    /// The file.
+    path: PathBuf,
+    /// Found while searching a directory: skipped unless it is a demo or teehistorian file.
+    found: bool,
+    /// Settled while searching: skipped, or an error that stopped the search there.
+    settled: Option<Settled>,
+}
+
+/// A job settled before its file is read.
+#[derive(Debug)]
+enum Settled {
+    /// Skipped for this reason.
+    Skip(String),
+    /// Failed with this I/O error message.
+    Fail(String),
+}
+
+/// The jobs for the paths on the command line, sorted by path and without repeats, and
+/// whether this is a batch (more than one path, or a directory) rather than one file.
+fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
+    let mut jobs = Vec::new();
+    let mut batch = paths.len() > 1;
+    for path in paths {
+        if path.is_dir() {
+            batch = true;
+            search(path, &mut jobs);
+        } else {
+            jobs.push(Job {
+                path: path.clone(),
+                found: false,
+                settled: None,
+            });
         }
     }
-    out.flush()?;
-    match error {
-        Some(e) => Err(read_failure(file, &e)),
-        None => Ok(()),
+    // A path both named and found counts as named (it is read whatever its format).
+    jobs.sort_by(|a, b| a.path.cmp(&b.path).then(a.found.cmp(&b.found)));
+    jobs.dedup_by(|later, earlier| later.path == earlier.path);
+    (jobs, batch)
+}
+
+/// Adds every file under `dir` to `jobs`. Symbolic links to files are followed, links to
+/// directories are not (they could form a cycle).
+fn search(dir: &Path, jobs: &mut Vec<Job>) {
+    let failed = |e: io::Error| Job {
+        path: dir.to_path_buf(),
+        found: true,
+        settled: Some(Settled::Fail(format!("cannot read the directory: {e}"))),
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return jobs.push(failed(e)),
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => return jobs.push(failed(e)),
+        };
+        let path = entry.path();
+        let skip = |why: &str| Some(Settled::Skip(why.to_string()));
+        let settled = match entry.file_type() {
+            Ok(t) if t.is_dir() => {
+                search(&path, jobs);
+                continue;
+            }
+            Ok(t) if t.is_file() => None,
+            Ok(t) if t.is_symlink() => match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => None,
+                Ok(m) if m.is_dir() => skip("a symbolic link to a directory (not followed)"),
+                Ok(_) => skip("not a regular file"),
+                Err(e) => skip(&format!("a symbolic link that cannot be followed ({e})")),
+            },
+            Ok(_) => skip("not a regular file"),
+            Err(e) => Some(Settled::Fail(format!("cannot read: {e}"))),
+        };
+        jobs.push(Job {
+            path,
+            found: true,
+            settled,
+        });
     }
 }
 
-/// `demokit info --json` output: the summary's fields, then the error if there was one.
-#[derive(Debug, Serialize)]
-struct InfoJson<'a> {
-    /// The summary of everything before the error.
-    #[serde(flatten)]
-    summary: &'a Summary,
-    /// Why the chunk stream ended early.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<ErrorJson>,
+/// What one file produced, ready to print.
+#[derive(Debug, Default)]
+struct Done {
+    /// Text for stdout: a JSON line, a text block, or nothing.
+    out: String,
+    /// Lines for stderr, each with its newline.
+    err: String,
+    /// How it went.
+    status: Status,
+}
+
+/// How one file went.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// Read (and, for `validate`, accepted).
+    #[default]
+    Ok,
+    /// Found in a directory but not a demo or teehistorian file.
+    Skipped,
+    /// Failed, earning this exit status.
+    Failed(Exit),
 }
 
 /// A read error in JSON output.
 #[derive(Debug, Serialize)]
 struct ErrorJson {
-    /// Offset the error was found at.
-    offset: u64,
+    /// Offset the error was found at (`null` when none applies, as for an I/O error).
+    offset: Option<u64>,
     /// What went wrong (without the offset).
     message: String,
 }
 
-/// Prints a summary as an aligned text block.
-fn print_summary(out: &mut Output, s: &Summary) -> Outcome {
-    let ticks = match (s.first_tick, s.last_tick) {
+impl ErrorJson {
+    /// The JSON form of a read error.
+    fn of(error: &dyn Failure) -> ErrorJson {
+        ErrorJson {
+            offset: Some(error.offset()),
+            message: error.message(),
+        }
+    }
+}
+
+/// A file that could not be read at all, in JSON output.
+#[derive(Debug, Serialize)]
+struct FailedJson {
+    /// The file.
+    file: String,
+    /// Its format, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'static str>,
+    /// Why it could not be read.
+    error: ErrorJson,
+}
+
+/// A file skipped during a directory search, in JSON output.
+#[derive(Debug, Serialize)]
+struct SkippedJson<'a> {
+    /// The file.
+    file: String,
+    /// Why it was skipped.
+    skipped: &'a str,
+}
+
+impl Done {
+    /// A file that could not be read at all (or not as any supported format).
+    fn failed(
+        file: &Path,
+        format: Option<Format>,
+        exit: Exit,
+        offset: Option<u64>,
+        message: String,
+        json: bool,
+    ) -> Done {
+        let err = match offset {
+            Some(offset) => complaint(file, format_args!("at byte {offset}: {message}")),
+            None => complaint(file, &message),
+        };
+        let out = if json {
+            json_line(&FailedJson {
+                file: file.display().to_string(),
+                format: format.map(format_id),
+                error: ErrorJson { offset, message },
+            })
+        } else {
+            String::new()
+        };
+        Done {
+            out,
+            err,
+            status: Status::Failed(exit),
+        }
+    }
+
+    /// A file skipped during a directory search.
+    fn skipped(file: &Path, why: &str, json: bool) -> Done {
+        let out = if json {
+            json_line(&SkippedJson {
+                file: file.display().to_string(),
+                skipped: why,
+            })
+        } else {
+            String::new()
+        };
+        Done {
+            out,
+            err: complaint(file, format_args!("skipped: {why}")),
+            status: Status::Skipped,
+        }
+    }
+}
+
+/// Reads a job's file: its format and bytes, or what ends the job already (a skip or a
+/// failure).
+fn read_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>), Done> {
+    let path = &job.path;
+    match &job.settled {
+        Some(Settled::Skip(why)) => return Err(Done::skipped(path, why, json)),
+        Some(Settled::Fail(why)) => {
+            return Err(Done::failed(path, None, Exit::Io, None, why.clone(), json));
+        }
+        None => {}
+    }
+    let cannot_read = |e: io::Error| {
+        let message = format!("cannot read: {e}");
+        Done::failed(path, None, Exit::Io, None, message, json)
+    };
+    let mut file = std::fs::File::open(path).map_err(cannot_read)?;
+    // The magic first, so that a file skipped for its format is not read whole.
+    let mut data = Vec::new();
+    (&mut file)
+        .take(16)
+        .read_to_end(&mut data)
+        .map_err(cannot_read)?;
+    let format = match supported(&data) {
+        Ok(format) => format,
+        Err(why) if job.found => {
+            let why = match detect::detect(&data) {
+                None if !data.is_empty() => {
+                    "unknown format (neither a demo nor a teehistorian file)"
+                }
+                _ => &why,
+            };
+            return Err(Done::skipped(path, why, json));
+        }
+        Err(why) => return Err(Done::failed(path, None, Exit::Invalid, Some(0), why, json)),
+    };
+    if let Ok(meta) = file.metadata() {
+        data.reserve_exact(usize::try_from(meta.len()).unwrap_or(0).saturating_sub(16));
+    }
+    file.read_to_end(&mut data).map_err(cannot_read)?;
+    Ok((format, data))
+}
+
+/// Runs `work` (given a job and whether this is a batch) on the files `paths` name.
+///
+/// One file named on its own is printed as it is. Otherwise the files are read in parallel
+/// and printed in sorted order as they become ready; a closing note names the files that
+/// failed.
+fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sync) -> Outcome {
+    let (jobs, batch) = collect_jobs(paths);
+    if !batch {
+        let done = work(&jobs[0], false);
+        print_done(&mut Output::new(), &done, true)?;
+        return match done.status {
+            Status::Failed(exit) => Err(Stop(exit)),
+            Status::Ok | Status::Skipped => Ok(()),
+        };
+    }
+    if jobs.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let _ = writeln!(
+            io::stderr().lock(),
+            "demokit: no files found in {}",
+            names.join(", ")
+        );
+        return Ok(());
+    }
+    let bar = progress_bar(jobs.len());
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Done)>();
+    let (jobs_ref, bar_ref, stop_ref) = (&jobs, &bar, &stop);
+    let tally = std::thread::scope(|s| {
+        let printer = s.spawn(move || print_in_order(jobs_ref, rx, bar_ref, stop_ref));
+        // `par_bridge` hands the jobs out in order, so results arrive nearly in order and
+        // few wait to be printed; each worker holds one file's bytes at a time.
+        jobs.iter()
+            .enumerate()
+            .par_bridge()
+            .for_each_with(tx, |tx, (i, job)| {
+                if !stop.load(Ordering::Relaxed) {
+                    let _ = tx.send((i, work(job, true)));
+                }
+            });
+        printer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    bar.finish_and_clear();
+    tally.report(jobs.len());
+    match tally.worst {
+        Exit::Success => Ok(()),
+        exit => Err(Stop(exit)),
+    }
+}
+
+/// A progress bar on stderr when it is a terminal, else one that draws nothing.
+fn progress_bar(len: usize) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {pos}/{len} files, {eta} left",
+    )
+    .map(|style| style.progress_chars("=> "))
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr()).with_style(style)
+}
+
+/// What a batch came to.
+#[derive(Debug)]
+struct Tally {
+    /// The files that failed, in order.
+    failed: Vec<PathBuf>,
+    /// How many files were skipped.
+    skipped: usize,
+    /// The most serious exit status earned.
+    worst: Exit,
+}
+
+impl Tally {
+    /// Prints the closing note: how many files were skipped, and which failed.
+    fn report(&self, total: usize) {
+        let mut text = String::new();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        if self.skipped > 0 {
+            let _ = writeln!(
+                text,
+                "demokit: {} file{} skipped (not a demo or teehistorian file)",
+                self.skipped,
+                plural(self.skipped)
+            );
+        }
+        if !self.failed.is_empty() {
+            let read = total - self.skipped;
+            let _ = writeln!(
+                text,
+                "demokit: {} of {read} file{} failed:",
+                self.failed.len(),
+                plural(read)
+            );
+            for path in &self.failed {
+                let _ = writeln!(text, "  {}", path.display());
+            }
+        }
+        let _ = io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+/// Prints the results arriving on `results` in job order, counting them on `bar`. When
+/// stdout is closed, sets `stop` (so the workers stop starting files) and ends.
+fn print_in_order(
+    jobs: &[Job],
+    results: mpsc::Receiver<(usize, Done)>,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> Outcome<Tally> {
+    let mut out = Output::new();
+    let mut tally = Tally {
+        failed: Vec::new(),
+        skipped: 0,
+        worst: Exit::Success,
+    };
+    // Results that came early, by job index, and the index to print next.
+    let mut waiting = BTreeMap::new();
+    let mut next = 0;
+    // On a terminal, each result is shown at once; into a pipe or file, stdout is flushed
+    // only before stderr is written (so that the two keep their order in a shared log).
+    let stdout_tty = io::stdout().is_terminal();
+    let result = (|| {
+        for (i, done) in results {
+            bar.inc(1);
+            waiting.insert(i, done);
+            while let Some(done) = waiting.remove(&next) {
+                if stdout_tty || !done.err.is_empty() {
+                    bar.suspend(|| print_done(&mut out, &done, true))?;
+                } else {
+                    print_done(&mut out, &done, false)?;
+                }
+                match done.status {
+                    Status::Ok => {}
+                    Status::Skipped => tally.skipped += 1,
+                    Status::Failed(exit) => {
+                        tally.failed.push(jobs[next].path.clone());
+                        tally.worst = tally.worst.max(exit);
+                    }
+                }
+                next += 1;
+            }
+        }
+        out.flush()
+    })();
+    if result.is_err() {
+        stop.store(true, Ordering::Relaxed);
+        bar.finish_and_clear();
+    }
+    result.map(|()| tally)
+}
+
+/// Prints one file's stdout text, then (after flushing stdout if `flush`, and always before
+/// stderr text) its stderr lines.
+fn print_done(out: &mut Output, done: &Done, flush: bool) -> Outcome {
+    out.write_str(&done.out)?;
+    if flush || !done.err.is_empty() {
+        out.flush()?;
+    }
+    let _ = io::stderr().lock().write_all(done.err.as_bytes());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// info
+// ---------------------------------------------------------------------------------------
+
+/// `demokit info` on one file.
+fn info_job(job: &Job, json: bool, batch: bool) -> Done {
+    let (format, data) = match read_job(job, json) {
+        Ok(read) => read,
+        Err(done) => return done,
+    };
+    let path = &job.path;
+    let header_failed = |e: &dyn Failure| {
+        let (exit, offset) = (e.exit(), Some(e.offset()));
+        Done::failed(path, Some(format), exit, offset, e.message(), json)
+    };
+    match format {
+        Format::Teehistorian => match th::Summary::scan(&data) {
+            Ok((s, error)) => {
+                let text = |out: &mut String| teehistorian_text(out, &s);
+                info_done(path, &s, text, error.as_ref().map(|e| e as _), json, batch)
+            }
+            Err(e) => header_failed(&e),
+        },
+        _ => match Summary::scan(&data) {
+            Ok((s, error)) => {
+                let text = |out: &mut String| demo_text(out, &s);
+                info_done(path, &s, text, error.as_ref().map(|e| e as _), json, batch)
+            }
+            Err(e) => header_failed(&e),
+        },
+    }
+}
+
+/// `demokit info --json` output: the file, the summary's fields, then the error if there
+/// was one.
+#[derive(Debug, Serialize)]
+struct InfoJson<'a, S: Serialize> {
+    /// The file.
+    file: String,
+    /// The summary of everything before the error.
+    #[serde(flatten)]
+    summary: &'a S,
+    /// Why the chunk or message stream ended early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorJson>,
+}
+
+/// The output of `info` for a file whose header could be read: the summary (as JSON, or as
+/// text written by `text`), and the error that ended the scan, if any.
+fn info_done<S: Serialize>(
+    file: &Path,
+    summary: &S,
+    text: impl FnOnce(&mut String),
+    error: Option<&dyn Failure>,
+    json: bool,
+    batch: bool,
+) -> Done {
+    let mut done = Done::default();
+    if json {
+        done.out = json_line(&InfoJson {
+            file: file.display().to_string(),
+            summary,
+            error: error.map(ErrorJson::of),
+        });
+    } else {
+        if batch {
+            row(&mut done.out, "file", file.display());
+        }
+        text(&mut done.out);
+        if let Some(e) = error {
+            row(&mut done.out, "error", e);
+        }
+        if batch {
+            done.out.push('\n');
+        }
+    }
+    if let Some(e) = error {
+        done.err = complaint(file, e);
+        done.status = Status::Failed(e.exit());
+    }
+    done
+}
+
+/// Appends one `key value` row, the values aligned in one column.
+fn row(out: &mut String, key: &str, value: impl Display) {
+    let _ = writeln!(out, "{key:<17} {value}");
+}
+
+/// `first to last`, or `none`.
+fn tick_range(first: Option<i32>, last: Option<i32>) -> String {
+    match (first, last) {
         (Some(first), Some(last)) => format!("{first} to {last}"),
         _ => "none".into(),
-    };
+    }
+}
+
+/// Appends a demo summary as an aligned text block.
+fn demo_text(out: &mut String, s: &Summary) {
     let markers = if s.timeline_markers.is_empty() {
         "none".to_string()
     } else {
@@ -327,7 +860,7 @@ fn print_summary(out: &mut Output, s: &Summary) -> Outcome {
             "map offset",
             format!("{} (chunks at {})", s.map_offset, s.chunks_offset),
         ),
-        ("ticks", ticks),
+        ("ticks", tick_range(s.first_tick, s.last_tick)),
         (
             "tick markers",
             format!(
@@ -344,10 +877,116 @@ fn print_summary(out: &mut Output, s: &Summary) -> Outcome {
         ("payload bytes", format!("{} (stored)", s.payload_bytes)),
     ];
     for (key, value) in rows {
-        writeln!(out, "{key:<17} {value}")?;
+        row(out, key, value);
     }
-    Ok(())
 }
+
+/// Appends a teehistorian summary as an aligned text block, then the counts by kind.
+fn teehistorian_text(out: &mut String, s: &th::Summary) {
+    let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+    let version = match &s.version_minor {
+        Some(minor) => format!("{} (minor {minor})", s.version),
+        None => s.version.clone(),
+    };
+    let rows: [(&str, String); 11] = [
+        ("format", s.format.to_string()),
+        ("version", version),
+        ("game uuid", or_none(&s.game_uuid)),
+        ("server version", or_none(&s.server_version)),
+        ("map name", or_none(&s.map_name)),
+        ("start time", or_none(&s.start_time)),
+        ("header", format!("{} bytes", s.header_len)),
+        ("ticks", tick_range(s.first_tick, s.last_tick)),
+        (
+            "finished",
+            if s.finished { "yes (FINISH)" } else { "no" }.to_string(),
+        ),
+        ("trailing bytes", s.trailing_bytes.to_string()),
+        (
+            "messages",
+            format!(
+                "{} ({} with non-canonical ints)",
+                s.messages, s.non_canonical_messages
+            ),
+        ),
+    ];
+    for (key, value) in rows {
+        row(out, key, value);
+    }
+    let kind_width = s.counts.keys().map(String::len).max().unwrap_or(0);
+    let count_width = s.counts.values().map(|n| n.to_string().len()).max();
+    for (kind, n) in &s.counts {
+        let _ = writeln!(
+            out,
+            "  {kind:<kind_width$}  {n:>w$}",
+            w = count_width.unwrap_or(0)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// validate
+// ---------------------------------------------------------------------------------------
+
+/// `demokit validate --json` output.
+#[derive(Debug, Serialize)]
+struct ValidateJson<'a> {
+    /// The file.
+    file: String,
+    /// "twdemo" or "teehistorian".
+    format: &'static str,
+    /// Whether the file passes: no fatal problem.
+    accepted: bool,
+    /// Everything found, in file order.
+    problems: &'a [Problem],
+}
+
+/// `demokit validate` on one file.
+fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
+    let (format, data) = match read_job(job, json) {
+        Ok(read) => read,
+        Err(done) => return done,
+    };
+    let path = &job.path;
+    let report: Report = match format {
+        Format::Teehistorian => th::summary::validate(&data),
+        _ => validate(&data),
+    };
+    drop(data);
+    let mut done = Done::default();
+    for p in &report.problems {
+        let prefix = if p.fatal { "" } else { "warning: " };
+        done.err += &complaint(
+            path,
+            format_args!("{prefix}at byte {}: {}", p.offset, p.message),
+        );
+    }
+    if json {
+        done.out = json_line(&ValidateJson {
+            file: path.display().to_string(),
+            format: format_id(format),
+            accepted: report.accepted(),
+            problems: &report.problems,
+        });
+    } else if batch {
+        let warnings = report.problems.iter().filter(|p| !p.fatal).count();
+        let verdict = match (report.accepted(), warnings) {
+            (false, _) => "rejected".to_string(),
+            (true, 0) => "ok".to_string(),
+            (true, 1) => "ok (1 warning)".to_string(),
+            (true, n) => format!("ok ({n} warnings)"),
+        };
+        done.out = format!("{}: {verdict}\n", path.display());
+    }
+    if !report.accepted() {
+        done.status = Status::Failed(Exit::Invalid);
+    }
+    done
+}
+
+// ---------------------------------------------------------------------------------------
+// dump
+// ---------------------------------------------------------------------------------------
 
 /// One chunk as `demokit dump --json` prints it.
 #[derive(Debug, Serialize)]
@@ -382,8 +1021,16 @@ const TEXT_INTS_SHOWN: usize = 16;
 
 /// `demokit dump`.
 fn dump(file: &Path, json: bool) -> Outcome {
-    let data = load_twdemo(file)?;
-    let slice = DemoSlice::parse(&data).map_err(|e| read_failure(file, &e))?;
+    let (format, data) = load_supported(file)?;
+    match format {
+        Format::Teehistorian => dump_teehistorian(file, &data, json),
+        _ => dump_twdemo(file, &data, json),
+    }
+}
+
+/// `demokit dump` on a demo.
+fn dump_twdemo(file: &Path, data: &[u8], json: bool) -> Outcome {
+    let slice = DemoSlice::parse(data).map_err(|e| read_failure(file, &e))?;
     let mut out = Output::new();
     let mut decoder = PayloadDecoder::new();
     let mut tick = None;
@@ -510,21 +1157,203 @@ fn print_dump_line(out: &mut Output, line: &DumpLine<'_>) -> Outcome {
     writeln!(out)
 }
 
+/// One teehistorian message as `demokit dump --json` prints it.
+#[derive(Debug, Serialize)]
+struct MessageLine {
+    /// Offset of the message's first byte.
+    offset: u64,
+    /// The tick it belongs to.
+    tick: i32,
+    /// "PLAYER_DIFF", "TICK_SKIP", ..., "EX:<name>".
+    kind: Cow<'static, str>,
+    /// Stored bytes.
+    size: usize,
+    /// How many of its ints are stored in a form DDNet does not write (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    non_canonical: u32,
+    /// The message's fields.
+    #[serde(flatten)]
+    fields: Map<String, Value>,
+}
+
+/// Whether `n` is 0.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// `demokit dump` on a teehistorian file.
+fn dump_teehistorian(file: &Path, data: &[u8], json: bool) -> Outcome {
+    let slice = TeehistorianSlice::parse(data).map_err(|e| read_failure(file, &e))?;
+    let mut out = Output::new();
+    if !json {
+        writeln!(
+            out,
+            "{:>10} {:>10}  {:<15} fields",
+            "offset", "tick", "kind"
+        )?;
+    }
+    for item in slice.messages() {
+        let item = match item {
+            Ok(item) => item,
+            Err(e) => {
+                out.flush()?;
+                return Err(read_failure(file, &e));
+            }
+        };
+        let line = MessageLine {
+            offset: item.offset,
+            tick: item.tick,
+            kind: item.message.kind_name(),
+            size: item.raw.len(),
+            non_canonical: item.non_canonical,
+            fields: message_fields(&item.message),
+        };
+        if json {
+            out.json_line(&line)?;
+        } else {
+            let mut text = format!("{:>10} {:>10}  {:<15}", line.offset, line.tick, line.kind);
+            for (key, value) in &line.fields {
+                let _ = write!(text, " {key}={value}");
+            }
+            if line.non_canonical > 0 {
+                let _ = write!(text, " non_canonical={}", line.non_canonical);
+            }
+            writeln!(out, "{}", text.trim_end())?;
+        }
+    }
+    out.flush()
+}
+
+/// A string field as text (invalid UTF-8 replaced).
+fn text(s: th::RawStr<'_>) -> Value {
+    Value::String(s.to_string_lossy().into_owned())
+}
+
+/// The fields of a message as a JSON object: the names are those of the library's
+/// [`Message`] and [`Ex`] fields; strings as text, byte payloads and UUIDs in hex.
+fn message_fields(message: &Message<'_>) -> Map<String, Value> {
+    let value = match *message {
+        Message::PlayerDiff { cid, dx, dy } => json!({ "cid": cid, "dx": dx, "dy": dy }),
+        Message::Finish => json!({}),
+        Message::TickSkip { dt } => json!({ "dt": dt }),
+        Message::PlayerNew { cid, x, y } => json!({ "cid": cid, "x": x, "y": y }),
+        Message::PlayerOld { cid } | Message::Join { cid } => json!({ "cid": cid }),
+        Message::InputDiff { cid, diff } => json!({ "cid": cid, "diff": diff }),
+        Message::InputNew { cid, input } => json!({ "cid": cid, "input": input }),
+        Message::NetMessage { cid, data } => json!({ "cid": cid, "data": hex::encode(data) }),
+        Message::Drop { cid, reason } => json!({ "cid": cid, "reason": text(reason) }),
+        Message::ConsoleCommand {
+            cid,
+            flags,
+            cmd,
+            args,
+        } => json!({
+            "cid": cid,
+            "flags": flags,
+            "cmd": text(cmd),
+            "args": args.iter().map(text).collect::<Vec<_>>(),
+        }),
+        Message::Ex(ex) => ex_fields(&ex),
+    };
+    match value {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    }
+}
+
+/// The fields of an EX message (see [`message_fields`]).
+fn ex_fields(ex: &Ex<'_>) -> Value {
+    match *ex {
+        Ex::Test => json!({}),
+        Ex::DdnetVersionOld { cid, ddnet_version } => {
+            json!({ "cid": cid, "ddnet_version": ddnet_version })
+        }
+        Ex::DdnetVersion {
+            cid,
+            connection_id,
+            ddnet_version,
+            version_str,
+        } => json!({
+            "cid": cid,
+            "connection_id": connection_id.to_string(),
+            "ddnet_version": ddnet_version,
+            "version_str": text(version_str),
+        }),
+        Ex::AuthInit {
+            cid,
+            level,
+            auth_name,
+        }
+        | Ex::AuthLogin {
+            cid,
+            level,
+            auth_name,
+        } => json!({ "cid": cid, "level": level, "auth_name": text(auth_name) }),
+        Ex::AuthLogout { cid }
+        | Ex::JoinVer6 { cid }
+        | Ex::JoinVer7 { cid }
+        | Ex::PlayerReady { cid }
+        | Ex::PlayerRejoin { cid } => json!({ "cid": cid }),
+        Ex::PlayerSwitch { cid1, cid2 } => json!({ "cid1": cid1, "cid2": cid2 }),
+        Ex::SaveSuccess {
+            team,
+            save_id,
+            team_save,
+        }
+        | Ex::LoadSuccess {
+            team,
+            save_id,
+            team_save,
+        } => json!({
+            "team": team,
+            "save_id": save_id.to_string(),
+            "team_save": text(team_save),
+        }),
+        Ex::SaveFailure { team } | Ex::LoadFailure { team } => json!({ "team": team }),
+        Ex::PlayerTeam { cid, team } => json!({ "cid": cid, "team": team }),
+        Ex::TeamPractice { team, practice } => json!({ "team": team, "practice": practice }),
+        Ex::Antibot { data } => json!({ "data": hex::encode(data) }),
+        Ex::PlayerName { cid, name } => json!({ "cid": cid, "name": text(name) }),
+        Ex::PlayerFinish { cid, time } => json!({ "cid": cid, "time": time }),
+        Ex::TeamFinish { team, time } => json!({ "team": team, "time": time }),
+        Ex::Unknown { uuid, data } => {
+            json!({ "uuid": uuid.to_string(), "data": hex::encode(data) })
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// rewrite
+// ---------------------------------------------------------------------------------------
+
 /// `demokit rewrite`.
 fn rewrite_file(input: &Path, output: &Path) -> Outcome {
-    let data = load_twdemo(input)?;
+    let (format, data) = load_supported(input)?;
+    match format {
+        Format::Teehistorian => rewrite_teehistorian(input, output, &data),
+        _ => rewrite_twdemo(input, output, &data),
+    }
+}
+
+/// Writes the rewritten bytes to `output`.
+fn write_output(output: &Path, bytes: &[u8]) -> Outcome {
+    std::fs::write(output, bytes).map_err(|e| {
+        complain(output, format_args!("cannot write: {e}"));
+        Stop(Exit::Io)
+    })
+}
+
+/// `demokit rewrite` on a demo.
+fn rewrite_twdemo(input: &Path, output: &Path, data: &[u8]) -> Outcome {
     let mut bytes = Vec::with_capacity(data.len());
-    let (stats, error) = match rewrite(&data, &mut bytes) {
+    let (stats, error) = match rewrite(data, &mut bytes) {
         Ok((_, stats)) => (stats, None),
         Err((stats, error)) => (stats, Some(error)),
     };
     // Whatever precedes a read error is a valid demo prefix; write it too. When nothing
     // could be produced (the prelude itself is unreadable), OUT is left alone.
     if error.is_none() || !bytes.is_empty() {
-        std::fs::write(output, &bytes).map_err(|e| {
-            complain(output, format_args!("cannot write: {e}"));
-            Stop(Exit::Io)
-        })?;
+        write_output(output, &bytes)?;
     }
     print_rewrite_stats(input, output, &stats, bytes.len(), error.is_some());
     match error {
@@ -563,37 +1392,66 @@ fn print_rewrite_stats(
     );
 }
 
-/// `demokit validate --json` output.
-#[derive(Debug, Serialize)]
-struct ValidateJson<'a> {
-    /// Whether DDNet's player would accept the file.
-    accepted: bool,
-    /// Everything found, in file order.
-    problems: &'a [Problem],
+/// `demokit rewrite` on a teehistorian file: the stored header JSON, then every message
+/// through the writer (re-encoded, or copied as stored when its ints are not canonical).
+/// On a read error, the messages before it are written (without FINISH).
+fn rewrite_teehistorian(input: &Path, output: &Path, data: &[u8]) -> Outcome {
+    let slice = TeehistorianSlice::parse(data).map_err(|e| read_failure(input, &e))?;
+    let sink = Vec::with_capacity(data.len());
+    let mut writer = TeehistorianWriter::with_header_json(sink, slice.header_json())
+        .map_err(|e| write_failure(input, output, e))?;
+    let (mut reencoded, mut copied) = (0u64, 0u64);
+    let mut error = None;
+    for item in slice.messages() {
+        let written = item
+            .map_err(th::RewriteError::from)
+            .and_then(|item| Ok(writer.write_item(&item).map(|_| item.non_canonical > 0)?));
+        match written {
+            Ok(true) => copied += 1,
+            Ok(false) => reencoded += 1,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| write_failure(input, output, e))?;
+    write_output(output, &bytes)?;
+    let _ = writeln!(
+        io::stderr().lock(),
+        "demokit: {} -> {}: {}{} bytes; {} messages re-encoded, {} copied as stored \
+         (non-canonical ints), header JSON kept as stored",
+        input.display(),
+        output.display(),
+        if error.is_some() {
+            "stopped early, "
+        } else {
+            ""
+        },
+        bytes.len(),
+        reencoded,
+        copied,
+    );
+    match error {
+        None => Ok(()),
+        Some(th::RewriteError::Read(e)) => Err(read_failure(input, &e)),
+        Some(th::RewriteError::Write(e)) => Err(write_failure(input, output, e)),
+    }
 }
 
-/// `demokit validate`.
-fn validate_file(file: &Path, json: bool) -> Outcome {
-    let data = load_twdemo(file)?;
-    let report: Report = validate(&data);
-    for p in &report.problems {
-        let prefix = if p.fatal { "" } else { "warning: " };
-        complain(
-            file,
-            format_args!("{prefix}at byte {}: {}", p.offset, p.message),
-        );
-    }
-    if json {
-        let mut out = Output::new();
-        out.json_line(&ValidateJson {
-            accepted: report.accepted(),
-            problems: &report.problems,
-        })?;
-        out.flush()?;
-    }
-    if report.accepted() {
-        Ok(())
-    } else {
-        Err(Stop(Exit::Invalid))
+/// Reports a teehistorian write error: the output's I/O trouble, or a message of the input
+/// that cannot be written again.
+fn write_failure(input: &Path, output: &Path, error: th::WriteError) -> Stop {
+    match error {
+        th::WriteError::Io(e) => {
+            complain(output, format_args!("cannot write: {e}"));
+            Stop(Exit::Io)
+        }
+        e => {
+            complain(input, format_args!("cannot be written again: {e}"));
+            Stop(Exit::Invalid)
+        }
     }
 }

@@ -1,8 +1,9 @@
-//! What a future `demokit info` reports about a teehistorian file: header fields, tick range
-//! and message counts from one pass over the messages.
+//! What `demokit info` reports about a teehistorian file (header fields, tick range and
+//! message counts from one pass over the messages), and what `demokit validate` checks.
 
 use super::error::{ReadError, ReadErrorKind};
 use super::reader::TeehistorianSlice;
+use crate::twdemo::validate::{Problem, Report};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -88,5 +89,102 @@ impl Summary {
         }
         summary.finished = messages.finished();
         Ok((summary, None))
+    }
+}
+
+/// Checks that a file reads to FINISH and no further, for `demokit validate`.
+///
+/// Fatal: the header or a message cannot be read, the file ends without FINISH (cut off, or
+/// left by a crashed server), or bytes follow FINISH (the reader stops there, so a rewrite
+/// would drop them). A warning: messages holding ints in a form DDNet does not write; they
+/// read as DDNet's unpacker reads them and a rewrite copies them as stored, so one warning
+/// names the first such message and how many there are. Problems come in file order.
+pub fn validate(data: &[u8]) -> Report {
+    let mut problems = Vec::new();
+    let mut error = None;
+    // Offset of the first message with non-canonical ints, and how many there are.
+    let mut non_canonical: Option<(u64, u64)> = None;
+    match TeehistorianSlice::parse(data) {
+        Err(e) => error = Some(e),
+        Ok(slice) => {
+            for item in slice.messages() {
+                match item {
+                    Ok(item) if item.non_canonical > 0 => {
+                        non_canonical.get_or_insert((item.offset, 0)).1 += 1;
+                    }
+                    Ok(_) => {}
+                    Err(e) => error = Some(e),
+                }
+            }
+        }
+    }
+    if let Some((offset, count)) = non_canonical {
+        problems.push(Problem {
+            offset,
+            message: format!(
+                "{count} message{s} hold{v} ints in a form DDNet does not write (the first is \
+                 here); they read as DDNet reads them and a rewrite keeps them as stored",
+                s = if count == 1 { "" } else { "s" },
+                v = if count == 1 { "s" } else { "" },
+            ),
+            fatal: false,
+        });
+    }
+    if let Some(e) = error {
+        problems.push(Problem {
+            offset: e.offset,
+            message: e.kind.to_string(),
+            fatal: true,
+        });
+    }
+    Report { problems }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::teehistorian::{Header, Message, TeehistorianWriter};
+
+    #[test]
+    fn validate_fatal_and_warnings() {
+        let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+        w.write(&Message::Join { cid: 0 }).unwrap();
+        let clean = w.finish().unwrap();
+        assert_eq!(validate(&clean), Report::default());
+
+        let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+        w.write(&Message::Join { cid: 0 }).unwrap();
+        // PLAYER_DIFF 0 and 1 with their cids in two bytes.
+        w.write_raw(&[0x80, 0x00, 0x01, 0x00]).unwrap();
+        w.write_raw(&[0x81, 0x00, 0x01, 0x00]).unwrap();
+        let bytes = w.finish().unwrap();
+        let first = TeehistorianSlice::parse(&bytes).unwrap().body_offset() as u64 + 2;
+        let report = validate(&bytes);
+        assert!(report.accepted());
+        assert_eq!(report.problems.len(), 1);
+        assert_eq!(
+            (report.problems[0].offset, report.problems[0].fatal),
+            (first, false)
+        );
+        assert!(report.problems[0].message.starts_with("2 messages hold"));
+
+        // Bytes after FINISH: fatal, after the warning.
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        let report = validate(&trailing);
+        assert!(!report.accepted());
+        let offsets: Vec<_> = report
+            .problems
+            .iter()
+            .map(|p| (p.offset, p.fatal))
+            .collect();
+        assert_eq!(offsets, [(first, false), (bytes.len() as u64, true)]);
+
+        // No FINISH: fatal.
+        let report = validate(&bytes[..bytes.len() - 1]);
+        assert_eq!(report.first_fatal().unwrap().offset, bytes.len() as u64 - 1);
+
+        // Not a teehistorian file at all.
+        assert_eq!(validate(b"TWDEMO\0").first_fatal().unwrap().offset, 0);
     }
 }
