@@ -34,6 +34,7 @@ pub mod format;
 pub mod header;
 pub mod message;
 pub mod reader;
+pub mod recorder;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;
@@ -45,5 +46,6 @@ pub use message::{
     Args, DecodeError, Decoded, Ex, ExKind, Message, RawStr, apply_input_diff, input_diff,
 };
 pub use reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickState};
+pub use recorder::{FlushPolicy, Phase, Protocol, Recorder, RecorderError};
 pub use summary::Summary;
 pub use writer::{RewriteError, TeehistorianWriter, rewrite};
