@@ -432,3 +432,23 @@ fn the_negative_fixture_is_refused() {
     assert!(matches!(e.kind, ReadErrorKind::BadMagic { .. }), "{e}");
     assert!(TeehistorianReader::new(&data[..]).is_err());
 }
+
+#[test]
+fn streaming_summary_equals_slice_summary() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    for (path, _) in files(&shared) {
+        let data = std::fs::read(&path).unwrap();
+        let (from_slice, e1) = demokit::teehistorian::Summary::scan(&data).unwrap();
+        let (from_stream, e2) = demokit::teehistorian::Summary::scan_reader(&data[..]).unwrap();
+        assert_eq!(from_stream, from_slice, "{}", path.display());
+        assert_eq!(e1.is_none(), e2.is_none());
+        // And for a file cut short: both report the same summary and error offset.
+        let cut = &data[..data.len() - 5];
+        let (a, ea) = demokit::teehistorian::Summary::scan(cut).unwrap();
+        let (b, eb) = demokit::teehistorian::Summary::scan_reader(cut).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(ea.map(|e| e.offset), eb.map(|e| e.offset));
+    }
+}

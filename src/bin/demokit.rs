@@ -531,6 +531,30 @@ impl Done {
 /// Reads a job's file: its format and bytes, or what ends the job already (a skip or a
 /// failure).
 fn read_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>), Done> {
+    let (format, data, file) = open_job(job, json)?;
+    Ok((format, read_rest(job, json, data, file)?))
+}
+
+/// Reads the rest of an opened job's file after the `data` already read.
+fn read_rest(
+    job: &Job,
+    json: bool,
+    mut data: Vec<u8>,
+    mut file: std::fs::File,
+) -> Result<Vec<u8>, Done> {
+    if let Ok(meta) = file.metadata() {
+        data.reserve_exact(usize::try_from(meta.len()).unwrap_or(0).saturating_sub(16));
+    }
+    file.read_to_end(&mut data).map_err(|e| {
+        let message = format!("cannot read: {e}");
+        Done::failed(&job.path, None, Exit::Io, None, message, json)
+    })?;
+    Ok(data)
+}
+
+/// Opens a job's file and reads its magic: the format, the bytes read so far and the file
+/// positioned after them, or what ends the job already (a skip or a failure).
+fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, std::fs::File), Done> {
     let path = &job.path;
     match &job.settled {
         Some(Settled::Skip(why)) => return Err(Done::skipped(path, why, json)),
@@ -563,11 +587,7 @@ fn read_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>), Done> {
         }
         Err(why) => return Err(Done::failed(path, None, Exit::Invalid, Some(0), why, json)),
     };
-    if let Ok(meta) = file.metadata() {
-        data.reserve_exact(usize::try_from(meta.len()).unwrap_or(0).saturating_sub(16));
-    }
-    file.read_to_end(&mut data).map_err(cannot_read)?;
-    Ok((format, data))
+    Ok((format, data, file))
 }
 
 /// Runs `work` (given a job and whether this is a batch) on the files `paths` name.
@@ -742,30 +762,36 @@ fn print_done(out: &mut Output, done: &Done, flush: bool) -> Outcome {
 
 /// `demokit info` on one file.
 fn info_job(job: &Job, json: bool, batch: bool) -> Done {
-    let (format, data) = match read_job(job, json) {
-        Ok(read) => read,
+    let path = &job.path;
+    let (format, head, file) = match open_job(job, json) {
+        Ok(opened) => opened,
         Err(done) => return done,
     };
-    let path = &job.path;
     let header_failed = |e: &dyn Failure| {
         let (exit, offset) = (e.exit(), Some(e.offset()));
         Done::failed(path, Some(format), exit, offset, e.message(), json)
     };
-    match format {
-        Format::Teehistorian => match th::Summary::scan(&data) {
+    if format == Format::Teehistorian {
+        // Streamed, so that memory stays flat however long the server ran.
+        let reader = io::BufReader::new(io::Cursor::new(head).chain(file));
+        return match th::Summary::scan_reader(reader) {
             Ok((s, error)) => {
                 let text = |out: &mut String| teehistorian_text(out, &s);
                 info_done(path, &s, text, error.as_ref().map(|e| e as _), json, batch)
             }
             Err(e) => header_failed(&e),
-        },
-        _ => match Summary::scan(&data) {
-            Ok((s, error)) => {
-                let text = |out: &mut String| demo_text(out, &s);
-                info_done(path, &s, text, error.as_ref().map(|e| e as _), json, batch)
-            }
-            Err(e) => header_failed(&e),
-        },
+        };
+    }
+    let data = match read_rest(job, json, head, file) {
+        Ok(data) => data,
+        Err(done) => return done,
+    };
+    match Summary::scan(&data) {
+        Ok((s, error)) => {
+            let text = |out: &mut String| demo_text(out, &s);
+            info_done(path, &s, text, error.as_ref().map(|e| e as _), json, batch)
+        }
+        Err(e) => header_failed(&e),
     }
 }
 

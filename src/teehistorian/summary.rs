@@ -2,10 +2,12 @@
 //! message counts from one pass over the messages), and what `demokit validate` checks.
 
 use super::error::{ReadError, ReadErrorKind};
-use super::reader::TeehistorianSlice;
+use super::header::Header;
+use super::reader::{MessageAt, TeehistorianReader, TeehistorianSlice};
 use crate::twdemo::validate::{Problem, Report};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::Read;
 
 /// A teehistorian file's header fields and message counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -48,8 +50,32 @@ impl Summary {
     /// the error is returned beside it; only a header that cannot be read is an `Err`.
     pub fn scan(data: &[u8]) -> Result<(Summary, Option<ReadError>), ReadError> {
         let slice = TeehistorianSlice::parse(data)?;
-        let h = slice.header();
-        let mut summary = Summary {
+        let mut summary = Summary::start(slice.header(), slice.body_offset());
+        let mut messages = slice.messages();
+        let error = messages.by_ref().find_map(|item| summary.add(item).err());
+        summary.finished = messages.finished();
+        Ok((summary, error))
+    }
+
+    /// [`scan`](Self::scan) over any [`Read`], holding one message at a time: memory does
+    /// not grow with the file.
+    pub fn scan_reader<R: Read>(reader: R) -> Result<(Summary, Option<ReadError>), ReadError> {
+        let mut reader = TeehistorianReader::new(reader)?;
+        let mut summary = Summary::start(reader.header(), reader.header_json().len() + 17);
+        let mut error = None;
+        while let Some(item) = reader.next() {
+            if let Err(e) = summary.add(item) {
+                error = Some(e);
+                break;
+            }
+        }
+        summary.finished = reader.finished();
+        Ok((summary, error))
+    }
+
+    /// A summary of a file with `header` and no messages yet.
+    fn start(h: &Header, header_len: usize) -> Summary {
+        Summary {
             format: "teehistorian",
             version: h.version.clone(),
             version_minor: h.version_minor.clone(),
@@ -57,7 +83,7 @@ impl Summary {
             server_version: h.server_version.clone(),
             map_name: h.map_name.clone(),
             start_time: h.start_time.clone(),
-            header_len: slice.body_offset(),
+            header_len,
             first_tick: None,
             last_tick: None,
             finished: false,
@@ -65,30 +91,34 @@ impl Summary {
             messages: 0,
             non_canonical_messages: 0,
             counts: BTreeMap::new(),
-        };
-        let mut messages = slice.messages();
-        for item in messages.by_ref() {
-            let item = match item {
-                Ok(item) => item,
-                Err(e) => {
-                    if let ReadErrorKind::DataAfterFinish { len } = e.kind {
-                        summary.trailing_bytes = len;
-                    }
-                    summary.finished = messages.finished();
-                    return Ok((summary, Some(e)));
-                }
-            };
-            summary.messages += 1;
-            summary.non_canonical_messages += u64::from(item.non_canonical > 0);
-            summary.first_tick.get_or_insert(item.tick);
-            summary.last_tick = Some(item.tick);
-            *summary
-                .counts
-                .entry(item.message.kind_name().into_owned())
-                .or_default() += 1;
         }
-        summary.finished = messages.finished();
-        Ok((summary, None))
+    }
+
+    /// Counts one message, or notes why the stream ended and hands the error back.
+    fn add(&mut self, item: Result<MessageAt<'_>, ReadError>) -> Result<(), ReadError> {
+        let item = match item {
+            Ok(item) => item,
+            Err(e) => {
+                if let ReadErrorKind::DataAfterFinish { len } = e.kind {
+                    self.trailing_bytes = len;
+                }
+                return Err(e);
+            }
+        };
+        self.messages += 1;
+        self.non_canonical_messages += u64::from(item.non_canonical > 0);
+        self.first_tick.get_or_insert(item.tick);
+        self.last_tick = Some(item.tick);
+        // Look the kind up before allocating its name: a handful of kinds, millions of
+        // messages.
+        let name = item.message.kind_name();
+        match self.counts.get_mut(name.as_ref()) {
+            Some(n) => *n += 1,
+            None => {
+                self.counts.insert(name.into_owned(), 1);
+            }
+        }
+        Ok(())
     }
 }
 
