@@ -35,6 +35,7 @@ pub mod header;
 pub mod message;
 pub mod reader;
 pub mod recorder;
+pub mod semantic;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;
@@ -47,5 +48,8 @@ pub use message::{
 };
 pub use reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickState};
 pub use recorder::{FlushPolicy, Phase, Protocol, Recorder, RecorderError};
+pub use semantic::{
+    Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
+};
 pub use summary::Summary;
 pub use writer::{RewriteError, TeehistorianWriter, rewrite};

@@ -6,11 +6,12 @@
 //! UUIDs that are not DDNet's (a DDNet UUID with a matching payload would be typed on
 //! reading), and header extras use keys DDNet does not.
 
-use super::format::INPUT_INTS;
+use super::format::{INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
 use super::message::{Args, Ex, ExKind, Message, RawStr};
+use super::recorder::{Protocol, Recorder, RecorderError};
 use super::writer::TeehistorianWriter;
-use proptest::collection::vec;
+use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::Value;
 use uuid::Uuid;
@@ -341,4 +342,216 @@ pub fn write_file(header: &Header, body: &[GeneratedMessage], finished: bool) ->
     } else {
         w.into_inner().expect("flush")
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Server event sequences
+// ---------------------------------------------------------------------------------------
+
+/// A player record of a [`ServerTick`], with absolute values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayerState {
+    /// The client has a character at this position ([`Recorder::record_player`]).
+    Alive {
+        /// Position.
+        x: i32,
+        /// Position.
+        y: i32,
+    },
+    /// The client has no character ([`Recorder::record_dead_player`]).
+    Dead,
+}
+
+/// A record of a [`ServerTick`] other than players and inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerRecord {
+    /// A client joined ([`Recorder::record_player_join`], 0.6 protocol).
+    Join(i32),
+    /// A client left ([`Recorder::record_player_drop`]).
+    Drop(i32, String),
+    /// A client's network message ([`Recorder::record_player_message`]).
+    NetMessage(i32, Vec<u8>),
+    /// A console command ([`Recorder::record_console_command`]): cid, name, arguments.
+    ConsoleCommand(i32, String, Vec<String>),
+    /// EX PLAYER_READY.
+    PlayerReady(i32),
+    /// EX PLAYER_NAME.
+    PlayerName(i32, String),
+    /// EX PLAYER_FINISH: cid, time in ticks.
+    PlayerFinish(i32, i32),
+    /// EX TEST (empty payload).
+    Test,
+}
+
+/// One tick as a server records it, with absolute positions and inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerTick {
+    /// The tick (ticks of a sequence strictly increase, from 1).
+    pub tick: i32,
+    /// Player records, in strictly ascending client id order.
+    pub players: Vec<(i32, PlayerState)>,
+    /// Inputs: client id, unique client id (never 0), input; at most one per client id.
+    pub inputs: Vec<(i32, u32, [i32; INPUT_INTS])>,
+    /// Joins, drops, messages, commands and EX records, recorded after the inputs.
+    pub records: Vec<ServerRecord>,
+}
+
+impl ServerTick {
+    /// Records the tick through the whole tick loop.
+    pub fn record<W: std::io::Write>(&self, rec: &mut Recorder<W>) -> Result<(), RecorderError> {
+        rec.begin_tick(self.tick)?;
+        rec.begin_players()?;
+        for &(cid, state) in &self.players {
+            match state {
+                PlayerState::Alive { x, y } => rec.record_player(cid, x, y)?,
+                PlayerState::Dead => rec.record_dead_player(cid)?,
+            }
+        }
+        rec.end_players()?;
+        rec.begin_inputs()?;
+        for (cid, id, input) in &self.inputs {
+            rec.record_player_input(*cid, *id, input)?;
+        }
+        for record in &self.records {
+            match record {
+                ServerRecord::Join(cid) => rec.record_player_join(*cid, Protocol::V6)?,
+                ServerRecord::Drop(cid, reason) => rec.record_player_drop(*cid, reason)?,
+                ServerRecord::NetMessage(cid, data) => rec.record_player_message(*cid, data)?,
+                ServerRecord::ConsoleCommand(cid, cmd, args) => {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    rec.record_console_command(*cid, 0, cmd, &args)?
+                }
+                ServerRecord::PlayerReady(cid) => rec.record_player_ready(*cid)?,
+                ServerRecord::PlayerName(cid, name) => rec.record_player_name(*cid, name)?,
+                ServerRecord::PlayerFinish(cid, time) => rec.record_player_finish(*cid, *time)?,
+                ServerRecord::Test => rec.record_test_extra()?,
+            }
+        }
+        rec.end_inputs()?;
+        rec.end_tick()
+    }
+}
+
+/// What a generated player record does, before it is made absolute.
+#[derive(Debug, Clone, Copy)]
+enum PlayerCall {
+    Dead,
+    Stay,
+    Move(i32, i32),
+    Teleport(i32, i32),
+}
+
+/// What a generated input does, before it is made absolute.
+#[derive(Debug, Clone, Copy)]
+enum InputCall {
+    Same,
+    Tweak(usize, i32),
+    NewId([i32; INPUT_INTS]),
+}
+
+/// Client ids: mostly a few low ones so that records meet earlier state, sometimes any.
+fn cid() -> impl Strategy<Value = i32> {
+    prop_oneof![6 => 0i32..6, 1 => 0i32..MAX_CLIENTS]
+}
+
+fn player_call() -> impl Strategy<Value = PlayerCall> {
+    prop_oneof![
+        1 => Just(PlayerCall::Dead),
+        2 => Just(PlayerCall::Stay),
+        3 => (-5i32..=5, -5i32..=5).prop_map(|(dx, dy)| PlayerCall::Move(dx, dy)),
+        1 => (int(), int()).prop_map(|(x, y)| PlayerCall::Teleport(x, y)),
+    ]
+}
+
+fn input_call() -> impl Strategy<Value = InputCall> {
+    prop_oneof![
+        1 => Just(InputCall::Same),
+        4 => (0..INPUT_INTS, int()).prop_map(|(i, v)| InputCall::Tweak(i, v)),
+        1 => proptest::array::uniform10(int()).prop_map(InputCall::NewId),
+    ]
+}
+
+fn server_record() -> impl Strategy<Value = ServerRecord> {
+    let text = || "[a-z ]{0,8}";
+    prop_oneof![
+        2 => cid().prop_map(ServerRecord::Join),
+        2 => (cid(), text()).prop_map(|(c, r)| ServerRecord::Drop(c, r)),
+        1 => (cid(), vec(any::<u8>(), 0..12)).prop_map(|(c, d)| ServerRecord::NetMessage(c, d)),
+        1 => (-1i32..MAX_CLIENTS, "[a-z_]{1,8}", vec(text(), 0..3))
+            .prop_map(|(c, cmd, args)| ServerRecord::ConsoleCommand(c, cmd, args)),
+        1 => cid().prop_map(ServerRecord::PlayerReady),
+        1 => (cid(), text()).prop_map(|(c, n)| ServerRecord::PlayerName(c, n)),
+        1 => (cid(), int()).prop_map(|(c, t)| ServerRecord::PlayerFinish(c, t)),
+        1 => Just(ServerRecord::Test),
+    ]
+}
+
+/// Valid server event sequences of up to `max_ticks` ticks: increasing ticks (mostly
+/// consecutive, sometimes gaps), per tick player states in ascending client id order
+/// (appearing, standing still, moving, jumping anywhere, dying), inputs with non-zero
+/// unique client ids (changed, unchanged, or whole under a new id), and a few joins,
+/// drops, messages, commands and EX records. Every sequence records without error
+/// ([`ServerTick::record`]).
+pub fn server_ticks(max_ticks: usize) -> impl Strategy<Value = Vec<ServerTick>> {
+    let tick = (
+        prop_oneof![8 => Just(1i32), 3 => 2i32..5, 1 => 5i32..1000],
+        btree_map(cid(), player_call(), 0..6),
+        btree_map(cid(), input_call(), 0..4),
+        vec(server_record(), 0..3),
+    );
+    vec(tick, 0..=max_ticks).prop_map(|ticks| {
+        let mut positions = [None::<(i32, i32)>; MAX_CLIENTS as usize];
+        let mut inputs = [(0u32, [0i32; INPUT_INTS]); MAX_CLIENTS as usize];
+        let mut now = 0i32;
+        ticks
+            .into_iter()
+            .map(|(gap, players, input_calls, records)| {
+                now += gap;
+                let players = players
+                    .into_iter()
+                    .map(|(cid, call)| {
+                        let slot = &mut positions[cid as usize];
+                        let here = slot.unwrap_or((0, 0));
+                        *slot = match call {
+                            PlayerCall::Dead => None,
+                            PlayerCall::Stay => Some(here),
+                            PlayerCall::Move(dx, dy) => {
+                                Some((here.0.wrapping_add(dx), here.1.wrapping_add(dy)))
+                            }
+                            PlayerCall::Teleport(x, y) => Some((x, y)),
+                        };
+                        let state = match *slot {
+                            Some((x, y)) => PlayerState::Alive { x, y },
+                            None => PlayerState::Dead,
+                        };
+                        (cid, state)
+                    })
+                    .collect();
+                let inputs = input_calls
+                    .into_iter()
+                    .map(|(cid, call)| {
+                        let (id, input) = &mut inputs[cid as usize];
+                        match call {
+                            InputCall::Same => {}
+                            InputCall::Tweak(i, v) => input[i] = v,
+                            InputCall::NewId(new) => {
+                                *input = new;
+                                *id = id.wrapping_add(1);
+                            }
+                        }
+                        if *id == 0 {
+                            *id = 1;
+                        }
+                        (cid, *id, *input)
+                    })
+                    .collect();
+                ServerTick {
+                    tick: now,
+                    players,
+                    inputs,
+                    records,
+                }
+            })
+            .collect()
+    })
 }
