@@ -1,0 +1,342 @@
+//! A server killed mid-recording leaves a readable file, and `demokit info` reads a file in
+//! flat memory.
+//!
+//! * `crash_leaves_every_flushed_tick`: this test binary runs itself as a child
+//!   ([`child_records`] with `DEMOKIT_CRASH_CHILD` set), which records a server loop to a
+//!   file with [`FlushPolicy::EveryTick`] and reports every ended tick on stdout. The parent
+//!   kills it with SIGKILL after [`KILL_AFTER`] ticks and checks that every reported tick is
+//!   in the file, that ticks number consistently, and that the file's complete prefix
+//!   summarizes and rewrites.
+//! * `info_memory_does_not_grow_with_file_size`: `demokit info --json` on a ~1 MB and a
+//!   ~30 MB recording, peak RSS measured by `/usr/bin/time -v`.
+
+use demokit::teehistorian::{
+    FlushPolicy, Header, Message, MessageAt, Protocol, Recorder, Summary, TeehistorianSlice,
+    TeehistorianWriter,
+};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The environment variable that turns [`child_records`] on; its value is the output path.
+const CHILD_ENV: &str = "DEMOKIT_CRASH_CHILD";
+
+/// Ticks the parent waits to see flushed before it kills the child.
+const KILL_AFTER: i32 = 200;
+
+/// The child stops by itself after this many ticks...
+const CHILD_MAX_TICKS: i32 = 100_000;
+
+/// ...or after this long, whichever comes first.
+const CHILD_MAX_TIME: Duration = Duration::from_secs(15);
+
+/// A unique path under the temp dir for this process and `label`.
+fn temp_path(label: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    std::env::temp_dir().join(format!(
+        "demokit-{label}-{}-{nanos}.teehistorian",
+        std::process::id()
+    ))
+}
+
+/// Removes a file when dropped, so that a failing test leaves nothing behind.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A deterministic server: `players` clients moving and giving inputs, with chat, console
+/// commands and EX records now and then. Client 0 never dies and sits at x = 1000 + tick,
+/// so a reader can check which tick a record belongs to.
+struct Server {
+    players: i32,
+    state: u64,
+}
+
+impl Server {
+    /// A server with `players` clients (at most 64).
+    fn new(players: i32) -> Self {
+        Server {
+            players,
+            state: 0x2545_f491_4f6c_dd1d,
+        }
+    }
+
+    /// A pseudo-random number in `0..n` (xorshift64).
+    fn next(&mut self, n: u64) -> i32 {
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        (self.state % n) as i32
+    }
+
+    /// Records the joins and names before the first tick.
+    fn start<W: Write>(&mut self, rec: &mut Recorder<W>) {
+        for cid in 0..self.players {
+            let protocol = if cid % 2 == 0 {
+                Protocol::V6
+            } else {
+                Protocol::V7
+            };
+            rec.record_player_join(cid, protocol).unwrap();
+            rec.record_player_name(cid, &format!("tee {cid}")).unwrap();
+        }
+    }
+
+    /// Records one whole tick, `begin_tick` to `end_tick`.
+    fn tick<W: Write>(&mut self, rec: &mut Recorder<W>, tick: i32) {
+        rec.begin_tick(tick).unwrap();
+        rec.begin_players().unwrap();
+        rec.record_player(0, 1000 + tick, 500).unwrap();
+        for cid in 1..self.players {
+            if self.next(50) == 0 {
+                rec.record_dead_player(cid).unwrap();
+            } else {
+                let (x, y) = (self.next(4000), self.next(4000));
+                rec.record_player(cid, x, y).unwrap();
+            }
+        }
+        rec.end_players().unwrap();
+        rec.begin_inputs().unwrap();
+        for cid in 0..self.players {
+            if self.next(3) == 0 {
+                continue; // unchanged input: nothing recorded
+            }
+            let input = [
+                self.next(3) - 1,
+                self.next(2000) - 1000,
+                self.next(2000) - 1000,
+                self.next(2),
+                self.next(2),
+                self.next(2),
+                self.next(4),
+                self.next(6),
+                0,
+                0,
+            ];
+            rec.record_player_input(cid, 1 + cid as u32, &input)
+                .unwrap();
+        }
+        if tick % 10 == 0 {
+            let cid = self.next(self.players as u64);
+            rec.record_player_message(cid, b"\x04\x00hello there\0")
+                .unwrap();
+        }
+        if tick % 25 == 0 {
+            let cid = self.next(self.players as u64);
+            rec.record_player_team(cid, self.next(4)).unwrap();
+            rec.record_player_finish(cid, self.next(100_000)).unwrap();
+            rec.record_console_command(cid, 1, "say", &["gg", "wp"])
+                .unwrap();
+        }
+        rec.end_inputs().unwrap();
+        rec.end_tick().unwrap();
+    }
+}
+
+/// The header every recording here starts with.
+fn header() -> Header {
+    Header {
+        map_name: Some("crash".into()),
+        ..Header::new("2")
+    }
+}
+
+/// The child's side of the crash test: does nothing unless [`CHILD_ENV`] names a path.
+/// Records to that file, printing `flushed <tick>` after each tick, until it is killed
+/// (or, failing that, after [`CHILD_MAX_TICKS`] ticks or [`CHILD_MAX_TIME`]).
+#[test]
+fn child_records() {
+    let Some(path) = std::env::var_os(CHILD_ENV) else {
+        return;
+    };
+    let file = std::fs::File::create(path).unwrap();
+    let mut rec = Recorder::new(file, &header())
+        .unwrap()
+        .with_flush_policy(FlushPolicy::EveryTick);
+    let mut server = Server::new(16);
+    server.start(&mut rec);
+    let started = Instant::now();
+    let mut out = std::io::stdout().lock();
+    for tick in 1..=CHILD_MAX_TICKS {
+        server.tick(&mut rec, tick);
+        writeln!(out, "flushed {tick}").unwrap();
+        out.flush().unwrap();
+        if started.elapsed() > CHILD_MAX_TIME {
+            break;
+        }
+    }
+    rec.finish().unwrap();
+}
+
+/// Checks the messages of a killed recording: ticks never go back, client 0's position
+/// matches the tick of each of its records. Returns the last tick.
+fn check_ticks(items: &[MessageAt<'_>]) -> i32 {
+    let mut last_tick = 0;
+    let mut x0 = None;
+    for item in items {
+        assert!(item.tick >= last_tick, "tick went back at {}", item.offset);
+        last_tick = item.tick;
+        match item.message {
+            Message::PlayerNew { cid: 0, x, .. } => x0 = Some(x),
+            Message::PlayerDiff { cid: 0, dx, .. } => x0 = Some(x0.unwrap() + dx),
+            _ => continue,
+        }
+        assert_eq!(x0, Some(1000 + item.tick), "client 0 at {}", item.offset);
+    }
+    last_tick
+}
+
+/// A recording killed with SIGKILL after [`KILL_AFTER`] flushed ticks holds every one of
+/// them, ends in a truncation error, and its complete messages summarize and rewrite.
+#[test]
+fn crash_leaves_every_flushed_tick() {
+    let path = temp_path("crash");
+    let _cleanup = TempFile(path.clone());
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_records",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, &path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = 0;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        if let Some(tick) = line.strip_prefix("flushed ") {
+            seen = tick.parse().unwrap();
+            if seen >= KILL_AFTER {
+                break;
+            }
+        }
+    }
+    // SIGKILL on Unix: no destructor, no FINISH, no flush beyond what end_tick did.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(seen >= KILL_AFTER, "the child stopped after tick {seen}");
+
+    let data = std::fs::read(&path).unwrap();
+    let slice = TeehistorianSlice::parse(&data).unwrap();
+    let mut items = Vec::new();
+    let mut end_error = None;
+    for item in slice.messages() {
+        match item {
+            Ok(item) => items.push(item),
+            Err(e) => end_error = Some(e),
+        }
+    }
+    // The file ends without FINISH: either at a message boundary or inside the message the
+    // child was writing; both are reported as a truncation at the end of the last message.
+    let e = end_error.expect("a killed recording has no FINISH");
+    assert!(e.is_truncation(), "{e}");
+    let complete = items.last().map_or(slice.body_offset() as u64, |m| m.end());
+    assert_eq!(e.offset, complete);
+    assert!(!items.iter().any(|m| m.message == Message::Finish));
+    let last_tick = check_ticks(&items);
+    assert!(
+        last_tick >= seen,
+        "tick {seen} was reported flushed, the file ends at tick {last_tick}"
+    );
+
+    // The summary of the killed file covers everything up to the cut.
+    let (summary, error) = Summary::scan(&data).unwrap();
+    assert!(error.unwrap().is_truncation());
+    assert!(!summary.finished);
+    assert_eq!(summary.last_tick, Some(last_tick));
+    assert_eq!(summary.messages, items.len() as u64);
+
+    // The complete messages rewrite to the file's prefix plus FINISH.
+    let mut writer = TeehistorianWriter::with_header_json(Vec::new(), slice.header_json()).unwrap();
+    for item in &items {
+        writer.write_item(item).unwrap();
+    }
+    let fixed = writer.finish().unwrap();
+    assert_eq!(fixed[..complete as usize], data[..complete as usize]);
+    assert_eq!(fixed.len(), complete as usize + 1);
+    let (summary, error) = Summary::scan(&fixed).unwrap();
+    assert!(error.is_none());
+    assert!(summary.finished);
+    assert_eq!(summary.last_tick, Some(last_tick));
+    assert_eq!(summary.messages, items.len() as u64 + 1);
+    assert_eq!(demokit::teehistorian::rewrite(&fixed).unwrap(), fixed);
+}
+
+/// Records `ticks` ticks of a 64-player server to `path`; returns the file's size.
+fn record_file(path: &Path, ticks: i32) -> u64 {
+    let file = std::fs::File::create(path).unwrap();
+    let sink = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut rec = Recorder::new(sink, &header())
+        .unwrap()
+        .with_flush_policy(FlushPolicy::Never);
+    let mut server = Server::new(64);
+    server.start(&mut rec);
+    for tick in 1..=ticks {
+        server.tick(&mut rec, tick);
+    }
+    rec.finish().unwrap().flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Runs `demokit info --json <path>` under `/usr/bin/time -v`; returns the peak RSS in KiB
+/// and the JSON output.
+fn info_peak_rss(path: &Path) -> (u64, serde_json::Value) {
+    let out = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(env!("CARGO_BIN_EXE_demokit"))
+        .args(["info", "--json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rss = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+        .unwrap_or_else(|| panic!("no peak RSS in {stderr}"))
+        .trim()
+        .parse()
+        .unwrap();
+    (rss, serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// `demokit info` streams a teehistorian file: its peak memory on a ~30 MB recording is
+/// within a few MiB of that on a ~1 MB one.
+#[test]
+fn info_memory_does_not_grow_with_file_size() {
+    if !Path::new("/usr/bin/time").is_file() {
+        eprintln!("skipping: /usr/bin/time not found (needed to measure peak RSS)");
+        return;
+    }
+    let small = TempFile(temp_path("mem-small"));
+    let large = TempFile(temp_path("mem-large"));
+    let small_len = record_file(&small.0, 1_000);
+    let large_len = record_file(&large.0, 33_000);
+    assert!(small_len > 500_000 && small_len < 2_000_000, "{small_len}");
+    assert!(large_len > 28_000_000, "{large_len}");
+    let (small_rss, small_json) = info_peak_rss(&small.0);
+    let (large_rss, large_json) = info_peak_rss(&large.0);
+    eprintln!(
+        "peak RSS: {small_rss} KiB for {small_len} bytes, {large_rss} KiB for {large_len} bytes"
+    );
+    assert_eq!(small_json["last_tick"], 1_000);
+    assert_eq!(large_json["last_tick"], 33_000);
+    assert_eq!(large_json["finished"], true);
+    // Reading the whole file would add ~30 MB; streaming adds nothing but noise.
+    assert!(
+        large_rss < small_rss + 8 * 1024,
+        "peak RSS grew from {small_rss} KiB to {large_rss} KiB"
+    );
+}
