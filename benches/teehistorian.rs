@@ -16,7 +16,7 @@
 //! Quick run: `cargo bench --bench teehistorian -- --warm-up-time 1 --measurement-time 3`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::teehistorian::{FlushPolicy, Header, Protocol, Recorder, TeehistorianSlice};
+use demokit::teehistorian::{FlushPolicy, Header, Recorder, TeehistorianSlice};
 use std::hint::black_box;
 use std::io::Write;
 
@@ -29,92 +29,9 @@ const RECORD_TICKS: i32 = 2_000;
 /// Samples for the whole-file benchmarks (each iteration reads ~55 MB).
 const SAMPLES: usize = 10;
 
-/// A deterministic 64-player server: the same as `tests/teehistorian_crash.rs` records.
-struct Server {
-    players: i32,
-    state: u64,
-}
-
-impl Server {
-    /// A server with `players` clients (at most 64).
-    fn new(players: i32) -> Self {
-        Server {
-            players,
-            state: 0x2545_f491_4f6c_dd1d,
-        }
-    }
-
-    /// A pseudo-random number in `0..n` (xorshift64).
-    fn next(&mut self, n: u64) -> i32 {
-        self.state ^= self.state << 13;
-        self.state ^= self.state >> 7;
-        self.state ^= self.state << 17;
-        (self.state % n) as i32
-    }
-
-    /// Records the joins and names before the first tick.
-    fn start<W: Write>(&mut self, rec: &mut Recorder<W>) {
-        for cid in 0..self.players {
-            let protocol = if cid % 2 == 0 {
-                Protocol::V6
-            } else {
-                Protocol::V7
-            };
-            rec.record_player_join(cid, protocol).unwrap();
-            rec.record_player_name(cid, &format!("tee {cid}")).unwrap();
-        }
-    }
-
-    /// Records one whole tick, `begin_tick` to `end_tick`.
-    fn tick<W: Write>(&mut self, rec: &mut Recorder<W>, tick: i32) {
-        rec.begin_tick(tick).unwrap();
-        rec.begin_players().unwrap();
-        rec.record_player(0, 1000 + tick, 500).unwrap();
-        for cid in 1..self.players {
-            if self.next(50) == 0 {
-                rec.record_dead_player(cid).unwrap();
-            } else {
-                let (x, y) = (self.next(4000), self.next(4000));
-                rec.record_player(cid, x, y).unwrap();
-            }
-        }
-        rec.end_players().unwrap();
-        rec.begin_inputs().unwrap();
-        for cid in 0..self.players {
-            if self.next(3) == 0 {
-                continue;
-            }
-            let input = [
-                self.next(3) - 1,
-                self.next(2000) - 1000,
-                self.next(2000) - 1000,
-                self.next(2),
-                self.next(2),
-                self.next(2),
-                self.next(4),
-                self.next(6),
-                0,
-                0,
-            ];
-            rec.record_player_input(cid, 1 + cid as u32, &input)
-                .unwrap();
-        }
-        if tick % 10 == 0 {
-            let cid = self.next(self.players as u64);
-            rec.record_player_message(cid, b"\x04\x00hello there\0")
-                .unwrap();
-        }
-        if tick % 25 == 0 {
-            let cid = self.next(self.players as u64);
-            rec.record_player_team(cid, self.next(4)).unwrap();
-            rec.record_player_finish(cid, self.next(100_000)).unwrap();
-            rec.record_console_command(cid, 1, "say", &["gg", "wp"])
-                .unwrap();
-        }
-        rec.end_inputs().unwrap();
-        rec.end_tick().unwrap();
-    }
-}
+#[path = "../tests/common/server.rs"]
+mod server;
+use server::Server;
 
 /// The header of every generated recording.
 fn header() -> Header {

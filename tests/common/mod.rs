@@ -43,3 +43,4 @@ pub fn twdemo_facts(shared: &std::path::Path) -> Vec<(PathBuf, serde_json::Value
         })
         .collect()
 }
+pub mod server;
