@@ -16,7 +16,7 @@
 //! Quick run: `cargo bench --bench teehistorian -- --warm-up-time 1 --measurement-time 3`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::teehistorian::{FlushPolicy, Header, Recorder, TeehistorianSlice};
+use demokit::teehistorian::{FlushPolicy, Header, Recorder, TeehistorianReader, TeehistorianSlice};
 use std::hint::black_box;
 use std::io::Write;
 
@@ -69,7 +69,26 @@ fn large_file() -> Vec<u8> {
     data
 }
 
-/// demokit: every message of the file; returns the count.
+/// What a consumer of the messages computes: a count, and a checksum over the fields of
+/// the messages a replay or analysis tool reads (positions, inputs, tick skips), so that
+/// neither reader's decoding of those fields can be optimised away. Both readers must give
+/// the same value.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Fold {
+    messages: u64,
+    checksum: u64,
+}
+
+impl Fold {
+    #[inline(always)]
+    fn add(&mut self, ints: &[i32]) {
+        for &v in ints {
+            self.checksum = self.checksum.rotate_left(5) ^ (v as u32 as u64);
+        }
+    }
+}
+
+/// demokit: every message of the file, each `black_box`ed; returns the count.
 fn demokit_parse(data: &[u8]) -> u64 {
     let slice = TeehistorianSlice::parse(data).unwrap();
     let mut n = 0;
@@ -80,8 +99,45 @@ fn demokit_parse(data: &[u8]) -> u64 {
     n
 }
 
+/// demokit's streaming reader over the bytes as a `Read`: every message `black_box`ed;
+/// returns the count.
+fn demokit_stream(data: &[u8]) -> u64 {
+    let mut reader = TeehistorianReader::new(data).unwrap();
+    let mut n = 0;
+    while let Some(item) = reader.next() {
+        black_box(item.unwrap());
+        n += 1;
+    }
+    n
+}
+
+/// demokit: every message of the file folded into a [`Fold`].
+fn demokit_fold(data: &[u8]) -> Fold {
+    use demokit::teehistorian::Message;
+    let slice = TeehistorianSlice::parse(data).unwrap();
+    let mut fold = Fold::default();
+    for item in slice.messages() {
+        fold.messages += 1;
+        match item.unwrap().message {
+            Message::PlayerDiff { cid, dx, dy } => fold.add(&[cid, dx, dy]),
+            Message::PlayerNew { cid, x, y } => fold.add(&[cid, x, y]),
+            Message::InputDiff { cid, diff } => {
+                fold.add(&[cid]);
+                fold.add(&diff);
+            }
+            Message::InputNew { cid, input } => {
+                fold.add(&[cid]);
+                fold.add(&input);
+            }
+            Message::TickSkip { dt } => fold.add(&[dt]),
+            _ => {}
+        }
+    }
+    fold
+}
+
 /// The `teehistorian` crate: every chunk of the file up to and including the end of
-/// stream; returns the count.
+/// stream, each `black_box`ed; returns the count.
 fn crate_parse(data: &[u8]) -> u64 {
     let mut th = teehistorian::Th::parse(data).unwrap();
     black_box(th.header().unwrap());
@@ -96,11 +152,45 @@ fn crate_parse(data: &[u8]) -> u64 {
     }
 }
 
+/// The `teehistorian` crate: every chunk folded into a [`Fold`] as [`demokit_fold`] does.
+fn crate_fold(data: &[u8]) -> Fold {
+    use teehistorian::Chunk;
+    let mut th = teehistorian::Th::parse(data).unwrap();
+    black_box(th.header().unwrap());
+    let mut fold = Fold::default();
+    loop {
+        fold.messages += 1;
+        match th.next_chunk().unwrap() {
+            Chunk::PlayerDiff(p) => fold.add(&[p.cid, p.dx, p.dy]),
+            Chunk::PlayerNew(p) => fold.add(&[p.cid, p.x, p.y]),
+            Chunk::InputDiff(i) => {
+                fold.add(&[i.cid]);
+                fold.add(&i.dinput);
+            }
+            Chunk::InputNew(i) => {
+                fold.add(&[i.cid]);
+                fold.add(&i.input);
+            }
+            Chunk::TickSkip { dt } => fold.add(&[dt]),
+            Chunk::Eos => return fold,
+            _ => {}
+        }
+    }
+}
+
 /// The `teehistorian` group: parse throughput side by side, then recorder throughput.
 fn bench(c: &mut Criterion) {
     let data = large_file();
     let messages = demokit_parse(&data);
     assert_eq!(crate_parse(&data), messages);
+    assert_eq!(demokit_stream(&data), messages);
+    let fold = demokit_fold(&data);
+    assert_eq!(fold.messages, messages);
+    assert_eq!(
+        crate_fold(&data),
+        fold,
+        "the two readers disagree on the fields"
+    );
     eprintln!(
         "large file: {} bytes, {messages} messages ({:.1} bytes/message)",
         data.len(),
@@ -116,9 +206,22 @@ fn bench(c: &mut Criterion) {
         b.iter(|| demokit_parse(d))
     });
     group.bench_with_input(
+        BenchmarkId::new("parse", "demokit-stream"),
+        &data,
+        |b, d| b.iter(|| demokit_stream(d)),
+    );
+    group.bench_with_input(
         BenchmarkId::new("parse", "teehistorian-crate"),
         &data,
         |b, d| b.iter(|| crate_parse(d)),
+    );
+    group.bench_with_input(BenchmarkId::new("fold", "demokit"), &data, |b, d| {
+        b.iter(|| demokit_fold(d))
+    });
+    group.bench_with_input(
+        BenchmarkId::new("fold", "teehistorian-crate"),
+        &data,
+        |b, d| b.iter(|| crate_fold(d)),
     );
     group.sample_size(20);
     group.throughput(Throughput::Elements(record_messages));

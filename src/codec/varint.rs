@@ -119,6 +119,28 @@ fn unpack_five(b: &[u8; MAX_BYTES]) -> (i32, usize) {
     ((value as i32) ^ -sign, len)
 }
 
+/// [`unpack`] on the first five bytes of `word` (little-endian; the upper three bytes are
+/// ignored), without branches: returns the int, its length and its last byte.
+///
+/// Where the lengths of successive ints vary unpredictably (positions and aim in
+/// teehistorian), a branch per byte costs more than doing the arithmetic for all five.
+#[inline(always)]
+pub fn unpack_word(word: u64) -> (i32, usize, u8) {
+    // The first byte without the extend bit ends the int; the fifth always does.
+    let stops = (!word & 0x80_8080_8080) | 0x80_0000_0000;
+    let len = (stops.trailing_zeros() / 8 + 1) as usize;
+    // Keep only the int's own bytes (len <= 5, so the shift stays below 64).
+    let x = word & ((1u64 << (8 * len)) - 1);
+    let magnitude = (x & 0x3F)
+        | ((x >> 2) & (0x7F << 6))
+        | ((x >> 3) & (0x7F << 13))
+        | ((x >> 4) & (0x7F << 20))
+        | ((x >> 5) & (0x0F << 27));
+    let sign = ((x >> 6) & 1) as i32;
+    let last = (x >> (8 * (len - 1))) as u8;
+    ((magnitude as i32) ^ -sign, len, last)
+}
+
 /// Whether the int that [`unpack`] read with `len` bytes is in its shortest form.
 #[inline]
 pub fn is_canonical(value: i32, len: usize) -> bool {
@@ -346,6 +368,13 @@ mod tests {
                 let mut back = Vec::new();
                 prop_assert_eq!(unpack_ints(&packed, &mut back, ints.len()), Ok(0));
                 prop_assert_eq!(back, ints);
+            }
+
+            #[test]
+            fn unpack_word_agrees_with_unpack(bytes in any::<[u8; 8]>()) {
+                let (value, len, last) = unpack_word(u64::from_le_bytes(bytes));
+                prop_assert_eq!(unpack(&bytes), Some((value, len)));
+                prop_assert_eq!(last, bytes[len - 1]);
             }
 
             #[test]

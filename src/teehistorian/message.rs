@@ -9,7 +9,7 @@
 //! bytes instead (the [`writer`](super::writer) does).
 
 use super::error::EncodeError;
-use super::format::{self, ExFrame, INPUT_INTS, VarInts, id};
+use super::format::{ExFrame, INPUT_INTS, VarInts, id};
 use crate::codec::varint;
 use binrw::BinWrite;
 use std::borrow::Cow;
@@ -742,7 +742,13 @@ impl<'a> Message<'a> {
     ///
     /// Never reads past what the message's own fields announce and never allocates: a size
     /// field larger than the input is a [`DecodeError::Incomplete`] error, not a buffer.
+    #[inline]
     pub fn decode(input: &'a [u8]) -> Result<Decoded<'a>, DecodeError> {
+        if let Some(window) = input.first_chunk::<INT_WINDOW>()
+            && let Some(decoded) = decode_ints_only(window)
+        {
+            return Ok(decoded);
+        }
         let mut c = Fields::new(input, "a message id");
         let id = c.int().map_err(|n| c.incomplete(n))?;
         c.expected = expected_whole(id);
@@ -896,6 +902,7 @@ fn expected_whole(id: i32) -> &'static str {
     }
 }
 
+#[inline(always)]
 fn decode_body<'a>(id: i32, c: &mut Fields<'a>) -> Result<Message<'a>, DecodeError> {
     // Reads an int or turns a shortage into this message's truncation error.
     macro_rules! int {
@@ -1045,11 +1052,37 @@ impl<'a> Fields<'a> {
         }
     }
 
-    #[inline]
+    /// Reads one int. Most ints in a recording are small diffs stored in one byte (always
+    /// canonical), so that case comes first; a longer int with eight bytes left is decoded
+    /// without further branches, and the end of the input goes through
+    /// [`int_tail`](Self::int_tail).
+    #[inline(always)]
     fn int(&mut self) -> Result<i32, Need> {
+        let rest = self.input.get(self.pos..).unwrap_or_default();
+        match rest.first_chunk::<8>() {
+            Some(word) if word[0] & 0x80 == 0 => {
+                let b = word[0];
+                self.pos += 1;
+                Ok(i32::from(b & 0x3F) ^ -i32::from((b >> 6) & 1))
+            }
+            Some(word) => {
+                let (value, len, last) = varint::unpack_word(u64::from_le_bytes(*word));
+                if !is_canonical_end(len, last) {
+                    self.non_canonical += 1;
+                }
+                self.pos += len;
+                Ok(value)
+            }
+            None => self.int_tail(),
+        }
+    }
+
+    /// [`int`](Self::int) within the last eight bytes of the input.
+    #[inline(never)]
+    fn int_tail(&mut self) -> Result<i32, Need> {
         let rest = &self.input[self.pos..];
         let (value, len) = varint::unpack(rest).ok_or(Need(None))?;
-        if !format::is_canonical_varint(value, rest, len) {
+        if !is_canonical_end(len, rest[len - 1]) {
             self.non_canonical += 1;
         }
         self.pos += len;
@@ -1079,6 +1112,111 @@ impl<'a> Fields<'a> {
         let nul = rest.iter().position(|&b| b == 0).ok_or(Need(None))?;
         self.pos += nul + 1;
         Ok(RawStr(&rest[..nul]))
+    }
+}
+
+/// Enough input for any message made only of ints (twelve ints of at most five bytes),
+/// with room to load the last one as an eight-byte word.
+pub(crate) const INT_WINDOW: usize = 64;
+
+/// Ints read from a window known to hold the whole message, so no read can run out.
+struct WindowInts<'w> {
+    window: &'w [u8; INT_WINDOW],
+    start: usize,
+    non_canonical: u32,
+}
+
+impl<'w> WindowInts<'w> {
+    #[inline(always)]
+    fn new(window: &'w [u8; INT_WINDOW]) -> Self {
+        WindowInts {
+            window,
+            start: 0,
+            non_canonical: 0,
+        }
+    }
+
+    /// The next int; never `None` for the twelve ints a message holds at most (the
+    /// `Option` keeps the reads checked without a panic path).
+    #[inline(always)]
+    fn int(&mut self) -> Option<i32> {
+        let word: &[u8; 8] = self.window.get(self.start..)?.first_chunk()?;
+        let b = word[0];
+        if b & 0x80 == 0 {
+            // One byte: by far the most common int, and always canonical.
+            self.start += 1;
+            return Some(i32::from(b & 0x3F) ^ -i32::from((b >> 6) & 1));
+        }
+        let (value, len, last) = varint::unpack_word(u64::from_le_bytes(*word));
+        if !is_canonical_end(len, last) {
+            self.non_canonical += 1;
+        }
+        self.start += len;
+        Some(value)
+    }
+}
+
+/// The messages that hold only ints (players, inputs, ticks, joins, FINISH), decoded from a
+/// window that is sure to hold them: the common case of the body, without the end-of-input
+/// checks of [`Fields`]. Other messages give `None` and take the general path.
+#[inline(always)]
+pub(crate) fn decode_ints_only(window: &[u8; INT_WINDOW]) -> Option<Decoded<'static>> {
+    let mut c = WindowInts::new(window);
+    let message = match c.int()? {
+        cid @ 0.. => Message::PlayerDiff {
+            cid,
+            dx: c.int()?,
+            dy: c.int()?,
+        },
+        id @ (id::INPUT_DIFF | id::INPUT_NEW) => {
+            let cid = c.int()?;
+            // Spelled out rather than a loop over a zeroed array, so the ints are stored
+            // once, in place, instead of element by element and then copied.
+            let ints = [
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+                c.int()?,
+            ];
+            if id == id::INPUT_DIFF {
+                Message::InputDiff { cid, diff: ints }
+            } else {
+                Message::InputNew { cid, input: ints }
+            }
+        }
+        id::TICK_SKIP => Message::TickSkip { dt: c.int()? },
+        id::PLAYER_NEW => Message::PlayerNew {
+            cid: c.int()?,
+            x: c.int()?,
+            y: c.int()?,
+        },
+        id::PLAYER_OLD => Message::PlayerOld { cid: c.int()? },
+        id::JOIN => Message::Join { cid: c.int()? },
+        id::FINISH => Message::Finish,
+        _ => return None,
+    };
+    Some(Decoded {
+        message,
+        len: c.start,
+        non_canonical: c.non_canonical,
+    })
+}
+
+/// Whether an int of `len` bytes ending in `last` is in the form DDNet writes: a longer int
+/// must carry value bits in its last byte (else a shorter form would hold it), and a fifth
+/// byte nothing else. The same rule as [`is_canonical_varint`](super::format::is_canonical_varint), from the last byte.
+#[inline(always)]
+fn is_canonical_end(len: usize, last: u8) -> bool {
+    match len {
+        1 => true,
+        varint::MAX_BYTES => last & 0x0F != 0 && last & 0xF0 == 0,
+        _ => last & 0x7F != 0,
     }
 }
 

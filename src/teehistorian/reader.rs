@@ -11,7 +11,7 @@
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, MAX_CLIENTS};
 use super::header::Header;
-use super::message::{DecodeError, Decoded, Message};
+use super::message::{DecodeError, Decoded, INT_WINDOW, Message, decode_ints_only};
 use std::io::{self, Read};
 
 /// The absolute tick, numbered exactly as DDNet's writer does.
@@ -64,16 +64,24 @@ impl TickState {
     /// Applies `message` and returns the tick it belongs to. If that tick would fall
     /// outside `0..=i32::MAX`, the state is left unchanged and the tick is returned as the
     /// error.
+    #[inline]
     pub fn apply(&mut self, message: &Message<'_>) -> Result<i32, i64> {
-        let in_range = |t: i64| i32::try_from(t).ok().filter(|&t| t >= 0).ok_or(t);
-        if let Message::TickSkip { dt } = *message {
-            self.tick = in_range(i64::from(self.tick) + i64::from(dt) + 1)?;
-            self.last_cid = -1;
-        } else if let Some(cid) = message.player_record_cid() {
-            if cid <= self.last_cid {
-                self.tick = in_range(i64::from(self.tick) + 1)?;
+        match *message {
+            Message::PlayerDiff { cid, .. }
+            | Message::PlayerNew { cid, .. }
+            | Message::PlayerOld { cid } => {
+                if cid <= self.last_cid {
+                    // The tick is never negative, so only i32::MAX can overflow.
+                    self.tick = self.tick.checked_add(1).ok_or(i64::from(self.tick) + 1)?;
+                }
+                self.last_cid = cid;
             }
-            self.last_cid = cid;
+            Message::TickSkip { dt } => {
+                let next = i64::from(self.tick) + i64::from(dt) + 1;
+                self.tick = i32::try_from(next).ok().filter(|&t| t >= 0).ok_or(next)?;
+                self.last_cid = -1;
+            }
+            _ => {}
         }
         Ok(self.tick)
     }
@@ -183,6 +191,7 @@ enum Step<'a> {
 /// The one decision both readers make for each message. `eof` says that `rest` is all the
 /// input there is; without it, a shortage asks for more instead of failing. Changes nothing:
 /// the reader calls [`commit`] with the message it takes.
+#[inline(always)]
 fn step<'a>(body: &Body, rest: &'a [u8], eof: bool) -> Step<'a> {
     if body.finished {
         return match (rest.is_empty(), eof) {
@@ -222,6 +231,7 @@ fn step<'a>(body: &Body, rest: &'a [u8], eof: bool) -> Step<'a> {
 }
 
 /// Takes a decoded message: numbers its tick and notes a FINISH.
+#[inline(always)]
 fn commit<'a>(
     body: &mut Body,
     decoded: Decoded<'a>,
@@ -326,10 +336,38 @@ impl Messages<'_> {
 impl<'a> Iterator for Messages<'a> {
     type Item = Result<MessageAt<'a>, ReadError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.body.done {
             return None;
         }
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        // The body of a file is mostly messages that decode and number without a problem;
+        // taking those straight through keeps the per-message cost to the decoding itself.
+        if !self.body.finished
+            && let Ok(decoded) = Message::decode(rest)
+            && let Ok(tick) = self.body.ticks.apply(&decoded.message)
+        {
+            let offset = self.pos as u64;
+            self.body.finished = matches!(decoded.message, Message::Finish);
+            self.pos += decoded.len;
+            return Some(Ok(MessageAt {
+                offset,
+                tick,
+                message: decoded.message,
+                raw: &rest[..decoded.len],
+                non_canonical: decoded.non_canonical,
+            }));
+        }
+        self.next_slow()
+    }
+}
+
+impl<'a> Messages<'a> {
+    /// [`next`](Iterator::next) for everything but a message that decodes and numbers
+    /// cleanly: the end, errors, and the message after FINISH.
+    #[inline(never)]
+    fn next_slow(&mut self) -> Option<<Self as Iterator>::Item> {
         let rest = &self.data[self.pos..];
         let offset = self.pos as u64;
         let result = match step(&self.body, rest, true) {
@@ -463,6 +501,31 @@ impl<R: Read> TeehistorianReader<R> {
             return None;
         }
         let offset = self.position();
+        // Most messages hold only ints and borrow nothing, so they are decoded once, here;
+        // the rest take the general path below.
+        if self.buf.len() - self.start < INT_WINDOW
+            && !self.eof
+            && let Err(e) = self.fill(None, offset)
+        {
+            return Some(Err(self.fail(e)));
+        }
+        if !self.body.finished
+            && let Some(window) = self.buf[self.start..].first_chunk::<INT_WINDOW>()
+            && let Some(decoded) = decode_ints_only(window)
+        {
+            let start = self.start;
+            let raw = &self.buf[start..start + decoded.len];
+            return Some(match commit(&mut self.body, decoded, raw, offset) {
+                Ok(item) => {
+                    self.start += raw.len();
+                    Ok(item)
+                }
+                Err(kind) => {
+                    self.body.done = true;
+                    Err(ReadError::new(offset, kind))
+                }
+            });
+        }
         // First find out how long the next message is, reading more as needed; then decode
         // it once more to hand out a message borrowing the settled buffer.
         let len = loop {
