@@ -7,8 +7,12 @@
 //!
 //! * `parse/demokit`: [`TeehistorianSlice`] over the bytes, every message read and
 //!   `black_box`ed. Throughput: file bytes.
+//! * `parse/demokit-stream`: the same with [`TeehistorianReader`] over the bytes as a `Read`.
 //! * `parse/teehistorian-crate`: the `teehistorian` crate's `Th` over the same bytes, every
 //!   chunk read to the end and `black_box`ed. Throughput: file bytes.
+//! * `fold/demokit`, `fold/teehistorian-crate`: every message read and the ints of the
+//!   position, input and tick-skip messages folded into a checksum, the same for both (and
+//!   checked equal before timing): what an analysis pass does with the messages.
 //! * `record`: [`RECORD_TICKS`] ticks of the same server recorded into a `Vec` (reused) and
 //!   into `io::sink()`. Throughput: messages.
 //!
