@@ -114,8 +114,15 @@ impl Header {
     }
 
     /// Parses the JSON text of a header (without the file UUID and the NUL).
+    ///
+    /// Text that is not UTF-8 is read with each bad sequence replaced by U+FFFD: DDNet cuts
+    /// long values to its buffers byte-wise, which can split a character (the stored bytes,
+    /// kept by the readers, are unaffected).
     pub fn from_json(json: &[u8]) -> Result<Header, HeaderError> {
-        Ok(serde_json::from_slice(json)?)
+        match std::str::from_utf8(json) {
+            Ok(text) => Ok(serde_json::from_str(text)?),
+            Err(_) => Ok(serde_json::from_str(&String::from_utf8_lossy(json))?),
+        }
     }
 
     /// The header as DDNet writes it (without the file UUID and the NUL).
@@ -126,10 +133,11 @@ impl Header {
     }
 
     /// Appends the JSON text as DDNet writes it: keys in [`DDNET_KEY_ORDER`], absent ones
-    /// left out, no whitespace, strings through [`escape_json`].
-    ///
-    /// DDNet also truncates values to its buffers (127 bytes, 255 for the SHA-256); this
-    /// writer writes what it is given.
+    /// left out, no whitespace, strings through [`escape_json_capped`] with DDNet's buffer
+    /// sizes: at most 127 escaped bytes for the comment, server version, start time,
+    /// server name, game type, map name and PRNG description, 255 for the map SHA-256,
+    /// 1023 for config and tuning keys, config values and UUID names. Other values (the
+    /// ones DDNet formats as numbers or UUIDs) and unknown keys are written whole.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         let mut first = true;
         let mut key = |out: &mut Vec<u8>, name: &str| {
@@ -142,7 +150,7 @@ impl Header {
             match self.typed(name) {
                 Typed::Str(Some(s)) => {
                     key(out, name);
-                    write_string(out, s);
+                    write_string_capped(out, s, value_cap(name));
                 }
                 Typed::Pairs(Some(pairs)) => {
                     key(out, name);
@@ -151,9 +159,9 @@ impl Header {
                         if i > 0 {
                             out.push(b',');
                         }
-                        write_string(out, k);
+                        write_string_capped(out, k, LONG_CAP);
                         out.push(b':');
-                        write_string(out, v);
+                        write_string_capped(out, v, LONG_CAP);
                     }
                     out.push(b'}');
                 }
@@ -164,7 +172,7 @@ impl Header {
                         if i > 0 {
                             out.push(b',');
                         }
-                        write_string(out, s);
+                        write_string_capped(out, s, LONG_CAP);
                     }
                     out.push(b']');
                 }
@@ -251,33 +259,88 @@ enum Typed<'a> {
     List(Option<&'a [String]>),
 }
 
+/// DDNet's buffer for config and tuning keys, config values and UUID names (1024 bytes
+/// with the NUL).
+const LONG_CAP: usize = 1023;
+
+/// How many escaped bytes DDNet's header buffers leave for the value of `key`.
+fn value_cap(key: &str) -> usize {
+    match key {
+        "comment" | "server_version" | "start_time" | "server_name" | "game_type" | "map_name"
+        | "prng_description" => 127,
+        "map_sha256" => 255,
+        // Formatted with `%s`/`%d` from UUIDs and numbers, not through a buffer.
+        _ => usize::MAX,
+    }
+}
+
+/// [`escape_json`] into a buffer of `cap` bytes, cut as DDNet's `EscapeJson` cuts: an
+/// escape that does not fit whole ends the value, a plain byte goes in while there is room
+/// (so a multi-byte character can be split).
+pub fn escape_json_capped(s: &str, cap: usize, out: &mut Vec<u8>) {
+    if s.len() <= cap / 6 {
+        // Fits even if every byte needed the longest escape.
+        return escape_json(s, out);
+    }
+    let mut room = cap;
+    for &b in s.as_bytes() {
+        let short = json_escape(b);
+        let need = match short {
+            Some(0) => 6,
+            Some(_) => 2,
+            None => 1,
+        };
+        if need > room {
+            break;
+        }
+        room -= need;
+        match short {
+            None => out.push(b),
+            Some(short) => push_escape(b, short, out),
+        }
+    }
+}
+
+/// How DDNet's `EscapeJson` writes byte `b`: `None` as is, `Some(c)` as backslash and `c`,
+/// `Some(0)` as `\u00xx`.
+fn json_escape(b: u8) -> Option<u8> {
+    match b {
+        b'"' => Some(b'"'),
+        b'\\' => Some(b'\\'),
+        0x08 => Some(b'b'),
+        b'\n' => Some(b'n'),
+        b'\r' => Some(b'r'),
+        b'\t' => Some(b't'),
+        0x00..=0x1f => Some(0),
+        _ => None,
+    }
+}
+
+/// Appends the escape [`json_escape`] chose for `b`.
+fn push_escape(b: u8, short: u8, out: &mut Vec<u8>) {
+    if short != 0 {
+        out.extend_from_slice(&[b'\\', short]);
+    } else {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        out.extend_from_slice(b"\\u00");
+        out.push(HEX[usize::from(b >> 4)]);
+        out.push(HEX[usize::from(b & 0xf)]);
+    }
+}
+
 /// Appends `s` escaped as DDNet's `EscapeJson` does: `"` `\` backspace, newline, carriage
 /// return and tab as backslash escapes, other bytes below 0x20 as `\u00xx` (lowercase hex),
 /// everything else — `/`, DEL, non-ASCII — as is.
 pub fn escape_json(s: &str, out: &mut Vec<u8>) {
-    // Escapes are all ASCII and UTF-8 continuation bytes are >= 0x80, so bytewise is exact.
+    // Escapes are all ASCII and UTF-8 continuation bytes are >= 0x80, so bytewise is exact;
+    // runs of plain bytes are copied at once.
     let bytes = s.as_bytes();
     let mut plain = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let short = match b {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            0x08 => b'b',
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            0x00..=0x1f => 0,
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[plain..i]);
-        plain = i + 1;
-        if short != 0 {
-            out.extend_from_slice(&[b'\\', short]);
-        } else {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
+        if let Some(short) = json_escape(b) {
+            out.extend_from_slice(&bytes[plain..i]);
+            plain = i + 1;
+            push_escape(b, short, out);
         }
     }
     out.extend_from_slice(&bytes[plain..]);
@@ -286,6 +349,13 @@ pub fn escape_json(s: &str, out: &mut Vec<u8>) {
 fn write_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     escape_json(s, out);
+    out.push(b'"');
+}
+
+/// [`write_string`] with the value cut to `cap` escaped bytes as DDNet cuts it.
+fn write_string_capped(out: &mut Vec<u8>, s: &str, cap: usize) {
+    out.push(b'"');
+    escape_json_capped(s, cap, out);
     out.push(b'"');
 }
 
@@ -431,6 +501,48 @@ impl Serialize for Header {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_cut_to_ddnets_buffers() {
+        let capped = |s: &str, cap| {
+            let mut out = Vec::new();
+            escape_json_capped(s, cap, &mut out);
+            out
+        };
+        let a126 = "a".repeat(126);
+        // Plain bytes fill the buffer; an escape that does not fit whole ends the value.
+        assert_eq!(capped(&"x".repeat(200), 127), b"x".repeat(127));
+        assert_eq!(capped(&format!("{a126}\\"), 127), a126.as_bytes());
+        assert_eq!(capped(&format!("{a126}\x01z"), 127), a126.as_bytes());
+        assert_eq!(
+            capped(&format!("{}\\", "a".repeat(125)), 127),
+            format!("{}\\\\", "a".repeat(125)).as_bytes()
+        );
+        // A character is cut byte-wise, as DDNet does.
+        let cut = capped(&format!("{a126}é"), 127);
+        assert_eq!(cut.len(), 127);
+        assert_eq!(cut[126], 0xC3);
+        // Which fields are cut where.
+        let header = Header {
+            server_name: Some("n".repeat(300)),
+            map_sha256: Some("f".repeat(300)),
+            server_port: Some("9".repeat(300)),
+            config: Some(vec![("sv_motd".into(), "m".repeat(2000))]),
+            ..Header::new("2")
+        };
+        let json = String::from_utf8(header.to_json()).unwrap();
+        assert!(json.contains(&format!("\"server_name\":\"{}\"", "n".repeat(127))));
+        assert!(json.contains(&format!("\"map_sha256\":\"{}\"", "f".repeat(255))));
+        assert!(json.contains(&format!("\"server_port\":\"{}\"", "9".repeat(300))));
+        assert!(json.contains(&format!("\"sv_motd\":\"{}\"", "m".repeat(1023))));
+        // A header whose value was cut inside a character still reads.
+        let split = Header {
+            map_name: Some(format!("{a126}é")),
+            ..Header::new("2")
+        };
+        let back = Header::from_json(&split.to_json()).unwrap();
+        assert_eq!(back.map_name.unwrap(), format!("{a126}\u{FFFD}"));
+    }
 
     #[test]
     fn escaping_matches_ddnet() {
