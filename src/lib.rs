@@ -14,6 +14,7 @@
 
 pub mod codec;
 pub mod detect;
+pub mod source;
 pub mod teehistorian;
 pub mod twdemo;
 

@@ -1,0 +1,2 @@
+//! Source demo container scan (being written by a helper).
+fn main() {}

@@ -1,0 +1,28 @@
+//! Source engine demos (`HL2DEMO`): the container shared by TF2, HL2, Portal 1 and 2,
+//! Left 4 Dead 1 and 2 and CS:GO.
+//!
+//! * [`format`](mod@format): the byte layouts as binrw structs.
+//! * [`profile`]: how each game build numbers its commands, how many view splits its
+//!   packets carry and whether frame headers have a player-slot byte.
+//! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding command frames.
+//! * [`writer`]: writes any frame sequence; a rewrite of a real file is byte-identical.
+//!
+//! The network data inside packets (messages, entities, string tables) is left to callers.
+//! GoldSrc (`HLDEMO`) and Source 2 (`PBDEMS2`) demos are different formats; the reader
+//! names them and refuses them.
+
+pub mod error;
+pub mod format;
+pub mod profile;
+pub mod reader;
+pub mod repair;
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+pub mod summary;
+pub mod writer;
+
+pub use error::{ReadError, ReadErrorKind, WriteError};
+pub use format::{Header, ViewInfo};
+pub use profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
+pub use reader::{Body, Frame, FrameAt, Frames, PacketBody, SourceReader, SourceSlice, stop_tick};
+pub use writer::{RewriteError, SourceWriter, rewrite};

@@ -1,0 +1,1 @@
+//! Repairing Source demos whose recorder never finished (being written by a helper).

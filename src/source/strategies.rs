@@ -1,0 +1,1 @@
+//! proptest strategies for Source demos (being written by a helper).

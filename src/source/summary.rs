@@ -1,0 +1,1 @@
+//! What `demokit info` and `validate` report for a Source demo.

@@ -1,0 +1,239 @@
+//! Writing Source demos: the header, then any frames, each laid out by the profile.
+//!
+//! The writer mirrors the reader: a frame read from a file and written back gives the
+//! bytes it was read from (a stop command's tail included), so [`rewrite`] of a real file
+//! is byte-identical. It does not check ticks or the order of commands: real files have
+//! negative and decreasing ticks, and an editor may need to write anything a game wrote.
+
+use super::error::ReadError;
+use super::error::WriteError;
+use super::format::{
+    CommandHeader, CustomDataPrefix, Header, LengthPrefix, PacketTrailer, UserCmdPrefix,
+    VIEW_INFO_SIZE, ViewInfo,
+};
+use super::profile::Profile;
+use super::reader::{Body, Frame, PacketBody, SourceSlice};
+use binrw::BinWrite;
+use std::io::{Cursor, Write};
+
+/// Appends a binrw layout to `out`.
+fn put<T>(out: &mut Vec<u8>, value: &T)
+where
+    T: BinWrite + binrw::meta::WriteEndian,
+    for<'a> T::Args<'a>: Default,
+{
+    let mut cursor = Cursor::new(out);
+    cursor.set_position(cursor.get_ref().len() as u64);
+    // Writing fixed-size numbers into a Vec cannot fail.
+    let _ = value.write(&mut cursor);
+}
+
+/// A payload length as the `i32` the file stores.
+fn length(data: &[u8]) -> Result<i32, WriteError> {
+    i32::try_from(data.len()).map_err(|_| WriteError::TooLong { len: data.len() })
+}
+
+/// The bytes of `views` as a signon or packet frame stores them.
+pub fn view_bytes(views: &[ViewInfo]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(views.len() * VIEW_INFO_SIZE);
+    for view in views {
+        put(&mut out, view);
+    }
+    out
+}
+
+/// Appends `frame` laid out by `profile` to `out`. On error `out` is left as it was.
+pub fn encode_frame(
+    profile: &Profile,
+    frame: &Frame<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), WriteError> {
+    let start = out.len();
+    let result = encode_unchecked(profile, frame, out);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+fn encode_unchecked(
+    profile: &Profile,
+    frame: &Frame<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), WriteError> {
+    let command = frame.command();
+    let number = profile
+        .commands
+        .number(command)
+        .ok_or(WriteError::CommandNotInTable {
+            command,
+            table: profile.commands,
+        })?;
+    if let Body::Stop { tail } = &frame.body {
+        out.push(number);
+        out.extend_from_slice(tail);
+        return Ok(());
+    }
+    put(
+        out,
+        &CommandHeader {
+            command: number,
+            tick: frame.tick,
+        },
+    );
+    if profile.slot_byte {
+        out.push(frame.slot.unwrap_or(0));
+    }
+    match &frame.body {
+        Body::Signon(packet) | Body::Packet(packet) => encode_packet(profile, packet, out)?,
+        Body::SyncTick => {}
+        Body::ConsoleCmd(data) | Body::DataTables(data) | Body::StringTables(data) => {
+            put(
+                out,
+                &LengthPrefix {
+                    length: length(data)?,
+                },
+            );
+            out.extend_from_slice(data);
+        }
+        Body::UserCmd { sequence, data } => {
+            put(
+                out,
+                &UserCmdPrefix {
+                    sequence: *sequence,
+                    length: length(data)?,
+                },
+            );
+            out.extend_from_slice(data);
+        }
+        Body::CustomData { callback, data } => {
+            put(
+                out,
+                &CustomDataPrefix {
+                    callback: *callback,
+                    length: length(data)?,
+                },
+            );
+            out.extend_from_slice(data);
+        }
+        Body::Stop { .. } => unreachable!("handled above"),
+    }
+    Ok(())
+}
+
+fn encode_packet(
+    profile: &Profile,
+    packet: &PacketBody<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), WriteError> {
+    let expected = usize::from(profile.view_splits) * VIEW_INFO_SIZE;
+    if packet.view.len() != expected {
+        return Err(WriteError::ViewInfoSize {
+            len: packet.view.len(),
+            expected,
+            splits: profile.view_splits,
+        });
+    }
+    out.extend_from_slice(packet.view);
+    put(
+        out,
+        &PacketTrailer {
+            seq_in: packet.seq_in,
+            seq_out: packet.seq_out,
+            length: length(packet.data)?,
+        },
+    );
+    out.extend_from_slice(packet.data);
+    Ok(())
+}
+
+/// Writes a Source demo to any [`Write`]: the header first, then frames as they come.
+///
+/// Each frame goes to the sink in one `write_all`; wrap a file in a `BufWriter` for many
+/// small frames. The header is written as given: to fill in `ticks`, `frames` and
+/// `signon_length` afterwards, write the header again at offset 0 (see
+/// [`repair`](super::repair) for computing them).
+pub struct SourceWriter<W: Write> {
+    inner: W,
+    profile: Profile,
+    scratch: Vec<u8>,
+    written: u64,
+}
+
+impl<W: Write> SourceWriter<W> {
+    /// Writes `header` and lays out frames with the profile the header points to
+    /// ([`Profile::from_header`]).
+    pub fn new(inner: W, header: &Header) -> Result<Self, WriteError> {
+        Self::with_profile(inner, header, Profile::from_header(header).0)
+    }
+
+    /// Writes `header` and lays out frames with `profile`.
+    pub fn with_profile(
+        mut inner: W,
+        header: &Header,
+        profile: Profile,
+    ) -> Result<Self, WriteError> {
+        let mut scratch = Vec::with_capacity(64 * 1024);
+        put(&mut scratch, header);
+        inner.write_all(&scratch)?;
+        Ok(SourceWriter {
+            inner,
+            profile,
+            written: scratch.len() as u64,
+            scratch,
+        })
+    }
+
+    /// The profile frames are laid out with.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Bytes written so far: the offset of the next frame.
+    pub fn position(&self) -> u64 {
+        self.written
+    }
+
+    /// Writes one frame.
+    pub fn write_frame(&mut self, frame: &Frame<'_>) -> Result<(), WriteError> {
+        self.scratch.clear();
+        encode_frame(&self.profile, frame, &mut self.scratch)?;
+        self.inner.write_all(&self.scratch)?;
+        self.written += self.scratch.len() as u64;
+        Ok(())
+    }
+
+    /// Flushes and returns the sink.
+    pub fn finish(mut self) -> Result<W, WriteError> {
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+/// Why [`rewrite`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// The input could not be read (after the frames before the error were written).
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The output could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Reads every frame of `input` and writes it back to `out` with the same profile; returns
+/// the number of frames. For any file the reader reads to its stop command, the output
+/// equals the input. A file that breaks off has everything before the break written, then
+/// the read error is returned.
+pub fn rewrite<W: Write>(input: &[u8], out: W) -> Result<u64, RewriteError> {
+    let slice = SourceSlice::parse(input)?;
+    let mut writer = SourceWriter::with_profile(out, slice.header(), *slice.profile())?;
+    let mut n = 0;
+    for item in slice.frames() {
+        let item = item?;
+        writer.write_frame(&item.frame)?;
+        n += 1;
+    }
+    writer.finish()?;
+    Ok(n)
+}
