@@ -8,6 +8,8 @@
 //!   a writer and a recorder. It hands payloads to the codecs and leaves their meaning
 //!   (snapshots, network messages) to callers.
 //! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer.
+//! * [`source`] is the Source engine demo container (`HL2DEMO`): header, command frames,
+//!   per-game profiles, readers, a writer and a repair for unfinished recordings.
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
 
 #![warn(missing_docs)]

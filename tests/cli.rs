@@ -456,23 +456,6 @@ fn goldsrc_demo_is_refused_as_a_different_format() {
     }
 }
 
-/// Source demos are recognised and named as not supported yet. (Teehistorian files are
-/// supported: tests/cli_teehistorian.rs.)
-#[test]
-fn unsupported_formats_are_named() {
-    let Some(shared) = common::shared_dir() else {
-        return;
-    };
-    let file = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
-    for command in ["info", "dump", "validate"] {
-        let out = run(command, &file, &[]);
-        assert_eq!(out.status.code(), Some(1), "{command}");
-        let err = stderr(&out);
-        assert!(err.contains("Source engine demo"), "{command}: {err}");
-        assert!(err.contains("not supported yet"), "{command}: {err}");
-    }
-}
-
 /// A file that cannot be opened exits with 3, the I/O error code.
 #[test]
 fn missing_file_is_an_io_error() {

@@ -1,1 +1,354 @@
-//! Repairing Source demos whose recorder never finished (being written by a helper).
+//! Repairing Source demos whose recorder never finished.
+//!
+//! The engine writes the header twice: with zero counts when recording starts, and with the
+//! real `playback_time`, `ticks`, `frames` and `signon_length` after the stop command. A game
+//! that crashes (or a copy taken while recording) leaves a file with the first header, often
+//! cut inside its last frame and without a stop command. [`repair`] turns such a file into
+//! one the game plays and the reader reads to its end:
+//!
+//! * every complete frame is kept byte for byte, up to the stop command or the first frame
+//!   that cannot be read; the rest (a partial frame, or whatever follows a broken one) is
+//!   dropped;
+//! * a missing stop command is appended, written in full (the tick, and the slot byte when
+//!   the profile has one);
+//! * the four header fields are recomputed from the kept frames, by the rules every finished
+//!   real recording follows (`../shared/conformance/source-dem.md`, sections 5 and 6). All
+//!   other header bytes stay as they were.
+//!
+//! A finished file comes back unchanged. Left to others: reading and writing files (the
+//! CLI), choosing the frame layout ([`Profile::detect`](super::profile::Profile::detect), as
+//! the reader does), checking a file without changing it
+//! ([`summary::validate`](super::summary::validate)), and anything inside the frames:
+//! broken network data in a packet is kept as it is, and nothing after the first unreadable
+//! frame is recovered.
+
+use super::error::{ReadError, WriteError};
+use super::format::{HEADER_SIZE, Header};
+use super::profile::{Command, playback_time, tick_interval};
+use super::reader::{Body, Frame, SourceSlice, stop_tick};
+use super::writer::SourceWriter;
+use binrw::BinWrite;
+use serde::Serialize;
+use std::borrow::Cow;
+use std::io::{self, Cursor};
+
+/// How [`repair`] chooses the tick interval that `playback_time` is computed with.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RepairOptions {
+    /// Seconds per tick, used as given. `None`: the interval of the header's game
+    /// directory when the game is known, else the one the header's own `playback_time` and
+    /// `ticks` imply when both are nonzero, else the engine's default of 0.015.
+    pub tick_interval: Option<f32>,
+}
+
+/// Where the tick interval came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalSource {
+    /// [`RepairOptions::tick_interval`].
+    Given,
+    /// The game directory names a game whose interval is known
+    /// ([`tick_interval`]).
+    GameDir,
+    /// The header's own `playback_time` divided by its `ticks`.
+    HeaderTime,
+    /// Nothing said: the engine's default of 0.015 seconds.
+    Guessed,
+}
+
+/// One header field that [`repair`] changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The field: `"playback_time"`, `"ticks"`, `"frames"` or `"signon_length"`.
+    pub field: &'static str,
+    /// The value the input's header held.
+    pub old: String,
+    /// The value written.
+    pub new: String,
+}
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RepairReport {
+    /// Each header field that changed, in header order.
+    pub changes: Vec<Change>,
+    /// Complete frames kept from the input (the stop command included if it was there).
+    pub frames_kept: u64,
+    /// Bytes cut off the end: a partial frame, or everything from the first frame that
+    /// could not be read.
+    pub bytes_dropped: u64,
+    /// Whether a stop command was appended because the input had none.
+    pub stop_appended: bool,
+    /// Seconds per tick that `playback_time` was computed with.
+    pub interval: f32,
+    /// Where [`interval`](Self::interval) came from.
+    pub interval_source: IntervalSource,
+    /// The error that ended reading before a stop command, if any (for a file cut short:
+    /// the truncation).
+    pub read_error: Option<String>,
+}
+
+impl RepairReport {
+    /// Whether the output equals the input: no header field changed, nothing was dropped
+    /// and no stop command was appended.
+    pub fn is_unchanged(&self) -> bool {
+        self.changes.is_empty() && self.bytes_dropped == 0 && !self.stop_appended
+    }
+}
+
+/// A repaired demo and what was done to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repaired {
+    /// The whole repaired file.
+    pub bytes: Vec<u8>,
+    /// What changed.
+    pub report: RepairReport,
+}
+
+/// Why [`repair`] could not produce a file.
+#[derive(Debug, thiserror::Error)]
+pub enum RepairError {
+    /// The input is not a Source demo, or ends inside its 1072-byte header: there is
+    /// nothing to repair from.
+    #[error("cannot read the header: {0}")]
+    Header(#[from] ReadError),
+    /// A frame or the header could not be written.
+    #[error("cannot write the repaired demo: {0}")]
+    Write(#[from] WriteError),
+}
+
+/// What the frames say about the header fields, gathered in one pass.
+#[derive(Default)]
+struct Scan<'a> {
+    frames_kept: u64,
+    packets: u64,
+    first_synctick: Option<u64>,
+    /// The largest tick after the first synctick: signon frames carry raw client ticks
+    /// from before the clock was synced, so they say nothing about the recording's length.
+    max_tick: Option<i32>,
+    /// End of the last kept frame other than the stop command.
+    data_end: u64,
+    /// End of the last kept frame.
+    end: u64,
+    stop_tail: Option<Cow<'a, [u8]>>,
+}
+
+/// Repairs the Source demo `data` (see the [module documentation](self)): keeps its
+/// complete frames, appends a stop command if it has none, and recomputes `playback_time`,
+/// `ticks`, `frames` and `signon_length`.
+///
+/// Fails only when the header cannot be read; any input with a readable header gives a file
+/// the reader reads to its stop command. A finished file is returned unchanged.
+pub fn repair(data: &[u8], options: &RepairOptions) -> Result<Repaired, RepairError> {
+    let slice = SourceSlice::parse(data)?;
+    let old = *slice.header();
+    let profile = *slice.profile();
+    // The header is written now and patched once the frames have been counted; the output
+    // is at most the input plus a 6-byte stop command.
+    let out = Vec::with_capacity(data.len().saturating_add(6));
+    let mut writer = SourceWriter::with_profile(out, &old, profile)?;
+
+    let mut scan = Scan {
+        data_end: HEADER_SIZE as u64,
+        end: HEADER_SIZE as u64,
+        ..Scan::default()
+    };
+    let mut read_error = None;
+    for item in slice.frames() {
+        let at = match item {
+            Ok(at) => at,
+            Err(e) => {
+                read_error = Some(e.to_string());
+                break;
+            }
+        };
+        // Written through the writer with the reader's profile: the same bytes come back
+        // (the writer mirrors the reader), a stop tail included.
+        writer.write_frame(&at.frame)?;
+        scan.frames_kept += 1;
+        scan.end = at.offset + at.len as u64;
+        let command = at.frame.command();
+        if scan.first_synctick.is_some() && command != Command::Stop {
+            scan.max_tick = Some(
+                scan.max_tick
+                    .map_or(at.frame.tick, |t| t.max(at.frame.tick)),
+            );
+        }
+        match at.frame.body {
+            Body::Packet(_) => scan.packets += 1,
+            Body::SyncTick if scan.first_synctick.is_none() => {
+                scan.first_synctick = Some(at.offset);
+            }
+            Body::Stop { tail } => {
+                scan.stop_tail = Some(tail);
+                continue;
+            }
+            _ => {}
+        }
+        scan.data_end = scan.end;
+    }
+
+    let fallback_tick = scan.max_tick.unwrap_or(0);
+    let (ticks, stop_appended) = match &scan.stop_tail {
+        Some(tail) => (
+            stop_tick(tail).unwrap_or_else(|| lost_stop_tick(tail, old.ticks, fallback_tick)),
+            false,
+        ),
+        None => {
+            writer.write_frame(&Frame::stop(fallback_tick, &profile))?;
+            (fallback_tick, true)
+        }
+    };
+    let mut out = writer.finish()?;
+
+    let (interval, interval_source) = choose_interval(&old, options);
+    let mut new = old;
+    new.playback_time = playback_time(ticks, interval);
+    new.ticks = ticks;
+    new.frames = saturate(scan.packets);
+    new.signon_length = signon_length(&scan, old.signon_length);
+    new.write(&mut Cursor::new(&mut out[..]))
+        .map_err(|e| WriteError::Io(io::Error::other(e.to_string())))?;
+
+    let report = RepairReport {
+        changes: changes(&old, &new),
+        frames_kept: scan.frames_kept,
+        bytes_dropped: (data.len() as u64).saturating_sub(scan.end),
+        stop_appended,
+        interval,
+        interval_source,
+        read_error,
+    };
+    Ok(Repaired { bytes: out, report })
+}
+
+/// The tick of a stop command whose tail is too short to hold one (fewer than 3 bytes).
+///
+/// The engine rewrites the header after writing the stop command, so a file cut inside the
+/// stop tail usually has the finished header: its nonzero `ticks` is taken when the bytes
+/// that survived agree with it. Otherwise the tick an appended stop would get.
+fn lost_stop_tick(tail: &[u8], header_ticks: i32, fallback: i32) -> i32 {
+    if header_ticks != 0 && header_ticks.to_le_bytes().starts_with(tail) {
+        header_ticks
+    } else {
+        fallback
+    }
+}
+
+/// The new `signon_length`: the bytes before the first synctick.
+fn signon_length(scan: &Scan<'_>, old: i32) -> i32 {
+    let header = HEADER_SIZE as u64;
+    match scan.first_synctick {
+        Some(offset) => saturate(offset - header),
+        // No synctick: the file ends inside the signon data (the engine writes the synctick
+        // right after it). The header's value (the engine fills it in when recording starts)
+        // stands unless it points past what was kept.
+        None => {
+            let kept = scan.data_end - header;
+            if u64::try_from(old).is_ok_and(|old| old <= kept) {
+                old
+            } else {
+                saturate(kept)
+            }
+        }
+    }
+}
+
+/// A count as the header's `i32`. Only a file over 2 GiB could exceed it, and then the
+/// largest value is the closest the header can say.
+fn saturate(n: u64) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// The tick interval and where it came from.
+fn choose_interval(header: &Header, options: &RepairOptions) -> (f32, IntervalSource) {
+    if let Some(interval) = options.tick_interval {
+        return (interval, IntervalSource::Given);
+    }
+    let (by_game, known) = tick_interval(&header.game_dir.to_string_lossy());
+    if known {
+        return (by_game, IntervalSource::GameDir);
+    }
+    if let Some(interval) = header_interval(header.playback_time, header.ticks) {
+        return (interval, IntervalSource::HeaderTime);
+    }
+    (by_game, IntervalSource::Guessed)
+}
+
+/// The interval a finished header implies: `time / ticks`, if that is a positive finite
+/// number.
+///
+/// For a time the engine computed (`interval * ticks` in `f32`), the quotient multiplies
+/// back to exactly that time (checked on two million random intervals and tick counts), so
+/// an intact header of an unknown game keeps its `playback_time` bit for bit.
+fn header_interval(time: f32, ticks: i32) -> Option<f32> {
+    if ticks == 0 || time == 0.0 {
+        return None;
+    }
+    let quotient = time / ticks as f32;
+    (quotient.is_finite() && quotient > 0.0).then_some(quotient)
+}
+
+/// The header fields that differ between `old` and `new`, in header order.
+fn changes(old: &Header, new: &Header) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let mut note = |field: &'static str, same: bool, old: String, new: String| {
+        if !same {
+            changes.push(Change { field, old, new });
+        }
+    };
+    // By bits: a NaN in the input is a change, a -0.0 turned into 0.0 too.
+    note(
+        "playback_time",
+        old.playback_time.to_bits() == new.playback_time.to_bits(),
+        old.playback_time.to_string(),
+        new.playback_time.to_string(),
+    );
+    note(
+        "ticks",
+        old.ticks == new.ticks,
+        old.ticks.to_string(),
+        new.ticks.to_string(),
+    );
+    note(
+        "frames",
+        old.frames == new.frames,
+        old.frames.to_string(),
+        new.frames.to_string(),
+    );
+    note(
+        "signon_length",
+        old.signon_length == new.signon_length,
+        old.signon_length.to_string(),
+        new.signon_length.to_string(),
+    );
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_interval_multiplies_back() {
+        for (ticks, interval) in [(3453, 0.015f32), (669, 1.0 / 30.0), (1210, 1.0 / 60.0)] {
+            let time = playback_time(ticks, interval);
+            let got = header_interval(time, ticks).unwrap();
+            assert_eq!(playback_time(ticks, got).to_bits(), time.to_bits());
+        }
+        assert_eq!(header_interval(0.0, 10), None);
+        assert_eq!(header_interval(1.0, 0), None);
+        assert_eq!(header_interval(-1.0, 10), None);
+        assert_eq!(header_interval(f32::NAN, 10), None);
+        // Portal 1 writes negative ticks with a negative time.
+        assert!(header_interval(-1.485, -99).is_some_and(|i| i > 0.0));
+    }
+
+    #[test]
+    fn short_stop_tails() {
+        assert_eq!(lost_stop_tick(&[0xba, 0x04], 1210, 7), 1210);
+        assert_eq!(lost_stop_tick(&[0xbb], 1210, 7), 7);
+        assert_eq!(lost_stop_tick(&[], 0, 7), 7);
+        assert_eq!(lost_stop_tick(&[], -5, 7), -5);
+    }
+}

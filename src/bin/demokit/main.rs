@@ -1,8 +1,8 @@
 //! `demokit`: the command-line front end.
 //!
 //! A thin layer over the library: it detects the format of a file from its magic bytes,
-//! hands the bytes to [`demokit::twdemo`] or [`demokit::teehistorian`] and prints what comes
-//! back. It holds no format logic of its own.
+//! hands the bytes to [`demokit::twdemo`], [`demokit::teehistorian`] or [`demokit::source`]
+//! and prints what comes back. It holds no format logic of its own.
 //!
 //! `info` and `validate` also take several files or directories: the files are read on all
 //! cores (one whole file per worker at a time, dropped when done) and reported in sorted
@@ -11,6 +11,8 @@
 //! Every error goes to stderr as `demokit: FILE: at byte N: message` (or
 //! `demokit: FILE: message` where no offset applies, such as a file that cannot be opened),
 //! and the exit status says what kind of failure it was (see [`LONG_ABOUT`]).
+
+mod source;
 
 use clap::{Parser, Subcommand};
 use demokit::detect::{self, Format};
@@ -38,13 +40,13 @@ use std::sync::mpsc;
 const LONG_ABOUT: &str = "\
 Inspects, checks and rewrites game recordings byte for byte.
 
-The format is detected from the file's magic bytes. Teeworlds/DDNet demos (TWDEMO) and
-DDNet teehistorian files are supported; Source engine demos (HL2DEMO) are recognised but not
-supported yet; GoldSrc (HLDEMO) and Source 2 (PBDEMS2) demos are different formats and are
-refused.
+The format is detected from the file's magic bytes. Teeworlds/DDNet demos (TWDEMO), DDNet
+teehistorian files and Source engine demos (HL2DEMO: TF2, HL2, Portal 1 and 2, Left 4 Dead
+1 and 2, CS:GO) are supported; GoldSrc (HLDEMO) and Source 2 (PBDEMS2) demos are different
+formats and are refused.
 
 `info` and `validate` take several files and directories. Directories are searched
-recursively for demos and teehistorian files by their magic bytes; any other file found
+recursively for recordings of the supported formats by their magic bytes; any other file found
 there is named on stderr as skipped. The files are read in parallel on all cores and
 reported in sorted path order (with --json: one JSON object per line, each with a \"file\"
 field; a file that cannot be read at all gets an \"error\": {offset, message}). A progress
@@ -107,10 +109,31 @@ enum Command {
         /// The file to write.
         output: PathBuf,
     },
+    /// Repairs a Source demo whose recorder never finished.
+    ///
+    /// Keeps every complete frame, drops a partial one at the end, appends a stop command if
+    /// there is none, and recomputes the header's ticks, frames, playback time and signon
+    /// length from the frames. What changed is printed (JSON with --json). The tick interval
+    /// comes from the game directory; for an unknown game, from the header's own time and
+    /// ticks when they are set, else 0.015 s, and the report says it guessed.
+    Repair {
+        /// The recording to repair.
+        input: PathBuf,
+        /// The file to write.
+        output: PathBuf,
+        /// Seconds per tick, overriding the game directory's.
+        #[arg(long, value_name = "SECONDS")]
+        tick_interval: Option<f32>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Checks recordings; exits 0 if every one passes.
     ///
     /// Each fatal problem is printed to stderr and makes the exit status non-zero; non-fatal
-    /// problems are printed as warnings. A demo passes if DDNet's player would accept it. A teehistorian file passes if it
+    /// problems are printed as warnings. A demo passes if DDNet's player would accept it. A
+    /// Source demo passes if it reads to its stop command and its header agrees with its
+    /// frames (signon length, frames, ticks, playback time). A teehistorian file passes if it
     /// reads to FINISH without error; fatal: an unreadable header or message, a missing
     /// FINISH (cut off), bytes after FINISH; a warning: messages holding ints in a
     /// non-canonical form (DDNet reads them, and a rewrite keeps them as stored).
@@ -149,6 +172,12 @@ fn main() -> ExitCode {
         Command::Info { files, json } => run_jobs(files, |job, batch| info_job(job, *json, batch)),
         Command::Dump { file, json } => dump(file, *json),
         Command::Rewrite { input, output } => rewrite_file(input, output),
+        Command::Repair {
+            input,
+            output,
+            tick_interval,
+            json,
+        } => repair_file(input, output, *tick_interval, *json),
         Command::Validate { files, json } => {
             run_jobs(files, |job, batch| validate_job(job, *json, batch))
         }
@@ -222,11 +251,10 @@ fn read_failure(file: &Path, error: &impl Failure) -> Stop {
 /// shorter) starts like, or why the file is refused (without the "at byte 0: ").
 fn supported(head: &[u8]) -> Result<Format, String> {
     match detect::detect(head) {
-        Some(format @ (Format::TwDemo | Format::Teehistorian)) => Ok(format),
-        Some(format @ Format::SourceDemo) => Err(format!("{} is not supported yet", format.name())),
+        Some(format @ (Format::TwDemo | Format::Teehistorian | Format::SourceDemo)) => Ok(format),
         Some(format @ (Format::GoldSrcDemo | Format::Source2Demo)) => Err(format!(
-            "{} is a different format (neither a Teeworlds/DDNet nor a Source engine demo) \
-             and is refused",
+            "{} is a different format from Source's HL2DEMO (and from Teeworlds/DDNet \
+             recordings) and is refused",
             format.name()
         )),
         None if head.is_empty() => Err("the file is empty (unknown format)".into()),
@@ -235,7 +263,8 @@ fn supported(head: &[u8]) -> Result<Format, String> {
             Err(format!(
                 "unknown format: the file starts with {} ({:?}), which is no known magic (a \
                  Teeworlds/DDNet demo starts with \"TWDEMO\\0\", a DDNet teehistorian file \
-                 with the UUID 699db17b-8efb-34ff-b1d8-da6f60c15dd1)",
+                 with the UUID 699db17b-8efb-34ff-b1d8-da6f60c15dd1, a Source demo with \
+                 \"HL2DEMO\\0\")",
                 hex::encode(head),
                 String::from_utf8_lossy(head)
             ))
@@ -247,6 +276,7 @@ fn supported(head: &[u8]) -> Result<Format, String> {
 fn format_id(format: Format) -> &'static str {
     match format {
         Format::Teehistorian => "teehistorian",
+        Format::SourceDemo => "source",
         _ => "twdemo",
     }
 }
@@ -771,6 +801,16 @@ fn info_job(job: &Job, json: bool, batch: bool) -> Done {
         let (exit, offset) = (e.exit(), Some(e.offset()));
         Done::failed(path, Some(format), exit, offset, e.message(), json)
     };
+    if format == Format::SourceDemo {
+        let reader = io::BufReader::new(io::Cursor::new(head).chain(file));
+        return match demokit::source::summary::Summary::scan_reader(reader) {
+            Ok((s, error)) => {
+                let text = |out: &mut String| source::summary_text(out, &s);
+                info_done(path, &s, text, error.as_ref().map(|e| e as _), json, batch)
+            }
+            Err(e) => header_failed(&e),
+        };
+    }
     if format == Format::Teehistorian {
         // Streamed, so that memory stays flat however long the server ran.
         let reader = io::BufReader::new(io::Cursor::new(head).chain(file));
@@ -959,7 +999,7 @@ fn teehistorian_text(out: &mut String, s: &th::Summary) {
 struct ValidateJson<'a> {
     /// The file.
     file: String,
-    /// "twdemo" or "teehistorian".
+    /// "twdemo", "teehistorian" or "source".
     format: &'static str,
     /// Whether the file passes: no fatal problem.
     accepted: bool,
@@ -976,6 +1016,7 @@ fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
     let path = &job.path;
     let report: Report = match format {
         Format::Teehistorian => th::summary::validate(&data),
+        Format::SourceDemo => demokit::source::summary::validate(&data),
         _ => validate(&data),
     };
     drop(data);
@@ -1050,6 +1091,7 @@ fn dump(file: &Path, json: bool) -> Outcome {
     let (format, data) = load_supported(file)?;
     match format {
         Format::Teehistorian => dump_teehistorian(file, &data, json),
+        Format::SourceDemo => source::dump(file, &data, json),
         _ => dump_twdemo(file, &data, json),
     }
 }
@@ -1357,7 +1399,23 @@ fn rewrite_file(input: &Path, output: &Path) -> Outcome {
     let (format, data) = load_supported(input)?;
     match format {
         Format::Teehistorian => rewrite_teehistorian(input, output, &data),
+        Format::SourceDemo => source::rewrite(input, output, &data),
         _ => rewrite_twdemo(input, output, &data),
+    }
+}
+
+/// `demokit repair`: Source demos only so far.
+fn repair_file(input: &Path, output: &Path, tick_interval: Option<f32>, json: bool) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    match format {
+        Format::SourceDemo => source::repair_file(input, output, &data, tick_interval, json),
+        other => {
+            complain(
+                input,
+                format_args!("repair of a {} is not supported yet", other.name()),
+            );
+            Err(Stop(Exit::Invalid))
+        }
     }
 }
 
