@@ -214,3 +214,42 @@ fn validate_names_broken_header_fields() {
         assert!(first.message.contains("expected"), "{first:?}");
     }
 }
+
+/// Where the header cannot tell the profile (a game directory no rule knows, demo protocol
+/// 2), the first frames decide it, and the summary says so.
+#[test]
+fn profile_is_detected_when_the_header_cannot_tell() {
+    for (path, _, data) in real_files() {
+        let name = path.display();
+        let (original, _) = Summary::scan(&data).unwrap();
+        let original_profile = *SourceSlice::parse(&data).unwrap().profile();
+        // An unknown game directory: for demo protocol 4 the split count is open.
+        let mut renamed = data.clone();
+        renamed[796..1056].fill(0);
+        renamed[796..806].copy_from_slice(b"unknownmod");
+        let slice = SourceSlice::parse(&renamed).unwrap();
+        assert_eq!(*slice.profile(), original_profile, "{name}");
+        let (s, error) = Summary::scan(&renamed).unwrap();
+        assert!(error.is_none(), "{name}: {error:?}");
+        assert_eq!(s.counts, original.counts, "{name}");
+        if original.demo_protocol == 4 {
+            // Left 4 Dead's four splits are found from the frames; Portal 2's two are the
+            // header's guess and fit best.
+            let expected = if original.view_splits == 4 {
+                ProfileOrigin::Detected
+            } else {
+                ProfileOrigin::Guessed
+            };
+            assert_eq!(s.profile_origin, expected, "{name}");
+        } else {
+            assert_eq!(s.profile_origin, ProfileOrigin::Header, "{name}");
+        }
+        // Demo protocol 2 (no sample exists): detected, and the same frames come out.
+        let mut old = data.clone();
+        old[8..12].copy_from_slice(&2i32.to_le_bytes());
+        let (s, error) = Summary::scan(&old).unwrap();
+        assert!(error.is_none(), "{name}: {error:?}");
+        assert_eq!(s.counts, original.counts, "{name}");
+        assert_ne!(s.profile_origin, ProfileOrigin::Header, "{name}");
+    }
+}
