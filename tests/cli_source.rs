@@ -196,3 +196,37 @@ fn goldsrc_and_source2_are_refused_by_name() {
         assert!(!out_path.exists());
     }
 }
+
+/// `--tick-interval` must be a positive number: anything else is a usage error (exit 2)
+/// and no file is written.
+#[test]
+fn repair_refuses_a_bad_tick_interval() {
+    let Some((path, _)) = real_files().into_iter().next() else {
+        return;
+    };
+    let out_path = scratch("bad-interval");
+    for bad in ["0", "-1", "NaN", "inf"] {
+        let out = demokit(&[
+            "repair".as_ref(),
+            path.as_os_str(),
+            out_path.as_os_str(),
+            "--tick-interval".as_ref(),
+            bad.as_ref(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
+        assert!(!out_path.exists());
+    }
+    let out = demokit(&[
+        "repair".as_ref(),
+        path.as_os_str(),
+        out_path.as_os_str(),
+        "--tick-interval".as_ref(),
+        "0.03".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_file(&out_path).unwrap();
+    let report = &json_lines(&out)[0];
+    assert_eq!(report["interval_source"], "given");
+    assert_eq!(report["interval"].as_f64().unwrap() as f32, 0.03);
+}

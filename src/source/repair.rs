@@ -137,8 +137,9 @@ struct Scan<'a> {
 /// complete frames, appends a stop command if it has none, and recomputes `playback_time`,
 /// `ticks`, `frames` and `signon_length`.
 ///
-/// Fails only when the header cannot be read; any input with a readable header gives a file
-/// the reader reads to its stop command. A finished file is returned unchanged.
+/// Fails when the header cannot be read; any input with a readable header gives a file the
+/// reader reads to its stop command. (A write error cannot happen with frames the reader
+/// cut, but would be returned rather than panic.) A finished file is returned unchanged.
 pub fn repair(data: &[u8], options: &RepairOptions) -> Result<Repaired, RepairError> {
     let slice = SourceSlice::parse(data)?;
     let old = *slice.header();

@@ -11,12 +11,14 @@
 //!
 //! The meaning of payloads (snapshot items, network messages) is left to callers.
 
+pub mod delta;
 pub mod demo;
 pub mod error;
 pub mod format;
 pub mod payload;
 pub mod reader;
 pub mod recorder;
+pub mod snapshot;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;

@@ -154,6 +154,8 @@ enum Exit {
     Success = 0,
     /// Exit code 1: a format error, an unsupported format, or a rejected file.
     Invalid = 1,
+    /// Exit code 2: a bad command line (clap exits with 2 itself for what it checks).
+    Usage = 2,
     /// Exit code 3: a file or stream could not be opened, read or written.
     Io = 3,
 }

@@ -246,6 +246,15 @@ pub(crate) fn repair_file(
     tick_interval: Option<f32>,
     json: bool,
 ) -> Outcome {
+    if let Some(interval) = tick_interval
+        && !(interval.is_finite() && interval > 0.0)
+    {
+        complain(
+            input,
+            format_args!("--tick-interval must be a positive number of seconds, not {interval}"),
+        );
+        return Err(Stop(Exit::Usage));
+    }
     let options = RepairOptions { tick_interval };
     let repaired = repair(data, &options).map_err(|e| {
         complain(input, format_args!("cannot be repaired: {e}"));

@@ -1,0 +1,1 @@
+//! Snapshot deltas (being written by a helper).

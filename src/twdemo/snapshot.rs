@@ -1,0 +1,1 @@
+//! Snapshots (being written by a helper).
