@@ -1,2 +1,128 @@
-//! Source demo container scan (being written by a helper).
-fn main() {}
+//! Source demo container scan on the four real files of `../shared/real-fixtures/source`.
+//!
+//! One group, `scan`, with the throughput in file bytes, for each file and for all four
+//! together (`all`):
+//!
+//! * `slice`: [`SourceSlice::parse`] (stamp, header, profile) and every frame of the file
+//!   cut off by its iterator, each `black_box`ed, their payload lengths summed.
+//! * `stream`: the same with [`SourceReader`] over the bytes as a `Read` (which copies
+//!   them into its buffer).
+//! * `memcpy`: a plain copy of the same bytes into a preallocated buffer
+//!   (`dst.copy_from_slice(src)`, `black_box`ed): the reference for how fast a pass over
+//!   the bytes can be.
+//!
+//! The files are loaded outside the timed loops; without them the benchmark panics saying
+//! where it looked. Quick run:
+//! `cargo bench --bench source -- --warm-up-time 1 --measurement-time 3`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use demokit::source::{SourceReader, SourceSlice};
+use std::hint::black_box;
+use std::path::PathBuf;
+
+/// A real demo loaded for the benchmarks.
+struct Loaded {
+    label: String,
+    data: Vec<u8>,
+}
+
+/// The real Source demos, sorted by name; panics when they are not there.
+fn load() -> Vec<Loaded> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/source");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "the Source benchmark reads the real demos in {}: {e}",
+            dir.display()
+        )
+    });
+    let mut files: Vec<Loaded> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dem"))
+        .map(|p| Loaded {
+            label: p.file_stem().unwrap().to_string_lossy().into_owned(),
+            data: std::fs::read(&p).unwrap(),
+        })
+        .collect();
+    assert!(!files.is_empty(), "no .dem files in {}", dir.display());
+    files.sort_by(|a, b| a.label.cmp(&b.label));
+    files
+}
+
+/// Parses `data` and cuts every frame; returns the sum of the payload lengths.
+fn scan_slice(data: &[u8]) -> usize {
+    let slice = SourceSlice::parse(data).unwrap();
+    let mut payload = 0;
+    for item in slice.frames() {
+        let item = black_box(item.unwrap());
+        payload += item.frame.payload().len();
+    }
+    payload
+}
+
+/// The same with the streaming reader over `data`.
+fn scan_stream(data: &[u8]) -> usize {
+    let mut reader = SourceReader::new(data).unwrap();
+    let mut payload = 0;
+    while let Some(item) = reader.next() {
+        let item = black_box(item.unwrap());
+        payload += item.frame.payload().len();
+    }
+    payload
+}
+
+fn scan(c: &mut Criterion) {
+    let files = load();
+    for f in &files {
+        assert_eq!(scan_slice(&f.data), scan_stream(&f.data), "{}", f.label);
+    }
+    let mut dst = vec![0u8; files.iter().map(|f| f.data.len()).max().unwrap()];
+    let mut group = c.benchmark_group("scan");
+    for f in &files {
+        group.throughput(Throughput::Bytes(f.data.len() as u64));
+        group.bench_function(BenchmarkId::new("slice", &f.label), |b| {
+            b.iter(|| scan_slice(black_box(&f.data)))
+        });
+        group.bench_function(BenchmarkId::new("stream", &f.label), |b| {
+            b.iter(|| scan_stream(black_box(&f.data)))
+        });
+        group.bench_function(BenchmarkId::new("memcpy", &f.label), |b| {
+            b.iter(|| {
+                let dst = &mut dst[..f.data.len()];
+                dst.copy_from_slice(black_box(&f.data));
+                black_box(dst);
+            })
+        });
+    }
+    group.throughput(Throughput::Bytes(
+        files.iter().map(|f| f.data.len() as u64).sum(),
+    ));
+    group.bench_function(BenchmarkId::new("slice", "all"), |b| {
+        b.iter(|| {
+            files
+                .iter()
+                .map(|f| scan_slice(black_box(&f.data)))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function(BenchmarkId::new("stream", "all"), |b| {
+        b.iter(|| {
+            files
+                .iter()
+                .map(|f| scan_stream(black_box(&f.data)))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function(BenchmarkId::new("memcpy", "all"), |b| {
+        b.iter(|| {
+            for f in &files {
+                let dst = &mut dst[..f.data.len()];
+                dst.copy_from_slice(black_box(&f.data));
+                black_box(dst);
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, scan);
+criterion_main!(benches);
