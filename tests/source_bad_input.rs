@@ -578,12 +578,11 @@ fn real_files_cut_anywhere_give_complete_frames_then_truncation() {
 }
 
 /// An unsettled header (demo protocol 4, an unknown game) and a first frame larger than the
-/// 128 KiB the streaming reader buffers before detecting the profile: the slice reader
-/// detects the one-split layout from the whole file and reads every frame; the streaming
-/// reader sees every candidate fail on the cut-off first frame, falls back to the header's
-/// guess (Portal 2's layout) and stops with an unknown command at byte 1242.
+/// streaming reader's first read: the slice reader detects the one-split layout from the
+/// whole file; the streaming reader must read on until detection can decide (it once fell
+/// back to the header's guess, Portal 2's layout, and stopped with an unknown command at
+/// byte 1242) and agree with it frame for frame.
 #[test]
-#[ignore = "reader bug: SourceReader::new detects the profile from its first 128 KiB only"]
 fn both_readers_detect_the_same_profile_past_the_first_read() {
     let profile = Profile::SOURCE_2013;
     let mut header = Header::new(4, 1, "", "", "", "mod");

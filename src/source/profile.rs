@@ -245,12 +245,19 @@ impl Profile {
     /// 64) that parse in a row, plus a bonus when the first synctick sits where the
     /// header's `signon_length` says, or the stop command ends the file.
     pub fn probe(&self, header: &Header, file: &[u8]) -> u32 {
+        self.probe_prefix(header, file, true).0
+    }
+
+    /// [`probe`](Self::probe) over the first part of a file (`at_end`: whether `prefix` is
+    /// the whole file); also says whether the probe ran out of input, i.e. whether more of
+    /// the file could change the score.
+    pub(crate) fn probe_prefix(&self, header: &Header, prefix: &[u8], at_end: bool) -> (u32, bool) {
         use super::reader::{Step, step};
         let mut pos = HEADER_SIZE;
         let mut score = 0;
         for _ in 0..64 {
-            let Some(rest) = file.get(pos..) else { break };
-            match step(self, rest, true) {
+            let Some(rest) = prefix.get(pos..) else { break };
+            match step(self, rest, at_end) {
                 Step::Frame { frame, len } => {
                     score += 1;
                     if frame.command() == Command::SyncTick {
@@ -265,10 +272,11 @@ impl Profile {
                     }
                     pos += len;
                 }
-                _ => break,
+                Step::NeedMore(_) => return (score, true),
+                Step::Fail(_) => break,
             }
         }
-        score
+        (score, false)
     }
 }
 

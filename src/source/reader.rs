@@ -1,6 +1,6 @@
 //! Readers: a zero-copy one over a byte slice ([`SourceSlice`]) and a streaming one over
-//! any [`Read`] ([`SourceReader`]). Both cut frames with the same [`step`] function, so
-//! they agree by construction.
+//! any [`Read`] ([`SourceReader`]). Both cut frames with the same function, so they agree
+//! by construction.
 //!
 //! A reader stops at the first error and reports it with its offset; every frame before it
 //! has been delivered. A file that ends without a stop command ends in a truncation error
@@ -461,6 +461,10 @@ pub const MAX_STREAM_STOP_TAIL: usize = 1 << 20;
 /// How much a streaming read asks of its source at least.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// How much of a file the streaming reader reads ahead at most to detect a profile the
+/// header leaves open (the slice reader looks at the first 64 frames, wherever they end).
+pub const MAX_DETECT_PREFIX: usize = 16 << 20;
+
 /// A streaming reader over any [`Read`]: it holds the header and the unread part of the
 /// current read (plus, for a long frame, that frame).
 ///
@@ -485,6 +489,19 @@ impl<R: Read> SourceReader<R> {
     /// header leaves it open ([`Profile::detect`], over the first 64 KiB).
     pub fn new(inner: R) -> Result<Self, ReadError> {
         let mut reader = Self::start(inner, None)?;
+        if !Profile::from_header(&reader.header).1 {
+            // Read on until no candidate's probe runs out of input (or the cap), so that
+            // detection sees what the slice reader's sees.
+            while !reader.eof && reader.buf.len() < MAX_DETECT_PREFIX {
+                let header = reader.header;
+                let ran_out =
+                    Profile::candidates().any(|p| p.probe_prefix(&header, &reader.buf, false).1);
+                if !ran_out {
+                    break;
+                }
+                reader.fill(None, 0)?;
+            }
+        }
         let (profile, origin) = Profile::detect(&reader.header, &reader.buf);
         reader.profile = profile;
         reader.origin = origin;
@@ -608,8 +625,9 @@ impl<R: Read> SourceReader<R> {
             self.start = 0;
         }
         let have = self.buf.len();
+        // At least a chunk at a time, so that small frames do not cost a read call each.
         let more = match need {
-            Some(total) if total > have => total - have,
+            Some(total) if total > have => (total - have).max(READ_CHUNK),
             _ => READ_CHUNK.max(have),
         };
         // `take` + `read_to_end` grows the buffer only as bytes arrive, never by `need`.
