@@ -4,7 +4,8 @@
 //! together (`all`):
 //!
 //! * `slice`: [`SourceSlice::parse`] (stamp, header, profile) and every frame of the file
-//!   cut off by its iterator, each `black_box`ed, their payload lengths summed.
+//!   cut off by its iterator and counted as `demokit info` does (frames by command, payload
+//!   bytes, last tick; the result is `black_box`ed).
 //! * `stream`: the same with [`SourceReader`] over the bytes as a `Read` (which copies
 //!   them into its buffer).
 //! * `memcpy`: a plain copy of the same bytes into a preallocated buffer
@@ -16,7 +17,7 @@
 //! `cargo bench --bench source -- --warm-up-time 1 --measurement-time 3`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::source::{SourceReader, SourceSlice};
+use demokit::source::{Frame, SourceReader, SourceSlice};
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -48,32 +49,56 @@ fn load() -> Vec<Loaded> {
     files
 }
 
-/// Parses `data` and cuts every frame; returns the sum of the payload lengths.
-fn scan_slice(data: &[u8]) -> usize {
-    let slice = SourceSlice::parse(data).unwrap();
-    let mut payload = 0;
-    for item in slice.frames() {
-        let item = black_box(item.unwrap());
-        payload += item.frame.payload().len();
+/// What a container scan computes, as `demokit info` does: frames by command, payload
+/// bytes and the last tick. Every frame's command, tick and payload are used, so no part of
+/// cutting it can be optimised away; the frame itself is not copied out again.
+#[derive(Default)]
+struct Scan {
+    counts: [u64; 9],
+    payload: usize,
+    last_tick: i32,
+}
+
+impl Scan {
+    #[inline(always)]
+    fn add(&mut self, frame: &Frame<'_>) {
+        self.counts[frame.command() as usize] += 1;
+        self.payload += frame.payload().len();
+        self.last_tick = frame.tick;
     }
-    payload
+}
+
+/// Parses `data` and cuts every frame into a [`Scan`].
+fn scan_slice(data: &[u8]) -> Scan {
+    let slice = SourceSlice::parse(data).unwrap();
+    let mut scan = Scan::default();
+    for item in slice.frames() {
+        scan.add(&item.unwrap().frame);
+    }
+    scan
 }
 
 /// The same with the streaming reader over `data`.
-fn scan_stream(data: &[u8]) -> usize {
+fn scan_stream(data: &[u8]) -> Scan {
     let mut reader = SourceReader::new(data).unwrap();
-    let mut payload = 0;
+    let mut scan = Scan::default();
     while let Some(item) = reader.next() {
-        let item = black_box(item.unwrap());
-        payload += item.frame.payload().len();
+        scan.add(&item.unwrap().frame);
     }
-    payload
+    scan
 }
 
 fn scan(c: &mut Criterion) {
     let files = load();
     for f in &files {
-        assert_eq!(scan_slice(&f.data), scan_stream(&f.data), "{}", f.label);
+        let (a, b) = (scan_slice(&f.data), scan_stream(&f.data));
+        assert_eq!(a.counts, b.counts, "{}", f.label);
+        assert_eq!(
+            (a.payload, a.last_tick),
+            (b.payload, b.last_tick),
+            "{}",
+            f.label
+        );
     }
     let mut dst = vec![0u8; files.iter().map(|f| f.data.len()).max().unwrap()];
     let mut group = c.benchmark_group("scan");
@@ -100,7 +125,7 @@ fn scan(c: &mut Criterion) {
         b.iter(|| {
             files
                 .iter()
-                .map(|f| scan_slice(black_box(&f.data)))
+                .map(|f| scan_slice(black_box(&f.data)).payload)
                 .sum::<usize>()
         })
     });
@@ -108,7 +133,7 @@ fn scan(c: &mut Criterion) {
         b.iter(|| {
             files
                 .iter()
-                .map(|f| scan_stream(black_box(&f.data)))
+                .map(|f| scan_stream(black_box(&f.data)).payload)
                 .sum::<usize>()
         })
     });

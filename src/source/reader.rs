@@ -203,6 +203,7 @@ pub(crate) enum Step<'a> {
 /// Cuts one frame off the front of `rest`. `eof` says that `rest` is all the input there
 /// is; without it, a shortage asks for more instead of failing. Allocates nothing: every
 /// length is checked against `rest` before it is used.
+#[inline(always)]
 pub(crate) fn step<'a>(profile: &Profile, rest: &'a [u8], eof: bool) -> Step<'a> {
     let short = |expected: &'static str, need: Option<usize>| {
         if eof {
