@@ -1,1 +1,735 @@
-//! Snapshot deltas (being written by a helper).
+//! Snapshot deltas as DDNet creates and applies them (`CSnapshotDelta` in
+//! src/engine/shared/snapshot.cpp).
+//!
+//! A delta is the int array `[num_deleted, num_updated, num_temp, deleted_keys...,
+//! updates...]`, each update `[type, id, size?, data...]`. The size (in ints) is written
+//! only for types without a static size in the [`ItemSizes`] table both sides agree on; a
+//! demo's table follows from its network version ([`ItemSizes::for_net_version`]).
+//!
+//! * [`create_delta`] writes what DDNet's `CreateDelta` writes, int for int.
+//! * [`apply_delta`] rebuilds the new snapshot as DDNet's `UnpackDelta` does, with the
+//!   same checks (each [`DeltaError`] names DDNet's error code) and the same item order:
+//!   the kept old items in their old order, then the new items in delta order.
+//! * [`Delta::parse`] splits a delta into its parts without applying it.
+//!
+//! Snapshots themselves are in [`snapshot`](super::snapshot); choosing keyframes and
+//! writing chunks is the [`recorder`](super::recorder)'s job.
+
+use super::snapshot::{
+    BuildError, MAX_ID, MAX_ITEMS, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
+};
+
+/// Ints of the delta header: deleted, updated and temporary item counts.
+pub const HEADER_INTS: usize = 3;
+/// Types below this may have a static size (DDNet's `MAX_NETOBJSIZES`).
+pub const MAX_STATIC_TYPES: usize = 64;
+
+/// Item sizes of the 0.6 protocol, in bytes, by type (DDNet's `GetObjSize(i)` for
+/// `i < NUM_NETOBJTYPES = 21`, generated from datasrc/network.py; identical in vanilla
+/// Teeworlds 0.6). Type 0 (`NETOBJTYPE_EX`, `NETOBJTYPE_INVALID` in vanilla) has none.
+const SIZES_0_6: [u16; 21] = [
+    0,  // EX / invalid
+    40, // PlayerInput
+    24, // Projectile
+    20, // Laser
+    16, // Pickup
+    12, // Flag
+    32, // GameInfo
+    16, // GameData
+    60, // CharacterCore
+    88, // Character
+    20, // PlayerInfo
+    68, // ClientInfo
+    12, // SpectatorInfo
+    8,  // Common
+    8,  // Explosion
+    8,  // Spawn
+    8,  // HammerHit
+    12, // Death
+    12, // SoundGlobal
+    12, // SoundWorld
+    12, // DamageInd
+];
+
+/// Item sizes of the 0.7 protocol for the 23 types of the first 0.7 release, in bytes.
+///
+/// From DDNet's datasrc/seven/network.py (the same objects as Teeworlds 0.7's
+/// datasrc/network.py): both the Teeworlds 0.7 client and DDNet's sixup code register
+/// static sizes only for `i < OLD_NUM_NETOBJTYPES = 23` ("so new items don't break the
+/// snapshot delta"), so PlayerInfoRace (23) and GameDataRace (24) carry their size.
+const SIZES_0_7: [u16; 23] = [
+    0,   // invalid
+    40,  // PlayerInput: 10 ints
+    24,  // Projectile: 6
+    20,  // Laser: 5
+    12,  // Pickup: x, y, type
+    12,  // Flag: x, y, team
+    12,  // GameData: 3
+    8,   // GameDataTeam: 2
+    16,  // GameDataFlag: 4
+    60,  // CharacterCore: 15
+    88,  // Character: core + 7
+    12,  // PlayerInfo: 3
+    16,  // SpectatorInfo: 4
+    232, // De_ClientInfo: 2 + 4 + 3 + 1 + 36 + 6 + 6
+    20,  // De_GameInfo: 5
+    128, // De_TuneParams: 32
+    8,   // Common
+    8,   // Explosion
+    8,   // Spawn
+    8,   // HammerHit
+    12,  // Death
+    12,  // SoundWorld
+    28,  // Damage: common + 5
+];
+
+/// The static item sizes a delta's writer and reader agree on: the size in bytes of each
+/// type below [`MAX_STATIC_TYPES`], or none (then every update of that type carries its
+/// size). DDNet's `CSnapshotDelta::m_aItemSizes`, set through `SetStaticsize`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ItemSizes {
+    bytes: [u16; MAX_STATIC_TYPES],
+}
+
+impl ItemSizes {
+    /// No static sizes: every update carries its size.
+    pub const NONE: ItemSizes = ItemSizes {
+        bytes: [0; MAX_STATIC_TYPES],
+    };
+    /// The 0.6 table DDNet and Teeworlds 0.6 use (types 0 to 20).
+    pub const DDNET_0_6: ItemSizes = ItemSizes::from_table(&SIZES_0_6);
+    /// The 0.7 table (types 0 to 22), for demos whose network version starts with "0.7":
+    /// Teeworlds 0.7 recordings and DDNet's sixup recordings.
+    pub const TEEWORLDS_0_7: ItemSizes = ItemSizes::from_table(&SIZES_0_7);
+
+    const fn from_table(table: &[u16]) -> ItemSizes {
+        let mut bytes = [0; MAX_STATIC_TYPES];
+        let mut i = 0;
+        while i < table.len() {
+            bytes[i] = table[i];
+            i += 1;
+        }
+        ItemSizes { bytes }
+    }
+
+    /// The table for a demo header's network version: the 0.7 table when it starts with
+    /// `"0.7"` (where DDNet's player switches to sixup), the 0.6 table otherwise.
+    pub fn for_net_version(net_version: &str) -> ItemSizes {
+        if net_version.starts_with("0.7") {
+            ItemSizes::TEEWORLDS_0_7
+        } else {
+            ItemSizes::DDNET_0_6
+        }
+    }
+
+    /// The static size in bytes of `type_id`, or `None` if updates of it carry their size.
+    pub fn static_size(&self, type_id: i32) -> Option<usize> {
+        let size = *self.bytes.get(usize::try_from(type_id).ok()?)?;
+        (size != 0).then_some(size as usize)
+    }
+
+    /// The table with `type_id` given a static size of `bytes` (0 removes it). `None` if
+    /// the type is not below [`MAX_STATIC_TYPES`] or the size is not a multiple of 4.
+    pub const fn with_static_size(mut self, type_id: usize, bytes: u16) -> Option<ItemSizes> {
+        if type_id >= MAX_STATIC_TYPES || !bytes.is_multiple_of(4) {
+            return None;
+        }
+        self.bytes[type_id] = bytes;
+        Some(self)
+    }
+
+    /// Whether an update of `type_id` carries its size.
+    fn includes_size(&self, type_id: i32) -> bool {
+        self.static_size(type_id).is_none()
+    }
+}
+
+impl Default for ItemSizes {
+    /// The 0.6 table.
+    fn default() -> Self {
+        ItemSizes::DDNET_0_6
+    }
+}
+
+/// DDNet's `CreateDelta` looks keys up in a hash table of 256 buckets that each hold at
+/// most 64 keys; keys past that are not found. Mirroring it keeps even such degenerate
+/// snapshots byte-identical.
+const HASH_BUCKETS: usize = 256;
+const HASH_BUCKET_SIZE: usize = 64;
+
+/// DDNet's `CalcHashId`: djb2 over the key's 4 little-endian bytes.
+fn hash_bucket(key: i32) -> usize {
+    let mut hash: u32 = 5381;
+    for byte in key.to_le_bytes() {
+        hash = hash.wrapping_mul(33).wrapping_add(byte as u32);
+    }
+    hash as usize % HASH_BUCKETS
+}
+
+/// The lookup DDNet's `GetItemIndexHashed` gives over one snapshot's keys.
+struct KeyIndex {
+    /// (key, index of its first item), for the keys DDNet's table holds, sorted by key.
+    entries: Vec<(i32, usize)>,
+}
+
+impl KeyIndex {
+    fn new(snapshot: &Snapshot<'_>) -> Self {
+        let mut filled = [0u8; HASH_BUCKETS];
+        let mut entries = Vec::with_capacity(snapshot.len());
+        for (index, item) in snapshot.items().enumerate() {
+            let bucket = &mut filled[hash_bucket(item.key)];
+            if (*bucket as usize) < HASH_BUCKET_SIZE {
+                *bucket += 1;
+                entries.push((item.key, index));
+            }
+        }
+        // Stable: for a duplicated key the first item stays first, as the bucket scan
+        // finds it first.
+        entries.sort_by_key(|&(key, _)| key);
+        KeyIndex { entries }
+    }
+
+    fn get(&self, key: i32) -> Option<usize> {
+        let at = self.entries.partition_point(|&(k, _)| k < key);
+        self.entries
+            .get(at)
+            .filter(|&&(k, _)| k == key)
+            .map(|&(_, index)| index)
+    }
+}
+
+/// The delta from `from` to `to`, as DDNet's `CreateDelta` writes it. See
+/// [`create_delta_into`].
+pub fn create_delta(from: &Snapshot<'_>, to: &Snapshot<'_>, sizes: &ItemSizes) -> Vec<i32> {
+    let mut out = Vec::new();
+    create_delta_into(from, to, sizes, &mut out);
+    out
+}
+
+/// Writes the delta from `from` to `to` into `out` (cleared first), exactly as DDNet's
+/// `CreateDelta` does, and returns whether it is non-empty.
+///
+/// * Deleted: the keys of `from` that `to` lacks, in `from`'s order.
+/// * Updated, in `to`'s order: items new in `to`, in full; items in both whose data
+///   differ, as `new - old` per int with wrapping.
+///
+/// An empty delta (nothing deleted or updated) is the header `[0, 0, 0]`; DDNet's
+/// `CreateDelta` reports it as size 0, and its recorder then writes only a tick marker.
+///
+/// Like DDNet, this trusts the snapshots: a static-size type with another size gives a
+/// delta nobody can read back, and a kept item whose size changed is diffed against the
+/// ints that follow the old item's start (zero past the old snapshot's end, where DDNet
+/// reads whatever memory follows); DDNet's reader refuses such an update (-207).
+pub fn create_delta_into(
+    from: &Snapshot<'_>,
+    to: &Snapshot<'_>,
+    sizes: &ItemSizes,
+    out: &mut Vec<i32>,
+) -> bool {
+    out.clear();
+    out.extend_from_slice(&[0; HEADER_INTS]);
+    let in_to = KeyIndex::new(to);
+    let mut deleted = 0;
+    for item in from.items() {
+        if in_to.get(item.key).is_none() {
+            out.push(item.key);
+            deleted += 1;
+        }
+    }
+    let in_from = KeyIndex::new(from);
+    let from_ints = from.as_ints();
+    let mut updated = 0;
+    for item in to.items() {
+        let with_size = sizes.includes_size(item.type_id);
+        let start = out.len();
+        out.push(item.type_id);
+        out.push(item.id);
+        if with_size {
+            out.push(item.data.len() as i32);
+        }
+        match in_from.get(item.key) {
+            Some(past) => {
+                let past_data = past_data(from, from_ints, past);
+                let mut changed = false;
+                for (i, &new) in item.data.iter().enumerate() {
+                    let old = past_data.get(i).copied().unwrap_or(0);
+                    let diff = new.wrapping_sub(old);
+                    changed |= diff != 0;
+                    out.push(diff);
+                }
+                if changed {
+                    updated += 1;
+                } else {
+                    out.truncate(start);
+                }
+            }
+            None => {
+                out.extend_from_slice(item.data);
+                updated += 1;
+            }
+        }
+    }
+    out[0] = deleted;
+    out[1] = updated;
+    deleted != 0 || updated != 0
+}
+
+/// The old item's data as DDNet's `DiffItem` reads it: from its first data int on, on
+/// into whatever follows it in the snapshot.
+fn past_data<'a>(from: &Snapshot<'a>, from_ints: &'a [i32], index: usize) -> &'a [i32] {
+    let data_start = 2 + from.len();
+    let start = data_start + from.offsets()[index] as usize / 4 + 1;
+    &from_ints[start.min(from_ints.len())..]
+}
+
+/// Whether `delta` changes nothing: no deleted and no updated items (what DDNet's
+/// `CreateDelta` reports as size 0). Too short a delta counts as not empty.
+pub fn is_empty(delta: &[i32]) -> bool {
+    matches!(delta, [0, 0, _, ..])
+}
+
+/// Why a delta cannot be applied. Each variant names the error code DDNet's
+/// `UnpackDelta` returns for it (see [`code`](Self::code)); the player logs those and
+/// skips the delta. `update` counts the updates from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DeltaError {
+    /// Fewer than the 3 header ints.
+    #[error("expected the 3 delta header ints, found {ints}")]
+    TooShort {
+        /// Ints given.
+        ints: usize,
+    },
+    /// The deleted count is negative (-201).
+    #[error("deleted item count {count} is negative")]
+    NegativeDeletedCount {
+        /// The count.
+        count: i32,
+    },
+    /// The deleted keys run past the end (-101).
+    #[error("{count} deleted keys announced, but only {available} ints follow the header")]
+    DeletedPastEnd {
+        /// The count.
+        count: i32,
+        /// Ints after the header.
+        available: usize,
+    },
+    /// A kept old item did not fit into the new snapshot (-301).
+    #[error("old item {item} cannot be kept: {reason}")]
+    KeepFailed {
+        /// The item's index in the old snapshot.
+        item: usize,
+        /// What the builder refused.
+        reason: BuildError,
+    },
+    /// An update's type and id run past the end (-102).
+    #[error("update {update}: the delta ends before its type and id")]
+    UpdatePastEnd {
+        /// The update's index.
+        update: usize,
+    },
+    /// An update's type is outside `0..=0x7fff` (-202).
+    #[error("update {update}: type {type_id} is outside 0..={MAX_TYPE}")]
+    BadType {
+        /// The update's index.
+        update: usize,
+        /// The type.
+        type_id: i32,
+    },
+    /// An update's id is outside `0..=0xffff` (-203).
+    #[error("update {update}: id {id} is outside 0..={MAX_ID}")]
+    BadId {
+        /// The update's index.
+        update: usize,
+        /// The id.
+        id: i32,
+    },
+    /// An update of a type without static size ends before its size (-103).
+    #[error("update {update}: the delta ends before its size")]
+    SizePastEnd {
+        /// The update's index.
+        update: usize,
+    },
+    /// An update's size is negative or too large for a byte count (-204).
+    #[error("update {update}: size {size} ints is out of range")]
+    BadSize {
+        /// The update's index.
+        update: usize,
+        /// The size in ints.
+        size: i32,
+    },
+    /// An update's data runs past the end (-205).
+    #[error("update {update}: {bytes} data bytes, but only {available} remain")]
+    DataPastEnd {
+        /// The update's index.
+        update: usize,
+        /// The data size in bytes.
+        bytes: usize,
+        /// Bytes left in the delta.
+        available: usize,
+    },
+    /// An update's size differs from the item with its key already in the new
+    /// snapshot (-206).
+    #[error("update {update}: {bytes} bytes for key {key:#x}, whose item has {existing}")]
+    SizeChanged {
+        /// The update's index.
+        update: usize,
+        /// The key.
+        key: i32,
+        /// The update's size in bytes.
+        bytes: usize,
+        /// The existing item's size in bytes.
+        existing: usize,
+    },
+    /// An update's size differs from the old item it is a diff against (-207).
+    #[error("update {update}: {bytes} bytes for key {key:#x}, whose old item has {old}")]
+    OldSizeDiffers {
+        /// The update's index.
+        update: usize,
+        /// The key.
+        key: i32,
+        /// The update's size in bytes.
+        bytes: usize,
+        /// The old item's size in bytes.
+        old: usize,
+    },
+    /// A new item did not fit into the new snapshot (-302).
+    #[error("update {update}: the item cannot be added: {reason}")]
+    AddFailed {
+        /// The update's index.
+        update: usize,
+        /// What the builder refused.
+        reason: BuildError,
+    },
+}
+
+impl DeltaError {
+    /// DDNet's error code for this failure (`UnpackDelta`'s negative return values;
+    /// [`TooShort`](Self::TooShort) has DDNet's `DebugDumpDelta` code -505).
+    pub fn code(&self) -> i32 {
+        match self {
+            DeltaError::TooShort { .. } => -505,
+            DeltaError::DeletedPastEnd { .. } => -101,
+            DeltaError::UpdatePastEnd { .. } => -102,
+            DeltaError::SizePastEnd { .. } => -103,
+            DeltaError::NegativeDeletedCount { .. } => -201,
+            DeltaError::BadType { .. } => -202,
+            DeltaError::BadId { .. } => -203,
+            DeltaError::BadSize { .. } => -204,
+            DeltaError::DataPastEnd { .. } => -205,
+            DeltaError::SizeChanged { .. } => -206,
+            DeltaError::OldSizeDiffers { .. } => -207,
+            DeltaError::KeepFailed { .. } => -301,
+            DeltaError::AddFailed { .. } => -302,
+        }
+    }
+}
+
+/// One update of a delta: a new item in full, or the per-int difference to the old one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Update<'a> {
+    /// The internal type.
+    pub type_id: i32,
+    /// The id.
+    pub id: i32,
+    /// Whether the size was written (the type has no static size).
+    pub size_written: bool,
+    /// The data ints: absolute for a new item, `new - old` for a changed one.
+    pub data: &'a [i32],
+}
+
+impl Update<'_> {
+    /// The item key.
+    pub fn key(&self) -> i32 {
+        key(self.type_id, self.id)
+    }
+}
+
+/// The header and deleted keys of a delta, checked as DDNet checks them.
+fn split_header(delta: &[i32]) -> Result<(&[i32], i32, &[i32]), DeltaError> {
+    let [num_deleted, num_updated, _num_temp, rest @ ..] = delta else {
+        return Err(DeltaError::TooShort { ints: delta.len() });
+    };
+    if *num_deleted < 0 {
+        return Err(DeltaError::NegativeDeletedCount {
+            count: *num_deleted,
+        });
+    }
+    if *num_deleted as usize > rest.len() {
+        return Err(DeltaError::DeletedPastEnd {
+            count: *num_deleted,
+            available: rest.len(),
+        });
+    }
+    let (deleted, updates) = rest.split_at(*num_deleted as usize);
+    Ok((deleted, *num_updated, updates))
+}
+
+/// Reads the next update from `rest` with DDNet's checks, advancing `rest`.
+fn next_update<'a>(
+    rest: &mut &'a [i32],
+    update: usize,
+    sizes: &ItemSizes,
+) -> Result<Update<'a>, DeltaError> {
+    let [type_id, id, tail @ ..] = *rest else {
+        return Err(DeltaError::UpdatePastEnd { update });
+    };
+    let (type_id, id) = (*type_id, *id);
+    if !(0..=MAX_TYPE).contains(&type_id) {
+        return Err(DeltaError::BadType { update, type_id });
+    }
+    if !(0..=MAX_ID).contains(&id) {
+        return Err(DeltaError::BadId { update, id });
+    }
+    let (ints, size_written, tail) = match sizes.static_size(type_id) {
+        Some(bytes) => (bytes / 4, false, tail),
+        None => {
+            let [size, tail @ ..] = tail else {
+                return Err(DeltaError::SizePastEnd { update });
+            };
+            if *size < 0 || *size > i32::MAX / 4 {
+                return Err(DeltaError::BadSize {
+                    update,
+                    size: *size,
+                });
+            }
+            (*size as usize, true, tail)
+        }
+    };
+    if ints > tail.len() {
+        return Err(DeltaError::DataPastEnd {
+            update,
+            bytes: ints * 4,
+            available: tail.len() * 4,
+        });
+    }
+    let (data, tail) = tail.split_at(ints);
+    *rest = tail;
+    Ok(Update {
+        type_id,
+        id,
+        size_written,
+        data,
+    })
+}
+
+/// A delta split into its parts, without an old snapshot to apply it to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta<'a> {
+    /// The keys of deleted items.
+    pub deleted: &'a [i32],
+    /// The updates, in order.
+    pub updates: Vec<Update<'a>>,
+    /// The temporary item count (DDNet writes 0 and ignores it).
+    pub num_temp: i32,
+    /// Ints after the last update, which DDNet ignores.
+    pub trailing: &'a [i32],
+}
+
+impl<'a> Delta<'a> {
+    /// Splits `delta` with the checks DDNet's `UnpackDelta` makes on the delta alone (the
+    /// size checks against the snapshots are [`apply_delta`]'s). A negative update count
+    /// reads as none, as in DDNet.
+    pub fn parse(delta: &'a [i32], sizes: &ItemSizes) -> Result<Self, DeltaError> {
+        let (deleted, num_updated, mut rest) = split_header(delta)?;
+        // Every update takes at least 2 ints, which bounds the allocation by the input.
+        let mut updates = Vec::with_capacity((num_updated.max(0) as usize).min(rest.len() / 2));
+        for update in 0..num_updated.max(0) as usize {
+            updates.push(next_update(&mut rest, update, sizes)?);
+        }
+        Ok(Delta {
+            deleted,
+            updates,
+            num_temp: delta[2],
+            trailing: rest,
+        })
+    }
+
+    /// Whether it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.deleted.is_empty() && self.updates.is_empty()
+    }
+}
+
+/// Applies `delta` to `from` and returns the new snapshot, as DDNet's `UnpackDelta`
+/// does: the items of `from` whose keys are not deleted, in order, then the updates in
+/// order (an update to an item already in the new snapshot changes it in place; one to a
+/// key in `from` is added to the old data with wrapping; any other is new).
+pub fn apply_delta(
+    from: &Snapshot<'_>,
+    delta: &[i32],
+    sizes: &ItemSizes,
+) -> Result<SnapshotBuf, DeltaError> {
+    let mut builder = SnapshotBuilder::new();
+    apply_delta_with(from, delta, sizes, &mut builder)?;
+    Ok(builder.finish())
+}
+
+/// [`apply_delta`] into a caller's builder (emptied first with a fresh extended-type
+/// registry), to reuse its allocations; on success the builder holds the new snapshot.
+pub fn apply_delta_with(
+    from: &Snapshot<'_>,
+    delta: &[i32],
+    sizes: &ItemSizes,
+    builder: &mut SnapshotBuilder,
+) -> Result<(), DeltaError> {
+    builder.clear();
+    let (deleted, num_updated, mut rest) = split_header(delta)?;
+    // DDNet compares every old key with every deleted key; a sorted copy gives the same
+    // answer without the quadratic cost. Its size is bounded by the input.
+    let mut deleted_sorted = deleted.to_vec();
+    deleted_sorted.sort_unstable();
+    for (index, item) in from.items().enumerate() {
+        if deleted_sorted.binary_search(&item.key).is_ok() {
+            continue;
+        }
+        // DDNet's builder refuses a negative type (a key DDNet's checks let through).
+        if item.type_id < 0 {
+            return Err(DeltaError::KeepFailed {
+                item: index,
+                reason: BuildError::InvalidType {
+                    type_id: item.type_id,
+                },
+            });
+        }
+        let new = builder
+            .new_item(item.type_id, item.id, item.data.len())
+            .map_err(|reason| DeltaError::KeepFailed {
+                item: index,
+                reason,
+            })?;
+        builder.item_data_mut(new).copy_from_slice(item.data);
+    }
+    debug_assert!(builder.len() <= MAX_ITEMS);
+    for index in 0..num_updated.max(0) as usize {
+        let update = next_update(&mut rest, index, sizes)?;
+        let key = update.key();
+        let bytes = update.data.len() * 4;
+        let target = match builder.index_of(key) {
+            Some(existing) => {
+                let existing_bytes = builder.item_size(existing) * 4;
+                if existing_bytes != bytes {
+                    return Err(DeltaError::SizeChanged {
+                        update: index,
+                        key,
+                        bytes,
+                        existing: existing_bytes,
+                    });
+                }
+                existing
+            }
+            None => builder
+                .new_item(update.type_id, update.id, update.data.len())
+                .map_err(|reason| DeltaError::AddFailed {
+                    update: index,
+                    reason,
+                })?,
+        };
+        match from.find(key) {
+            Some(old) => {
+                if old.data.len() * 4 != bytes {
+                    return Err(DeltaError::OldSizeDiffers {
+                        update: index,
+                        key,
+                        bytes,
+                        old: old.data.len() * 4,
+                    });
+                }
+                for ((out, &old), &diff) in builder
+                    .item_data_mut(target)
+                    .iter_mut()
+                    .zip(old.data)
+                    .zip(update.data)
+                {
+                    *out = old.wrapping_add(diff);
+                }
+            }
+            None => builder.item_data_mut(target).copy_from_slice(update.data),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(items: &[(i32, i32, &[i32])]) -> SnapshotBuf {
+        let mut b = SnapshotBuilder::new();
+        for &(t, id, data) in items {
+            b.add_item(t, id, data).unwrap();
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn reference_deltas() {
+        // ref_client.demo, ticks 100 -> 101 -> 103 (minus the extended item) -> 140.
+        let s100 = snap(&[(5, 0, &[100, 200, 1])]);
+        let s101 = snap(&[(5, 0, &[101, 200, 1])]);
+        let sizes = ItemSizes::DDNET_0_6;
+        let d = create_delta(&s100.as_snapshot(), &s101.as_snapshot(), &sizes);
+        assert_eq!(d, [0, 1, 0, 5, 0, 1, 0, 0]);
+        assert!(!create_delta_into(
+            &s101.as_snapshot(),
+            &s101.as_snapshot(),
+            &sizes,
+            &mut Vec::new()
+        ));
+        let s103 = snap(&[(5, 0, &[101, 200, 1]), (4, 7, &[16, 32, 1, 0])]);
+        let s140 = snap(&[(5, 0, &[102, 200, 1])]);
+        let d = create_delta(&s103.as_snapshot(), &s140.as_snapshot(), &sizes);
+        assert_eq!(d, [1, 1, 0, 4 << 16 | 7, 5, 0, 1, 0, 0]);
+        assert_eq!(apply_delta(&s103.as_snapshot(), &d, &sizes).unwrap(), s140);
+    }
+
+    #[test]
+    fn new_items_go_last() {
+        let sizes = ItemSizes::NONE;
+        let a = snap(&[(30, 1, &[1]), (30, 2, &[2])]);
+        let b = snap(&[(30, 3, &[3]), (30, 2, &[5])]);
+        let d = create_delta(&a.as_snapshot(), &b.as_snapshot(), &sizes);
+        assert_eq!(d, [1, 2, 0, 30 << 16 | 1, 30, 3, 1, 3, 30, 2, 1, 3]);
+        let back = apply_delta(&a.as_snapshot(), &d, &sizes).unwrap();
+        assert_eq!(back, snap(&[(30, 2, &[5]), (30, 3, &[3])]));
+    }
+
+    #[test]
+    fn error_codes() {
+        let from = snap(&[(5, 0, &[1, 2, 3])]);
+        let f = from.as_snapshot();
+        let sizes = ItemSizes::DDNET_0_6;
+        let code = |d: &[i32]| apply_delta(&f, d, &sizes).unwrap_err().code();
+        assert_eq!(code(&[0, 0]), -505);
+        assert_eq!(code(&[-1, 0, 0]), -201);
+        assert_eq!(code(&[2, 0, 0, 1]), -101);
+        assert_eq!(code(&[0, 1, 0, 5]), -102);
+        assert_eq!(code(&[0, 1, 0, -5, 0]), -202);
+        assert_eq!(code(&[0, 1, 0, 5, 0x10000]), -203);
+        assert_eq!(code(&[0, 1, 0, 30, 0]), -103);
+        assert_eq!(code(&[0, 1, 0, 30, 0, -1]), -204);
+        assert_eq!(code(&[0, 1, 0, 5, 0, 1, 2]), -205);
+        // Deleted and re-added: still a diff against the old item.
+        let back = apply_delta(&f, &[1, 1, 0, 5 << 16, 5, 0, 1, 2, 3], &sizes).unwrap();
+        assert_eq!(back, snap(&[(5, 0, &[2, 4, 6])]));
+        let sizes_none = ItemSizes::NONE;
+        let code = |d: &[i32]| apply_delta(&f, d, &sizes_none).unwrap_err().code();
+        assert_eq!(code(&[0, 1, 0, 5, 0, 2, 1, 2]), -206);
+        assert_eq!(code(&[1, 1, 0, 5 << 16, 5, 0, 2, 1, 2]), -207);
+    }
+
+    #[test]
+    fn static_sizes() {
+        assert_eq!(ItemSizes::DDNET_0_6.static_size(9), Some(88));
+        assert_eq!(ItemSizes::DDNET_0_6.static_size(0), None);
+        assert_eq!(ItemSizes::DDNET_0_6.static_size(21), None);
+        assert_eq!(ItemSizes::DDNET_0_6.static_size(-1), None);
+        assert_eq!(ItemSizes::TEEWORLDS_0_7.static_size(13), Some(232));
+        assert_eq!(ItemSizes::TEEWORLDS_0_7.static_size(23), None);
+        assert_eq!(
+            ItemSizes::for_net_version("0.7 802f1be60a05665f"),
+            ItemSizes::TEEWORLDS_0_7
+        );
+        assert_eq!(ItemSizes::NONE.with_static_size(64, 4), None);
+        assert_eq!(ItemSizes::NONE.with_static_size(3, 6), None);
+    }
+}

@@ -4,10 +4,16 @@
 //! pads and encodes payloads, keeps timeline markers under DDNet's rules, and patches the
 //! length and markers on [`finish`](Recorder::finish). Until then the header says length 0
 //! and no markers, so a recording cut off by a crash still reads, as in DDNet.
+//!
+//! [`record_snapshot`](Recorder::record_snapshot) follows DDNet's `RecordSnapshot`:
+//! keyframes, deltas against the last written snapshot, and marker-only ticks. Building
+//! the snapshots is the caller's job ([`SnapshotBuilder`](super::snapshot::SnapshotBuilder)).
 
+use super::delta::{self, ItemSizes};
 use super::error::WriteError;
 use super::format::*;
 use super::reader::{Prelude, TickMarker};
+use super::snapshot::{Snapshot, SnapshotBuf};
 use super::writer::DemoWriter;
 use crate::codec::huffman::LengthRule;
 use crate::codec::string::FixedStr;
@@ -19,6 +25,9 @@ use std::io::{Seek, SeekFrom, Write};
 pub const MAX_RAW_PAYLOAD: usize = 64 * 1024;
 /// Ticks per second of a Teeworlds server: the unit of `length` and of marker spacing.
 pub const SERVER_TICK_SPEED: i32 = 50;
+/// [`Recorder::record_snapshot`] writes a keyframe when more ticks than this have passed
+/// since the last one (DDNet's `SERVER_TICK_SPEED * 5`).
+pub const KEYFRAME_INTERVAL: i32 = SERVER_TICK_SPEED * 5;
 
 /// What a recording starts with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +78,14 @@ pub struct Recorder<W: Write + Seek> {
     first_tick: Option<i32>,
     markers: Vec<i32>,
     words: Vec<i32>,
+    /// Static item sizes for deltas, from the network version.
+    item_sizes: ItemSizes,
+    /// The tick of the last keyframe `record_snapshot` wrote.
+    last_keyframe: Option<i32>,
+    /// The last snapshot `record_snapshot` wrote, in full or as a delta.
+    last_snapshot: SnapshotBuf,
+    /// Scratch for deltas.
+    delta: Vec<i32>,
 }
 
 fn field<const N: usize>(text: &str, name: &'static str) -> Result<FixedStr<N>, WriteError> {
@@ -122,7 +139,76 @@ impl<W: Write + Seek> Recorder<W> {
             first_tick: None,
             markers: Vec::new(),
             words: Vec::new(),
+            item_sizes: ItemSizes::for_net_version(&config.net_version),
+            last_keyframe: None,
+            last_snapshot: SnapshotBuf::new(),
+            delta: Vec::new(),
         })
+    }
+
+    /// Records the snapshot of `tick` the way DDNet's `RecordSnapshot` does.
+    ///
+    /// * The first snapshot, and any more than [`KEYFRAME_INTERVAL`] ticks after the last
+    ///   keyframe, is a keyframe: an absolute tick marker with the keyframe bit, then a
+    ///   snapshot chunk with the whole snapshot.
+    /// * Any other writes a tick marker, then a delta chunk against the last snapshot
+    ///   written (in full or as a delta). If nothing changed, only the tick marker is
+    ///   written and the last written snapshot stays the base of the next delta.
+    ///
+    /// Deltas use the item sizes of the configured network version (see
+    /// [`set_item_sizes`](Self::set_item_sizes)). Unlike DDNet, which writes the marker
+    /// and then silently drops a delta over 64 KiB, this refuses such a delta with
+    /// [`WriteError::TooLarge`] before writing anything, and remembers nothing.
+    pub fn record_snapshot(&mut self, tick: i32, snapshot: Snapshot<'_>) -> Result<(), WriteError> {
+        let keyframe = self
+            .last_keyframe
+            .is_none_or(|last| tick as i64 - last as i64 > KEYFRAME_INTERVAL as i64);
+        if keyframe {
+            self.record_tick_marker(tick, true)?;
+            self.record_snapshot_ints(snapshot.as_ints())?;
+            self.last_keyframe = Some(tick);
+            self.last_snapshot.copy_from(snapshot);
+            return Ok(());
+        }
+        let changed = delta::create_delta_into(
+            &self.last_snapshot.as_snapshot(),
+            &snapshot,
+            &self.item_sizes,
+            &mut self.delta,
+        );
+        if changed && self.delta.len() * 4 > MAX_RAW_PAYLOAD {
+            return Err(WriteError::TooLarge {
+                what: "snapshot delta",
+                size: self.delta.len() * 4,
+                limit: MAX_RAW_PAYLOAD,
+            });
+        }
+        self.record_tick_marker(tick, false)?;
+        if changed {
+            let delta = std::mem::take(&mut self.delta);
+            let result = self.record_delta_ints(&delta);
+            self.delta = delta;
+            result?;
+            self.last_snapshot.copy_from(snapshot);
+        }
+        Ok(())
+    }
+
+    /// The item sizes deltas are written with: from the network version given at
+    /// [`start`](Self::start) (the 0.7 table when it starts with `"0.7"`).
+    pub fn item_sizes(&self) -> &ItemSizes {
+        &self.item_sizes
+    }
+
+    /// Sets the item sizes deltas are written with, for a protocol whose table the
+    /// network version does not tell.
+    pub fn set_item_sizes(&mut self, sizes: ItemSizes) {
+        self.item_sizes = sizes;
+    }
+
+    /// The tick of the last keyframe [`record_snapshot`](Self::record_snapshot) wrote.
+    pub fn last_keyframe(&self) -> Option<i32> {
+        self.last_keyframe
     }
 
     /// Writes a tick marker. Like DDNet, the marker is absolute when it is the first, a
@@ -265,5 +351,77 @@ impl<W: Write + Seek> Recorder<W> {
         sink.seek(SeekFrom::Start(end))?;
         sink.flush()?;
         Ok(sink)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::twdemo::payload::PayloadDecoder;
+    use crate::twdemo::reader::{Chunk, DemoSlice};
+    use crate::twdemo::snapshot::SnapshotBuilder;
+    use std::io::Cursor;
+
+    fn snap(items: &[(i32, i32, &[i32])]) -> SnapshotBuf {
+        let mut b = SnapshotBuilder::new();
+        for &(t, id, data) in items {
+            b.add_item(t, id, data).unwrap();
+        }
+        b.finish()
+    }
+
+    /// A tick marker as (tick, keyframe), or a chunk as (kind, ints).
+    type Seen = (Option<(i32, bool)>, Option<(ChunkKind, Vec<i32>)>);
+
+    /// Every marker and chunk, in order.
+    fn records(data: &[u8]) -> Vec<Seen> {
+        let mut decoder = PayloadDecoder::new();
+        DemoSlice::parse(data)
+            .unwrap()
+            .chunks()
+            .map(|c| match c.unwrap().chunk {
+                Chunk::Tick(t) => (Some((t.tick, t.keyframe)), None),
+                Chunk::Data(d) => (
+                    None,
+                    Some((d.kind, decoder.decode(d.payload).unwrap().ints.to_vec())),
+                ),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keyframes_deltas_and_marker_only_ticks() {
+        let config = RecorderConfig::ddnet("dm1", "2026-11-22_10-00-00");
+        let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"map").unwrap();
+        let xy = snap(&[(30, 1, &[1]), (30, 2, &[2])]);
+        let yx = snap(&[(30, 2, &[2]), (30, 1, &[1])]);
+        rec.record_snapshot(10, xy.as_snapshot()).unwrap();
+        // Same items in another order: nothing to write but the marker, and the base of
+        // the next delta stays the written snapshot (its order decides the deleted list).
+        rec.record_snapshot(11, yx.as_snapshot()).unwrap();
+        rec.record_snapshot(260, snap(&[]).as_snapshot()).unwrap(); // 250 after: no keyframe
+        rec.record_snapshot(261, xy.as_snapshot()).unwrap(); // 251 after: keyframe
+        let out = rec.finish().unwrap().into_inner();
+        let deleted = vec![2, 0, 0, 30 << 16 | 1, 30 << 16 | 2];
+        assert_eq!(
+            records(&out),
+            [
+                (Some((10, true)), None),
+                (None, Some((ChunkKind::Snapshot, xy.as_ints().to_vec()))),
+                (Some((11, false)), None),
+                (Some((260, false)), None),
+                (None, Some((ChunkKind::SnapshotDelta, deleted))),
+                (Some((261, true)), None),
+                (None, Some((ChunkKind::Snapshot, xy.as_ints().to_vec()))),
+            ]
+        );
+    }
+
+    #[test]
+    fn sixup_demos_use_the_0_7_sizes() {
+        let mut config = RecorderConfig::ddnet("dm1", "2026-11-22_10-00-00");
+        config.net_version = "0.7 802f1be60a05665f".into();
+        let rec = Recorder::start(Cursor::new(Vec::new()), &config, b"map").unwrap();
+        assert_eq!(*rec.item_sizes(), ItemSizes::TEEWORLDS_0_7);
     }
 }

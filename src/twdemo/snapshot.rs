@@ -1,1 +1,749 @@
-//! Snapshots (being written by a helper).
+//! Snapshots as DDNet stores them: one array of 32-bit ints.
+//!
+//! A snapshot is `[data_size_bytes, num_items, offsets[num_items]..., items...]`, where each
+//! offset is a byte offset into the item data and each item is `[key, data...]` with
+//! `key = (type << 16) | id`. An item's size is implied by the next offset, or by
+//! `data_size` for the last item. This is DDNet's `CSnapshot` (src/engine/shared/snapshot.cpp).
+//!
+//! * [`Snapshot`] is a zero-copy view over such an array, checked on
+//!   [`parse`](Snapshot::parse) exactly as DDNet's `CSnapshot::IsValid` checks it.
+//! * [`SnapshotBuilder`] builds the array from items in insertion order, like DDNet's
+//!   `CSnapshotBuilder`, extended (UUID) item types included.
+//! * [`SnapshotBuf`] is an owned, valid snapshot.
+//!
+//! Deltas between snapshots are in [`delta`](super::delta). What the items mean (which
+//! type is a character, a flag, ...) is left to callers: only the extended-type
+//! bookkeeping, which changes the item layout itself, is handled here.
+
+use uuid::Uuid;
+
+/// The most bytes a snapshot may take, header and offsets included (`CSnapshot::MAX_SIZE`).
+pub const MAX_SIZE: usize = 64 * 1024;
+/// The most items a snapshot may hold (`CSnapshot::MAX_ITEMS`).
+pub const MAX_ITEMS: usize = 1024;
+/// The largest item type a key can carry (`CSnapshot::MAX_TYPE`).
+pub const MAX_TYPE: i32 = 0x7fff;
+/// The largest item id a key can carry (`CSnapshot::MAX_ID`).
+pub const MAX_ID: i32 = 0xffff;
+/// Internal types from here up may name extended types (`CSnapshot::OFFSET_UUID_TYPE`).
+pub const OFFSET_UUID_TYPE: i32 = 0x4000;
+/// The most extended item types one builder registers (DDNet's `MAX_EXTENDED_ITEM_TYPES`).
+pub const MAX_EXTENDED_TYPES: usize = 64;
+/// The item type (`NETOBJTYPE_EX`) of the items that name an extended type by its UUID.
+pub const EXTENDED_TYPE_ITEM: i32 = 0;
+
+/// Ints before the offsets: `data_size` and `num_items`.
+const HEADER_INTS: usize = 2;
+/// Ints an item takes besides its data: the key.
+const KEY_INTS: usize = 1;
+
+/// The key of the item of `type_id` and `id`: `(type << 16) | id`.
+///
+/// Both are taken as they come (DDNet does not check them here either); a type above
+/// [`MAX_TYPE`] or an id outside `0..=MAX_ID` gives a key that does not split back.
+pub const fn key(type_id: i32, id: i32) -> i32 {
+    (type_id << 16) | id
+}
+
+/// The (internal) type of a key: its upper 16 bits, sign included, as DDNet's
+/// `CSnapshotItem::InternalType` reads them.
+pub const fn key_type(key: i32) -> i32 {
+    key >> 16
+}
+
+/// The id of a key: its lower 16 bits.
+pub const fn key_id(key: i32) -> i32 {
+    key & 0xffff
+}
+
+/// The 16 UUID bytes as the 4 ints DDNet stores them in: each read big-endian.
+pub fn uuid_to_ints(uuid: &Uuid) -> [i32; 4] {
+    let b = uuid.as_bytes();
+    std::array::from_fn(|i| {
+        i32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    })
+}
+
+/// The UUID stored as 4 big-endian ints (the inverse of [`uuid_to_ints`]).
+pub fn uuid_from_ints(ints: &[i32; 4]) -> Uuid {
+    let mut bytes = [0u8; 16];
+    for (chunk, v) in bytes.chunks_exact_mut(4).zip(ints) {
+        chunk.copy_from_slice(&v.to_be_bytes());
+    }
+    Uuid::from_bytes(bytes)
+}
+
+/// Why an int array is not a valid snapshot: which of DDNet's `CSnapshot::IsValid` checks
+/// failed, and for which item. DDNet's player logs such a snapshot and skips it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    /// Fewer than the 2 header ints.
+    #[error("expected at least the 2 snapshot header ints, found {ints}")]
+    TooShort {
+        /// Ints given.
+        ints: usize,
+    },
+    /// More than [`MAX_SIZE`] bytes.
+    #[error("snapshot of {bytes} bytes exceeds the limit of {MAX_SIZE} bytes")]
+    TooLarge {
+        /// Bytes given.
+        bytes: usize,
+    },
+    /// `num_items` is negative or above [`MAX_ITEMS`].
+    #[error("item count {num_items} is outside 0..={MAX_ITEMS}")]
+    BadItemCount {
+        /// The header's item count.
+        num_items: i32,
+    },
+    /// `data_size` is negative.
+    #[error("data size {data_size} is negative")]
+    NegativeDataSize {
+        /// The header's data size in bytes.
+        data_size: i32,
+    },
+    /// The header's sizes do not add up to the array's length.
+    #[error("header announces {expected} bytes, but the snapshot has {actual}")]
+    SizeMismatch {
+        /// `8 + 4 * num_items + data_size`.
+        expected: i64,
+        /// `4 * ints`.
+        actual: usize,
+    },
+    /// An item offset is negative, past the data, or not a multiple of 4.
+    #[error("item {item}: offset {offset} is negative, past the data or not 4-aligned")]
+    BadOffset {
+        /// The item's index.
+        item: usize,
+        /// Its byte offset.
+        offset: i32,
+    },
+    /// An item has no room for its key: the offsets are not increasing by at least 4.
+    #[error("item {item}: size {size} is negative")]
+    NegativeItemSize {
+        /// The item's index.
+        item: usize,
+        /// Its data size in bytes (the span minus the 4-byte key).
+        size: i64,
+    },
+}
+
+/// One snapshot item, borrowed from its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Item<'a> {
+    /// `(type << 16) | id`.
+    pub key: i32,
+    /// The internal type: [`key_type`] of the key. Extended types appear as their internal
+    /// type (see [`Snapshot::extended_type_uuid`]).
+    pub type_id: i32,
+    /// The id: [`key_id`] of the key.
+    pub id: i32,
+    /// The item's data ints, key excluded.
+    pub data: &'a [i32],
+}
+
+impl<'a> Item<'a> {
+    fn from_span(span: &'a [i32]) -> Self {
+        let key = span[0];
+        Item {
+            key,
+            type_id: key_type(key),
+            id: key_id(key),
+            data: &span[KEY_INTS..],
+        }
+    }
+}
+
+/// A checked snapshot, borrowed from its int array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Snapshot<'a> {
+    ints: &'a [i32],
+    num_items: usize,
+}
+
+/// The ints of the empty snapshot: no data, no items.
+const EMPTY_INTS: [i32; 2] = [0, 0];
+
+impl<'a> Snapshot<'a> {
+    /// Checks `ints` as DDNet's `CSnapshot::IsValid(4 * ints.len())` does, in the same
+    /// order: total size, item count, data size, sizes adding up; then every offset in
+    /// range and 4-aligned; then every item at least a key long.
+    ///
+    /// Keys are not checked, as in DDNet: a valid snapshot may hold any key, duplicates
+    /// included.
+    pub fn parse(ints: &'a [i32]) -> Result<Self, SnapshotError> {
+        let bytes = ints.len().saturating_mul(4);
+        if ints.len() < HEADER_INTS {
+            return Err(SnapshotError::TooShort { ints: ints.len() });
+        }
+        if bytes > MAX_SIZE {
+            return Err(SnapshotError::TooLarge { bytes });
+        }
+        let (data_size, num_items) = (ints[0], ints[1]);
+        if !(0..=MAX_ITEMS as i32).contains(&num_items) {
+            return Err(SnapshotError::BadItemCount { num_items });
+        }
+        if data_size < 0 {
+            return Err(SnapshotError::NegativeDataSize { data_size });
+        }
+        let expected = 8 + 4 * num_items as i64 + data_size as i64;
+        if expected != bytes as i64 {
+            return Err(SnapshotError::SizeMismatch {
+                expected,
+                actual: bytes,
+            });
+        }
+        let num_items = num_items as usize;
+        let offsets = &ints[HEADER_INTS..HEADER_INTS + num_items];
+        for (item, &offset) in offsets.iter().enumerate() {
+            if offset < 0 || offset > data_size || offset % 4 != 0 {
+                return Err(SnapshotError::BadOffset { item, offset });
+            }
+        }
+        for (item, &offset) in offsets.iter().enumerate() {
+            let end = offsets.get(item + 1).copied().unwrap_or(data_size);
+            let size = end as i64 - offset as i64 - 4;
+            if size < 0 {
+                return Err(SnapshotError::NegativeItemSize { item, size });
+            }
+        }
+        Ok(Snapshot { ints, num_items })
+    }
+
+    /// The empty snapshot (DDNet's `CSnapshot::ms_EmptySnapshot`), the base a client
+    /// applies its first delta to.
+    pub fn empty() -> Snapshot<'static> {
+        Snapshot {
+            ints: &EMPTY_INTS,
+            num_items: 0,
+        }
+    }
+
+    /// Wraps ints the crate has built itself and knows to be valid.
+    pub(crate) fn from_valid(ints: &'a [i32]) -> Self {
+        debug_assert!(Snapshot::parse(ints).is_ok());
+        Snapshot {
+            num_items: ints.get(1).map_or(0, |&n| n as usize),
+            ints,
+        }
+    }
+
+    /// The whole int array, header included.
+    pub fn as_ints(&self) -> &'a [i32] {
+        self.ints
+    }
+
+    /// The size in bytes of the whole snapshot (what DDNet writes into a chunk).
+    pub fn total_bytes(&self) -> usize {
+        self.ints.len() * 4
+    }
+
+    /// The header's data size in bytes: the items with their keys.
+    pub fn data_size(&self) -> usize {
+        self.ints[0] as usize
+    }
+
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        self.num_items
+    }
+
+    /// Whether the snapshot has no items.
+    pub fn is_empty(&self) -> bool {
+        self.num_items == 0
+    }
+
+    /// The byte offsets of the items into the data.
+    pub fn offsets(&self) -> &'a [i32] {
+        &self.ints[HEADER_INTS..HEADER_INTS + self.num_items]
+    }
+
+    /// The item at `index`, if there is one.
+    pub fn item(&self, index: usize) -> Option<Item<'a>> {
+        (index < self.num_items).then(|| Item::from_span(self.span(index)))
+    }
+
+    /// The key and data ints of item `index` (which must exist). Parsing made sure every
+    /// span lies inside the array and holds at least the key.
+    fn span(&self, index: usize) -> &'a [i32] {
+        let data_start = HEADER_INTS + self.num_items;
+        let offsets = self.offsets();
+        let start = offsets[index] as usize / 4;
+        let end = offsets
+            .get(index + 1)
+            .map_or(self.ints[0] as usize / 4, |&o| o as usize / 4);
+        &self.ints[data_start + start..data_start + end]
+    }
+
+    /// The items in their stored order.
+    pub fn items(&self) -> Items<'a> {
+        Items {
+            snapshot: *self,
+            front: 0,
+            back: self.num_items,
+        }
+    }
+
+    /// The index of the first item with `key`, searching in order like DDNet's
+    /// `CSnapshot::GetItemIndex`.
+    pub fn index_of(&self, key: i32) -> Option<usize> {
+        self.items().position(|item| item.key == key)
+    }
+
+    /// The first item with `key`.
+    pub fn find(&self, key: i32) -> Option<Item<'a>> {
+        self.items().find(|item| item.key == key)
+    }
+
+    /// The first item of internal type `type_id` and `id`.
+    pub fn find_item(&self, type_id: i32, id: i32) -> Option<Item<'a>> {
+        self.find(key(type_id, id))
+    }
+
+    /// The UUID an internal type stands for, as DDNet's `GetExternalItemType` finds it:
+    /// the data of the type-0 item whose id is `internal_type`, if it has at least 4 ints.
+    /// `None` for types below [`OFFSET_UUID_TYPE`], which are not extended.
+    pub fn extended_type_uuid(&self, internal_type: i32) -> Option<Uuid> {
+        if internal_type < OFFSET_UUID_TYPE {
+            return None;
+        }
+        let item = self.find_item(EXTENDED_TYPE_ITEM, internal_type)?;
+        let ints: &[i32; 4] = item.data.get(..4)?.try_into().ok()?;
+        Some(uuid_from_ints(ints))
+    }
+
+    /// The internal type an extended type got in this snapshot, found as DDNet's
+    /// `CSnapshot::FindItem` does: the first type-0 item with an id from
+    /// [`OFFSET_UUID_TYPE`] up whose data starts with the UUID.
+    pub fn extended_internal_type(&self, uuid: &Uuid) -> Option<i32> {
+        let wanted = uuid_to_ints(uuid);
+        self.items()
+            .find(|item| {
+                item.type_id == EXTENDED_TYPE_ITEM
+                    && item.id >= OFFSET_UUID_TYPE
+                    && item.data.starts_with(&wanted)
+            })
+            .map(|item| item.id)
+    }
+
+    /// The first item of the extended type `uuid` with `id`.
+    pub fn find_extended(&self, uuid: &Uuid, id: i32) -> Option<Item<'a>> {
+        self.find_item(self.extended_internal_type(uuid)?, id)
+    }
+
+    /// An owned copy.
+    pub fn to_buf(&self) -> SnapshotBuf {
+        SnapshotBuf {
+            ints: self.ints.to_vec(),
+        }
+    }
+}
+
+/// Iterator over a snapshot's items, from [`Snapshot::items`].
+#[derive(Debug, Clone)]
+pub struct Items<'a> {
+    snapshot: Snapshot<'a>,
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Item<'a>;
+
+    fn next(&mut self) -> Option<Item<'a>> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        Some(Item::from_span(self.snapshot.span(self.front - 1)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.back - self.front, Some(self.back - self.front))
+    }
+}
+
+impl DoubleEndedIterator for Items<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(Item::from_span(self.snapshot.span(self.back)))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+/// An owned snapshot, always valid.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SnapshotBuf {
+    ints: Vec<i32>,
+}
+
+impl Default for SnapshotBuf {
+    /// The empty snapshot.
+    fn default() -> Self {
+        SnapshotBuf {
+            ints: EMPTY_INTS.to_vec(),
+        }
+    }
+}
+
+impl SnapshotBuf {
+    /// The empty snapshot.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Checks `ints` like [`Snapshot::parse`] and takes them.
+    pub fn from_ints(ints: Vec<i32>) -> Result<Self, SnapshotError> {
+        Snapshot::parse(&ints)?;
+        Ok(SnapshotBuf { ints })
+    }
+
+    /// The snapshot as a view.
+    pub fn as_snapshot(&self) -> Snapshot<'_> {
+        Snapshot::from_valid(&self.ints)
+    }
+
+    /// The int array.
+    pub fn as_ints(&self) -> &[i32] {
+        &self.ints
+    }
+
+    /// The int array, owned.
+    pub fn into_ints(self) -> Vec<i32> {
+        self.ints
+    }
+
+    /// Orders the items by key, keeping the order of equal keys, and packs them from
+    /// offset 0. This is the order Teeworlds 0.7's `CSnapshotBuilder::Finish` gives every
+    /// snapshot it builds (DDNet's keeps insertion order), so a replay that applies a
+    /// vanilla 0.7 client's deltas needs it to see the snapshots that client recorded.
+    pub fn sort_by_key(&mut self) {
+        let snapshot = self.as_snapshot();
+        let mut items: Vec<Item<'_>> = snapshot.items().collect();
+        items.sort_by_key(|item| item.key);
+        let mut out = Vec::with_capacity(self.ints.len());
+        out.push(0);
+        out.push(items.len() as i32);
+        let mut offset = 0;
+        for item in &items {
+            out.push(offset);
+            offset += 4 * (KEY_INTS + item.data.len()) as i32;
+        }
+        out[0] = offset;
+        for item in &items {
+            out.push(item.key);
+            out.extend_from_slice(item.data);
+        }
+        self.ints = out;
+    }
+
+    /// Replaces the contents with a copy of `snapshot`, keeping the allocation.
+    pub fn copy_from(&mut self, snapshot: Snapshot<'_>) {
+        self.ints.clear();
+        self.ints.extend_from_slice(snapshot.as_ints());
+    }
+}
+
+impl TryFrom<Vec<i32>> for SnapshotBuf {
+    type Error = SnapshotError;
+
+    fn try_from(ints: Vec<i32>) -> Result<Self, SnapshotError> {
+        SnapshotBuf::from_ints(ints)
+    }
+}
+
+impl From<Snapshot<'_>> for SnapshotBuf {
+    fn from(snapshot: Snapshot<'_>) -> Self {
+        snapshot.to_buf()
+    }
+}
+
+/// Why the builder refused an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The type is outside `0..=MAX_TYPE`.
+    #[error("item type {type_id} is outside 0..={MAX_TYPE}")]
+    InvalidType {
+        /// The type asked for.
+        type_id: i32,
+    },
+    /// The id is outside `0..=MAX_ID`.
+    #[error("item id {id} is outside 0..={MAX_ID}")]
+    InvalidId {
+        /// The id asked for.
+        id: i32,
+    },
+    /// The snapshot already holds [`MAX_ITEMS`] items.
+    #[error("the snapshot already holds {MAX_ITEMS} items")]
+    TooManyItems,
+    /// The item would make the snapshot larger than [`MAX_SIZE`] bytes.
+    #[error("an item of {item_bytes} data bytes would make the snapshot exceed {MAX_SIZE} bytes")]
+    TooLarge {
+        /// The refused item's data size in bytes.
+        item_bytes: usize,
+    },
+    /// [`MAX_EXTENDED_TYPES`] extended types are registered already.
+    #[error("{MAX_EXTENDED_TYPES} extended item types are registered already")]
+    TooManyExtendedTypes,
+}
+
+/// Builds a snapshot from items in insertion order, as DDNet's `CSnapshotBuilder` does.
+///
+/// Extended (UUID) item types get the internal type `0x7fff - index`, `index` counting the
+/// extended types in the order the builder first saw them. The first item of an extended
+/// type is preceded by a type-0 item with `id` = that internal type and the UUID as 4
+/// big-endian ints as its data.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotBuilder {
+    /// Byte offsets of the items into `data`.
+    offsets: Vec<i32>,
+    /// The items, keys included.
+    data: Vec<i32>,
+    /// The registered extended types; the index gives the internal type.
+    extended: Vec<Uuid>,
+}
+
+impl SnapshotBuilder {
+    /// An empty builder with no extended types registered.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a new snapshot the way DDNet's `CSnapshotBuilder::Init` does on a builder
+    /// that is reused from tick to tick (as a server's is): the items go, the registered
+    /// extended types stay, and their type-0 items are added again first, so that every
+    /// internal type keeps its number. A fresh [`new`](Self::new) builder instead emits
+    /// each type-0 item right before the first item of its type.
+    pub fn reset(&mut self) {
+        self.offsets.clear();
+        self.data.clear();
+        for index in 0..self.extended.len() {
+            // Cannot fail: an empty snapshot has room for 64 items of 16 bytes.
+            let _ = self.add_type_item(index);
+        }
+    }
+
+    /// Empties the builder completely, extended types included: afterwards it is like
+    /// [`new`](Self::new), with its allocations kept.
+    pub fn clear(&mut self) {
+        self.offsets.clear();
+        self.data.clear();
+        self.extended.clear();
+    }
+
+    /// The number of items added so far.
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// Whether no item has been added.
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// The extended types registered so far; the one at index `i` has internal type
+    /// `0x7fff - i`.
+    pub fn extended_types(&self) -> &[Uuid] {
+        &self.extended
+    }
+
+    /// Adds an item of internal type `type_id` (0 to [`MAX_TYPE`]) and `id`.
+    pub fn add_item(&mut self, type_id: i32, id: i32, data: &[i32]) -> Result<(), BuildError> {
+        if !(0..=MAX_TYPE).contains(&type_id) {
+            return Err(BuildError::InvalidType { type_id });
+        }
+        if !(0..=MAX_ID).contains(&id) {
+            return Err(BuildError::InvalidId { id });
+        }
+        let index = self.new_item(type_id, id, data.len())?;
+        self.item_data_mut(index).copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Adds an item of the extended type `uuid` and `id`; returns the internal type it got.
+    ///
+    /// As in DDNet the type is registered (and its type-0 item added) before the room
+    /// for the item itself is checked, so a refused item may leave its type-0 item behind.
+    pub fn add_extended_item(
+        &mut self,
+        uuid: Uuid,
+        id: i32,
+        data: &[i32],
+    ) -> Result<i32, BuildError> {
+        if !(0..=MAX_ID).contains(&id) {
+            return Err(BuildError::InvalidId { id });
+        }
+        let type_id = self.extended_type(uuid)?;
+        let index = self.new_item(type_id, id, data.len())?;
+        self.item_data_mut(index).copy_from_slice(data);
+        Ok(type_id)
+    }
+
+    /// The internal type of the extended type `uuid`, registering it (and adding its
+    /// type-0 item) if it is new, as DDNet's `GetExtendedItemTypeIndex` does.
+    pub fn extended_type(&mut self, uuid: Uuid) -> Result<i32, BuildError> {
+        if let Some(index) = self.extended.iter().position(|u| *u == uuid) {
+            return Ok(MAX_TYPE - index as i32);
+        }
+        if self.extended.len() >= MAX_EXTENDED_TYPES {
+            return Err(BuildError::TooManyExtendedTypes);
+        }
+        self.extended.push(uuid);
+        let index = self.extended.len() - 1;
+        if let Err(e) = self.add_type_item(index) {
+            self.extended.pop();
+            return Err(e);
+        }
+        Ok(MAX_TYPE - index as i32)
+    }
+
+    fn add_type_item(&mut self, index: usize) -> Result<(), BuildError> {
+        let ints = uuid_to_ints(&self.extended[index]);
+        let item = self.new_item(EXTENDED_TYPE_ITEM, MAX_TYPE - index as i32, ints.len())?;
+        self.item_data_mut(item).copy_from_slice(&ints);
+        Ok(())
+    }
+
+    /// Appends an item with `size` zeroed data ints after DDNet's capacity checks
+    /// (`NewItemRaw`); returns its index. Type and id are not checked here.
+    pub(crate) fn new_item(
+        &mut self,
+        type_id: i32,
+        id: i32,
+        size: usize,
+    ) -> Result<usize, BuildError> {
+        if self.offsets.len() >= MAX_ITEMS {
+            return Err(BuildError::TooManyItems);
+        }
+        // Header, offsets with the new one, data so far, the new key and data.
+        let total = 8 + 4 * (self.offsets.len() + 1) + 4 * self.data.len() + 4 + 4 * size;
+        if total > MAX_SIZE {
+            return Err(BuildError::TooLarge {
+                item_bytes: 4 * size,
+            });
+        }
+        self.offsets.push(4 * self.data.len() as i32);
+        self.data.push(key(type_id, id));
+        self.data.resize(self.data.len() + size, 0);
+        Ok(self.offsets.len() - 1)
+    }
+
+    /// The index of the first item with `key` (DDNet's `FindItemIndexByKey`).
+    pub(crate) fn index_of(&self, key: i32) -> Option<usize> {
+        self.offsets
+            .iter()
+            .position(|&o| self.data[o as usize / 4] == key)
+    }
+
+    /// The data ints of item `index`.
+    pub(crate) fn item_data_mut(&mut self, index: usize) -> &mut [i32] {
+        let start = self.offsets[index] as usize / 4 + KEY_INTS;
+        let end = self
+            .offsets
+            .get(index + 1)
+            .map_or(self.data.len(), |&o| o as usize / 4);
+        &mut self.data[start..end]
+    }
+
+    /// The number of data ints of item `index`.
+    pub(crate) fn item_size(&self, index: usize) -> usize {
+        let end = self
+            .offsets
+            .get(index + 1)
+            .map_or(self.data.len(), |&o| o as usize / 4);
+        end - self.offsets[index] as usize / 4 - KEY_INTS
+    }
+
+    /// Writes the snapshot's int array into `out` (cleared first). The builder keeps its
+    /// items.
+    pub fn finish_into(&self, out: &mut Vec<i32>) {
+        out.clear();
+        out.reserve(HEADER_INTS + self.offsets.len() + self.data.len());
+        out.push(4 * self.data.len() as i32);
+        out.push(self.offsets.len() as i32);
+        out.extend_from_slice(&self.offsets);
+        out.extend_from_slice(&self.data);
+    }
+
+    /// The snapshot built so far. The builder keeps its items.
+    pub fn finish(&self) -> SnapshotBuf {
+        let mut ints = Vec::new();
+        self.finish_into(&mut ints);
+        SnapshotBuf { ints }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_the_reference_keyframe() {
+        // ref_client.demo's keyframe at tick 351: Flag, then SpecChar behind its type item.
+        let spec_char = crate::codec::uuid::teeworlds_uuid("spec-char@netobj.ddnet.tw");
+        let mut b = SnapshotBuilder::new();
+        b.add_item(5, 0, &[103, 200, 1]).unwrap();
+        assert_eq!(b.add_extended_item(spec_char, 3, &[5, 6]).unwrap(), 0x7fff);
+        let snap = b.finish();
+        let mut expected = vec![48, 3, 0, 16, 36, 5 << 16, 103, 200, 1, 0x7fff];
+        expected.extend(uuid_to_ints(&spec_char));
+        expected.extend([0x7fff_0003, 5, 6]);
+        assert_eq!(snap.as_ints(), expected);
+        let s = snap.as_snapshot();
+        assert_eq!(s.extended_type_uuid(0x7fff), Some(spec_char));
+        assert_eq!(s.find_extended(&spec_char, 3).unwrap().data, [5, 6]);
+        assert_eq!(s.items().next_back().unwrap().id, 3);
+    }
+
+    #[test]
+    fn parse_checks_in_ddnet_order() {
+        assert_eq!(
+            Snapshot::parse(&[0]),
+            Err(SnapshotError::TooShort { ints: 1 })
+        );
+        assert_eq!(
+            Snapshot::parse(&[0, -1]),
+            Err(SnapshotError::BadItemCount { num_items: -1 })
+        );
+        assert_eq!(
+            Snapshot::parse(&[-4, 0]),
+            Err(SnapshotError::NegativeDataSize { data_size: -4 })
+        );
+        assert_eq!(
+            Snapshot::parse(&[4, 0]),
+            Err(SnapshotError::SizeMismatch {
+                expected: 12,
+                actual: 8
+            })
+        );
+        assert_eq!(
+            Snapshot::parse(&[4, 1, 2, 0]),
+            Err(SnapshotError::BadOffset { item: 0, offset: 2 })
+        );
+        assert_eq!(
+            Snapshot::parse(&[8, 2, 4, 4, 0, 0]),
+            Err(SnapshotError::NegativeItemSize { item: 0, size: -4 })
+        );
+        // A gap before the first item is allowed, as in DDNet.
+        let s = Snapshot::parse(&[8, 1, 4, 99, 7]).unwrap();
+        assert_eq!(s.item(0).unwrap().key, 7);
+        assert!(s.item(0).unwrap().data.is_empty());
+    }
+
+    #[test]
+    fn reset_re_emits_extended_types_first() {
+        let a = Uuid::from_bytes([1; 16]);
+        let mut b = SnapshotBuilder::new();
+        b.add_item(1, 0, &[]).unwrap();
+        b.add_extended_item(a, 0, &[9]).unwrap();
+        b.reset();
+        assert_eq!(b.len(), 1);
+        b.add_extended_item(a, 1, &[]).unwrap();
+        let s = b.finish();
+        let keys: Vec<i32> = s.as_snapshot().items().map(|i| i.key).collect();
+        assert_eq!(keys, [0x7fff, 0x7fff_0001]);
+    }
+}
