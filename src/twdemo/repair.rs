@@ -1,0 +1,379 @@
+//! Repairing a recording that was cut off mid-write, and extracting the embedded map.
+//!
+//! [`repair`] does what DDNet's recorder would have done had it reached `Stop`: it keeps the
+//! file up to the end of the last chunk that reads completely, drops what follows (a chunk
+//! cut short, or bytes that do not read as a chunk), and patches the two header fields
+//! `Stop` patches: `length`, from the first and last tick marker kept, and the timeline
+//! markers. Nothing else is touched, so a complete demo whose header already says what
+//! `Stop` would write comes back byte for byte.
+//!
+//! Timeline markers: a cut-off DDNet recording still has the block as the recorder started
+//! it (count 0), and its real markers are lost with the process; nothing can bring them
+//! back. Markers the header does list are kept as they are, unless they point beyond the
+//! last tick marker kept (the part of the recording they marked is gone): those are dropped
+//! and the rest are moved up, as `Stop` would have written only the markers it had. Slots
+//! past the old count are left as found.
+//!
+//! Payloads are not decoded: a cut never leaves a complete chunk with bad contents, so the
+//! chunk structure is all a repair needs. Whether DDNet would play the result (at least two
+//! tick markers, a keyframe, decodable payloads) is for [`validate`](super::validate::validate).
+//! A file cut inside its header or embedded map cannot be repaired: the map is what the
+//! header's size, CRC and SHA-256 describe.
+//!
+//! [`extract_map`] returns the embedded map with the header's CRC-32 and SHA-256 checked
+//! against it, the checks DDNet's client makes before it uses a demo's map.
+
+use super::error::{ReadError, ReadErrorKind};
+use super::format::{LENGTH_OFFSET, MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET};
+use super::reader::{Chunk, DemoSlice};
+use super::recorder::SERVER_TICK_SPEED;
+use serde::Serialize;
+use sha2::Digest;
+use std::fmt;
+
+/// Where a repair cut the file, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cut {
+    /// Offset of the first byte dropped: the start of the chunk that could not be read.
+    pub offset: u64,
+    /// Whether the file simply ended inside that chunk (a cut-off recording). If false,
+    /// the bytes there do not read as a chunk at all (for example a relative tick marker
+    /// before any absolute one, or a tick out of range).
+    pub truncated: bool,
+    /// What the reader said about that chunk.
+    pub reason: String,
+}
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RepairReport {
+    /// Size of the input.
+    pub input_len: usize,
+    /// Size of the result.
+    pub output_len: usize,
+    /// Bytes dropped from the end.
+    pub bytes_dropped: usize,
+    /// Chunks kept (tick markers and data chunks).
+    pub chunks_kept: usize,
+    /// Tick markers kept.
+    pub tick_markers_kept: usize,
+    /// Keyframe tick markers kept.
+    pub keyframes_kept: usize,
+    /// Tick of the first tick marker kept.
+    pub first_tick: Option<i32>,
+    /// Tick of the last tick marker kept.
+    pub last_tick: Option<i32>,
+    /// The header's `length` before.
+    pub old_length: i32,
+    /// The header's `length` after: whole seconds from the first to the last tick marker.
+    pub new_length: i32,
+    /// Timeline markers kept.
+    pub markers_kept: Vec<i32>,
+    /// Timeline markers dropped because they point beyond the last tick marker.
+    pub markers_dropped: Vec<i32>,
+    /// Where the file was cut, if it was.
+    pub cut: Option<Cut>,
+}
+
+impl RepairReport {
+    /// Whether the result differs from the input.
+    pub fn changed(&self) -> bool {
+        self.bytes_dropped != 0
+            || self.old_length != self.new_length
+            || !self.markers_dropped.is_empty()
+    }
+}
+
+/// Why [`repair`] refused.
+#[derive(Debug, thiserror::Error)]
+pub enum RepairError {
+    /// The header, its blocks or the embedded map are incomplete or invalid. A repair
+    /// rebuilds only what the recorder patches at the end, never these.
+    #[error("cannot repair: the part before the chunks does not read: {0}")]
+    Prelude(#[from] ReadError),
+}
+
+/// Repairs a recording cut off mid-write; see the [module docs](self) for the rules.
+pub fn repair(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
+    let slice = DemoSlice::parse(data)?;
+    let prelude = slice.prelude();
+    let mut chunks = slice.chunks();
+    let mut end = slice.chunks_offset();
+    let (mut chunks_kept, mut tick_markers, mut keyframes) = (0, 0, 0);
+    let (mut first_tick, mut last_tick) = (None, None);
+    let mut cut = None;
+    while let Some(item) = chunks.next() {
+        let item = match item {
+            Ok(item) => item,
+            Err(e) => {
+                cut = Some(Cut {
+                    offset: e.offset,
+                    truncated: matches!(e.kind, ReadErrorKind::UnexpectedEnd { .. }),
+                    reason: e.kind.to_string(),
+                });
+                break;
+            }
+        };
+        chunks_kept += 1;
+        if let Chunk::Tick(m) = item.chunk {
+            tick_markers += 1;
+            keyframes += m.keyframe as usize;
+            first_tick.get_or_insert(m.tick);
+            last_tick = Some(m.tick);
+        }
+        end = chunks.position();
+    }
+
+    let mut out = data[..end].to_vec();
+    // DDNet's `Length()`: (LastTickMarker - FirstTick) / SERVER_TICK_SPEED, truncating like
+    // C. Both ticks lie in [0, 0x6FFFFFFF), so the difference fits an i32.
+    let new_length = match (first_tick, last_tick) {
+        (Some(first), Some(last)) => (last - first) / SERVER_TICK_SPEED,
+        _ => 0,
+    };
+    let old_length = prelude.header.length;
+    patch(&mut out, LENGTH_OFFSET, &new_length.to_be_bytes());
+
+    let in_use = prelude.markers_in_use();
+    let (markers_kept, markers_dropped): (Vec<i32>, Vec<i32>) = in_use
+        .iter()
+        .partition(|&&tick| last_tick.is_some_and(|last| tick <= last));
+    if !markers_dropped.is_empty() {
+        // `Stop` writes the count and the markers it has; the slots of the dropped ones are
+        // zeroed, as they were before the recorder would have filled them.
+        let mut block = Vec::with_capacity(4 + 4 * in_use.len());
+        block.extend_from_slice(&(markers_kept.len() as i32).to_be_bytes());
+        for i in 0..in_use.len().min(MAX_TIMELINE_MARKERS) {
+            let tick = markers_kept.get(i).copied().unwrap_or(0);
+            block.extend_from_slice(&tick.to_be_bytes());
+        }
+        patch(&mut out, TIMELINE_MARKERS_OFFSET, &block);
+    }
+
+    let report = RepairReport {
+        input_len: data.len(),
+        output_len: out.len(),
+        bytes_dropped: data.len() - end,
+        chunks_kept,
+        tick_markers_kept: tick_markers,
+        keyframes_kept: keyframes,
+        first_tick,
+        last_tick,
+        old_length,
+        new_length,
+        markers_kept,
+        markers_dropped,
+        cut,
+    };
+    Ok((out, report))
+}
+
+/// Overwrites `bytes` at `offset`; the prelude was parsed, so the range is inside `out`.
+fn patch(out: &mut [u8], offset: u64, bytes: &[u8]) {
+    let start = offset as usize;
+    if let Some(dst) = out.get_mut(start..start + bytes.len()) {
+        dst.copy_from_slice(bytes);
+    }
+}
+
+/// A header value and the value computed from the embedded map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MapCheck<T> {
+    /// What the header says.
+    pub expected: T,
+    /// What the embedded map gives.
+    pub actual: T,
+}
+
+impl<T: PartialEq> MapCheck<T> {
+    /// Whether the map matches the header.
+    pub fn matches(&self) -> bool {
+        self.expected == self.actual
+    }
+}
+
+/// The map embedded in a demo, with the header's checks against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExtractedMap {
+    /// The header's map name, lossily decoded.
+    pub name: String,
+    /// Offset of the map in the demo.
+    pub offset: usize,
+    /// The map file's bytes.
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// The header's CRC-32 against the map's.
+    pub crc32: MapCheck<u32>,
+    /// The header's SHA-256 against the map's, when the demo has the SHA-256 block.
+    pub sha256: Option<MapCheck<[u8; 32]>>,
+}
+
+impl ExtractedMap {
+    /// Whether every check the demo carries holds.
+    pub fn matches(&self) -> bool {
+        self.crc32.matches() && self.sha256.is_none_or(|s| s.matches())
+    }
+
+    /// `Ok` if the map matches every check the demo carries, otherwise which failed.
+    pub fn verify(&self) -> Result<(), MapMismatch> {
+        if self.matches() {
+            return Ok(());
+        }
+        Err(MapMismatch {
+            crc32: (!self.crc32.matches()).then_some(self.crc32),
+            sha256: self.sha256.filter(|s| !s.matches()),
+        })
+    }
+}
+
+/// The checks an embedded map failed. DDNet's client refuses such a map: for version 6 on
+/// a SHA-256 mismatch ("map differs from the server"), before that a CRC-32 mismatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MapMismatch {
+    /// The CRC-32 check, if it failed.
+    pub crc32: Option<MapCheck<u32>>,
+    /// The SHA-256 check, if it failed.
+    pub sha256: Option<MapCheck<[u8; 32]>>,
+}
+
+impl fmt::Display for MapMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        if let Some(c) = &self.crc32 {
+            write!(
+                f,
+                "embedded map CRC-32 is {:08x}, the header says {:08x}",
+                c.actual, c.expected
+            )?;
+            sep = "; ";
+        }
+        if let Some(s) = &self.sha256 {
+            write!(
+                f,
+                "{sep}embedded map SHA-256 is {}, the header says {}",
+                hex::encode(s.actual),
+                hex::encode(s.expected)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for MapMismatch {}
+
+/// Why [`extract_map`] found no map.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// The header, its blocks or the map could not be read (the file ends inside the map).
+    #[error("reading the demo: {0}")]
+    Read(#[from] ReadError),
+    /// The header's map size is 0: the recorder was told not to embed the map.
+    #[error("the demo embeds no map (map_size is 0)")]
+    NoMap,
+}
+
+/// The embedded map of `data`, with its CRC-32 (and SHA-256, for a demo with the SHA-256
+/// block) checked against the header. A mismatch is not an error here, so a damaged map
+/// can still be saved; [`ExtractedMap::verify`] says which check failed.
+pub fn extract_map(data: &[u8]) -> Result<ExtractedMap, ExtractError> {
+    let slice = DemoSlice::parse(data)?;
+    let prelude = slice.prelude();
+    let map = slice.map();
+    if map.is_empty() {
+        return Err(ExtractError::NoMap);
+    }
+    Ok(ExtractedMap {
+        name: prelude.header.map_name.to_string_lossy(),
+        offset: slice.map_offset(),
+        bytes: map.to_vec(),
+        crc32: MapCheck {
+            expected: prelude.header.map_crc,
+            actual: crc32fast::hash(map),
+        },
+        sha256: prelude.map_sha256.map(|block| MapCheck {
+            expected: block.digest,
+            actual: sha2::Sha256::digest(map).into(),
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::twdemo::{Recorder, RecorderConfig};
+    use std::io::Cursor;
+
+    fn recorded(version: u8) -> Vec<u8> {
+        let mut config = RecorderConfig::ddnet("m", "2024-01-01_00-00-00");
+        config.version = version;
+        let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"MAP").unwrap();
+        for tick in [100, 101, 160, 220, 300] {
+            rec.record_tick_marker(tick, tick == 100).unwrap();
+            rec.record_message(&[1; 40]).unwrap();
+            rec.add_timeline_marker_now();
+        }
+        rec.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn intact_demo_is_unchanged() {
+        for version in 3..=6 {
+            let data = recorded(version);
+            let (out, report) = repair(&data).unwrap();
+            assert!(out == data);
+            assert!(!report.changed());
+            assert_eq!(report.new_length, 4);
+            assert_eq!(report.cut, None);
+        }
+    }
+
+    #[test]
+    fn cut_demo_drops_the_partial_chunk_and_late_markers() {
+        let data = recorded(6);
+        let slice = DemoSlice::parse(&data).unwrap();
+        let offsets: Vec<_> = slice.chunks().map(|c| c.unwrap()).collect();
+        // Cut inside the last message: the last tick marker (300) stays.
+        let last = offsets.last().unwrap().offset as usize;
+        let (out, report) = repair(&data[..data.len() - 5]).unwrap();
+        assert_eq!(report.last_tick, Some(300));
+        assert_eq!(report.bytes_dropped, data.len() - 5 - last);
+        assert_eq!(report.chunks_kept, offsets.len() - 1);
+        let cut = report.cut.as_ref().unwrap();
+        assert!(cut.truncated);
+        assert_eq!(cut.offset, last as u64);
+        assert_eq!(out[..], data[..last]);
+        // Cut inside the message after 160: markers 220 and 300 point beyond it.
+        let cut = offsets
+            .iter()
+            .find(|c| matches!(c.chunk, Chunk::Tick(m) if m.tick == 220))
+            .unwrap()
+            .offset as usize
+            - 1;
+        let (out, report) = repair(&data[..cut]).unwrap();
+        assert_eq!(report.markers_kept, vec![100, 160]);
+        assert_eq!(report.markers_dropped, vec![220, 300]);
+        assert_eq!((report.old_length, report.new_length), (4, 1));
+        let p = *DemoSlice::parse(&out).unwrap().prelude();
+        assert_eq!(p.header.length, 1);
+        assert_eq!(p.markers_in_use(), &[100, 160]);
+        assert_eq!(p.timeline_markers.unwrap().ticks[2..4], [0, 0]);
+        // Repairing again changes nothing.
+        let (again, report) = repair(&out).unwrap();
+        assert!(again == out && !report.changed());
+    }
+
+    #[test]
+    fn unrepairable_and_map_checks() {
+        let data = recorded(6);
+        assert!(matches!(repair(&data[..300]), Err(RepairError::Prelude(_))));
+        let map = extract_map(&data).unwrap();
+        assert_eq!(map.bytes, b"MAP");
+        assert!(map.verify().is_ok());
+        let mut bad = data.clone();
+        bad[map.offset] ^= 1;
+        let e = extract_map(&bad).unwrap().verify().unwrap_err();
+        assert!(e.crc32.is_some() && e.sha256.is_some());
+        assert!(e.to_string().starts_with("embedded map CRC-32 is "));
+        assert!(e.to_string().contains("; embedded map SHA-256 is "));
+    }
+}
