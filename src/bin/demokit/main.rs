@@ -12,6 +12,7 @@
 //! `demokit: FILE: message` where no offset applies, such as a file that cannot be opened),
 //! and the exit status says what kind of failure it was (see [`LONG_ABOUT`]).
 
+mod edit;
 mod source;
 
 use clap::{Parser, Subcommand};
@@ -109,21 +110,56 @@ enum Command {
         /// The file to write.
         output: PathBuf,
     },
-    /// Repairs a Source demo whose recorder never finished.
+    /// Repairs a recording whose recorder never finished.
     ///
-    /// Keeps every complete frame, drops a partial one at the end, appends a stop command if
-    /// there is none, and recomputes the header's ticks, frames, playback time and signon
-    /// length from the frames. What changed is printed (JSON with --json). The tick interval
-    /// comes from the game directory; for an unknown game, from the header's own time and
-    /// ticks when they are set, else 0.015 s, and the report says it guessed.
+    /// Teeworlds demo: keeps every complete chunk, drops a partial one at the end, and sets
+    /// the header length and timeline markers as the recorder's finish would have.
+    ///
+    /// Source demo: keeps every complete frame, drops a partial one at the end, appends a
+    /// stop command if there is none, and recomputes the header's ticks, frames, playback
+    /// time and signon length from the frames. The tick interval comes from the game
+    /// directory; for an unknown game, from the header's own time and ticks when they are
+    /// set, else 0.015 s, and the report says it guessed.
+    ///
+    /// What changed is printed (JSON with --json).
     Repair {
         /// The recording to repair.
         input: PathBuf,
         /// The file to write.
         output: PathBuf,
-        /// Seconds per tick, overriding the game directory's.
+        /// Source demos: seconds per tick, overriding the game directory's.
         #[arg(long, value_name = "SECONDS")]
         tick_interval: Option<f32>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Converts a Teeworlds demo to another format version (3 to 6).
+    ///
+    /// Data chunks are copied untouched; tick markers are re-encoded as that version's
+    /// recorder writes them; the timeline-marker block (from version 4) and the map SHA-256
+    /// block (version 6, computed from the map) are added or dropped.
+    Convert {
+        /// The demo to read.
+        input: PathBuf,
+        /// The file to write.
+        output: PathBuf,
+        /// The version to write.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
+        version: u8,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes the map embedded in a Teeworlds demo to a file.
+    ///
+    /// Its CRC-32 (and SHA-256, for a version-6 demo with the block) are checked against the
+    /// header; the map is written either way, and a mismatch exits 1.
+    ExtractMap {
+        /// The demo to read.
+        input: PathBuf,
+        /// The map file to write.
+        output: PathBuf,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -180,6 +216,21 @@ fn main() -> ExitCode {
             tick_interval,
             json,
         } => repair_file(input, output, *tick_interval, *json),
+        Command::Convert {
+            input,
+            output,
+            version,
+            json,
+        } => with_twdemo(input, |data| {
+            edit::convert_file(input, output, data, *version, *json)
+        }),
+        Command::ExtractMap {
+            input,
+            output,
+            json,
+        } => with_twdemo(input, |data| {
+            edit::extract_map_file(input, output, data, *json)
+        }),
         Command::Validate { files, json } => {
             run_jobs(files, |job, batch| validate_job(job, *json, batch))
         }
@@ -1406,11 +1457,28 @@ fn rewrite_file(input: &Path, output: &Path) -> Outcome {
     }
 }
 
-/// `demokit repair`: Source demos only so far.
+/// Runs `work` on the bytes of `input` if it is a Teeworlds demo; other formats are refused.
+fn with_twdemo(input: &Path, work: impl FnOnce(&[u8]) -> Outcome) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    if format != Format::TwDemo {
+        complain(
+            input,
+            format_args!(
+                "this command needs a Teeworlds/DDNet demo, not a {}",
+                format.name()
+            ),
+        );
+        return Err(Stop(Exit::Invalid));
+    }
+    work(&data)
+}
+
+/// `demokit repair`: Teeworlds and Source demos.
 fn repair_file(input: &Path, output: &Path, tick_interval: Option<f32>, json: bool) -> Outcome {
     let (format, data) = load_supported(input)?;
     match format {
         Format::SourceDemo => source::repair_file(input, output, &data, tick_interval, json),
+        Format::TwDemo => edit::repair_demo(input, output, &data, json),
         other => {
             complain(
                 input,

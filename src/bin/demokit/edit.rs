@@ -1,0 +1,178 @@
+//! The CLI's demo editing commands: `convert`, `repair` (Teeworlds demos), `extract-map` and
+//! `trim`. Each hands the bytes to [`demokit::twdemo`] and prints the report it returns.
+
+use super::{Exit, Outcome, Output, Stop, complain, row, write_output};
+use demokit::twdemo::convert::convert;
+use demokit::twdemo::repair::{extract_map, repair};
+use serde::Serialize;
+use std::fmt::Display;
+use std::path::Path;
+
+/// Prints `report` as one JSON line, or as `key value` rows given by `rows`.
+fn print_report<T: Serialize>(report: &T, json: bool, rows: impl FnOnce(&mut String)) -> Outcome {
+    let mut out = Output::new();
+    if json {
+        out.json_line(report)?;
+    } else {
+        let mut text = String::new();
+        rows(&mut text);
+        write!(out, "{text}")?;
+    }
+    out.flush()
+}
+
+/// A refusal of the library: the input cannot be processed as asked (exit 1).
+fn refused(input: &Path, what: &str, error: impl Display) -> Stop {
+    complain(input, format_args!("cannot {what}: {error}"));
+    Stop(Exit::Invalid)
+}
+
+/// `demokit convert IN OUT --version N`.
+pub(crate) fn convert_file(
+    input: &Path,
+    output: &Path,
+    data: &[u8],
+    version: u8,
+    json: bool,
+) -> Outcome {
+    let (bytes, report) = convert(data, version).map_err(|e| refused(input, "convert", e))?;
+    write_output(output, &bytes)?;
+    print_report(&report, json, |t| {
+        row(
+            t,
+            "version",
+            format_args!("{} -> {}", report.from_version, report.to_version),
+        );
+        row(
+            t,
+            "timeline markers",
+            format_args!("{:?}", report.timeline_markers),
+        );
+        if !report.markers_dropped.is_empty() {
+            row(
+                t,
+                "markers dropped",
+                format_args!("{:?}", report.markers_dropped),
+            );
+        }
+        row(t, "map sha256", format_args!("{:?}", report.sha256));
+        row(
+            t,
+            "tick markers",
+            format_args!(
+                "{} ({} re-encoded)",
+                report.tick_markers, report.tick_markers_reencoded
+            ),
+        );
+        row(
+            t,
+            "data chunks",
+            format_args!("{} (copied)", report.data_chunks),
+        );
+        row(
+            t,
+            "bytes",
+            format_args!("{} -> {}", report.input_len, report.output_len),
+        );
+    })
+}
+
+/// `demokit repair IN OUT` on a Teeworlds demo.
+pub(crate) fn repair_demo(input: &Path, output: &Path, data: &[u8], json: bool) -> Outcome {
+    let (bytes, report) = repair(data).map_err(|e| refused(input, "repair", e))?;
+    write_output(output, &bytes)?;
+    print_report(&report, json, |t| {
+        if !report.changed() {
+            row(t, "unchanged", "the demo was already complete");
+        }
+        if let Some(cut) = &report.cut {
+            row(
+                t,
+                "cut at",
+                format_args!("byte {} ({})", cut.offset, cut.reason),
+            );
+        }
+        row(t, "bytes dropped", report.bytes_dropped);
+        row(
+            t,
+            "chunks kept",
+            format_args!(
+                "{} ({} tick markers, {} keyframes)",
+                report.chunks_kept, report.tick_markers_kept, report.keyframes_kept
+            ),
+        );
+        row(
+            t,
+            "length",
+            format_args!("{} -> {} s", report.old_length, report.new_length),
+        );
+        if !report.markers_dropped.is_empty() {
+            row(
+                t,
+                "markers dropped",
+                format_args!("{:?}", report.markers_dropped),
+            );
+        }
+    })
+}
+
+/// What `demokit extract-map --json` prints.
+#[derive(Debug, Serialize)]
+struct ExtractJson<'a> {
+    /// The map's name from the header.
+    name: &'a str,
+    /// Offset of the map in the demo.
+    offset: usize,
+    /// Its size.
+    size: usize,
+    /// Whether the CRC-32 (and SHA-256, when the demo has one) match the header.
+    matches: bool,
+    /// Header and actual CRC-32, hex.
+    crc32: [String; 2],
+    /// Header and actual SHA-256, hex, when the demo has the block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sha256: Option<[String; 2]>,
+}
+
+/// `demokit extract-map IN OUT.map`: writes the embedded map; exits 1 (after writing it) if
+/// it does not match the header's checksums.
+pub(crate) fn extract_map_file(input: &Path, output: &Path, data: &[u8], json: bool) -> Outcome {
+    let map = extract_map(data).map_err(|e| refused(input, "extract the map", e))?;
+    write_output(output, &map.bytes)?;
+    let summary = ExtractJson {
+        name: &map.name,
+        offset: map.offset,
+        size: map.bytes.len(),
+        matches: map.matches(),
+        crc32: [
+            format!("{:08x}", map.crc32.expected),
+            format!("{:08x}", map.crc32.actual),
+        ],
+        sha256: map
+            .sha256
+            .map(|c| [hex::encode(c.expected), hex::encode(c.actual)]),
+    };
+    print_report(&summary, json, |t| {
+        row(t, "map", &map.name);
+        row(
+            t,
+            "size",
+            format_args!("{} bytes at offset {}", map.bytes.len(), map.offset),
+        );
+        row(
+            t,
+            "crc32",
+            format_args!("{} (header {})", summary.crc32[1], summary.crc32[0]),
+        );
+        if let Some([expected, actual]) = &summary.sha256 {
+            row(t, "sha256", format_args!("{actual} (header {expected})"));
+        }
+    })?;
+    map.verify().map_err(|mismatch| {
+        complain(
+            input,
+            format_args!("the embedded map does not match the header: {mismatch}"),
+        );
+        Stop(Exit::Invalid)
+    })
+}

@@ -1,0 +1,164 @@
+//! End-to-end tests of the demo editing commands: `convert`, `repair` on Teeworlds demos,
+//! `extract-map` and `trim`.
+
+mod common;
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs `demokit` with `args`.
+fn demokit<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_demokit"))
+        .args(args)
+        .output()
+        .expect("demokit runs")
+}
+
+/// The process's stderr as text.
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The single stdout line, parsed as JSON.
+fn json(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// A scratch file path under the temp dir, unique to this process and `name`.
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("demokit-cli-edit-{}-{name}", std::process::id()))
+}
+
+/// The real DDNet 20.1 server demo, if ../shared is there.
+fn server_demo() -> Option<PathBuf> {
+    let shared = common::shared_dir()?;
+    Some(shared.join("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"))
+}
+
+/// `convert --version 3` then `--version 6` gives back the DDNet 20.1 server demo byte for
+/// byte; the reports say what was dropped and added.
+#[test]
+fn convert_v6_v3_v6_is_identity() {
+    let Some(demo) = server_demo() else { return };
+    let (v3, v6) = (scratch("v3.demo"), scratch("v6.demo"));
+    let out = demokit(&[
+        "convert".as_ref(),
+        demo.as_os_str(),
+        v3.as_os_str(),
+        "--version".as_ref(),
+        "3".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["to_version"], 3);
+    assert_eq!(report["sha256"], "dropped");
+    let out = demokit(&[
+        "convert".as_ref(),
+        v3.as_os_str(),
+        v6.as_os_str(),
+        "--version".as_ref(),
+        "6".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["sha256"], "added");
+    let same = std::fs::read(&v6).unwrap() == std::fs::read(&demo).unwrap();
+    std::fs::remove_file(&v3).unwrap();
+    std::fs::remove_file(&v6).unwrap();
+    assert!(same, "v6 -> v3 -> v6 differs from the input");
+    // Versions outside 3..=6 are a usage error.
+    let out = demokit(&[
+        "convert".as_ref(),
+        demo.as_os_str(),
+        v3.as_os_str(),
+        "--version".as_ref(),
+        "7".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!v3.exists());
+}
+
+/// `extract-map` writes the embedded map, whose CRC and SHA-256 match the header; a demo
+/// with one map byte changed still gets its map written, and exits 1 naming the mismatch.
+#[test]
+fn extract_map_checks_the_map() {
+    let Some(demo) = server_demo() else { return };
+    let map = scratch("dm1.map");
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        demo.as_os_str(),
+        map.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["name"], "dm1");
+    assert_eq!(report["matches"], true);
+    let data = std::fs::read(&demo).unwrap();
+    let offset = report["offset"].as_u64().unwrap() as usize;
+    let size = report["size"].as_u64().unwrap() as usize;
+    assert_eq!(std::fs::read(&map).unwrap(), &data[offset..offset + size]);
+    let mut damaged = data.clone();
+    damaged[offset + 100] ^= 0xff;
+    let bad = scratch("damaged.demo");
+    std::fs::write(&bad, &damaged).unwrap();
+    let out = demokit(&["extract-map".as_ref(), bad.as_os_str(), map.as_os_str()]);
+    let written = std::fs::read(&map).unwrap();
+    std::fs::remove_file(&bad).unwrap();
+    std::fs::remove_file(&map).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("CRC-32"), "{}", stderr(&out));
+    assert_eq!(written, &damaged[offset..offset + size]);
+}
+
+/// `repair` of a demo cut mid-chunk: the output validates; the report names the cut.
+#[test]
+fn repair_of_a_cut_demo_validates() {
+    let Some(demo) = server_demo() else { return };
+    let data = std::fs::read(&demo).unwrap();
+    let (cut, fixed) = (scratch("cut.demo"), scratch("fixed.demo"));
+    std::fs::write(&cut, &data[..data.len() * 2 / 3]).unwrap();
+    let out = demokit(&["validate".as_ref(), cut.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = demokit(&[
+        "repair".as_ref(),
+        cut.as_os_str(),
+        fixed.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    assert!(report["bytes_dropped"].as_u64().unwrap() > 0, "{report}");
+    assert!(report["cut"]["truncated"].as_bool().unwrap(), "{report}");
+    let out = demokit(&["validate".as_ref(), fixed.as_os_str()]);
+    std::fs::remove_file(&cut).unwrap();
+    std::fs::remove_file(&fixed).unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// The Teeworlds-only commands refuse other formats by name.
+#[test]
+fn editing_commands_need_a_teeworlds_demo() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let source = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
+    let out_path = scratch("refused");
+    for args in [vec!["convert", "--version", "3"], vec!["extract-map"]] {
+        let mut full: Vec<&OsStr> =
+            vec![args[0].as_ref(), source.as_os_str(), out_path.as_os_str()];
+        full.extend(args[1..].iter().map(OsStr::new));
+        let out = demokit(&full);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&out).contains("needs a Teeworlds/DDNet demo"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!out_path.exists());
+    }
+}
