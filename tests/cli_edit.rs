@@ -162,3 +162,44 @@ fn editing_commands_need_a_teeworlds_demo() {
         assert!(!out_path.exists());
     }
 }
+
+/// `trim` at a non-keyframe range of the DDNet 20.1 server demo: the output validates and
+/// spans the range; a range outside the demo is refused.
+#[test]
+fn trim_cuts_a_range_that_validates() {
+    let Some(demo) = server_demo() else { return };
+    let out_path = scratch("trimmed.demo");
+    let out = demokit(&[
+        "trim".as_ref(),
+        demo.as_os_str(),
+        out_path.as_os_str(),
+        "--from".as_ref(),
+        "501".as_ref(),
+        "--to".as_ref(),
+        "700".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    assert!(report["first_tick"].as_i64().unwrap() >= 501, "{report}");
+    assert!(report["last_tick"].as_i64().unwrap() <= 700, "{report}");
+    assert!(report["messages"].as_u64().unwrap() > 0, "{report}");
+    let out = demokit(&["info".as_ref(), out_path.as_os_str(), "--json".as_ref()]);
+    let info = json(&out);
+    assert_eq!(info["first_tick"], report["first_tick"]);
+    assert_eq!(info["last_tick"], report["last_tick"]);
+    let out = demokit(&["validate".as_ref(), out_path.as_os_str()]);
+    std::fs::remove_file(&out_path).unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = demokit(&[
+        "trim".as_ref(),
+        demo.as_os_str(),
+        out_path.as_os_str(),
+        "--from".as_ref(),
+        "5000000".as_ref(),
+        "--to".as_ref(),
+        "5000100".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!out_path.exists());
+}

@@ -1,1 +1,732 @@
-//! Being written by a helper.
+//! Cutting a tick range out of a demo at any tick, the way DDNet's demo slicer cuts at
+//! keyframes, with the first kept tick turned into a keyframe.
+//!
+//! [`trim`] replays the input's snapshots up to the end of the range (keyframes parsed,
+//! deltas applied to the snapshot before them with the item sizes of the header's network
+//! version, a tick without a snapshot chunk repeating the previous snapshot, as DDNet's
+//! player does) and records the ticks in the range anew through a [`Recorder`]:
+//!
+//! * the first kept tick becomes a keyframe holding the snapshot the player had at that
+//!   tick, and every later tick is recorded from its snapshot with DDNet's
+//!   `RecordSnapshot` rules (a delta against the last written snapshot, a tick marker alone
+//!   when nothing changed, a keyframe when more than 250 ticks have passed since the last
+//!   one);
+//! * messages in the range are kept in their order, each after the snapshot of its tick (a
+//!   message before the file's first tick marker belongs to the first tick); timeline
+//!   markers in the range are kept; tick numbers are kept;
+//! * the output has the input's version, network version, map name, map CRC, type,
+//!   timestamp, embedded map and map SHA-256, and its Huffman length rule (see
+//!   [`RuleSource`]); the length is computed anew.
+//!
+//! A delta does not say where the items it leaves alone go: the player keeps the old
+//! snapshot's order and appends new items. So a delta cannot always rebuild a snapshot that
+//! the input stores as a keyframe in another order (a server's snapshots are in its building
+//! order). By default ([`KeyframePolicy::KeepItemOrder`]) such a tick is written as a
+//! keyframe, so the output replays to the input's snapshots item for item; with
+//! [`KeyframePolicy::Ddnet`] every tick goes through [`Recorder::record_snapshot`] and only
+//! DDNet's keyframes are written, at the price of that order.
+//!
+//! Errors: a chunk that does not read or decode before the end of the range is an error
+//! with its offset (DDNet's player stops there too); what follows the range is not read.
+//! A snapshot that fails DDNet's validity check, or a delta that does not apply, is skipped
+//! and counted, as the player logs and skips it.
+//!
+//! Left to others: what the items and messages mean (nothing is filtered or rewritten
+//! inside them), chunks of unknown type (dropped and counted, as the player ignores them),
+//! and whether the result plays ([`validate`](super::validate::validate)).
+
+use super::delta::{self, ItemSizes};
+use super::error::{PayloadError, ReadError, WriteError};
+use super::format::ChunkKind;
+use super::payload::PayloadDecoder;
+use super::reader::{Chunk, Chunks, DemoSlice, Prelude};
+use super::recorder::{KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig};
+use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
+use crate::codec::huffman::LengthRule;
+use serde::Serialize;
+use std::io::{Cursor, Seek, Write};
+
+/// How the output's keyframes are chosen after the first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyframePolicy {
+    /// DDNet's rules, and also a keyframe wherever the delta against the last written
+    /// snapshot would not rebuild the tick's snapshot item for item (same items in the
+    /// same order), or would be larger than the recorder takes. The output then replays to
+    /// exactly the input's snapshots.
+    #[default]
+    KeepItemOrder,
+    /// DDNet's rules only: every tick after the first is recorded with
+    /// [`Recorder::record_snapshot`]. The output replays to the input's items at every
+    /// tick, but where a delta cannot express the input's order, in the delta's order.
+    Ddnet,
+}
+
+/// The order a replay leaves items in after applying a delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotOrder {
+    /// As applied: the kept items in their old order, then the new ones (DDNet's player).
+    AsApplied,
+    /// Sorted by key, as Teeworlds 0.7's `CSnapshotBuilder::Finish` leaves every snapshot
+    /// it builds, those its client rebuilds from deltas included.
+    SortedByKey,
+}
+
+impl SnapshotOrder {
+    /// The order of the player that recorded the demo, told from its prelude: sorted for a
+    /// vanilla Teeworlds 0.7 recording (network version `"0.7 ..."` and format version 5 or
+    /// older; DDNet writes its 0.7 recordings as version 6 and plays them as applied), as
+    /// applied otherwise.
+    pub fn for_prelude(prelude: &Prelude) -> SnapshotOrder {
+        let sixup = prelude.header.net_version.text_bytes().starts_with(b"0.7");
+        if sixup && prelude.version() < 6 {
+            SnapshotOrder::SortedByKey
+        } else {
+            SnapshotOrder::AsApplied
+        }
+    }
+}
+
+/// Choices a trim leaves open; the defaults follow the input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TrimOptions {
+    /// The Huffman length rule to write with; `None` takes the input's (see [`RuleSource`]).
+    pub huffman_rule: Option<LengthRule>,
+    /// The order a replay of the input leaves items in; `None` takes
+    /// [`SnapshotOrder::for_prelude`].
+    pub snapshot_order: Option<SnapshotOrder>,
+    /// How keyframes after the first are chosen.
+    pub keyframes: KeyframePolicy,
+}
+
+/// Where the output's Huffman length rule came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleSource {
+    /// Given in [`TrimOptions::huffman_rule`].
+    Given,
+    /// Read off the first chunk of the input whose stored length only one rule gives (its
+    /// Huffman bits end on a byte boundary, where the rules differ by a byte), at `offset`.
+    Detected {
+        /// Offset of that chunk.
+        offset: u64,
+    },
+    /// No chunk of the input tells the rules apart, so both store every chunk alike. Then
+    /// [`LengthRule::Tight`] for version 6 (what DDNet 20.1 and later write) and
+    /// [`LengthRule::TrailingByte`] for older versions (what every writer of those wrote).
+    Fallback,
+}
+
+/// What [`trim`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TrimReport {
+    /// Tick of the first tick marker written.
+    pub first_tick: i32,
+    /// Tick of the last tick marker written.
+    pub last_tick: i32,
+    /// Tick markers written.
+    pub ticks: usize,
+    /// Snapshots written: keyframes plus deltas.
+    pub snapshots: usize,
+    /// Keyframes written (snapshot chunks), the first included.
+    pub keyframes: usize,
+    /// Of those, keyframes written only because a delta would have changed the item order
+    /// ([`KeyframePolicy::KeepItemOrder`]).
+    pub order_keyframes: usize,
+    /// Delta chunks written.
+    pub deltas: usize,
+    /// Ticks written as a tick marker alone (nothing changed).
+    pub unchanged_ticks: usize,
+    /// Message chunks kept.
+    pub messages: usize,
+    /// Timeline markers kept.
+    pub timeline_markers: Vec<i32>,
+    /// Timeline markers of the input in the range that the recorder refused (more than 64,
+    /// or less than a second after the previous one, as in DDNet).
+    pub timeline_markers_refused: Vec<i32>,
+    /// Ticks in the range before the first snapshot of the input: nothing to show, so not
+    /// written; their messages go with the first tick written.
+    pub ticks_without_snapshot: usize,
+    /// Snapshot chunks and deltas read that DDNet's player would skip (an invalid snapshot,
+    /// a delta that does not apply).
+    pub skipped_snapshots: usize,
+    /// Chunks of unknown type among the ticks written, dropped.
+    pub unknown_chunks: usize,
+    /// The Huffman length rule written with.
+    #[serde(serialize_with = "serialize_rule")]
+    pub huffman_rule: LengthRule,
+    /// Where that rule came from.
+    pub rule_source: RuleSource,
+    /// The item order the input was replayed with.
+    pub snapshot_order: SnapshotOrder,
+}
+
+fn serialize_rule<S: serde::Serializer>(rule: &LengthRule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match rule {
+        LengthRule::Tight => "tight",
+        LengthRule::TrailingByte => "trailing_byte",
+    })
+}
+
+/// Why a trim failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TrimError {
+    /// `from` is after `to`.
+    #[error("the range is empty: from {from} is after to {to}")]
+    InvalidRange {
+        /// The first tick asked for.
+        from: i32,
+        /// The last tick asked for.
+        to: i32,
+    },
+    /// No tick marker of the demo lies in the range.
+    #[error("the demo has no tick in [{from}, {to}]")]
+    EmptyRange {
+        /// The first tick asked for.
+        from: i32,
+        /// The last tick asked for.
+        to: i32,
+    },
+    /// The demo has ticks in the range but no snapshot up to its end.
+    #[error("the demo has no snapshot up to the end of [{from}, {to}]")]
+    NoSnapshot {
+        /// The first tick asked for.
+        from: i32,
+        /// The last tick asked for.
+        to: i32,
+    },
+    /// The input does not read before the end of the range (its error has the offset).
+    #[error("reading the demo: {0}")]
+    Read(#[from] ReadError),
+    /// A chunk payload before the end of the range does not decode.
+    #[error("at byte {offset}: chunk payload: {error}")]
+    Payload {
+        /// Offset of the chunk.
+        offset: u64,
+        /// What went wrong.
+        error: PayloadError,
+    },
+    /// A delta comes before any snapshot (DDNet's player stops there).
+    #[error("at byte {offset}: delta snapshot before any full snapshot")]
+    DeltaBeforeSnapshot {
+        /// Offset of the delta chunk.
+        offset: u64,
+    },
+    /// A header text field is not UTF-8, so it cannot be recorded (DDNet refuses such a
+    /// demo too).
+    #[error("header field {field} is not valid UTF-8")]
+    HeaderField {
+        /// The field's name.
+        field: &'static str,
+    },
+    /// The output could not be written.
+    #[error("writing the trimmed demo: {0}")]
+    Write(#[from] WriteError),
+}
+
+impl TrimError {
+    /// The input offset the error was found at, where it has one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            TrimError::Read(e) => Some(e.offset),
+            TrimError::Payload { offset, .. } | TrimError::DeltaBeforeSnapshot { offset } => {
+                Some(*offset)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Cuts the ticks `from..=to` out of the demo `data` with the default [`TrimOptions`]; see
+/// the [module docs](self).
+///
+/// The range is clamped to the demo's ticks: what is kept is the run of tick markers that
+/// starts at the first one in `from..=to` and ends before the next one outside it (tick
+/// numbers only grow in demos DDNet writes). Reading stops there, or at an earlier tick
+/// marker after `to`; nothing after it is read. Ticks in
+/// the range before the input's first snapshot are not written (there is nothing to show);
+/// their messages go with the first tick written.
+///
+/// Errors: `from > to` ([`TrimError::InvalidRange`]); no tick marker in the range
+/// ([`TrimError::EmptyRange`]) or no snapshot up to its end ([`TrimError::NoSnapshot`]);
+/// a chunk before the end of the range that does not read or decode, or a delta before any
+/// snapshot, with its offset; a version the [`Recorder`] cannot write (above 6).
+pub fn trim(data: &[u8], from: i32, to: i32) -> Result<(Vec<u8>, TrimReport), TrimError> {
+    trim_with(data, from, to, &TrimOptions::default())
+}
+
+/// [`trim`] with options.
+pub fn trim_with(
+    data: &[u8],
+    from: i32,
+    to: i32,
+    options: &TrimOptions,
+) -> Result<(Vec<u8>, TrimReport), TrimError> {
+    let (sink, report) = trim_into(data, Cursor::new(Vec::new()), from, to, options)?;
+    Ok((sink.into_inner(), report))
+}
+
+/// [`trim_with`] into any seekable sink, from its current position (the recorder seeks back
+/// to patch the header when it finishes). On an error the sink may hold part of a demo.
+pub fn trim_into<W: Write + Seek>(
+    data: &[u8],
+    sink: W,
+    from: i32,
+    to: i32,
+    options: &TrimOptions,
+) -> Result<(W, TrimReport), TrimError> {
+    if from > to {
+        return Err(TrimError::InvalidRange { from, to });
+    }
+    let slice = DemoSlice::parse(data)?;
+    let prelude = slice.prelude();
+    let sizes = ItemSizes::for_net_version(&prelude.header.net_version.to_string_lossy());
+    let order = options
+        .snapshot_order
+        .unwrap_or_else(|| SnapshotOrder::for_prelude(prelude));
+    let mut replay = Replay {
+        sizes,
+        order,
+        decoder: PayloadDecoder::new(),
+        builder: SnapshotBuilder::new(),
+        current: None,
+        skipped: 0,
+        detected_rule: None,
+    };
+    let mut out = Output {
+        slice,
+        sink: Some(sink),
+        options: *options,
+        recorder: None,
+        rule: (LengthRule::Tight, RuleSource::Fallback),
+        state: WriteState {
+            options: *options,
+            sizes,
+            order,
+            base: SnapshotBuf::new(),
+            last_keyframe: None,
+            delta: Vec::new(),
+            builder: SnapshotBuilder::new(),
+            counts: Counts::default(),
+        },
+    };
+    // The tick whose chunks are being read: its tick and whether it is in the range.
+    let mut pending: Option<(i32, bool)> = None;
+    // Whether a tick marker in the range has been read.
+    let mut started = false;
+    let mut messages = Messages::default();
+    let mut chunks = slice.chunks();
+    while let Some(item) = chunks.next() {
+        let item = item?;
+        match item.chunk {
+            Chunk::Tick(marker) => {
+                if let Some((tick, in_range)) = pending.take() {
+                    out.complete_tick(tick, in_range, &replay, &chunks, &mut messages)?;
+                }
+                let in_range = (from..=to).contains(&marker.tick);
+                // The range is the run of tick markers from the first one in it; the first
+                // one after it that is not in it ends the trim, and what follows is not
+                // read (a later error there does not matter).
+                if marker.tick > to || (started && !in_range) {
+                    break;
+                }
+                started |= in_range;
+                pending = Some((marker.tick, in_range));
+            }
+            Chunk::Data(chunk) => {
+                // Every chunk is decoded, also before the range: a chunk DDNet's player
+                // cannot decode stops playback before the range is reached.
+                if chunk.kind == ChunkKind::Unknown {
+                    // DDNet's player ignores it; it is counted with the tick it is dropped
+                    // from, if that tick is written.
+                    if pending.is_none_or(|(_, in_range)| in_range) {
+                        messages.unknown += 1;
+                    }
+                    continue;
+                }
+                let decoded =
+                    replay
+                        .decoder
+                        .decode(chunk.payload)
+                        .map_err(|error| TrimError::Payload {
+                            offset: item.offset,
+                            error,
+                        })?;
+                if replay.detected_rule.is_none() && !decoded.rules_agree() {
+                    replay.detected_rule = decoded
+                        .length_rule(chunk.payload.len())
+                        .map(|rule| (rule, item.offset));
+                }
+                match chunk.kind {
+                    ChunkKind::Snapshot => replay.keyframe(),
+                    ChunkKind::SnapshotDelta => replay.delta(item.offset)?,
+                    ChunkKind::Message => {
+                        // Before the first tick marker a message belongs to the first tick.
+                        if pending.is_none_or(|(_, in_range)| in_range) {
+                            messages.push(replay.decoder.last_ints());
+                        }
+                    }
+                    ChunkKind::Unknown => {}
+                }
+            }
+        }
+    }
+    if let Some((tick, in_range)) = pending.take() {
+        out.complete_tick(tick, in_range, &replay, &chunks, &mut messages)?;
+    }
+    if !started {
+        return Err(TrimError::EmptyRange { from, to });
+    }
+    out.finish(&replay, from, to)
+}
+
+/// The input's replay: the snapshot DDNet's player holds after each chunk.
+struct Replay {
+    sizes: ItemSizes,
+    order: SnapshotOrder,
+    decoder: PayloadDecoder,
+    builder: SnapshotBuilder,
+    /// The last valid snapshot, if any.
+    current: Option<SnapshotBuf>,
+    /// Snapshots and deltas skipped as the player skips them.
+    skipped: usize,
+    /// The Huffman rule the first chunk that tells the rules apart follows, and its offset.
+    detected_rule: Option<(LengthRule, u64)>,
+}
+
+impl Replay {
+    /// Takes the decoded snapshot chunk as the current snapshot, if it is valid.
+    fn keyframe(&mut self) {
+        match Snapshot::parse(self.decoder.last_ints()) {
+            Ok(snapshot) => match &mut self.current {
+                Some(current) => current.copy_from(snapshot),
+                None => self.current = Some(snapshot.to_buf()),
+            },
+            // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
+            Err(_) => self.skipped += 1,
+        }
+    }
+
+    /// Applies the decoded delta chunk to the current snapshot.
+    fn delta(&mut self, offset: u64) -> Result<(), TrimError> {
+        let Some(current) = &self.current else {
+            return Err(TrimError::DeltaBeforeSnapshot { offset });
+        };
+        match delta::apply_delta_with(
+            &current.as_snapshot(),
+            self.decoder.last_ints(),
+            &self.sizes,
+            &mut self.builder,
+        ) {
+            Ok(()) => {
+                let mut next = self.builder.finish();
+                if self.order == SnapshotOrder::SortedByKey {
+                    next.sort_by_key();
+                }
+                self.current = Some(next);
+            }
+            // DDNet logs the unpack error and plays on with the previous snapshot.
+            Err(_) => self.skipped += 1,
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    ticks: usize,
+    keyframes: usize,
+    order_keyframes: usize,
+    deltas: usize,
+    unchanged_ticks: usize,
+    messages: usize,
+    ticks_without_snapshot: usize,
+    unknown_chunks: usize,
+    first_tick: Option<i32>,
+    last_tick: Option<i32>,
+}
+
+/// The output side: a recorder started at the first tick written.
+struct Output<'a, W: Write + Seek> {
+    slice: DemoSlice<'a>,
+    /// The sink until the recorder takes it.
+    sink: Option<W>,
+    options: TrimOptions,
+    recorder: Option<Recorder<W>>,
+    rule: (LengthRule, RuleSource),
+    state: WriteState,
+}
+
+/// What the output side knows of what it wrote.
+struct WriteState {
+    options: TrimOptions,
+    sizes: ItemSizes,
+    order: SnapshotOrder,
+    /// The last snapshot written in full or as a delta: the base of the next delta, as in
+    /// the recorder.
+    base: SnapshotBuf,
+    /// The tick of the last keyframe written.
+    last_keyframe: Option<i32>,
+    /// Scratch for deltas and for checking what they rebuild.
+    delta: Vec<i32>,
+    builder: SnapshotBuilder,
+    counts: Counts,
+}
+
+impl<'a, W: Write + Seek> Output<'a, W> {
+    /// The chunks of `tick` have all been read: writes the tick with its snapshot and the
+    /// waiting messages if it is in the range, or drops the messages if it is not.
+    fn complete_tick(
+        &mut self,
+        tick: i32,
+        in_range: bool,
+        replay: &Replay,
+        chunks: &Chunks<'a>,
+        messages: &mut Messages,
+    ) -> Result<(), TrimError> {
+        if !in_range {
+            messages.clear();
+            return Ok(());
+        }
+        let Some(snapshot) = &replay.current else {
+            // Nothing to show yet; the messages wait for the first tick written.
+            self.state.counts.ticks_without_snapshot += 1;
+            return Ok(());
+        };
+        let recorder = match self.recorder.take() {
+            Some(recorder) => recorder,
+            None => self.start(replay, chunks)?,
+        };
+        let recorder = self.recorder.insert(recorder);
+        self.state
+            .record_snapshot(recorder, tick, snapshot.as_snapshot())?;
+        for range in messages.ranges.drain(..) {
+            recorder.record_message(&messages.bytes[range])?;
+            self.state.counts.messages += 1;
+        }
+        self.state.counts.unknown_chunks += messages.unknown;
+        messages.clear();
+        let counts = &mut self.state.counts;
+        counts.ticks += 1;
+        counts.first_tick.get_or_insert(tick);
+        counts.last_tick = Some(tick);
+        Ok(())
+    }
+
+    /// Starts a recorder with the input's header fields, map and Huffman rule.
+    fn start(&mut self, replay: &Replay, chunks: &Chunks<'a>) -> Result<Recorder<W>, TrimError> {
+        let prelude = self.slice.prelude();
+        let header = &prelude.header;
+        let text = |field: &'static str, bytes: Result<&str, std::str::Utf8Error>| {
+            bytes
+                .map(str::to_owned)
+                .map_err(|_| TrimError::HeaderField { field })
+        };
+        self.rule = match self.options.huffman_rule {
+            Some(rule) => (rule, RuleSource::Given),
+            None => match replay.detected_rule.or_else(|| detect_rule_ahead(chunks)) {
+                Some((rule, offset)) => (rule, RuleSource::Detected { offset }),
+                None if prelude.version() >= 6 => (LengthRule::Tight, RuleSource::Fallback),
+                None => (LengthRule::TrailingByte, RuleSource::Fallback),
+            },
+        };
+        let config = RecorderConfig {
+            version: prelude.version(),
+            net_version: text("net_version", header.net_version.to_str())?,
+            map_name: text("map_name", header.map_name.to_str())?,
+            kind: text("type", header.kind.to_str())?,
+            timestamp: text("timestamp", header.timestamp.to_str())?,
+            huffman_rule: self.rule.0,
+            map_crc: Some(header.map_crc),
+            // A version-6 file without the block gets one, with the map's digest.
+            map_sha256: prelude.map_sha256.map(|sha| sha.digest),
+        };
+        let sink = self
+            .sink
+            .take()
+            .ok_or(WriteError::Usage("the recorder starts once"))?;
+        let mut recorder = Recorder::start(sink, &config, self.slice.map())?;
+        // The sizes the input was replayed with, whatever the recorder took from the
+        // network version (they agree, both come from it).
+        recorder.set_item_sizes(self.state.sizes);
+        Ok(recorder)
+    }
+
+    /// Adds the timeline markers in the written range and finishes the recording.
+    fn finish(self, replay: &Replay, from: i32, to: i32) -> Result<(W, TrimReport), TrimError> {
+        let c = self.state.counts;
+        let (Some(mut recorder), Some(first_tick), Some(last_tick)) =
+            (self.recorder, c.first_tick, c.last_tick)
+        else {
+            return Err(TrimError::NoSnapshot { from, to });
+        };
+        let mut kept = Vec::new();
+        let mut refused = Vec::new();
+        for &marker in self.slice.prelude().markers_in_use() {
+            if (first_tick..=last_tick).contains(&marker) {
+                if recorder.add_timeline_marker(marker) {
+                    kept.push(marker);
+                } else {
+                    refused.push(marker);
+                }
+            }
+        }
+        let sink = recorder.finish()?;
+        Ok((
+            sink,
+            TrimReport {
+                first_tick,
+                last_tick,
+                ticks: c.ticks,
+                snapshots: c.keyframes + c.deltas,
+                keyframes: c.keyframes,
+                order_keyframes: c.order_keyframes,
+                deltas: c.deltas,
+                unchanged_ticks: c.unchanged_ticks,
+                messages: c.messages,
+                timeline_markers: kept,
+                timeline_markers_refused: refused,
+                ticks_without_snapshot: c.ticks_without_snapshot,
+                skipped_snapshots: replay.skipped,
+                unknown_chunks: c.unknown_chunks,
+                huffman_rule: self.rule.0,
+                rule_source: self.rule.1,
+                snapshot_order: self.state.order,
+            },
+        ))
+    }
+}
+
+impl WriteState {
+    /// Records the snapshot of `tick` under the keyframe policy.
+    fn record_snapshot<W: Write + Seek>(
+        &mut self,
+        recorder: &mut Recorder<W>,
+        tick: i32,
+        snapshot: Snapshot<'_>,
+    ) -> Result<(), TrimError> {
+        let due = self
+            .last_keyframe
+            .is_none_or(|last| tick as i64 - last as i64 > KEYFRAME_INTERVAL as i64);
+        if self.options.keyframes == KeyframePolicy::Ddnet {
+            let before = recorder.last_keyframe();
+            recorder.record_snapshot(tick, snapshot)?;
+            // The recorder decides as `due` says; what it wrote is mirrored to count it and
+            // to know the base of its next delta.
+            debug_assert_eq!(due, recorder.last_keyframe() != before);
+            if due {
+                self.wrote_keyframe(tick, snapshot);
+            } else if delta::create_delta_into(
+                &self.base.as_snapshot(),
+                &snapshot,
+                &self.sizes,
+                &mut self.delta,
+            ) {
+                self.counts.deltas += 1;
+                self.base.copy_from(snapshot);
+            } else {
+                self.counts.unchanged_ticks += 1;
+            }
+            return Ok(());
+        }
+        if !due {
+            // What Recorder::record_snapshot would write, if the player rebuilds the
+            // snapshot from it item for item.
+            let base = self.base.as_snapshot();
+            let changed = delta::create_delta_into(&base, &snapshot, &self.sizes, &mut self.delta);
+            let rebuilds = if changed {
+                self.delta.len() * 4 <= MAX_RAW_PAYLOAD
+                    && delta::apply_delta_with(&base, &self.delta, &self.sizes, &mut self.builder)
+                        .is_ok()
+                    && {
+                        let mut rebuilt = self.builder.finish();
+                        if self.order == SnapshotOrder::SortedByKey {
+                            rebuilt.sort_by_key();
+                        }
+                        same_items(&rebuilt.as_snapshot(), &snapshot)
+                    }
+            } else {
+                // A tick marker alone: the player repeats the last snapshot as it is.
+                same_items(&base, &snapshot)
+            };
+            if rebuilds {
+                recorder.record_tick_marker(tick, false)?;
+                if changed {
+                    recorder.record_delta_ints(&self.delta)?;
+                    self.base.copy_from(snapshot);
+                    self.counts.deltas += 1;
+                } else {
+                    self.counts.unchanged_ticks += 1;
+                }
+                return Ok(());
+            }
+            self.counts.order_keyframes += 1;
+        }
+        recorder.record_tick_marker(tick, true)?;
+        recorder.record_snapshot_ints(snapshot.as_ints())?;
+        self.wrote_keyframe(tick, snapshot);
+        Ok(())
+    }
+
+    fn wrote_keyframe(&mut self, tick: i32, snapshot: Snapshot<'_>) {
+        self.last_keyframe = Some(tick);
+        self.base.copy_from(snapshot);
+        self.counts.keyframes += 1;
+    }
+}
+
+/// Messages waiting for the next tick written: their payloads, back to back.
+#[derive(Default)]
+struct Messages {
+    bytes: Vec<u8>,
+    ranges: Vec<std::ops::Range<usize>>,
+    /// Chunks of unknown type dropped among them.
+    unknown: usize,
+}
+
+impl Messages {
+    fn push(&mut self, ints: &[i32]) {
+        let start = self.bytes.len();
+        for int in ints {
+            self.bytes.extend_from_slice(&int.to_le_bytes());
+        }
+        self.ranges.push(start..self.bytes.len());
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ranges.clear();
+        self.unknown = 0;
+    }
+}
+
+/// Whether two snapshots hold the same items (keys and data) in the same order.
+fn same_items(a: &Snapshot<'_>, b: &Snapshot<'_>) -> bool {
+    a.len() == b.len() && a.items().eq(b.items())
+}
+
+/// Reads on from `chunks` (a copy; the trim's own reading is not disturbed) to the first
+/// chunk whose stored length tells the Huffman rules apart. Stops quietly at the first
+/// error: chunks that do not read say nothing about the writer.
+fn detect_rule_ahead(chunks: &Chunks<'_>) -> Option<(LengthRule, u64)> {
+    let mut decoder = PayloadDecoder::new();
+    for item in chunks.clone() {
+        let item = item.ok()?;
+        let Chunk::Data(chunk) = item.chunk else {
+            continue;
+        };
+        if chunk.kind == ChunkKind::Unknown {
+            continue;
+        }
+        let Ok(decoded) = decoder.decode(chunk.payload) else {
+            return None;
+        };
+        if !decoded.rules_agree()
+            && let Some(rule) = decoded.length_rule(chunk.payload.len())
+        {
+            return Some((rule, item.offset));
+        }
+    }
+    None
+}

@@ -4,6 +4,7 @@
 use super::{Exit, Outcome, Output, Stop, complain, row, write_output};
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::repair::{extract_map, repair};
+use demokit::twdemo::trim::trim;
 use serde::Serialize;
 use std::fmt::Display;
 use std::path::Path;
@@ -174,5 +175,52 @@ pub(crate) fn extract_map_file(input: &Path, output: &Path, data: &[u8], json: b
             format_args!("the embedded map does not match the header: {mismatch}"),
         );
         Stop(Exit::Invalid)
+    })
+}
+
+/// `demokit trim IN OUT --from TICK --to TICK`.
+pub(crate) fn trim_file(
+    input: &Path,
+    output: &Path,
+    data: &[u8],
+    from: i32,
+    to: i32,
+    json: bool,
+) -> Outcome {
+    let (bytes, report) = trim(data, from, to).map_err(|e| refused(input, "trim", e))?;
+    write_output(output, &bytes)?;
+    print_report(&report, json, |t| {
+        row(
+            t,
+            "ticks",
+            format_args!(
+                "{} to {} ({} ticks)",
+                report.first_tick, report.last_tick, report.ticks
+            ),
+        );
+        row(
+            t,
+            "snapshots",
+            format_args!(
+                "{} ({} keyframes, {} of them to keep the item order; {} deltas; {} ticks \
+                 unchanged)",
+                report.snapshots,
+                report.keyframes,
+                report.order_keyframes,
+                report.deltas,
+                report.unchanged_ticks
+            ),
+        );
+        row(t, "messages", report.messages);
+        row(
+            t,
+            "timeline markers",
+            format_args!("{:?}", report.timeline_markers),
+        );
+        row(
+            t,
+            "huffman rule",
+            format_args!("{:?} ({:?})", report.huffman_rule, report.rule_source),
+        );
     })
 }

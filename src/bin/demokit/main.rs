@@ -151,6 +151,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Cuts a tick range out of a Teeworlds demo, at any tick.
+    ///
+    /// The output starts with a keyframe rebuilt from the snapshot at the first tick; later
+    /// ticks are recorded from their rebuilt snapshots as DDNet's recorder would (deltas
+    /// re-encoded, a keyframe after more than 250 ticks, and one wherever a delta could not
+    /// keep the snapshot's item order). Original tick numbers, messages and timeline markers
+    /// in the range, the map and the header are kept; the length is recomputed.
+    Trim {
+        /// The demo to read.
+        input: PathBuf,
+        /// The file to write.
+        output: PathBuf,
+        /// First tick to keep.
+        #[arg(long, allow_hyphen_values = true)]
+        from: i32,
+        /// Last tick to keep.
+        #[arg(long, allow_hyphen_values = true)]
+        to: i32,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Writes the map embedded in a Teeworlds demo to a file.
     ///
     /// Its CRC-32 (and SHA-256, for a version-6 demo with the block) are checked against the
@@ -223,6 +245,15 @@ fn main() -> ExitCode {
             json,
         } => with_twdemo(input, |data| {
             edit::convert_file(input, output, data, *version, *json)
+        }),
+        Command::Trim {
+            input,
+            output,
+            from,
+            to,
+            json,
+        } => with_twdemo(input, |data| {
+            edit::trim_file(input, output, data, *from, *to, *json)
         }),
         Command::ExtractMap {
             input,
