@@ -203,3 +203,52 @@ fn trim_cuts_a_range_that_validates() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!out_path.exists());
 }
+
+/// `dump --snapshots --json` on DDNet's reference recording: one line per tick marker, the
+/// full snapshot at each (deltas applied), items by type and id, the extended SpecChar type
+/// named by its UUID.
+#[test]
+fn dump_snapshots_of_ref_client() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let demo = shared.join("conformance/ddnet-recorder/ref_client.demo");
+    let out = demokit(&[
+        "dump".as_ref(),
+        demo.as_os_str(),
+        "--snapshots".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ticks: Vec<i64> = lines.iter().map(|l| l["tick"].as_i64().unwrap()).collect();
+    assert_eq!(ticks, [100, 101, 102, 103, 140, 351, 352]);
+    let spec_char = demokit::codec::uuid::teeworlds_uuid("spec-char@netobj.ddnet.tw").to_string();
+    let at_103 = lines[3]["items"].as_array().unwrap();
+    let find = |t: i64, id: i64| {
+        at_103
+            .iter()
+            .find(|i| i["type"] == t && i["id"] == id)
+            .unwrap_or_else(|| panic!("no item {t}:{id} in {at_103:?}"))
+    };
+    assert_eq!(find(5, 0)["data"], serde_json::json!([101, 200, 1]));
+    assert_eq!(find(4, 7)["data"], serde_json::json!([16, 32, 1, 0]));
+    assert_eq!(find(32767, 3)["uuid"], spec_char.as_str());
+    assert_eq!(find(32767, 3)["data"], serde_json::json!([5, 6]));
+    // At 140 the pickup is gone; at 352 the snapshot of 351 repeats.
+    assert!(
+        lines[4]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["type"] != 4)
+    );
+    assert_eq!(lines[6]["items"], lines[5]["items"]);
+    // Not for other formats.
+    let source = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
+    let out = demokit(&["dump".as_ref(), source.as_os_str(), "--snapshots".as_ref()]);
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -13,6 +13,7 @@
 //! * [`demo`]: a whole demo as an owned value, for round trips and rewriting.
 //! * [`convert`]: between versions 3 to 6, payloads untouched.
 //! * [`repair`]: a recording cut off mid-write made whole again, and the embedded map.
+//! * [`replay`]: the full snapshot at every tick.
 //! * [`trim`]: a tick range cut out at any tick, starting with a rebuilt keyframe.
 //! * [`validate`]: what DDNet's player would reject.
 //!
@@ -28,6 +29,7 @@ pub mod payload;
 pub mod reader;
 pub mod recorder;
 pub mod repair;
+pub mod replay;
 pub mod snapshot;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;

@@ -1,12 +1,14 @@
 //! The CLI's demo editing commands: `convert`, `repair` (Teeworlds demos), `extract-map` and
 //! `trim`. Each hands the bytes to [`demokit::twdemo`] and prints the report it returns.
 
-use super::{Exit, Outcome, Output, Stop, complain, row, write_output};
+use super::{Exit, Outcome, Output, Stop, complain, read_failure, row, write_output};
+use demokit::twdemo::DemoSlice;
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::repair::{extract_map, repair};
+use demokit::twdemo::replay::SnapshotReplay;
 use demokit::twdemo::trim::trim;
 use serde::Serialize;
-use std::fmt::Display;
+use std::fmt::{Display, Write as _};
 use std::path::Path;
 
 /// Prints `report` as one JSON line, or as `key value` rows given by `rows`.
@@ -223,4 +225,111 @@ pub(crate) fn trim_file(
             format_args!("{:?} ({:?})", report.huffman_rule, report.rule_source),
         );
     })
+}
+
+/// One snapshot item as `dump --snapshots --json` prints it.
+#[derive(Debug, Serialize)]
+struct ItemJson<'a> {
+    /// The item type (the internal one, 0x7fff downwards, for an extended type).
+    #[serde(rename = "type")]
+    type_id: i32,
+    /// The extended type's UUID, when the type is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uuid: Option<String>,
+    /// The item id.
+    id: i32,
+    /// The data ints.
+    data: &'a [i32],
+}
+
+/// One tick as `dump --snapshots --json` prints it.
+#[derive(Debug, Serialize)]
+struct TickJson<'a> {
+    /// The tick.
+    tick: i32,
+    /// Whether its marker is a keyframe.
+    keyframe: bool,
+    /// Offset of the tick marker.
+    offset: u64,
+    /// Messages of the tick.
+    messages: usize,
+    /// The items, by type and id (`null` before the first snapshot).
+    items: Option<Vec<ItemJson<'a>>>,
+}
+
+/// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id.
+pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
+    let demo = DemoSlice::parse(data).map_err(|e| read_failure(file, &e))?;
+    let mut replay = SnapshotReplay::new(&demo);
+    let mut out = Output::new();
+    while let Some(tick) = replay.next() {
+        let tick = match tick {
+            Ok(tick) => tick,
+            Err(e) => {
+                out.flush()?;
+                complain(file, format_args!("at byte {}: {e}", e.offset()));
+                return Err(Stop(Exit::Invalid));
+            }
+        };
+        let items = tick.snapshot.map(|snapshot| {
+            let mut items: Vec<ItemJson<'_>> = snapshot
+                .items()
+                .map(|item| ItemJson {
+                    type_id: item.type_id,
+                    uuid: snapshot
+                        .extended_type_uuid(item.type_id)
+                        .map(|u| u.to_string()),
+                    id: item.id,
+                    data: item.data,
+                })
+                .collect();
+            items.sort_by_key(|i| (i.type_id, i.id));
+            items
+        });
+        let line = TickJson {
+            tick: tick.tick,
+            keyframe: tick.keyframe,
+            offset: tick.offset,
+            messages: tick.messages,
+            items,
+        };
+        if json {
+            out.json_line(&line)?;
+            continue;
+        }
+        let mut text = format!(
+            "tick {}{} at byte {}: ",
+            line.tick,
+            if line.keyframe { " (keyframe)" } else { "" },
+            line.offset
+        );
+        match &line.items {
+            None => text.push_str("no snapshot yet\n"),
+            Some(items) => {
+                let _ = writeln!(text, "{} items, {} messages", items.len(), line.messages);
+                for item in items {
+                    let _ = write!(text, "  {:>5}:{:<5}", item.type_id, item.id);
+                    if let Some(uuid) = &item.uuid {
+                        let _ = write!(text, " ({uuid})");
+                    }
+                    for v in item.data {
+                        let _ = write!(text, " {v}");
+                    }
+                    text.push('\n');
+                }
+            }
+        }
+        write!(out, "{text}")?;
+    }
+    if replay.skipped() > 0 {
+        complain(
+            file,
+            format_args!(
+                "warning: {} snapshots or deltas were invalid and skipped, as DDNet's player \
+                 skips them",
+                replay.skipped()
+            ),
+        );
+    }
+    out.flush()
 }

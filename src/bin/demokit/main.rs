@@ -99,6 +99,10 @@ enum Command {
         /// Print JSON Lines (one object per chunk or message) instead of text.
         #[arg(long)]
         json: bool,
+        /// Teeworlds demos: print the full snapshot at each tick instead (every item by
+        /// type and id, deltas applied), one JSON object per tick with --json.
+        #[arg(long)]
+        snapshots: bool,
     },
     /// Decodes every chunk or message and encodes it again into a new file.
     ///
@@ -230,7 +234,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Info { files, json } => run_jobs(files, |job, batch| info_job(job, *json, batch)),
-        Command::Dump { file, json } => dump(file, *json),
+        Command::Dump {
+            file,
+            json,
+            snapshots: false,
+        } => dump(file, *json),
+        Command::Dump {
+            file,
+            json,
+            snapshots: true,
+        } => with_twdemo(file, |data| edit::dump_snapshots(file, data, *json)),
         Command::Rewrite { input, output } => rewrite_file(input, output),
         Command::Repair {
             input,

@@ -1,0 +1,217 @@
+//! Replaying a demo's snapshots: the full snapshot DDNet's player holds at every tick.
+//!
+//! [`SnapshotReplay`] walks the chunks of a [`DemoSlice`]: a SNAPSHOT chunk replaces the
+//! current snapshot, a DELTA chunk is applied to it (with the demo's item-size table), and
+//! each tick marker hands out the snapshot as it stands once that tick's chunks are read. As
+//! in DDNet's player, an invalid snapshot or a delta that does not apply is skipped (and
+//! counted) and the previous snapshot stays; a delta before any snapshot, a chunk that
+//! cannot be read and a payload that cannot be decoded end the replay with an error.
+//!
+//! What the items mean (which object a type is) is left to callers.
+
+use super::delta::{self, ItemSizes};
+use super::error::{PayloadError, ReadError};
+use super::format::ChunkKind;
+use super::payload::PayloadDecoder;
+use super::reader::{Chunk, Chunks, DemoSlice};
+use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
+use super::trim::SnapshotOrder;
+
+/// Why a replay stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// A chunk could not be read.
+    #[error(transparent)]
+    Read(ReadError),
+    /// A snapshot or delta payload could not be decoded.
+    #[error("at byte {offset}: {error}")]
+    Payload {
+        /// Offset of the chunk.
+        offset: u64,
+        /// Why.
+        error: PayloadError,
+    },
+    /// A delta came before any snapshot ("Delta snapshot before any full snapshot").
+    #[error("at byte {offset}: a delta before any full snapshot")]
+    DeltaBeforeSnapshot {
+        /// Offset of the chunk.
+        offset: u64,
+    },
+}
+
+impl ReplayError {
+    /// Offset of the chunk the replay stopped at.
+    pub fn offset(&self) -> u64 {
+        match self {
+            ReplayError::Read(e) => e.offset,
+            ReplayError::Payload { offset, .. } | ReplayError::DeltaBeforeSnapshot { offset } => {
+                *offset
+            }
+        }
+    }
+}
+
+/// One tick of a replay.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayedTick<'r> {
+    /// The tick.
+    pub tick: i32,
+    /// Whether its tick marker has the keyframe bit.
+    pub keyframe: bool,
+    /// Offset of its tick marker.
+    pub offset: u64,
+    /// The snapshot after the tick's chunks (`None` before the first valid snapshot).
+    pub snapshot: Option<Snapshot<'r>>,
+    /// Message chunks of the tick.
+    pub messages: usize,
+}
+
+/// The tick whose chunks are being read.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    tick: i32,
+    keyframe: bool,
+    offset: u64,
+    messages: usize,
+}
+
+/// Replays the snapshots of a demo tick by tick; see the [module docs](self).
+pub struct SnapshotReplay<'a> {
+    chunks: Chunks<'a>,
+    decoder: PayloadDecoder,
+    sizes: ItemSizes,
+    order: SnapshotOrder,
+    builder: SnapshotBuilder,
+    current: Option<SnapshotBuf>,
+    pending: Option<Pending>,
+    skipped: usize,
+    done: bool,
+}
+
+impl<'a> SnapshotReplay<'a> {
+    /// A replay of `demo` with the item sizes its net version calls for (0.7 or 0.6/DDNet)
+    /// and the snapshot order its writer used ([`SnapshotOrder::for_prelude`]).
+    pub fn new(demo: &DemoSlice<'a>) -> Self {
+        let prelude = demo.prelude();
+        let net_version = prelude.header.net_version.to_string_lossy();
+        SnapshotReplay {
+            chunks: demo.chunks(),
+            decoder: PayloadDecoder::new(),
+            sizes: ItemSizes::for_net_version(&net_version),
+            order: SnapshotOrder::for_prelude(prelude),
+            builder: SnapshotBuilder::new(),
+            current: None,
+            pending: None,
+            skipped: 0,
+            done: false,
+        }
+    }
+
+    /// Snapshots and deltas skipped so far because they were invalid or did not apply.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// The next tick with its snapshot; `None` at the end of the demo or after an error.
+    ///
+    /// The snapshot borrows the replay, which the next call updates.
+    #[allow(clippy::should_implement_trait)] // A lending iterator: items borrow the replay.
+    pub fn next(&mut self) -> Option<Result<ReplayedTick<'_>, ReplayError>> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let Some(item) = self.chunks.next() else {
+                self.done = true;
+                return self.pending.take().map(|p| Ok(self.tick(p)));
+            };
+            let item = match item {
+                Ok(item) => item,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(ReplayError::Read(e)));
+                }
+            };
+            match item.chunk {
+                Chunk::Tick(marker) => {
+                    let next = Pending {
+                        tick: marker.tick,
+                        keyframe: marker.keyframe,
+                        offset: item.offset,
+                        messages: 0,
+                    };
+                    if let Some(previous) = self.pending.replace(next) {
+                        return Some(Ok(self.tick(previous)));
+                    }
+                }
+                Chunk::Data(chunk) => match chunk.kind {
+                    ChunkKind::Snapshot | ChunkKind::SnapshotDelta => {
+                        if let Err(e) = self.decoder.decode(chunk.payload) {
+                            self.done = true;
+                            return Some(Err(ReplayError::Payload {
+                                offset: item.offset,
+                                error: e,
+                            }));
+                        }
+                        if chunk.kind == ChunkKind::Snapshot {
+                            self.keyframe();
+                        } else if let Err(e) = self.delta(item.offset) {
+                            self.done = true;
+                            return Some(Err(e));
+                        }
+                    }
+                    ChunkKind::Message => {
+                        if let Some(p) = &mut self.pending {
+                            p.messages += 1;
+                        }
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+
+    fn tick(&self, p: Pending) -> ReplayedTick<'_> {
+        ReplayedTick {
+            tick: p.tick,
+            keyframe: p.keyframe,
+            offset: p.offset,
+            snapshot: self.current.as_ref().map(SnapshotBuf::as_snapshot),
+            messages: p.messages,
+        }
+    }
+
+    fn keyframe(&mut self) {
+        match Snapshot::parse(self.decoder.last_ints()) {
+            Ok(snapshot) => match &mut self.current {
+                Some(current) => current.copy_from(snapshot),
+                None => self.current = Some(snapshot.to_buf()),
+            },
+            // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
+            Err(_) => self.skipped += 1,
+        }
+    }
+
+    fn delta(&mut self, offset: u64) -> Result<(), ReplayError> {
+        let Some(current) = &self.current else {
+            return Err(ReplayError::DeltaBeforeSnapshot { offset });
+        };
+        match delta::apply_delta_with(
+            &current.as_snapshot(),
+            self.decoder.last_ints(),
+            &self.sizes,
+            &mut self.builder,
+        ) {
+            Ok(()) => {
+                let mut next = self.builder.finish();
+                if self.order == SnapshotOrder::SortedByKey {
+                    next.sort_by_key();
+                }
+                self.current = Some(next);
+            }
+            // DDNet logs the unpack error and plays on with the previous snapshot.
+            Err(_) => self.skipped += 1,
+        }
+        Ok(())
+    }
+}
