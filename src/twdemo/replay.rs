@@ -75,16 +75,70 @@ struct Pending {
     messages: usize,
 }
 
+/// The snapshot DDNet's player holds, updated chunk by chunk: shared by [`SnapshotReplay`]
+/// and [`trim`](super::trim), so that both rebuild snapshots the same way.
+pub(crate) struct SnapshotState {
+    sizes: ItemSizes,
+    order: SnapshotOrder,
+    builder: SnapshotBuilder,
+    /// The last valid snapshot, if any.
+    pub(crate) current: Option<SnapshotBuf>,
+    /// Snapshots and deltas skipped as the player skips them.
+    pub(crate) skipped: usize,
+}
+
+impl SnapshotState {
+    /// An empty state for a demo with these item sizes and snapshot order.
+    pub(crate) fn new(sizes: ItemSizes, order: SnapshotOrder) -> Self {
+        SnapshotState {
+            sizes,
+            order,
+            builder: SnapshotBuilder::new(),
+            current: None,
+            skipped: 0,
+        }
+    }
+
+    /// Takes the ints of a SNAPSHOT chunk as the current snapshot, if they are valid.
+    pub(crate) fn keyframe(&mut self, ints: &[i32]) {
+        match Snapshot::parse(ints) {
+            Ok(snapshot) => match &mut self.current {
+                Some(current) => current.copy_from(snapshot),
+                None => self.current = Some(snapshot.to_buf()),
+            },
+            // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
+            Err(_) => self.skipped += 1,
+        }
+    }
+
+    /// Applies the ints of a DELTA chunk to the current snapshot; `Err` if there is none
+    /// yet (where DDNet's player stops).
+    pub(crate) fn delta(&mut self, ints: &[i32]) -> Result<(), ()> {
+        let Some(current) = &self.current else {
+            return Err(());
+        };
+        match delta::apply_delta_with(&current.as_snapshot(), ints, &self.sizes, &mut self.builder)
+        {
+            Ok(()) => {
+                let mut next = self.builder.finish();
+                if self.order == SnapshotOrder::SortedByKey {
+                    next.sort_by_key();
+                }
+                self.current = Some(next);
+            }
+            // DDNet logs the unpack error and plays on with the previous snapshot.
+            Err(_) => self.skipped += 1,
+        }
+        Ok(())
+    }
+}
+
 /// Replays the snapshots of a demo tick by tick; see the [module docs](self).
 pub struct SnapshotReplay<'a> {
     chunks: Chunks<'a>,
     decoder: PayloadDecoder,
-    sizes: ItemSizes,
-    order: SnapshotOrder,
-    builder: SnapshotBuilder,
-    current: Option<SnapshotBuf>,
+    state: SnapshotState,
     pending: Option<Pending>,
-    skipped: usize,
     done: bool,
 }
 
@@ -97,19 +151,18 @@ impl<'a> SnapshotReplay<'a> {
         SnapshotReplay {
             chunks: demo.chunks(),
             decoder: PayloadDecoder::new(),
-            sizes: ItemSizes::for_net_version(&net_version),
-            order: SnapshotOrder::for_prelude(prelude),
-            builder: SnapshotBuilder::new(),
-            current: None,
+            state: SnapshotState::new(
+                ItemSizes::for_net_version(&net_version),
+                SnapshotOrder::for_prelude(prelude),
+            ),
             pending: None,
-            skipped: 0,
             done: false,
         }
     }
 
     /// Snapshots and deltas skipped so far because they were invalid or did not apply.
     pub fn skipped(&self) -> usize {
-        self.skipped
+        self.state.skipped
     }
 
     /// The next tick with its snapshot; `None` at the end of the demo or after an error.
@@ -153,11 +206,14 @@ impl<'a> SnapshotReplay<'a> {
                                 error: e,
                             }));
                         }
+                        let ints = self.decoder.last_ints();
                         if chunk.kind == ChunkKind::Snapshot {
-                            self.keyframe();
-                        } else if let Err(e) = self.delta(item.offset) {
+                            self.state.keyframe(ints);
+                        } else if self.state.delta(ints).is_err() {
                             self.done = true;
-                            return Some(Err(e));
+                            return Some(Err(ReplayError::DeltaBeforeSnapshot {
+                                offset: item.offset,
+                            }));
                         }
                     }
                     ChunkKind::Message => {
@@ -176,42 +232,8 @@ impl<'a> SnapshotReplay<'a> {
             tick: p.tick,
             keyframe: p.keyframe,
             offset: p.offset,
-            snapshot: self.current.as_ref().map(SnapshotBuf::as_snapshot),
+            snapshot: self.state.current.as_ref().map(SnapshotBuf::as_snapshot),
             messages: p.messages,
         }
-    }
-
-    fn keyframe(&mut self) {
-        match Snapshot::parse(self.decoder.last_ints()) {
-            Ok(snapshot) => match &mut self.current {
-                Some(current) => current.copy_from(snapshot),
-                None => self.current = Some(snapshot.to_buf()),
-            },
-            // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
-            Err(_) => self.skipped += 1,
-        }
-    }
-
-    fn delta(&mut self, offset: u64) -> Result<(), ReplayError> {
-        let Some(current) = &self.current else {
-            return Err(ReplayError::DeltaBeforeSnapshot { offset });
-        };
-        match delta::apply_delta_with(
-            &current.as_snapshot(),
-            self.decoder.last_ints(),
-            &self.sizes,
-            &mut self.builder,
-        ) {
-            Ok(()) => {
-                let mut next = self.builder.finish();
-                if self.order == SnapshotOrder::SortedByKey {
-                    next.sort_by_key();
-                }
-                self.current = Some(next);
-            }
-            // DDNet logs the unpack error and plays on with the previous snapshot.
-            Err(_) => self.skipped += 1,
-        }
-        Ok(())
     }
 }

@@ -41,6 +41,7 @@ use super::format::ChunkKind;
 use super::payload::PayloadDecoder;
 use super::reader::{Chunk, Chunks, DemoSlice, Prelude};
 use super::recorder::{KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig};
+use super::replay::SnapshotState;
 use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::codec::huffman::LengthRule;
 use serde::Serialize;
@@ -286,12 +287,8 @@ pub fn trim_into<W: Write + Seek>(
         .snapshot_order
         .unwrap_or_else(|| SnapshotOrder::for_prelude(prelude));
     let mut replay = Replay {
-        sizes,
-        order,
+        state: SnapshotState::new(sizes, order),
         decoder: PayloadDecoder::new(),
-        builder: SnapshotBuilder::new(),
-        current: None,
-        skipped: 0,
         detected_rule: None,
     };
     let mut out = Output {
@@ -383,14 +380,8 @@ pub fn trim_into<W: Write + Seek>(
 
 /// The input's replay: the snapshot DDNet's player holds after each chunk.
 struct Replay {
-    sizes: ItemSizes,
-    order: SnapshotOrder,
+    state: SnapshotState,
     decoder: PayloadDecoder,
-    builder: SnapshotBuilder,
-    /// The last valid snapshot, if any.
-    current: Option<SnapshotBuf>,
-    /// Snapshots and deltas skipped as the player skips them.
-    skipped: usize,
     /// The Huffman rule the first chunk that tells the rules apart follows, and its offset.
     detected_rule: Option<(LengthRule, u64)>,
 }
@@ -398,38 +389,14 @@ struct Replay {
 impl Replay {
     /// Takes the decoded snapshot chunk as the current snapshot, if it is valid.
     fn keyframe(&mut self) {
-        match Snapshot::parse(self.decoder.last_ints()) {
-            Ok(snapshot) => match &mut self.current {
-                Some(current) => current.copy_from(snapshot),
-                None => self.current = Some(snapshot.to_buf()),
-            },
-            // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
-            Err(_) => self.skipped += 1,
-        }
+        self.state.keyframe(self.decoder.last_ints());
     }
 
     /// Applies the decoded delta chunk to the current snapshot.
     fn delta(&mut self, offset: u64) -> Result<(), TrimError> {
-        let Some(current) = &self.current else {
-            return Err(TrimError::DeltaBeforeSnapshot { offset });
-        };
-        match delta::apply_delta_with(
-            &current.as_snapshot(),
-            self.decoder.last_ints(),
-            &self.sizes,
-            &mut self.builder,
-        ) {
-            Ok(()) => {
-                let mut next = self.builder.finish();
-                if self.order == SnapshotOrder::SortedByKey {
-                    next.sort_by_key();
-                }
-                self.current = Some(next);
-            }
-            // DDNet logs the unpack error and plays on with the previous snapshot.
-            Err(_) => self.skipped += 1,
-        }
-        Ok(())
+        self.state
+            .delta(self.decoder.last_ints())
+            .map_err(|()| TrimError::DeltaBeforeSnapshot { offset })
     }
 }
 
@@ -489,7 +456,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
             messages.clear();
             return Ok(());
         }
-        let Some(snapshot) = &replay.current else {
+        let Some(snapshot) = &replay.state.current else {
             // Nothing to show yet; the messages wait for the first tick written.
             self.state.counts.ticks_without_snapshot += 1;
             return Ok(());
@@ -588,7 +555,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
                 timeline_markers: kept,
                 timeline_markers_refused: refused,
                 ticks_without_snapshot: c.ticks_without_snapshot,
-                skipped_snapshots: replay.skipped,
+                skipped_snapshots: replay.state.skipped,
                 unknown_chunks: c.unknown_chunks,
                 huffman_rule: self.rule.0,
                 rule_source: self.rule.1,
