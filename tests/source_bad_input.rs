@@ -4,60 +4,21 @@
 //! error with its offset, after every frame before it, from both readers alike, with no
 //! panic and no allocation sized by a length field.
 
+mod common;
+
+use common::alloc::{LargestAllocation, largest_allocation};
+
 use demokit::source::format::HEADER_SIZE;
 use demokit::source::writer::encode_frame;
 use demokit::source::{
     Body, CommandTable, Frame, Header, PacketBody, Profile, ReadError, ReadErrorKind, SourceReader,
     SourceSlice, SourceWriter,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::io::Read;
 use std::path::PathBuf;
 
-/// Records the largest single allocation made on the current thread while armed, so that
-/// tests running in parallel do not see each other's allocations.
-struct LargestAllocation;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for LargestAllocation {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-fn note(size: usize) {
-    // try_with: the allocator runs during thread teardown too.
-    let _ = ARMED.try_with(|armed| {
-        if armed.get() {
-            let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
-        }
-    });
-}
-
 #[global_allocator]
 static ALLOCATOR: LargestAllocation = LargestAllocation;
-
-/// Runs `f` and returns its result with the largest allocation it made.
-fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LARGEST.with(|l| l.set(0));
-    ARMED.with(|a| a.set(true));
-    let out = f();
-    ARMED.with(|a| a.set(false));
-    (out, LARGEST.with(|l| l.get()))
-}
 
 /// A source that hands out at most `n` bytes per `read`.
 struct Dribble<'a> {

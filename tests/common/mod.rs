@@ -43,4 +43,5 @@ pub fn twdemo_facts(shared: &std::path::Path) -> Vec<(PathBuf, serde_json::Value
         })
         .collect()
 }
+pub mod alloc;
 pub mod server;
