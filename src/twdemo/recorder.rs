@@ -8,6 +8,13 @@
 //! [`record_snapshot`](Recorder::record_snapshot) follows DDNet's `RecordSnapshot`:
 //! keyframes, deltas against the last written snapshot, and marker-only ticks. Building
 //! the snapshots is the caller's job ([`SnapshotBuilder`](super::snapshot::SnapshotBuilder)).
+//!
+//! When the sink fails (disk full, closed pipe), the call returns [`WriteError::Io`] and the
+//! recorder writes nothing more: how much of the failed write landed is unknown, so every
+//! later call, [`finish`](Recorder::finish) included, returns [`WriteError::Io`] of the same
+//! kind without touching the sink. The file then ends in whole chunks, possibly followed by
+//! part of one, with length 0 and no markers in the header, as a crash leaves it
+//! ([`repair`](super::repair::repair) finishes it).
 
 use super::delta::{self, ItemSizes};
 use super::error::WriteError;
@@ -19,7 +26,7 @@ use crate::codec::huffman::LengthRule;
 use crate::codec::string::FixedStr;
 use crate::codec::varint;
 use sha2::Digest;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 
 /// Most bytes DDNet's recorder accepts for one payload before padding.
 pub const MAX_RAW_PAYLOAD: usize = 64 * 1024;
@@ -86,6 +93,8 @@ pub struct Recorder<W: Write + Seek> {
     last_snapshot: SnapshotBuf,
     /// Scratch for deltas.
     delta: Vec<i32>,
+    /// The kind of the sink's error, once a write failed: nothing more is written.
+    poisoned: Option<io::ErrorKind>,
 }
 
 fn field<const N: usize>(text: &str, name: &'static str) -> Result<FixedStr<N>, WriteError> {
@@ -143,7 +152,32 @@ impl<W: Write + Seek> Recorder<W> {
             last_keyframe: None,
             last_snapshot: SnapshotBuf::new(),
             delta: Vec::new(),
+            poisoned: None,
         })
+    }
+
+    /// Whether a write to the sink failed; the recorder then refuses every call.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.is_some()
+    }
+
+    /// Refuses every call once the sink has failed.
+    fn live(&self) -> Result<(), WriteError> {
+        match self.poisoned {
+            None => Ok(()),
+            Some(kind) => Err(WriteError::Io(io::Error::new(
+                kind,
+                "refused: an earlier write to the sink failed",
+            ))),
+        }
+    }
+
+    /// Passes `result` on, poisoning the recorder if the sink failed.
+    fn watch<T>(&mut self, result: Result<T, WriteError>) -> Result<T, WriteError> {
+        if let Err(WriteError::Io(e)) = &result {
+            self.poisoned.get_or_insert(e.kind());
+        }
+        result
     }
 
     /// Records the snapshot of `tick` the way DDNet's `RecordSnapshot` does.
@@ -160,6 +194,7 @@ impl<W: Write + Seek> Recorder<W> {
     /// and then silently drops a delta over 64 KiB, this refuses such a delta with
     /// [`WriteError::TooLarge`] before writing anything, and remembers nothing.
     pub fn record_snapshot(&mut self, tick: i32, snapshot: Snapshot<'_>) -> Result<(), WriteError> {
+        self.live()?;
         let keyframe = self
             .last_keyframe
             .is_none_or(|last| tick as i64 - last as i64 > KEYFRAME_INTERVAL as i64);
@@ -225,11 +260,13 @@ impl<W: Write + Seek> Recorder<W> {
         } else {
             TickForm::Delta
         };
-        self.writer.write_tick_marker(TickMarker {
+        self.live()?;
+        let result = self.writer.write_tick_marker(TickMarker {
             tick,
             keyframe,
             form,
-        })?;
+        });
+        self.watch(result)?;
         self.first_tick.get_or_insert(tick);
         Ok(())
     }
@@ -259,12 +296,13 @@ impl<W: Write + Seek> Recorder<W> {
                 limit: MAX_RAW_PAYLOAD,
             });
         }
+        self.live()?;
         let mut words = std::mem::take(&mut self.words);
         words.clear();
         varint::pad_to_words(bytes, &mut words);
         let result = self.writer.write_ints(kind, &words, self.rule, None);
         self.words = words;
-        result
+        self.watch(result)
     }
 
     fn record_ints(&mut self, kind: ChunkKind, ints: &[i32]) -> Result<(), WriteError> {
@@ -275,7 +313,9 @@ impl<W: Write + Seek> Recorder<W> {
                 limit: MAX_RAW_PAYLOAD,
             });
         }
-        self.writer.write_ints(kind, ints, self.rule, None)
+        self.live()?;
+        let result = self.writer.write_ints(kind, ints, self.rule, None);
+        self.watch(result)
     }
 
     /// Adds a timeline marker at `tick`. Like DDNet it returns `false` and ignores the
@@ -314,7 +354,9 @@ impl<W: Write + Seek> Recorder<W> {
 
     /// Flushes what has been written, so that a crash after this leaves it readable.
     pub fn flush(&mut self) -> Result<(), WriteError> {
-        self.writer.flush()
+        self.live()?;
+        let result = self.writer.flush();
+        self.watch(result)
     }
 
     /// The sink, as far as it has been written (what a crash would leave behind, once
@@ -333,7 +375,11 @@ impl<W: Write + Seek> Recorder<W> {
 
     /// Patches the length and the timeline markers into the header, like DDNet's `Stop`,
     /// and returns the sink positioned at the end of the demo.
+    ///
+    /// After a failed write it patches nothing and returns the error: the header keeps
+    /// saying length 0 and no markers, as for a crash.
     pub fn finish(self) -> Result<W, WriteError> {
+        self.live()?;
         let length = self.length();
         let mut sink = self.writer.into_inner()?;
         let end = sink.stream_position()?;
