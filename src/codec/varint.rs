@@ -141,10 +141,15 @@ pub fn unpack_word(word: u64) -> (i32, usize, u8) {
     ((magnitude as i32) ^ -sign, len, last)
 }
 
-/// Whether the int that [`unpack`] read with `len` bytes is in its shortest form.
+/// Whether `bytes`, which [`unpack`] read as `value`, are exactly the bytes [`pack`] writes
+/// for it (and DDNet's packer with it).
+///
+/// Besides the length this checks the fifth byte, whose top four bits the unpacker ignores:
+/// `bf ff ff ff ff` reads as `i32::MAX` in five bytes, the canonical length, yet is not what a
+/// writer emits (`bf ff ff ff 0f`), so re-encoding would not give the stored bytes back.
 #[inline]
-pub fn is_canonical(value: i32, len: usize) -> bool {
-    packed_len(value) == len
+pub fn is_canonical(value: i32, bytes: &[u8]) -> bool {
+    packed_len(value) == bytes.len() && (bytes.len() < MAX_BYTES || bytes[4] & 0xF0 == 0)
 }
 
 /// Appends the packed form of every int in `ints` to `out`.
@@ -242,7 +247,7 @@ fn unpack_into(
         } else {
             let (value, len) =
                 unpack(&input[pos..]).ok_or((n, VarIntError::UnexpectedEnd { offset: pos }))?;
-            non_canonical += !is_canonical(value, len) as usize;
+            non_canonical += !is_canonical(value, &input[pos..pos + len]) as usize;
             *slot = value;
             pos += len;
         }

@@ -142,17 +142,6 @@ pub struct ExFrame {
     pub size: i32,
 }
 
-/// Whether the `len` bytes of `bytes` that [`varint::unpack`] read as `value` are exactly the
-/// bytes DDNet's packer writes for it.
-///
-/// Besides the length this checks the fifth byte, whose top four bits the unpacker ignores:
-/// `bf ff ff ff ff` reads as `i32::MAX` in five bytes, the canonical length, yet is not what a
-/// writer emits (`bf ff ff ff 0f`).
-#[inline]
-pub fn is_canonical_varint(value: i32, bytes: &[u8], len: usize) -> bool {
-    varint::packed_len(value) == len && (len < varint::MAX_BYTES || bytes[4] & 0xF0 == 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,7 +181,7 @@ mod tests {
     fn canonical_check_includes_the_fifth_byte() {
         let check = |bytes: &[u8]| {
             let (v, len) = varint::unpack(bytes).unwrap();
-            is_canonical_varint(v, bytes, len)
+            varint::is_canonical(v, &bytes[..len])
         };
         assert!(check(&[0x00]));
         assert!(!check(&[0x80, 0x00]));

@@ -1210,7 +1210,8 @@ pub(crate) fn decode_ints_only(window: &[u8; INT_WINDOW]) -> Option<Decoded<'sta
 
 /// Whether an int of `len` bytes ending in `last` is in the form DDNet writes: a longer int
 /// must carry value bits in its last byte (else a shorter form would hold it), and a fifth
-/// byte nothing else. The same rule as [`is_canonical_varint`](super::format::is_canonical_varint), from the last byte.
+/// byte nothing else. The same rule as [`varint::is_canonical`],
+/// from the last byte.
 #[inline(always)]
 fn is_canonical_end(len: usize, last: u8) -> bool {
     match len {

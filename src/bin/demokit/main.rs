@@ -12,6 +12,8 @@
 //! `demokit: FILE: message` where no offset applies, such as a file that cannot be opened),
 //! and the exit status says what kind of failure it was (see [`LONG_ABOUT`]).
 
+#![forbid(unsafe_code)]
+
 mod edit;
 mod source;
 
