@@ -153,3 +153,70 @@ fn a_fifth_int_byte_with_high_bits_is_not_canonical() {
         "the payload's overlong int is not counted"
     );
 }
+
+/// Defect: a v6 demo without the SHA-256 block whose tiny map begins like the block's UUID
+/// read, but `repair` cut it to the map's end, and the reader then took those bytes for a
+/// SHA-256 block cut short. A partial UUID now means a cut block only when what is left
+/// cannot hold the map.
+#[test]
+fn a_repaired_demo_whose_map_begins_like_the_sha256_uuid_reads() {
+    let data = std::fs::read(
+        project()
+            .join("fixtures/malformed/fuzz/twdemo_read-repaired-map-begins-like-sha256-uuid.demo"),
+    )
+    .unwrap();
+    let slice = tw::DemoSlice::parse(&data).unwrap();
+    assert!(slice.prelude().map_sha256.is_none());
+    let (repaired, _) = tw::repair::repair(&data).unwrap();
+    let again = tw::DemoSlice::parse(&repaired).expect("the repaired demo reads");
+    assert!(again.prelude().map_sha256.is_none());
+    assert_eq!(again.map(), slice.map());
+    let map_len = slice.map().len();
+    assert!(map_len < 16);
+    assert_eq!(
+        repaired.len(),
+        again.map_offset() + map_len,
+        "no chunk was complete"
+    );
+    assert_eq!(
+        again.map(),
+        &demokit::twdemo::format::SHA256_EXTENSION_UUID[..map_len]
+    );
+    // A file that is cut inside the UUID and too short for its map is still cut short.
+    let mut cut = repaired[..again.map_offset() + map_len - 1].to_vec();
+    // map_size (big-endian, after the 8-byte version header and two 64-byte strings).
+    cut[136..140].copy_from_slice(&100u32.to_be_bytes());
+    let e = tw::DemoSlice::parse(&cut).unwrap_err();
+    assert!(e.is_truncation(), "{e}");
+}
+
+/// Defect: a Source header whose `playback_time` and `ticks` were both garbage (negative)
+/// implied an interval of 3e38 s, so `repair` wrote an infinite `playback_time`, and a
+/// second repair changed the file again. Only a time and tick count implying an interval
+/// of 1 ms to 1 s are taken from the header now. A second finding: frames with negative
+/// ticks give negative `ticks`; the interval must still be read back from such a header.
+#[test]
+fn source_repair_ignores_an_implausible_header_interval() {
+    use demokit::source::repair::{IntervalSource, RepairOptions, repair};
+    let data =
+        std::fs::read(project().join(
+            "fixtures/malformed/fuzz/source_read-repair-header-time-implies-huge-interval.dem",
+        ))
+        .unwrap();
+    let header = *demokit::source::SourceSlice::parse(&data).unwrap().header();
+    assert!(header.playback_time < 0.0 && header.ticks < 0);
+    let first = repair(&data, &RepairOptions::default()).unwrap();
+    assert_eq!(first.report.interval_source, IntervalSource::Guessed);
+    assert_eq!(first.report.interval, 0.015);
+    let fixed = *demokit::source::SourceSlice::parse(&first.bytes)
+        .unwrap()
+        .header();
+    assert!(fixed.playback_time.is_finite());
+    let second = repair(&first.bytes, &RepairOptions::default()).unwrap();
+    assert!(
+        second.report.changes.is_empty(),
+        "{:?}",
+        second.report.changes
+    );
+    assert_eq!(second.bytes, first.bytes);
+}

@@ -359,15 +359,39 @@ fn negative_lengths() {
     }
 }
 
+/// A length up to [`MAX_PAYLOAD_LEN`] past the end of the file is a truncation; one beyond
+/// it is refused at once. Neither allocates by the length.
 #[test]
 fn huge_lengths_are_truncations_without_big_allocations() {
+    use demokit::source::reader::MAX_PAYLOAD_LEN;
     for profile in PROFILES {
         for (frame, field) in length_frames(profile) {
-            // The largest length there is, with a little (or a megabyte of) data after it.
+            // Past the cap, the length is refused where it stands.
+            {
+                let mut frame = frame.clone();
+                let n = frame.len();
+                let over = MAX_PAYLOAD_LEN as i32 + 1;
+                for length in [over, i32::MAX] {
+                    frame[n - 4..n].copy_from_slice(&length.to_le_bytes());
+                    frame.resize(n + 3000, 0x55);
+                    let (data, at) = sync_then(profile, &frame);
+                    for out in [&read_slice(&data), &read_stream(&data[..])] {
+                        assert_eq!(out.frames.len(), 1);
+                        let e = error(out);
+                        assert_eq!(e.offset, at);
+                        assert!(
+                            matches!(e.kind, ReadErrorKind::PayloadTooLong { what, length: l }
+                                if what == field && l == length),
+                            "{profile:?} {field}: {e}"
+                        );
+                    }
+                }
+            }
+            // The largest length allowed, with a little (or a megabyte of) data after it.
             for after in [3000, 200_000, 1 << 20] {
                 let mut frame = frame.clone();
                 let n = frame.len();
-                frame[n - 4..].copy_from_slice(&0x7fff_ffff_i32.to_le_bytes());
+                frame[n - 4..].copy_from_slice(&(MAX_PAYLOAD_LEN as i32).to_le_bytes());
                 frame.resize(n + after, 0x55);
                 let (data, at) = sync_then(profile, &frame);
                 let slice = read_slice(&data);

@@ -90,8 +90,11 @@ fn read_both(data: &[u8]) -> (usize, Option<ReadError>) {
     slice_result
 }
 
+/// Size fields beyond [`MAX_MESSAGE_LEN`](demokit::teehistorian::reader::MAX_MESSAGE_LEN)
+/// are refused where they stand, whatever follows; below it a size past the end is a
+/// truncation. Neither allocates by the size.
 #[test]
-fn size_fields_past_the_end_are_truncations_without_big_allocations() {
+fn size_fields_beyond_the_cap_or_past_the_end_without_big_allocations() {
     let mut join = ints(&[-8, 3]);
     let join_len = join.len() as u64;
     // MESSAGE of 2^31 - 1 bytes, EX of as many, with a megabyte of data after them.
@@ -108,13 +111,26 @@ fn size_fields_past_the_end_are_truncations_without_big_allocations() {
         let (n, err) = read_both(&file(&body));
         assert_eq!(n, 1);
         let err = err.unwrap();
-        assert!(err.is_truncation(), "{err}");
         assert_eq!(err.offset, BODY_OFFSET + join_len);
-        assert!(matches!(
-            err.kind,
-            ReadErrorKind::UnexpectedEnd { available, .. } if available == (head.len() + tail.len()) as u64
-        ));
+        assert!(
+            matches!(
+                err.kind,
+                ReadErrorKind::MessageTooLong { at_least } if at_least > i32::MAX as u64
+            ),
+            "{err}"
+        );
     }
+    // A MESSAGE of 100 KiB, cut after 1 KiB: a truncation.
+    let mut body = join.clone();
+    body.extend_from_slice(&ints(&[-7, 0, 100 << 10]));
+    body.extend_from_slice(&[0x55; 1024]);
+    let (n, err) = read_both(&file(&body));
+    let err = err.unwrap();
+    assert_eq!((n, err.offset), (1, BODY_OFFSET + join_len));
+    assert!(
+        matches!(err.kind, ReadErrorKind::UnexpectedEnd { available, .. } if available == 1024 + 5),
+        "{err}"
+    );
     // A string that never ends, and a console command announcing 2^31 - 1 arguments.
     join.extend_from_slice(&ints(&[-9, 0]));
     join.extend_from_slice(&tail);
@@ -272,4 +288,79 @@ fn the_slice_reader_allocates_nothing_per_message() {
     });
     assert_eq!(items, 2001);
     assert_eq!(largest, 0);
+}
+
+/// A stream that never ends its header, or a message whose string never ends, would make a
+/// streaming reader buffer without bound; both readers stop at the documented caps instead,
+/// and the streaming reader's heap stays within a small multiple of the cap.
+#[test]
+fn endless_headers_and_messages_stop_at_the_caps() {
+    use demokit::teehistorian::format::id;
+    use demokit::teehistorian::reader::{MAX_HEADER_LEN, MAX_MESSAGE_LEN};
+    use std::io::Read;
+
+    // A header of endless spaces (valid JSON whitespace, no NUL).
+    let endless_header = FILE_UUID.as_slice().chain(std::io::repeat(b' '));
+    let (result, usage) = common::alloc::measure(|| TeehistorianReader::new(endless_header).err());
+    let e = result.expect("an endless header is refused");
+    assert!(matches!(e.kind, ReadErrorKind::HeaderTooLong), "{e}");
+    assert_eq!(e.offset, 16);
+    assert!(
+        usage.peak < 4 * MAX_HEADER_LEN,
+        "peak {} bytes for a {} byte cap",
+        usage.peak,
+        MAX_HEADER_LEN
+    );
+    // The slice reader draws the line at the same place.
+    let mut data = FILE_UUID.to_vec();
+    data.resize(16 + MAX_HEADER_LEN, b' ');
+    data.extend_from_slice(HEADER);
+    data.push(0);
+    let e = TeehistorianSlice::parse(&data).unwrap_err();
+    assert!(matches!(e.kind, ReadErrorKind::HeaderTooLong), "{e}");
+    data.drain(16..16 + MAX_HEADER_LEN - HEADER.len() - 1);
+    assert!(
+        TeehistorianSlice::parse(&data).is_ok(),
+        "a header at the cap reads"
+    );
+
+    // A console command whose name never ends.
+    let head = file(&ints(&[id::CONSOLE_COMMAND, 0, 0]));
+    let endless = head.as_slice().chain(std::io::repeat(b'x'));
+    let (result, usage) = common::alloc::measure(|| {
+        let mut reader = TeehistorianReader::new(endless).unwrap();
+        reader.next().map(|r| r.map(|_| ()))
+    });
+    let e = result.unwrap().unwrap_err();
+    assert_eq!(e.offset, BODY_OFFSET);
+    assert!(
+        matches!(e.kind, ReadErrorKind::MessageTooLong { at_least } if at_least > MAX_MESSAGE_LEN as u64),
+        "{e}"
+    );
+    assert!(
+        usage.peak < 4 * MAX_MESSAGE_LEN,
+        "peak {} bytes for a {} byte cap",
+        usage.peak,
+        MAX_MESSAGE_LEN
+    );
+
+    // A complete MESSAGE just over the cap is refused by both readers; one at the cap reads.
+    for (payload, refused) in [(MAX_MESSAGE_LEN, true), (MAX_MESSAGE_LEN - 16, false)] {
+        let mut body = ints(&[id::MESSAGE, 0, payload as i32]);
+        let overhead = body.len();
+        body.resize(overhead + payload, 0);
+        body.extend_from_slice(&ints(&[id::FINISH]));
+        let (n, e) = read_both(&file(&body));
+        if refused {
+            let e = e.expect("refused");
+            assert!(
+                matches!(e.kind, ReadErrorKind::MessageTooLong { .. }),
+                "{e}"
+            );
+            assert_eq!((n, e.offset), (0, BODY_OFFSET));
+        } else {
+            assert!(e.is_none(), "{e:?}");
+            assert_eq!(n, 2);
+        }
+    }
 }

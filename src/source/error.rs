@@ -71,6 +71,19 @@ pub enum ReadErrorKind {
         /// Its value.
         value: i32,
     },
+    /// A length field announces more than [`MAX_PAYLOAD_LEN`] bytes.
+    ///
+    /// [`MAX_PAYLOAD_LEN`]: super::reader::MAX_PAYLOAD_LEN
+    #[error(
+        "{what} is {length} bytes long, beyond the limit of {limit}",
+        limit = super::reader::MAX_PAYLOAD_LEN
+    )]
+    PayloadTooLong {
+        /// The field.
+        what: &'static str,
+        /// Its value.
+        length: i32,
+    },
     /// The stop command is followed by more bytes than the streaming reader keeps.
     #[error("more than {limit} bytes follow the stop command")]
     StopTailTooLong {

@@ -276,6 +276,12 @@ pub(crate) fn step<'a>(profile: &Profile, rest: &'a [u8], eof: bool) -> Step<'a>
                     value: length,
                 });
             };
+            if n > MAX_PAYLOAD_LEN {
+                return Step::Fail(ReadErrorKind::PayloadTooLong {
+                    what: $what,
+                    length,
+                });
+            }
             let end = pos.saturating_add(n);
             let Some(bytes) = rest.get(pos..end) else {
                 return short($what, Some(end));
@@ -455,6 +461,13 @@ impl<'a> Iterator for Frames<'a> {
 }
 
 impl std::iter::FusedIterator for Frames<'_> {}
+
+/// The longest payload a frame may announce (packet data, a console or user command, data
+/// or string tables, custom data), for both readers: the streaming reader holds a frame
+/// whole, so a damaged length field on an endless stream must not make it buffer
+/// gigabytes. The largest in the real files this crate is tested on is 0.9 MB (Left 4
+/// Dead 2's string tables).
+pub const MAX_PAYLOAD_LEN: usize = 32 << 20;
 
 /// The most bytes after a stop command the streaming reader keeps (real files hold 3 to 5).
 pub const MAX_STREAM_STOP_TAIL: usize = 1 << 20;

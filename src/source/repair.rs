@@ -276,19 +276,26 @@ fn choose_interval(header: &Header, options: &RepairOptions) -> (f32, IntervalSo
     (by_game, IntervalSource::Guessed)
 }
 
-/// The interval a finished header implies: `time / ticks`, if that is a positive finite
-/// number.
+/// The interval a finished header implies: `time / ticks`, if that is a plausible tick
+/// interval ([`PLAUSIBLE_INTERVAL`]). Anything else is a header that was never finalized or
+/// is damaged, and saying nothing is better than an interval that gives an infinite time.
+/// Negative ticks (and so a negative time) are allowed: a repair writes them when the frames
+/// carry negative ticks, and must read its own output back to the same interval.
 ///
 /// For a time the engine computed (`interval * ticks` in `f32`), the quotient multiplies
 /// back to exactly that time (checked on two million random intervals and tick counts), so
 /// an intact header of an unknown game keeps its `playback_time` bit for bit.
 fn header_interval(time: f32, ticks: i32) -> Option<f32> {
-    if ticks == 0 || time == 0.0 {
+    if ticks == 0 {
         return None;
     }
     let quotient = time / ticks as f32;
-    (quotient.is_finite() && quotient > 0.0).then_some(quotient)
+    PLAUSIBLE_INTERVAL.contains(&quotient).then_some(quotient)
 }
+
+/// Tick intervals a header's time and ticks may imply: 1 ms (a 1000-tick server) to 1 s.
+/// Real games use 1/128 to 1/30.
+pub const PLAUSIBLE_INTERVAL: std::ops::RangeInclusive<f32> = 0.001..=1.0;
 
 /// The header fields that differ between `old` and `new`, in header order.
 fn changes(old: &Header, new: &Header) -> Vec<Change> {

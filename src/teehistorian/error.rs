@@ -74,6 +74,23 @@ pub enum ReadErrorKind {
         /// The tick it would lead to.
         tick: i64,
     },
+    /// The JSON header has no terminating NUL within [`MAX_HEADER_LEN`] bytes.
+    ///
+    /// [`MAX_HEADER_LEN`]: super::reader::MAX_HEADER_LEN
+    #[error("the JSON header is longer than the limit of {limit} bytes", limit = super::reader::MAX_HEADER_LEN)]
+    HeaderTooLong,
+    /// A message is longer than [`MAX_MESSAGE_LEN`]: its size field says so, or no end of it
+    /// was found within that many bytes.
+    ///
+    /// [`MAX_MESSAGE_LEN`]: super::reader::MAX_MESSAGE_LEN
+    #[error(
+        "a message of at least {at_least} bytes, beyond the limit of {limit}",
+        limit = super::reader::MAX_MESSAGE_LEN
+    )]
+    MessageTooLong {
+        /// How long the message is at least.
+        at_least: u64,
+    },
     /// Bytes follow the FINISH message.
     #[error("{len} bytes follow the FINISH message")]
     DataAfterFinish {

@@ -133,6 +133,41 @@ fn check_magic(data: &[u8]) -> Result<(), ReadError> {
     Ok(())
 }
 
+/// The longest JSON header either reader accepts, in bytes. DDNet cuts every header value
+/// to at most 1023 escaped bytes, and its largest headers (every config variable changed)
+/// stay well below this; the cap keeps the streaming reader from buffering a stream that
+/// never ends its header.
+pub const MAX_HEADER_LEN: usize = 4 << 20;
+
+/// The longest message either reader accepts, in bytes. DDNet's longest (console commands
+/// with their arguments, EX records carrying network messages) are a few KiB; the cap keeps
+/// the streaming reader from buffering a message whose size field or unterminated string
+/// runs on for gigabytes.
+pub const MAX_MESSAGE_LEN: usize = 1 << 20;
+
+/// Where the header's NUL is in `after_uuid` (the bytes after the file UUID, as far as they
+/// have been read; `eof`: that is all there is), or the error both readers give: cut short,
+/// or longer than [`MAX_HEADER_LEN`]. `Ok(None)`: more input is needed to tell.
+fn header_end(after_uuid: &[u8], searched: usize, eof: bool) -> Result<Option<usize>, ReadError> {
+    let window = &after_uuid[..after_uuid.len().min(MAX_HEADER_LEN + 1)];
+    if let Some(i) = window[searched.min(window.len())..]
+        .iter()
+        .position(|&b| b == 0)
+    {
+        return Ok(Some(searched + i));
+    }
+    if after_uuid.len() > MAX_HEADER_LEN {
+        return Err(ReadError::new(
+            FILE_UUID.len() as u64,
+            ReadErrorKind::HeaderTooLong,
+        ));
+    }
+    if eof {
+        return Err(header_cut(after_uuid.len()));
+    }
+    Ok(None)
+}
+
 /// The truncation error for a header whose NUL is missing.
 fn header_cut(available: usize) -> ReadError {
     ReadError::new(
@@ -210,7 +245,22 @@ fn step<'a>(body: &Body, rest: &'a [u8], eof: bool) -> Step<'a> {
         });
     }
     match Message::decode(rest) {
+        Ok(decoded) if decoded.len > MAX_MESSAGE_LEN => Step::Fail(ReadErrorKind::MessageTooLong {
+            at_least: decoded.len as u64,
+        }),
         Ok(decoded) => Step::Message(decoded),
+        // Decided by where the message would end, never by how much happens to be buffered,
+        // so that both readers give the same answer for the same bytes.
+        Err(DecodeError::Incomplete {
+            need: Some(total), ..
+        }) if total > MAX_MESSAGE_LEN => Step::Fail(ReadErrorKind::MessageTooLong {
+            at_least: total as u64,
+        }),
+        Err(DecodeError::Incomplete { .. }) if rest.len() > MAX_MESSAGE_LEN => {
+            Step::Fail(ReadErrorKind::MessageTooLong {
+                at_least: rest.len() as u64,
+            })
+        }
         Err(DecodeError::Incomplete { expected, need }) => {
             if eof {
                 Step::Fail(ReadErrorKind::UnexpectedEnd {
@@ -266,10 +316,7 @@ impl<'a> TeehistorianSlice<'a> {
     pub fn parse(data: &'a [u8]) -> Result<Self, ReadError> {
         check_magic(&data[..data.len().min(FILE_UUID.len())])?;
         let after_uuid = &data[FILE_UUID.len()..];
-        let nul = after_uuid
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or_else(|| header_cut(after_uuid.len()))?;
+        let nul = header_end(after_uuid, 0, true)?.expect("the whole input was searched");
         let header = parse_header(&after_uuid[..nul])?;
         Ok(TeehistorianSlice {
             data,
@@ -346,6 +393,7 @@ impl<'a> Iterator for Messages<'a> {
         // taking those straight through keeps the per-message cost to the decoding itself.
         if !self.body.finished
             && let Ok(decoded) = Message::decode(rest)
+            && decoded.len <= MAX_MESSAGE_LEN
             && let Ok(tick) = self.body.ticks.apply(&decoded.message)
         {
             let offset = self.pos as u64;
@@ -444,15 +492,13 @@ impl<R: Read> TeehistorianReader<R> {
         }
         check_magic(&reader.buf[..reader.buf.len().min(FILE_UUID.len())])?;
         // Search each newly read part once for the NUL.
-        let mut searched = FILE_UUID.len();
+        let mut searched = 0;
         let nul = loop {
-            if let Some(i) = reader.buf[searched..].iter().position(|&b| b == 0) {
-                break searched + i;
+            let after_uuid = &reader.buf[FILE_UUID.len()..];
+            if let Some(i) = header_end(after_uuid, searched, reader.eof)? {
+                break FILE_UUID.len() + i;
             }
-            searched = reader.buf.len();
-            if reader.eof {
-                return Err(header_cut(reader.buf.len() - FILE_UUID.len()));
-            }
+            searched = after_uuid.len();
             reader.fill(None, FILE_UUID.len() as u64)?;
         };
         reader.header = parse_header(&reader.buf[FILE_UUID.len()..nul])?;

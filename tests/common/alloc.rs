@@ -1,6 +1,7 @@
-//! A global allocator for tests that bound allocations: it records the largest single
-//! allocation made on the current thread while armed, so that tests running in parallel do
-//! not see each other's allocations. A test binary installs it with
+//! A global allocator for tests that bound memory: while armed on the current thread it
+//! records the largest single allocation and the peak of heap bytes live on that thread
+//! (allocated minus freed since arming), so that tests running in parallel do not see each
+//! other's allocations. A test binary installs it with
 //! `#[global_allocator] static ALLOCATOR: LargestAllocation = LargestAllocation;`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -12,39 +13,71 @@ pub struct LargestAllocation;
 thread_local! {
     static ARMED: Cell<bool> = const { Cell::new(false) };
     static LARGEST: Cell<usize> = const { Cell::new(0) };
+    /// Bytes allocated minus bytes freed on this thread since arming; memory allocated
+    /// before and freed while armed makes it negative, which only lowers the peak.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
 // SAFETY: every call is forwarded unchanged to `System`; noting a size touches only
 // thread-locals with const initializers, which do not allocate.
 unsafe impl GlobalAlloc for LargestAllocation {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
+        note(layout.size(), 0);
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note(0, layout.size());
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
+        note(new_size, layout.size());
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
-fn note(size: usize) {
+fn note(allocated: usize, freed: usize) {
     // try_with: the allocator runs during thread teardown too.
     let _ = ARMED.try_with(|armed| {
         if armed.get() {
-            let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+            let _ = LARGEST.try_with(|l| l.set(l.get().max(allocated)));
+            let _ = LIVE.try_with(|live| {
+                let now = live.get() + allocated as isize - freed as isize;
+                live.set(now);
+                let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
+            });
         }
     });
+}
+
+/// What [`measure`] saw.
+#[derive(Debug, Clone, Copy)]
+pub struct Usage {
+    /// The largest single allocation.
+    pub largest: usize,
+    /// The most heap bytes live at once (of those allocated while measuring).
+    pub peak: usize,
+}
+
+/// Runs `f` and returns its result with the heap use it caused on this thread (zeros
+/// unless the test binary installed [`LargestAllocation`]).
+pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Usage) {
+    LARGEST.with(|l| l.set(0));
+    LIVE.with(|l| l.set(0));
+    PEAK.with(|p| p.set(0));
+    ARMED.with(|a| a.set(true));
+    let out = f();
+    ARMED.with(|a| a.set(false));
+    let usage = Usage {
+        largest: LARGEST.with(|l| l.get()),
+        peak: PEAK.with(|p| p.get()).max(0) as usize,
+    };
+    (out, usage)
 }
 
 /// Runs `f` and returns its result with the largest allocation it made on this thread
 /// (0 unless the test binary installed [`LargestAllocation`]).
 pub fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LARGEST.with(|l| l.set(0));
-    ARMED.with(|a| a.set(true));
-    let out = f();
-    ARMED.with(|a| a.set(false));
-    (out, LARGEST.with(|l| l.get()))
+    let (out, usage) = measure(f);
+    (out, usage.largest)
 }
