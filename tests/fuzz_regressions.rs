@@ -154,12 +154,13 @@ fn a_fifth_int_byte_with_high_bits_is_not_canonical() {
     );
 }
 
-/// Defect: a v6 demo without the SHA-256 block whose tiny map begins like the block's UUID
-/// read, but `repair` cut it to the map's end, and the reader then took those bytes for a
-/// SHA-256 block cut short. A partial UUID now means a cut block only when what is left
-/// cannot hold the map.
+/// Finding: a v6 demo without the SHA-256 block whose tiny map begins like the block's
+/// UUID reads, but `repair` cut it to the map's end, and the reader then takes those bytes
+/// for a SHA-256 block cut short (as it must: DDNet's reference demo has a map of a few
+/// bytes, so a cut inside its UUID has to read as a cut). `repair` now checks that its
+/// output reads and refuses such a file instead of writing one that does not.
 #[test]
-fn a_repaired_demo_whose_map_begins_like_the_sha256_uuid_reads() {
+fn a_repair_that_would_not_read_back_is_refused() {
     let data = std::fs::read(
         project()
             .join("fixtures/malformed/fuzz/twdemo_read-repaired-map-begins-like-sha256-uuid.demo"),
@@ -167,27 +168,31 @@ fn a_repaired_demo_whose_map_begins_like_the_sha256_uuid_reads() {
     .unwrap();
     let slice = tw::DemoSlice::parse(&data).unwrap();
     assert!(slice.prelude().map_sha256.is_none());
-    let (repaired, _) = tw::repair::repair(&data).unwrap();
-    let again = tw::DemoSlice::parse(&repaired).expect("the repaired demo reads");
-    assert!(again.prelude().map_sha256.is_none());
-    assert_eq!(again.map(), slice.map());
     let map_len = slice.map().len();
     assert!(map_len < 16);
     assert_eq!(
-        repaired.len(),
-        again.map_offset() + map_len,
-        "no chunk was complete"
-    );
-    assert_eq!(
-        again.map(),
+        slice.map(),
         &demokit::twdemo::format::SHA256_EXTENSION_UUID[..map_len]
     );
-    // A file that is cut inside the UUID and too short for its map is still cut short.
-    let mut cut = repaired[..again.map_offset() + map_len - 1].to_vec();
-    // map_size (big-endian, after the 8-byte version header and two 64-byte strings).
-    cut[136..140].copy_from_slice(&100u32.to_be_bytes());
-    let e = tw::DemoSlice::parse(&cut).unwrap_err();
-    assert!(e.is_truncation(), "{e}");
+    let e = tw::repair::repair(&data).unwrap_err();
+    assert!(
+        matches!(&e, tw::repair::RepairError::Ambiguous(r) if r.is_truncation()),
+        "{e}"
+    );
+
+    // DDNet's reference demo, whose map is a few bytes long, cut inside its UUID: a cut.
+    let finding = std::fs::read(
+        project()
+            .join("fixtures/malformed/fuzz/twdemo_read-cut-inside-sha256-uuid-of-tiny-map.demo"),
+    )
+    .unwrap();
+    let prelude = tw::Prelude::parse(&finding).unwrap();
+    assert!(prelude.map_sha256.is_some() && prelude.header.map_size < 16);
+    let uuid_at = prelude.map_offset() - 48;
+    for cut in uuid_at + 1..uuid_at + 16 {
+        let e = tw::DemoSlice::parse(&finding[..cut]).unwrap_err();
+        assert!(e.is_truncation() && e.offset == uuid_at as u64, "{e}");
+    }
 }
 
 /// Defect: a Source header whose `playback_time` and `ticks` were both garbage (negative)

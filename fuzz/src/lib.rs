@@ -226,9 +226,7 @@ pub fn twdemo_read(data: &[u8]) {
     }
     let cut = cut_point(data);
     let (cut_items, cut_error) = tw_slice(&data[..cut]);
-    if !cut_inside_sha256_uuid_of_tiny_map(data, cut) {
-        check_prefix("twdemo", &items, &cut_items, cut);
-    }
+    check_prefix("twdemo", &items, &cut_items, cut);
     // A demo has no end marker: a cut between chunks reads cleanly, one inside a chunk
     // must not.
     if items
@@ -305,22 +303,6 @@ pub fn twdemo_read(data: &[u8]) {
         );
         assert_eq!(again, repaired, "twdemo: a second repair changes the file");
     }
-}
-
-/// Whether `cut` falls inside the map SHA-256 block's UUID of a demo whose map is shorter
-/// than that UUID. The format is ambiguous there: what is left after the header (a prefix of
-/// the UUID) reads, as DDNet reads it, as a demo without the block whose map and chunks
-/// begin like the UUID, so the prefix is a complete demo of its own rather than one cut
-/// short. Real maps are kilobytes long; a cut inside their UUID is a truncation.
-fn cut_inside_sha256_uuid_of_tiny_map(data: &[u8], cut: usize) -> bool {
-    let Ok(prelude) = tw::Prelude::parse(data) else {
-        return false;
-    };
-    let Some(_) = prelude.map_sha256 else {
-        return false;
-    };
-    let uuid_at = prelude.map_offset() - 48;
-    prelude.header.map_size < 16 && (uuid_at..uuid_at + 16).contains(&cut)
 }
 
 /// Round trip: a demo that reads completely is written back byte for byte, both through

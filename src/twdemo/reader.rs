@@ -104,18 +104,12 @@ impl Prelude {
         };
         // DDNet treats the SHA-256 block as optional: when the UUID is not there, the map
         // starts right here. A file that ends inside the UUID is taken as cut short rather
-        // than as a demo without the block, unless what is left holds the whole map: then
-        // it is a complete demo (a repaired one, say) whose small map begins like the UUID.
+        // than as a demo without the block (DDNet's own reference demo has a map of a few
+        // bytes, so "the rest is too short for the map" would not tell the two apart).
         let rest = &data[offset.min(data.len())..];
         let has_sha_uuid = version >= FIRST_VERSION_WITH_SHA256
-            && match rest.first_chunk::<16>() {
-                Some(uuid) => *uuid == SHA256_EXTENSION_UUID,
-                None => {
-                    !rest.is_empty()
-                        && *rest == SHA256_EXTENSION_UUID[..rest.len()]
-                        && (rest.len() as u64) < u64::from(header.map_size)
-                }
-            };
+            && !rest.is_empty()
+            && rest[..rest.len().min(16)] == SHA256_EXTENSION_UUID[..rest.len().min(16)];
         let map_sha256 = if has_sha_uuid {
             let block = need(offset, MAP_SHA256_SIZE, "the map SHA-256 block")?;
             Some(read_layout::<MapSha256>(block))

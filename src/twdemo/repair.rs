@@ -91,6 +91,11 @@ pub enum RepairError {
     /// rebuilds only what the recorder patches at the end, never these.
     #[error("cannot repair: the part before the chunks does not read: {0}")]
     Prelude(#[from] ReadError),
+    /// The kept part would not read back: a version-6 demo without the SHA-256 block whose
+    /// map and kept chunks (fewer than 16 bytes) begin like the block's UUID reads as a
+    /// demo cut inside that block. Only a hand-made file gets here.
+    #[error("cannot repair: the kept part would read as cut short ({0})")]
+    Ambiguous(ReadError),
 }
 
 /// Repairs a recording cut off mid-write; see the [module docs](self) for the rules.
@@ -148,6 +153,10 @@ pub fn repair(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
             block.extend_from_slice(&tick.to_be_bytes());
         }
         patch(&mut out, TIMELINE_MARKERS_OFFSET, &block);
+    }
+
+    if let Err(e) = DemoSlice::parse(&out) {
+        return Err(RepairError::Ambiguous(e));
     }
 
     let report = RepairReport {
