@@ -1,0 +1,200 @@
+//! Status codes, the per-thread last error, and the checks every call makes on the pointers
+//! C hands in.
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// What a call returned. `DEMOKIT_STATUS_OK` (0) is success; for every other value
+/// `demokit_last_error()` says what went wrong.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DemokitStatus {
+    /// Success.
+    Ok = 0,
+    /// A pointer argument that must not be null was null.
+    NullPointer = 1,
+    /// A string argument is not valid UTF-8.
+    InvalidUtf8 = 2,
+    /// An argument is out of range or malformed (a client id outside 0..64, an unknown
+    /// header key, a string with a NUL where none may be, a snapshot that does not parse).
+    InvalidArgument = 3,
+    /// The call is not allowed here: out of the order the tick loop requires, or after
+    /// `finish`.
+    OutOfOrder = 4,
+    /// Opening, writing or flushing the file (or the write callback) failed; the recorder
+    /// refuses every later call and the file keeps what was complete before.
+    Io = 5,
+    /// A bug in demokit (a panic caught at the boundary); please report it.
+    Internal = 6,
+}
+
+/// A failed call: its status and message.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) status: DemokitStatus,
+    pub(crate) message: String,
+}
+
+impl Failure {
+    pub(crate) fn new(status: DemokitStatus, message: impl Into<String>) -> Self {
+        Failure {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(message: &str) {
+    // A message with a NUL in it (from an argument echoed back) is cut there.
+    let cut = message.split('\0').next().unwrap_or_default();
+    let text = CString::new(cut).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = text);
+}
+
+/// Runs a call's body: clears the last error, turns a failure into its status and message,
+/// and a panic (in builds that unwind) into [`DemokitStatus::Internal`].
+pub(crate) fn guard(name: &str, body: impl FnOnce() -> Result<(), Failure>) -> DemokitStatus {
+    set_last_error("");
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => DemokitStatus::Ok,
+        Ok(Err(failure)) => {
+            set_last_error(&format!("{name}: {}", failure.message));
+            failure.status
+        }
+        Err(_) => {
+            set_last_error(&format!("{name}: internal error (panic); please report it"));
+            DemokitStatus::Internal
+        }
+    }
+}
+
+/// The message of the last failed call on this thread, or an empty string if the last
+/// call succeeded. The pointer stays valid until the next demokit call on this thread;
+/// never null.
+#[unsafe(no_mangle)]
+pub extern "C" fn demokit_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// The name of a status (`"ok"`, `"null pointer"`, ...), a static string; never null.
+#[unsafe(no_mangle)]
+pub extern "C" fn demokit_status_name(status: i32) -> *const c_char {
+    // An int, not the enum: C may pass any value, and an enum value Rust does not know
+    // would be undefined behaviour.
+    let name: &'static CStr = match status {
+        0 => c"ok",
+        1 => c"null pointer",
+        2 => c"invalid UTF-8",
+        3 => c"invalid argument",
+        4 => c"call out of order",
+        5 => c"I/O error",
+        6 => c"internal error",
+        _ => c"unknown status",
+    };
+    name.as_ptr()
+}
+
+/// Checks that `ptr` is not null.
+pub(crate) fn non_null<T>(ptr: *const T, what: &str) -> Result<*const T, Failure> {
+    if ptr.is_null() {
+        Err(Failure::new(
+            DemokitStatus::NullPointer,
+            format!("{what} is null"),
+        ))
+    } else {
+        Ok(ptr)
+    }
+}
+
+/// The NUL-terminated UTF-8 string at `ptr`.
+///
+/// # Safety
+/// `ptr` is null (refused) or points to a NUL-terminated string that lives and does not
+/// change for `'a`.
+pub(crate) unsafe fn str_arg<'a>(ptr: *const c_char, what: &str) -> Result<&'a str, Failure> {
+    let ptr = non_null(ptr, what)?;
+    // SAFETY: non-null, and NUL-terminated and alive for 'a by the caller's contract.
+    let bytes = unsafe { CStr::from_ptr(ptr) };
+    bytes.to_str().map_err(|e| {
+        Failure::new(
+            DemokitStatus::InvalidUtf8,
+            format!("{what} is not valid UTF-8 ({e})"),
+        )
+    })
+}
+
+/// Like [`str_arg`], but null means "not given".
+///
+/// # Safety
+/// As for [`str_arg`].
+pub(crate) unsafe fn opt_str_arg<'a>(
+    ptr: *const c_char,
+    what: &str,
+) -> Result<Option<&'a str>, Failure> {
+    if ptr.is_null() {
+        Ok(None)
+    } else {
+        // SAFETY: as the caller promised.
+        unsafe { str_arg(ptr, what) }.map(Some)
+    }
+}
+
+/// The `len` elements at `ptr`; a null `ptr` is allowed only for `len` 0.
+///
+/// # Safety
+/// `ptr` is null or points to `len` initialized elements that live and do not change
+/// for `'a`.
+pub(crate) unsafe fn slice_arg<'a, T>(
+    ptr: *const T,
+    len: usize,
+    what: &str,
+) -> Result<&'a [T], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    let ptr = non_null(ptr, what)?;
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(Failure::new(
+            DemokitStatus::InvalidArgument,
+            format!("{what}: length {len} is impossible"),
+        ));
+    }
+    // SAFETY: non-null, `len` elements by the caller's contract, size checked above.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// The object behind a handle.
+///
+/// # Safety
+/// `handle` is null (refused) or a pointer this library returned and that has not been
+/// freed, used by no other thread during the call.
+pub(crate) unsafe fn handle_arg<'a, T>(handle: *mut T, what: &str) -> Result<&'a mut T, Failure> {
+    non_null(handle as *const T, what)?;
+    // SAFETY: a live, exclusively used Box<T> pointer by the caller's contract.
+    Ok(unsafe { &mut *handle })
+}
+
+/// Stores `value` in `*out` as a new handle.
+///
+/// # Safety
+/// `out` is non-null (checked by the caller) and valid for a write.
+pub(crate) unsafe fn put_handle<T>(out: *mut *mut T, value: T) {
+    // SAFETY: as the caller promised.
+    unsafe { *out = Box::into_raw(Box::new(value)) };
+}
+
+/// Takes back and drops the object behind a handle; null is a no-op.
+///
+/// # Safety
+/// `handle` is null or a pointer this library returned that has not been freed.
+pub(crate) unsafe fn free_handle<T>(handle: *mut T) {
+    if !handle.is_null() {
+        // SAFETY: as the caller promised: it came from Box::into_raw and is freed once.
+        drop(unsafe { Box::from_raw(handle) });
+    }
+}
