@@ -225,3 +225,30 @@ fn source_repair_ignores_an_implausible_header_interval() {
     );
     assert_eq!(second.bytes, first.bytes);
 }
+
+/// Finding (a limit of the format, not a defect): a Source header that leaves the profile
+/// open, with frames no profile reads cleanly, is read under a guessed profile; its repair
+/// keeps the frames read so, and the repaired frames then settle another profile, under
+/// which a second repair sees other frames. The repair's output still reads to its stop
+/// command under its own profile.
+#[test]
+fn a_source_repair_can_settle_a_guessed_profile_differently() {
+    use demokit::source::repair::{RepairOptions, repair};
+    use demokit::source::{ProfileOrigin, SourceSlice};
+    let data = std::fs::read(
+        project().join("fixtures/malformed/fuzz/source_read-repair-settles-another-profile.dem"),
+    )
+    .unwrap();
+    let input = SourceSlice::parse(&data).unwrap();
+    assert_eq!(input.profile_origin(), ProfileOrigin::Guessed);
+    let repaired = repair(&data, &RepairOptions::default()).unwrap();
+    assert!(repaired.report.stop_appended);
+    let output = SourceSlice::parse(&repaired.bytes).unwrap();
+    assert_eq!(output.profile_origin(), ProfileOrigin::Detected);
+    assert_ne!(output.profile(), input.profile());
+    assert!(output.frames().all(|f| f.is_ok()));
+    // Read with the profile the repair used, the output is what the repair kept.
+    let same = SourceSlice::with_profile(&repaired.bytes, *input.profile()).unwrap();
+    let frames = same.frames().collect::<Result<Vec<_>, _>>().unwrap();
+    assert_eq!(frames.len() as u64, repaired.report.frames_kept + 1);
+}
