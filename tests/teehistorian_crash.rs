@@ -12,6 +12,8 @@
 
 mod common;
 
+use common::temp::{TempFiles, temp_path};
+
 use common::server::Server;
 use demokit::teehistorian::{
     FlushPolicy, Header, Message, MessageAt, Recorder, Summary, TeehistorianSlice,
@@ -33,27 +35,6 @@ const CHILD_MAX_TICKS: i32 = 100_000;
 
 /// ...or after this long, whichever comes first.
 const CHILD_MAX_TIME: Duration = Duration::from_secs(15);
-
-/// A unique path under the temp dir for this process and `label`.
-fn temp_path(label: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    std::env::temp_dir().join(format!(
-        "demokit-{label}-{}-{nanos}.teehistorian",
-        std::process::id()
-    ))
-}
-
-/// Removes a file when dropped, so that a failing test leaves nothing behind.
-struct TempFile(PathBuf);
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 /// The header every recording here starts with.
 fn header() -> Header {
@@ -112,8 +93,8 @@ fn check_ticks(items: &[MessageAt<'_>]) -> i32 {
 /// them, ends in a truncation error, and its complete messages summarize and rewrite.
 #[test]
 fn crash_leaves_every_flushed_tick() {
-    let path = temp_path("crash");
-    let _cleanup = TempFile(path.clone());
+    let path = temp_path("crash", "teehistorian");
+    let _cleanup = TempFiles(vec![path.clone()]);
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -234,14 +215,17 @@ fn info_memory_does_not_grow_with_file_size() {
         eprintln!("skipping: /usr/bin/time not found (needed to measure peak RSS)");
         return;
     }
-    let small = TempFile(temp_path("mem-small"));
-    let large = TempFile(temp_path("mem-large"));
-    let small_len = record_file(&small.0, 1_000);
-    let large_len = record_file(&large.0, 33_000);
+    let (small, large) = (
+        temp_path("mem-small", "teehistorian"),
+        temp_path("mem-large", "teehistorian"),
+    );
+    let _cleanup = TempFiles(vec![small.clone(), large.clone()]);
+    let small_len = record_file(&small, 1_000);
+    let large_len = record_file(&large, 33_000);
     assert!(small_len > 500_000 && small_len < 2_000_000, "{small_len}");
     assert!(large_len > 28_000_000, "{large_len}");
-    let (small_rss, small_json) = info_peak_rss(&small.0);
-    let (large_rss, large_json) = info_peak_rss(&large.0);
+    let (small_rss, small_json) = info_peak_rss(&small);
+    let (large_rss, large_json) = info_peak_rss(&large);
     eprintln!(
         "peak RSS: {small_rss} KiB for {small_len} bytes, {large_rss} KiB for {large_len} bytes"
     );

@@ -8,9 +8,10 @@
 
 mod common;
 
+use common::temp::{TempFiles, temp_path};
+
 use demokit::twdemo::{self as tw, Chunk, DemoSlice, Recorder, RecorderConfig, SnapshotBuilder};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,29 +26,6 @@ const FIRST_TICK: i32 = 1000;
 
 /// The child stops by itself after this long.
 const CHILD_MAX_TIME: Duration = Duration::from_secs(15);
-
-/// A unique path under the temp dir for this process and `label`.
-fn temp_path(label: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    std::env::temp_dir().join(format!(
-        "demokit-{label}-{}-{nanos}.demo",
-        std::process::id()
-    ))
-}
-
-/// Removes files when dropped, so that a failing test leaves nothing behind.
-struct TempFiles(Vec<PathBuf>);
-
-impl Drop for TempFiles {
-    fn drop(&mut self) {
-        for path in &self.0 {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
 
 /// The map every recording embeds.
 fn map() -> Vec<u8> {
@@ -112,8 +90,8 @@ fn demokit(args: &[&str]) -> std::process::Output {
 /// a file that `validate` accepts, with the length the ticks imply.
 #[test]
 fn killed_recording_reads_validates_and_repairs() {
-    let path = temp_path("crash");
-    let repaired_path = temp_path("crash-repaired");
+    let path = temp_path("crash", "demo");
+    let repaired_path = temp_path("crash-repaired", "demo");
     let _cleanup = TempFiles(vec![path.clone(), repaired_path.clone()]);
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([

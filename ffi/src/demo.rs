@@ -115,11 +115,7 @@ unsafe fn run(
 ) -> Result<(), Failure> {
     // SAFETY: the contract above.
     let handle = unsafe { handle_arg(rec, "recorder")? };
-    let r = handle
-        .recorder
-        .as_mut()
-        .ok_or_else(|| Failure::new(DemokitStatus::OutOfOrder, "the recording is finished"))?;
-    f(r).map_err(write_failure)
+    f(live(&mut handle.recorder)?).map_err(write_failure)
 }
 
 /// Writes a tick marker for `tick`; `keyframe` when a full snapshot follows. The form
@@ -260,10 +256,7 @@ pub unsafe extern "C" fn demokit_demo_finish(rec: *mut DemokitDemoRecorder) -> D
     guard("demokit_demo_finish", || {
         // SAFETY: the contract above.
         let handle = unsafe { handle_arg(rec, "recorder")? };
-        let recorder = handle
-            .recorder
-            .take()
-            .ok_or_else(|| Failure::new(DemokitStatus::OutOfOrder, "the recording is finished"))?;
+        let recorder = handle.recorder.take().ok_or_else(finished)?;
         let sink = recorder.finish().map_err(write_failure)?;
         sink.into_inner()
             .map(drop)

@@ -99,6 +99,16 @@ pub extern "C" fn demokit_status_name(status: i32) -> *const c_char {
     name.as_ptr()
 }
 
+/// The error for a call on a recording that `finish` has ended.
+pub(crate) fn finished() -> Failure {
+    Failure::new(DemokitStatus::OutOfOrder, "the recording is finished")
+}
+
+/// The recorder a handle holds until `finish` takes it.
+pub(crate) fn live<R>(slot: &mut Option<R>) -> Result<&mut R, Failure> {
+    slot.as_mut().ok_or_else(finished)
+}
+
 /// Checks that `ptr` is not null.
 pub(crate) fn non_null<T>(ptr: *const T, what: &str) -> Result<*const T, Failure> {
     if ptr.is_null() {

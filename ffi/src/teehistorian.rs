@@ -404,15 +404,8 @@ unsafe fn with_recorder(
     rec: *mut DemokitThRecorder,
     f: impl FnOnce(&mut Recorder<Sink>) -> Result<(), RecorderError>,
 ) -> DemokitStatus {
-    guard(name, || {
-        // SAFETY: the contract above.
-        let handle = unsafe { handle_arg(rec, "recorder")? };
-        let recorder = handle
-            .recorder
-            .as_mut()
-            .ok_or_else(|| Failure::new(DemokitStatus::OutOfOrder, "the recording is finished"))?;
-        f(recorder).map_err(recorder_failure)
-    })
+    // SAFETY: the contract above.
+    guard(name, || unsafe { run(rec, f) })
 }
 
 /// Sets how often the recorder flushes: after every `n`-th tick that wrote something
@@ -553,11 +546,8 @@ pub unsafe extern "C" fn demokit_th_record_input(
         };
         let mut input = [0i32; 10];
         input.copy_from_slice(ints);
-        let r = handle
-            .recorder
-            .as_mut()
-            .ok_or_else(|| Failure::new(DemokitStatus::OutOfOrder, "the recording is finished"))?;
-        r.record_player_input(cid, unique_client_id, &input)
+        live(&mut handle.recorder)?
+            .record_player_input(cid, unique_client_id, &input)
             .map_err(recorder_failure)
     })
 }
@@ -592,11 +582,7 @@ unsafe fn run(
 ) -> Result<(), Failure> {
     // SAFETY: the contract above.
     let handle = unsafe { handle_arg(rec, "recorder")? };
-    let r = handle
-        .recorder
-        .as_mut()
-        .ok_or_else(|| Failure::new(DemokitStatus::OutOfOrder, "the recording is finished"))?;
-    f(r).map_err(recorder_failure)
+    f(live(&mut handle.recorder)?).map_err(recorder_failure)
 }
 
 /// Records a player joining (`RecordPlayerJoin`) with its protocol, 6 or 7: EX joinver6
@@ -1087,10 +1073,7 @@ pub unsafe extern "C" fn demokit_th_finish(rec: *mut DemokitThRecorder) -> Demok
     guard("demokit_th_finish", || {
         // SAFETY: the contract above.
         let handle = unsafe { handle_arg(rec, "recorder")? };
-        let recorder = handle
-            .recorder
-            .take()
-            .ok_or_else(|| Failure::new(DemokitStatus::OutOfOrder, "the recording is finished"))?;
+        let recorder = handle.recorder.take().ok_or_else(finished)?;
         recorder.finish().map(drop).map_err(recorder_failure)
     })
 }

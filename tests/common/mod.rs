@@ -45,3 +45,4 @@ pub fn twdemo_facts(shared: &std::path::Path) -> Vec<(PathBuf, serde_json::Value
 }
 pub mod alloc;
 pub mod server;
+pub mod temp;
