@@ -20,7 +20,7 @@ use demokit::teehistorian::{
     TeehistorianWriter,
 };
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
