@@ -226,13 +226,13 @@ fn source_repair_ignores_an_implausible_header_interval() {
     assert_eq!(second.bytes, first.bytes);
 }
 
-/// Finding (a limit of the format, not a defect): a Source header that leaves the profile
-/// open, with frames no profile reads cleanly, is read under a guessed profile; its repair
-/// keeps the frames read so, and the repaired frames then settle another profile, under
-/// which a second repair sees other frames. The repair's output still reads to its stop
-/// command under its own profile.
+/// Findings (a limit of the format, not a defect): when a Source header leaves the profile
+/// open, the first frames settle it (or it is guessed); a repair keeps the frames read
+/// under that profile, and the repaired frames (cut, a stop appended) can settle another
+/// one, under which a second repair sees other frames. The repair's output still reads to
+/// its stop command under its own profile, and under the profile the repair used.
 #[test]
-fn a_source_repair_can_settle_a_guessed_profile_differently() {
+fn a_source_repair_can_settle_an_open_profile_differently() {
     use demokit::source::repair::{RepairOptions, repair};
     use demokit::source::{ProfileOrigin, SourceSlice};
     let data = std::fs::read(
@@ -251,4 +251,19 @@ fn a_source_repair_can_settle_a_guessed_profile_differently() {
     let same = SourceSlice::with_profile(&repaired.bytes, *input.profile()).unwrap();
     let frames = same.frames().collect::<Result<Vec<_>, _>>().unwrap();
     assert_eq!(frames.len() as u64, repaired.report.frames_kept + 1);
+
+    // A profile the first frames settled, which the repaired frames leave open.
+    let data = std::fs::read(
+        project()
+            .join("fixtures/malformed/fuzz/source_read-repair-unsettles-a-detected-profile.dem"),
+    )
+    .unwrap();
+    let input = SourceSlice::parse(&data).unwrap();
+    assert_eq!(input.profile_origin(), ProfileOrigin::Detected);
+    let repaired = repair(&data, &RepairOptions::default()).unwrap();
+    let output = SourceSlice::parse(&repaired.bytes).unwrap();
+    assert_ne!(output.profile(), input.profile());
+    assert!(output.frames().all(|f| f.is_ok()));
+    let same = SourceSlice::with_profile(&repaired.bytes, *input.profile()).unwrap();
+    assert!(same.frames().all(|f| f.is_ok()));
 }
