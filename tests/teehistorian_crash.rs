@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::child::record_then_kill;
 use common::temp::{TempFiles, temp_path};
 
 use common::server::Server;
@@ -19,9 +20,9 @@ use demokit::teehistorian::{
     FlushPolicy, Header, Message, MessageAt, Recorder, Summary, TeehistorianSlice,
     TeehistorianWriter,
 };
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The environment variable that turns [`child_records`] on; its value is the output path.
@@ -95,32 +96,8 @@ fn check_ticks(items: &[MessageAt<'_>]) -> i32 {
 fn crash_leaves_every_flushed_tick() {
     let path = temp_path("crash", "teehistorian");
     let _cleanup = TempFiles(vec![path.clone()]);
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_records",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, &path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut seen = 0;
-    for line in stdout.lines() {
-        let line = line.unwrap();
-        if let Some(tick) = line.strip_prefix("flushed ") {
-            seen = tick.parse().unwrap();
-            if seen >= KILL_AFTER {
-                break;
-            }
-        }
-    }
-    // SIGKILL on Unix: no destructor, no FINISH, no flush beyond what end_tick did.
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // SIGKILL: no FINISH, no flush beyond what end_tick did.
+    let seen = record_then_kill("child_records", CHILD_ENV, &path, "flushed ", KILL_AFTER);
     assert!(seen >= KILL_AFTER, "the child stopped after tick {seen}");
 
     let data = std::fs::read(&path).unwrap();

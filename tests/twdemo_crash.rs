@@ -8,11 +8,12 @@
 
 mod common;
 
+use common::child::record_then_kill;
 use common::temp::{TempFiles, temp_path};
 
 use demokit::twdemo::{self as tw, Chunk, DemoSlice, Recorder, RecorderConfig, SnapshotBuilder};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::Write;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The environment variable that turns [`child_records`] on; its value is the output path.
@@ -93,32 +94,14 @@ fn killed_recording_reads_validates_and_repairs() {
     let path = temp_path("crash", "demo");
     let repaired_path = temp_path("crash-repaired", "demo");
     let _cleanup = TempFiles(vec![path.clone(), repaired_path.clone()]);
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_records",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, &path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut seen = 0;
-    for line in stdout.lines() {
-        let line = line.unwrap();
-        if let Some(tick) = line.strip_prefix("recorded ") {
-            seen = tick.parse().unwrap();
-            if seen >= FIRST_TICK + KILL_AFTER {
-                break;
-            }
-        }
-    }
-    // SIGKILL on Unix: no destructor, no `finish`, so no length or markers patched.
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // SIGKILL: no `finish`, so no length or markers patched.
+    let seen = record_then_kill(
+        "child_records",
+        CHILD_ENV,
+        &path,
+        "recorded ",
+        FIRST_TICK + KILL_AFTER,
+    );
     assert!(
         seen >= FIRST_TICK + KILL_AFTER,
         "the child reported only {seen}"

@@ -44,5 +44,6 @@ pub fn twdemo_facts(shared: &std::path::Path) -> Vec<(PathBuf, serde_json::Value
         .collect()
 }
 pub mod alloc;
+pub mod child;
 pub mod server;
 pub mod temp;
