@@ -74,6 +74,9 @@ bool record_teehistorian(DemokitThRecorder *rec) {
     CHECK(demokit_th_record_player_name(rec, 0, "nameless tee"));
     CHECK(demokit_th_record_join(rec, 1, 7));
     CHECK(demokit_th_record_auth_initial(rec, 1, 2, "moderator"));
+    // The last slot of a 128-player server (DDNet's MAX_CLIENTS since 2024).
+    CHECK(demokit_th_record_join(rec, 127, 7));
+    CHECK(demokit_th_record_player_name(rec, 127, "slot 127"));
     for (int32_t tick = 1; tick <= 60; ++tick) {
         CHECK(demokit_th_begin_tick(rec, tick));
         CHECK(demokit_th_begin_players(rec));
@@ -83,6 +86,7 @@ bool record_teehistorian(DemokitThRecorder *rec) {
         } else {
             CHECK(demokit_th_record_player(rec, 1, 300, 400 - tick / 3));
         }
+        CHECK(demokit_th_record_player(rec, 127, 500 + tick % 4, 600));
         CHECK(demokit_th_end_players(rec));
         CHECK(demokit_th_begin_inputs(rec));
         int32_t input[10] = {tick % 3 - 1, 10 * tick, -20, tick % 2, 0, 0, 1, 0, 0, tick};
@@ -90,6 +94,10 @@ bool record_teehistorian(DemokitThRecorder *rec) {
         if (tick % 5 == 0) {
             int32_t other[10] = {1, 0, 0, 1, 0, 0, 0, 0, 0, 0};
             CHECK(demokit_th_record_input(rec, 1, 2, other));
+        }
+        if (tick % 4 == 1) {
+            int32_t last[10] = {tick % 2, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+            CHECK(demokit_th_record_input(rec, 127, 3, last));
         }
         if (tick == 7) {
             const uint8_t chat[] = {0x21, 0x00, 'h', 'i', 0x00};
@@ -126,6 +134,7 @@ bool record_teehistorian(DemokitThRecorder *rec) {
         CHECK(demokit_th_end_tick(rec));
     }
     CHECK(demokit_th_record_drop(rec, 1, "timeout"));
+    CHECK(demokit_th_record_drop(rec, 127, "leaving"));
     CHECK(demokit_th_finish(rec));
     return true;
 }
@@ -259,7 +268,7 @@ void error_paths(const std::string &dir) {
     expect("begin_tick", demokit_th_begin_tick(th, 5), DEMOKIT_STATUS_OK);
     expect("begin_tick twice", demokit_th_begin_tick(th, 6), DEMOKIT_STATUS_OUT_OF_ORDER);
     expect("begin_players", demokit_th_begin_players(th), DEMOKIT_STATUS_OK);
-    expect("client id 64", demokit_th_record_player(th, 64, 0, 0), DEMOKIT_STATUS_INVALID_ARGUMENT);
+    expect("client id 128", demokit_th_record_player(th, 128, 0, 0), DEMOKIT_STATUS_INVALID_ARGUMENT);
     expect("protocol 5", demokit_th_record_join(th, 0, 5), DEMOKIT_STATUS_INVALID_ARGUMENT);
     expect("invalid UTF-8 in a drop reason", demokit_th_record_drop(th, 0, "\xff"),
            DEMOKIT_STATUS_INVALID_UTF8);

@@ -25,7 +25,7 @@ typedef enum DemokitStatus {
   DEMOKIT_STATUS_NULL_POINTER = 1,
   // A string argument is not valid UTF-8.
   DEMOKIT_STATUS_INVALID_UTF8 = 2,
-  // An argument is out of range or malformed (a client id outside 0..64, an unknown
+  // An argument is out of range or malformed (a client id outside 0..128, an unknown
   // header key, a string with a NUL where none may be, a snapshot that does not parse).
   DEMOKIT_STATUS_INVALID_ARGUMENT = 3,
   // The call is not allowed here: out of the order the tick loop requires, or after

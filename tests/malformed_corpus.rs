@@ -555,7 +555,9 @@ fn teehistorian() -> Vec<(&'static str, Vec<u8>)> {
             "th-player-record-past-i32-max-tick.teehistorian",
             th_body(&cat(&[
                 &ints(&[-2, i32::MAX - 1]),
-                &ints(&[-4, -1]),
+                // The first PLAYER_OLD stays in the skipped-to tick, the second opens the next.
+                &ints(&[-4, 0]),
+                &ints(&[-4, 0]),
                 &finish,
             ])),
         ),
@@ -564,6 +566,15 @@ fn teehistorian() -> Vec<(&'static str, Vec<u8>)> {
         (
             "th-player-diff-cid-1000.teehistorian",
             th_body(&cat(&[&ints(&[1000, 1, 1]), &finish])),
+        ),
+        // Player records past DDNet's 128 client ids, or negative: no tick rule numbers them.
+        (
+            "th-player-new-cid-128.teehistorian",
+            th_body(&cat(&[&ints(&[-8, 127]), &ints(&[-3, 128, 0, 0]), &finish])),
+        ),
+        (
+            "th-player-old-cid-minus-1.teehistorian",
+            th_body(&cat(&[&ints(&[-4, -1]), &finish])),
         ),
     ]
 }

@@ -204,11 +204,15 @@ fn bytes_after_finish_are_reported() {
         err.kind,
         ReadErrorKind::DataAfterFinish { len: 70_000 }
     ));
-    // Without them the end is clean; without FINISH it is a truncation at the end.
+    // Without them the end is clean; without FINISH too (an unfinished file), but a cut
+    // inside a message is a truncation where it starts.
     assert!(read_both(&file(&ints(&[-8, 0, -1]))).1.is_none());
     let (n, err) = read_both(&file(&ints(&[-8, 0])));
+    assert_eq!(n, 1);
+    assert!(err.is_none(), "{err:?}");
+    let (n, err) = read_both(&file(&ints(&[-8])));
     let err = err.unwrap();
-    assert_eq!((n, err.offset), (1, BODY_OFFSET + 2));
+    assert_eq!((n, err.offset), (0, BODY_OFFSET));
     assert!(err.is_truncation());
 }
 

@@ -209,24 +209,27 @@ proptest! {
     #[test]
     fn whole_file_round_trips_and_readers_agree(data in strategies::file(40), n in 1usize..64) {
         let (items, err) = read_all(&data);
+        // A generated file either ends with FINISH or is unfinished (it stops right after a
+        // message): both read to their end and rewrite byte for byte.
+        prop_assert!(err.is_none(), "{:?}", err);
+        let end = items.last().map_or(0, |i| i.offset as usize + i.raw.len());
+        prop_assert!(items.is_empty() || end == data.len());
+        prop_assert_eq!(rewrite(&data).unwrap(), data.clone());
+        // Repair keeps every message and ends the file with FINISH.
         let finished = items.last().is_some_and(|i| i.message == Message::Finish);
-        // A generated file either ends with FINISH or is "cut" right after a message.
-        match &err {
-            None => prop_assert!(finished),
-            Some(e) => {
-                prop_assert!(!finished && e.is_truncation());
-                prop_assert_eq!(e.offset as usize, data.len());
-            }
-        }
-        if finished {
-            prop_assert_eq!(rewrite(&data).unwrap(), data.clone());
-        }
+        let (repaired, report) = demokit::teehistorian::repair(&data).unwrap();
+        prop_assert_eq!(&repaired[..data.len()], &data[..]);
+        prop_assert_eq!(repaired.len() - data.len(), usize::from(!finished));
+        prop_assert_eq!(report.finish_appended, !finished);
+        let (again, _) = read_all(&repaired);
+        prop_assert_eq!(&again[..items.len()], &items[..]);
         stream_agrees(&data, &data[..])?;
         stream_agrees(&data, Dribble { data: &data, n })?;
     }
 
-    /// A generated file cut anywhere gives its complete messages, then a truncation error
-    /// where the first incomplete message starts.
+    /// A generated file cut anywhere gives its complete messages, then (unless the cut is on
+    /// a message boundary) a truncation error where the first incomplete message starts;
+    /// repair keeps those messages and appends FINISH.
     #[test]
     fn cut_files_give_complete_messages_then_truncation(data in strategies::file(20), at in any::<prop::sample::Index>()) {
         let cut = at.index(data.len() + 1);
@@ -245,6 +248,17 @@ proptest! {
                 full.get(complete).map_or(cut as u64, |next| next.offset)
             };
             prop_assert_eq!(e.offset, expected);
+        } else {
+            let end = items.last().map_or(body_offset, |i| i.offset as usize + i.raw.len());
+            prop_assert_eq!(end, cut, "a cut inside a message read cleanly");
+        }
+        if cut >= body_offset {
+            let (repaired, _) = demokit::teehistorian::repair(&data[..cut]).unwrap();
+            let (again, err) = read_all(&repaired);
+            prop_assert!(err.is_none());
+            prop_assert_eq!(again.last().map(|i| i.message), Some(Message::Finish));
+            let kept = complete.min(again.len());
+            prop_assert_eq!(&again[..kept], &full[..kept]);
         }
         stream_agrees(&data[..cut], Dribble { data: &data[..cut], n: 3 })?;
     }

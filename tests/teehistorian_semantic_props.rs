@@ -6,7 +6,7 @@
 
 mod common;
 
-use demokit::teehistorian::format::{FILE_UUID, INPUT_INTS};
+use demokit::teehistorian::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::{
     EventKind, Events, Header, Recorder, StreamEvents, TeehistorianReader, TeehistorianSlice, World,
@@ -38,9 +38,9 @@ struct Model {
 impl Model {
     fn new() -> Self {
         Model {
-            positions: vec![None; 64],
-            inputs: vec![None; 64],
-            stored: vec![(0, [0; INPUT_INTS]); 64],
+            positions: vec![None; MAX_CLIENTS as usize],
+            inputs: vec![None; MAX_CLIENTS as usize],
+            stored: vec![(0, [0; INPUT_INTS]); MAX_CLIENTS as usize],
         }
     }
 

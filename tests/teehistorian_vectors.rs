@@ -1,5 +1,7 @@
 //! The teehistorian [`Recorder`] against DDNet: the 31 cases of DDNet's own unit test
 //! (`teehistorian-vectors.json`, each driven by interpreting the C++ calls of the case), the
+//! 19 cases DDNet's `CTeeHistorian` wrote for client ids 64..127 with `MAX_CLIENTS` = 128
+//! (`teehistorian-vectors-128.json`: bytes, and the tick the writer was in for each byte), the
 //! full reference file DDNet's `CTeeHistorian` wrote (`ref.teehistorian`), the flush policy,
 //! a sink that fails part-way, a read-back of a long pseudo-random recording, and a check
 //! that recording a tick allocates nothing once the buffer has grown.
@@ -24,9 +26,8 @@ use uuid::Uuid;
 // Shared inputs
 // ---------------------------------------------------------------------------------------
 
-fn vectors(shared: &Path) -> serde_json::Value {
-    let text =
-        std::fs::read_to_string(shared.join("conformance/teehistorian-vectors.json")).unwrap();
+fn vectors(shared: &Path, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(shared.join("conformance").join(name)).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -560,6 +561,25 @@ impl Harness {
                 let data = self.sized_bytes(a[0], a[1])?;
                 self.rec()?.record_antibot(&data)
             }
+            "RecordConsoleCommand" => {
+                want(4)?;
+                let (cid, flags, cmd) = (self.int(a[0])?, self.int(a[1])?, self.string(a[2])?);
+                let args = a[3]
+                    .trim()
+                    .strip_prefix("Args(")
+                    .and_then(|s| s.strip_suffix(')'))
+                    .ok_or_else(|| format!("unsupported arguments {:?}", a[3]))?;
+                let args: Vec<String> = if args.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    split_top(args, ',')
+                        .into_iter()
+                        .map(|arg| self.string(arg))
+                        .collect::<Res<_>>()?
+                };
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                self.rec()?.record_console_command(cid, flags, &cmd, &args)
+            }
             "RecordPlayerName" => {
                 want(2)?;
                 let (cid, player) = (self.int(a[0])?, self.string(a[1])?);
@@ -590,17 +610,9 @@ impl Harness {
     }
 }
 
-#[test]
-fn ddnet_unit_test_vectors() {
-    let Some(shared) = common::shared_dir() else {
-        return;
-    };
-    let v = vectors(&shared);
-    let reference = Header::from_json(header_json(&reference_file(&shared))).unwrap();
-    let base_header = test_game_header(&reference);
-
-    // The header every case starts with, as DDNet's test expects it: the template with the
-    // start time and the UUID names filled in.
+/// The header DDNet's test expects for every case of `v`: its template with the start time
+/// and the UUID names of `reference` filled in.
+fn expected_header(v: &serde_json::Value, reference: &Header) -> Vec<u8> {
     let uuid_names: Vec<String> = reference
         .uuids
         .as_ref()
@@ -615,6 +627,18 @@ fn ddnet_unit_test_vectors() {
     let mut expected_header = FILE_UUID.to_vec();
     expected_header.extend_from_slice(expected_json.as_bytes());
     expected_header.push(0);
+    expected_header
+}
+
+#[test]
+fn ddnet_unit_test_vectors() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let v = vectors(&shared, "teehistorian-vectors.json");
+    let reference = Header::from_json(header_json(&reference_file(&shared))).unwrap();
+    let base_header = test_game_header(&reference);
+    let expected_header = expected_header(&v, &reference);
 
     let cases = v["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 31);
@@ -663,6 +687,97 @@ fn ddnet_unit_test_vectors() {
         failures.len(),
         cases.len(),
         failures.join("\n")
+    );
+}
+
+/// The tick DDNet's writer was in at each body offset, from a case's `ddnet_ticks` runs.
+fn ddnet_tick_at(runs: &serde_json::Value, offset: usize) -> i64 {
+    runs.as_array()
+        .unwrap()
+        .iter()
+        .take_while(|run| run[0].as_u64().unwrap() as usize <= offset)
+        .last()
+        .map_or(0, |run| run[1].as_i64().unwrap())
+}
+
+#[test]
+fn ddnet_128_client_vectors() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let v = vectors(&shared, "teehistorian-vectors-128.json");
+    let reference = Header::from_json(header_json(&reference_file(&shared))).unwrap();
+    let base_header = test_game_header(&reference);
+    let expected_header = expected_header(&v, &reference);
+
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 19);
+    let mut failures = Vec::new();
+    let mut high_cids = 0;
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let calls = case["ddnet_test_calls"].as_str().unwrap();
+        let expected_body = case["expected_body_hex"].as_str().unwrap();
+        let mut h = Harness::new(base_header.clone());
+        let outcome = h.run(calls).and_then(|()| {
+            let body_offset = h.body_offset;
+            let out = h.into_output()?;
+            let (head, body) = out.split_at(body_offset);
+            if hex(body) != expected_body {
+                return Err(format!("body {} (expected {expected_body})", hex(body)));
+            }
+            if head != expected_header {
+                return Err("the header differs from DDNet's".into());
+            }
+            // Both readers put every message at the tick DDNet's writer was in when it
+            // wrote the message's first byte.
+            let slice = TeehistorianSlice::parse(&out).map_err(|e| e.to_string())?;
+            let from_slice: Vec<_> = slice
+                .messages()
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?;
+            let mut stream = TeehistorianReader::new(&out[..]).map_err(|e| e.to_string())?;
+            let mut from_stream = Vec::new();
+            while let Some(m) = stream.next() {
+                let m = m.map_err(|e| e.to_string())?;
+                from_stream.push((m.offset, m.tick));
+            }
+            let slice_ticks: Vec<(u64, i32)> =
+                from_slice.iter().map(|m| (m.offset, m.tick)).collect();
+            if slice_ticks != from_stream {
+                return Err("the streaming reader's ticks differ from the slice reader's".into());
+            }
+            for m in &from_slice {
+                let at = m.offset as usize - body_offset;
+                let ddnet = ddnet_tick_at(&case["ddnet_ticks"], at);
+                if i64::from(m.tick) != ddnet {
+                    return Err(format!(
+                        "{} at body offset {at}: reader tick {}, DDNet's writer was in tick {ddnet}",
+                        m.message.kind_name(),
+                        m.tick
+                    ));
+                }
+                if m.message.player_record_cid().is_some_and(|cid| cid >= 64) {
+                    high_cids += 1;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = outcome {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases fail:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    // The cases are about client ids 64..127: most of their player records are there.
+    assert!(
+        high_cids >= 40,
+        "only {high_cids} player records for cids 64..127"
     );
 }
 

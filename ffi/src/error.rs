@@ -16,7 +16,7 @@ pub enum DemokitStatus {
     NullPointer = 1,
     /// A string argument is not valid UTF-8.
     InvalidUtf8 = 2,
-    /// An argument is out of range or malformed (a client id outside 0..64, an unknown
+    /// An argument is out of range or malformed (a client id outside 0..128, an unknown
     /// header key, a string with a NUL where none may be, a snapshot that does not parse).
     InvalidArgument = 3,
     /// The call is not allowed here: out of the order the tick loop requires, or after

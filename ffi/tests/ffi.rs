@@ -122,6 +122,8 @@ fn teehistorian_bytes() -> Vec<u8> {
     r.record_player_name(0, "nameless tee").unwrap();
     r.record_player_join(1, Protocol::V7).unwrap();
     r.record_auth_initial(1, 2, "moderator").unwrap();
+    r.record_player_join(127, Protocol::V7).unwrap();
+    r.record_player_name(127, "slot 127").unwrap();
     for tick in 1..=60 {
         r.begin_tick(tick).unwrap();
         r.begin_players().unwrap();
@@ -131,12 +133,17 @@ fn teehistorian_bytes() -> Vec<u8> {
         } else {
             r.record_player(1, 300, 400 - tick / 3).unwrap();
         }
+        r.record_player(127, 500 + tick % 4, 600).unwrap();
         r.end_players().unwrap();
         r.begin_inputs().unwrap();
         let input = [tick % 3 - 1, 10 * tick, -20, tick % 2, 0, 0, 1, 0, 0, tick];
         r.record_player_input(0, 1, &input).unwrap();
         if tick % 5 == 0 {
             r.record_player_input(1, 2, &[1, 0, 0, 1, 0, 0, 0, 0, 0, 0])
+                .unwrap();
+        }
+        if tick % 4 == 1 {
+            r.record_player_input(127, 3, &[tick % 2, 0, 0, 0, 1, 0, 0, 0, 0, 0])
                 .unwrap();
         }
         if tick == 7 {
@@ -175,6 +182,7 @@ fn teehistorian_bytes() -> Vec<u8> {
         r.end_tick().unwrap();
     }
     r.record_player_drop(1, "timeout").unwrap();
+    r.record_player_drop(127, "leaving").unwrap();
     r.finish().unwrap()
 }
 
@@ -232,7 +240,7 @@ fn run_and_check(exe: &Path, label: &str) {
         "ok record_player before begin_players: call out of order:",
         "ok end_tick before begin_tick: call out of order:",
         "ok begin_tick twice: call out of order:",
-        "ok client id 64: invalid argument:",
+        "ok client id 128: invalid argument:",
         "ok a call after finish: call out of order:",
         "ok finish twice: call out of order:",
         "ok a failing write callback: I/O error:",
@@ -259,6 +267,13 @@ fn run_and_check(exe: &Path, label: &str) {
         let messages: Vec<_> = slice.messages().collect::<Result<_, _>>().unwrap();
         assert_eq!(messages.last().unwrap().message, th::Message::Finish);
         assert_eq!(messages[messages.len() - 2].tick, 60);
+        // Client 127 (a 128-slot server's last) is recorded in every tick, at that tick.
+        let slot_127: Vec<i32> = messages
+            .iter()
+            .filter(|m| m.message.player_record_cid() == Some(127))
+            .map(|m| m.tick)
+            .collect();
+        assert_eq!(slot_127, (1..=60).collect::<Vec<_>>(), "{name}");
         assert!(th::summary::validate(&bytes).accepted(), "{name}");
     }
     // One flush per tick that wrote something (every tick here) plus the header and finish.

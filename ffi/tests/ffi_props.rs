@@ -32,8 +32,9 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Client ids: mostly a few low ones, then both ends of a 128-slot server and past them.
 fn cid() -> impl Strategy<Value = i32> {
-    prop_oneof![8 => 0..4i32, 1 => -2..70i32, 1 => any::<i32>()]
+    prop_oneof![8 => 0..4i32, 1 => -2..70i32, 1 => 120..132i32, 1 => any::<i32>()]
 }
 
 #[derive(Debug, Clone)]

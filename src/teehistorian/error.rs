@@ -19,8 +19,9 @@ impl ReadError {
         ReadError { offset, kind }
     }
 
-    /// Whether the input simply ended early: a file cut short, still being written, or left
-    /// by a server that crashed before writing FINISH.
+    /// Whether the input ended inside an element (the header or a message): a file cut
+    /// short, or caught while a message was half written. (A file that ends on a message
+    /// boundary without FINISH is no error: the readers end there with `finished()` false.)
     pub fn is_truncation(&self) -> bool {
         matches!(self.kind, ReadErrorKind::UnexpectedEnd { .. })
     }
@@ -73,6 +74,14 @@ pub enum ReadErrorKind {
     TickOutOfRange {
         /// The tick it would lead to.
         tick: i64,
+    },
+    /// A player record (PLAYER_DIFF, PLAYER_NEW, PLAYER_OLD) for a client id outside
+    /// `0..128` (DDNet's `MAX_CLIENTS`): no DDNet server writes one, and its tick cannot be
+    /// numbered.
+    #[error("a player record for client id {cid}, outside 0..128")]
+    ClientIdOutOfRange {
+        /// The client id.
+        cid: i32,
     },
     /// The JSON header has no terminating NUL within [`MAX_HEADER_LEN`] bytes.
     ///
@@ -156,6 +165,13 @@ pub enum WriteError {
     TickOutOfRange {
         /// The tick it would lead to.
         tick: i64,
+    },
+    /// A player record (PLAYER_DIFF, PLAYER_NEW, PLAYER_OLD) for a client id outside
+    /// `0..128`, which a reader refuses ([`ReadErrorKind::ClientIdOutOfRange`]).
+    #[error("a player record for client id {cid}, outside 0..128")]
+    ClientIdOutOfRange {
+        /// The client id.
+        cid: i32,
     },
     /// A call came out of order (for example a message after FINISH).
     #[error("{0}")]

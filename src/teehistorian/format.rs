@@ -24,9 +24,16 @@ pub const FILE_UUID: [u8; 16] = crate::detect::TEEHISTORIAN_UUID;
 /// The `comment` DDNet writes in every header: the name the file UUID is derived from.
 pub const COMMENT: &str = "teehistorian@ddnet.tw";
 
-/// `MAX_CLIENTS` in DDNet: the "highest client id of the previous tick" a reader starts from,
-/// so that a first player record at any real client id opens tick 1.
-pub const MAX_CLIENTS: i32 = 64;
+/// `MAX_CLIENTS` in DDNet (128 since its 128-player support of 2024): client ids are
+/// `0..MAX_CLIENTS`, and it is the "highest client id of the previous tick" the writer and a
+/// reader start from, so that a first player record at any client id opens tick 1.
+///
+/// Servers built before that change had 64 slots ([`LEGACY_MAX_CLIENTS`]); their files never
+/// hold a client id above 63, so they number their ticks the same from either start value.
+pub const MAX_CLIENTS: i32 = 128;
+
+/// `MAX_CLIENTS` of DDNet servers before 2024 (and `LEGACY_MAX_CLIENTS` in DDNet today).
+pub const LEGACY_MAX_CLIENTS: i32 = 64;
 
 /// Message ids: the first int of a message, negated (DDNet writes `-TEEHISTORIAN_*`).
 /// Non-negative first ints are PLAYER_DIFF client ids.

@@ -9,7 +9,9 @@
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding each message with
 //!   its offset and its tick as DDNet's writer numbers them ([`TickState`]).
 //! * [`writer`]: writes a header and messages; a read-and-write-again copy is byte-identical.
-//! * [`summary`]: header fields, tick range and counts by kind, for `info`.
+//! * [`summary`]: header fields, tick range and counts by kind, for `info`, and `validate`.
+//! * [`repair`](mod@repair): keeps every complete message of an unfinished or cut file and
+//!   appends FINISH.
 //!
 //! ```
 //! use demokit::teehistorian::{Header, Message, TeehistorianSlice, TeehistorianWriter};
@@ -35,6 +37,7 @@ pub mod header;
 pub mod message;
 pub mod reader;
 pub mod recorder;
+pub mod repair;
 pub mod semantic;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
@@ -46,8 +49,11 @@ pub use header::Header;
 pub use message::{
     Args, DecodeError, Decoded, Ex, ExKind, Message, RawStr, apply_input_diff, input_diff,
 };
-pub use reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickState};
+pub use reader::{
+    MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickError, TickState,
+};
 pub use recorder::{FlushPolicy, Phase, Protocol, Recorder, RecorderError};
+pub use repair::{RepairError, RepairReport, repair};
 pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };

@@ -4,9 +4,12 @@
 //! construction.
 //!
 //! A reader stops at the first error and reports it with its offset; every message before
-//! it has been delivered. The end of the input is an error too unless a FINISH came first
-//! (a truncation error: a file cut short, still growing, or left by a crashed server), and
-//! so are bytes after FINISH.
+//! it has been delivered. The input may end after FINISH or, without one, on a message
+//! boundary: DDNet writes FINISH only when the game ends cleanly, so a file still being
+//! written, or left by a server that was stopped or crashed between two writes, ends there.
+//! Both end the iteration; `finished()` tells them apart. An input that ends inside a
+//! message is a truncation error ([`ReadError::is_truncation`]), and bytes after FINISH are
+//! an error too.
 
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, MAX_CLIENTS};
@@ -20,14 +23,18 @@ use std::io::{self, Read};
 /// has a client id no higher than the last one recorded before; the reader mirrors that:
 ///
 /// * it starts at tick 0 (the writer's implicit tick before the game) with the "last client
-///   id" at 64 (`MAX_CLIENTS`), so the first player record opens tick 1;
+///   id" at 128 ([`MAX_CLIENTS`]), so the first player record opens tick 1 (files of 64-slot
+///   servers, which never hold a client id above 63, number the same as from 64);
 /// * a player record (PLAYER_DIFF, PLAYER_NEW, PLAYER_OLD) whose cid is not above the last
 ///   one advances the tick by one; either way its cid becomes the last one;
 /// * TICK_SKIP `dt` advances the tick by `dt + 1` and sets the last cid to -1, so the
 ///   records of that tick do not advance it again;
 /// * nothing else changes the tick.
 ///
-/// (Readers that reset the last cid on TICK_SKIP to anything else, or start it at -1,
+/// A player record whose client id is outside `0..128` cannot come from DDNet's writer and
+/// leaves no rule to number it by: [`TickState::apply`] refuses it.
+///
+/// (Readers that reset the last cid on TICK_SKIP to anything else, or start it at -1 or 64,
 /// number the ticks after an explicit tick or at the start differently from DDNet.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TickState {
@@ -42,7 +49,7 @@ impl Default for TickState {
 }
 
 impl TickState {
-    /// The state at the start of the body: tick 0, last cid 64.
+    /// The state at the start of the body: tick 0, last cid 128 ([`MAX_CLIENTS`]).
     pub const fn new() -> Self {
         TickState {
             tick: 0,
@@ -56,34 +63,67 @@ impl TickState {
     }
 
     /// The client id of the last player record in the current tick (-1 after a TICK_SKIP,
-    /// 64 at the start).
+    /// 128 at the start).
     pub const fn last_cid(&self) -> i32 {
         self.last_cid
     }
 
-    /// Applies `message` and returns the tick it belongs to. If that tick would fall
-    /// outside `0..=i32::MAX`, the state is left unchanged and the tick is returned as the
-    /// error.
+    /// Applies `message` and returns the tick it belongs to. On an error (the tick would
+    /// fall outside `0..=i32::MAX`, or a player record's client id is outside `0..128`) the
+    /// state is left unchanged.
     #[inline]
-    pub fn apply(&mut self, message: &Message<'_>) -> Result<i32, i64> {
+    pub fn apply(&mut self, message: &Message<'_>) -> Result<i32, TickError> {
         match *message {
             Message::PlayerDiff { cid, .. }
             | Message::PlayerNew { cid, .. }
             | Message::PlayerOld { cid } => {
+                if !(0..MAX_CLIENTS).contains(&cid) {
+                    return Err(TickError::ClientIdOutOfRange { cid });
+                }
                 if cid <= self.last_cid {
                     // The tick is never negative, so only i32::MAX can overflow.
-                    self.tick = self.tick.checked_add(1).ok_or(i64::from(self.tick) + 1)?;
+                    self.tick = self.tick.checked_add(1).ok_or(TickError::OutOfRange {
+                        tick: i64::from(self.tick) + 1,
+                    })?;
                 }
                 self.last_cid = cid;
             }
             Message::TickSkip { dt } => {
                 let next = i64::from(self.tick) + i64::from(dt) + 1;
-                self.tick = i32::try_from(next).ok().filter(|&t| t >= 0).ok_or(next)?;
+                self.tick = i32::try_from(next)
+                    .ok()
+                    .filter(|&t| t >= 0)
+                    .ok_or(TickError::OutOfRange { tick: next })?;
                 self.last_cid = -1;
             }
             _ => {}
         }
         Ok(self.tick)
+    }
+}
+
+/// Why [`TickState::apply`] cannot number a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TickError {
+    /// The message would move the tick outside `0..=i32::MAX`.
+    OutOfRange {
+        /// The tick it would lead to.
+        tick: i64,
+    },
+    /// A player record (PLAYER_DIFF, PLAYER_NEW, PLAYER_OLD) for a client id outside
+    /// `0..128` ([`MAX_CLIENTS`]).
+    ClientIdOutOfRange {
+        /// The client id.
+        cid: i32,
+    },
+}
+
+impl From<TickError> for ReadErrorKind {
+    fn from(e: TickError) -> Self {
+        match e {
+            TickError::OutOfRange { tick } => ReadErrorKind::TickOutOfRange { tick },
+            TickError::ClientIdOutOfRange { cid } => ReadErrorKind::ClientIdOutOfRange { cid },
+        }
     }
 }
 
@@ -239,10 +279,9 @@ fn step<'a>(body: &Body, rest: &'a [u8], eof: bool) -> Step<'a> {
         };
     }
     if rest.is_empty() && eof {
-        return Step::Fail(ReadErrorKind::UnexpectedEnd {
-            expected: "a message (the file ends without FINISH)",
-            available: 0,
-        });
+        // An unfinished file: the server is still writing it, was stopped, or crashed
+        // between two writes. Everything is there; `finished()` tells it apart.
+        return Step::End;
     }
     match Message::decode(rest) {
         Ok(decoded) if decoded.len > MAX_MESSAGE_LEN => Step::Fail(ReadErrorKind::MessageTooLong {
@@ -288,10 +327,7 @@ fn commit<'a>(
     raw: &'a [u8],
     offset: u64,
 ) -> Result<MessageAt<'a>, ReadErrorKind> {
-    let tick = body
-        .ticks
-        .apply(&decoded.message)
-        .map_err(|tick| ReadErrorKind::TickOutOfRange { tick })?;
+    let tick = body.ticks.apply(&decoded.message)?;
     body.finished = decoded.message == Message::Finish;
     Ok(MessageAt {
         offset,
@@ -374,7 +410,8 @@ impl Messages<'_> {
         self.pos
     }
 
-    /// Whether FINISH has been read.
+    /// Whether FINISH has been read. At the end of an unfinished file (one that stops on a
+    /// message boundary without FINISH), this is false.
     pub fn finished(&self) -> bool {
         self.body.finished
     }
@@ -533,7 +570,8 @@ impl<R: Read> TeehistorianReader<R> {
         self.body.ticks.tick()
     }
 
-    /// Whether FINISH has been read.
+    /// Whether FINISH has been read. At the end of an unfinished file (one that stops on a
+    /// message boundary without FINISH), this is false.
     pub fn finished(&self) -> bool {
         self.body.finished
     }
@@ -694,24 +732,57 @@ mod tests {
             ticks(&[Message::TickSkip { dt: 4 }, diff(0), diff(1), diff(0)]),
             [5, 5, 5, 6]
         );
-        // The very first record at cid 64 still opens tick 1 (64 <= 64).
-        assert_eq!(ticks(&[diff(64)]), [1]);
+        // The very first record at any client id opens tick 1, up to cid 127 (DDNet's
+        // writer starts from MAX_CLIENTS = 128).
+        for cid in [0, 63, 64, 65, 100, 127] {
+            assert_eq!(ticks(&[diff(cid)]), [1], "cid {cid}");
+        }
+        assert_eq!(ticks(&[diff(100), diff(127), diff(64)]), [1, 1, 2]);
     }
 
     #[test]
     fn ticks_stay_in_range() {
         let mut s = TickState::new();
         assert_eq!(s.apply(&Message::TickSkip { dt: -1 }), Ok(0));
-        assert_eq!(s.apply(&Message::TickSkip { dt: -2 }), Err(-1));
+        assert_eq!(
+            s.apply(&Message::TickSkip { dt: -2 }),
+            Err(TickError::OutOfRange { tick: -1 })
+        );
         assert_eq!(
             s.apply(&Message::TickSkip { dt: i32::MAX - 1 }),
             Ok(i32::MAX)
         );
+        // Cid 5 after the skip stays in the tick; a second one would open the next.
+        assert_eq!(s.apply(&Message::PlayerOld { cid: 5 }), Ok(i32::MAX));
         assert_eq!(
-            s.apply(&Message::PlayerOld { cid: -5 }),
-            Err(i64::from(i32::MAX) + 1)
+            s.apply(&Message::PlayerOld { cid: 5 }),
+            Err(TickError::OutOfRange {
+                tick: i64::from(i32::MAX) + 1
+            })
         );
         assert_eq!(s.tick(), i32::MAX);
+    }
+
+    #[test]
+    fn player_records_outside_128_clients_are_refused() {
+        let mut s = TickState::new();
+        for m in [
+            Message::PlayerDiff {
+                cid: 128,
+                dx: 0,
+                dy: 0,
+            },
+            Message::PlayerNew {
+                cid: 1000,
+                x: 0,
+                y: 0,
+            },
+            Message::PlayerOld { cid: -5 },
+        ] {
+            let cid = m.player_record_cid().unwrap();
+            assert_eq!(s.apply(&m), Err(TickError::ClientIdOutOfRange { cid }));
+            assert_eq!(s, TickState::new());
+        }
     }
 
     /// A reader over a source that hands out one byte per `read`.

@@ -168,7 +168,7 @@ pub enum RecorderError {
         /// The client id of the previous player record of the tick.
         previous: i32,
     },
-    /// A client id outside `0..MAX_CLIENTS` (64) where the recorder keeps per-client state
+    /// A client id outside `0..MAX_CLIENTS` (128) where the recorder keeps per-client state
     /// (player records, inputs, teams).
     #[error("{call}: client id {cid} is outside 0..{max}", max = MAX_CLIENTS)]
     ClientIdOutOfRange {
@@ -244,7 +244,7 @@ pub struct Recorder<W: Write> {
     /// Whether the current tick has been written, implicitly or by TICK_SKIP.
     tick_written: bool,
     /// Highest client id written in this tick's player section, -1 for none yet (DDNet's
-    /// `m_MaxClientId`; 64 before the first tick).
+    /// `m_MaxClientId`; `MAX_CLIENTS` = 128 before the first tick).
     max_written_cid: i32,
     /// `max_written_cid` of the previous tick: a first record above it needs a TICK_SKIP.
     prev_max_written_cid: i32,
@@ -1134,8 +1134,8 @@ mod tests {
         ));
         assert!(err.to_string().contains("record_player(3)"), "{err}");
         assert!(matches!(
-            rec.record_dead_player(64),
-            Err(RecorderError::ClientIdOutOfRange { cid: 64, .. })
+            rec.record_dead_player(128),
+            Err(RecorderError::ClientIdOutOfRange { cid: 128, .. })
         ));
         assert!(matches!(
             rec.record_player_input(-1, 1, &[0; 10]),

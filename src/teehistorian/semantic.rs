@@ -62,7 +62,7 @@ pub type Input = [i32; INPUT_INTS];
 /// The reconstructed state: each client's position (if it has a character) and last input,
 /// and whether it is connected (JOIN seen, DROP not since).
 ///
-/// Client ids are `0..64` ([`MAX_CLIENTS`]); a player or input
+/// Client ids are `0..128` ([`MAX_CLIENTS`]); a player or input
 /// record for another id is an error ([`SemanticErrorKind::ClientIdOutOfRange`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct World {
@@ -96,12 +96,12 @@ impl World {
     }
 
     /// Client `cid`'s character position, if it has one (`None` also for ids outside
-    /// `0..64`).
+    /// `0..128`).
     pub fn position(&self, cid: i32) -> Option<(i32, i32)> {
         *self.positions.get(usize::try_from(cid).ok()?)?
     }
 
-    /// Client `cid`'s last input, if one was recorded (`None` also for ids outside `0..64`).
+    /// Client `cid`'s last input, if one was recorded (`None` also for ids outside `0..128`).
     /// An input stays after the client drops, as the format's diffs require.
     pub fn input(&self, cid: i32) -> Option<&Input> {
         self.inputs.get(usize::try_from(cid).ok()?)?.as_ref()
@@ -340,8 +340,8 @@ pub enum SemanticErrorKind {
         /// Client id.
         cid: i32,
     },
-    /// A player or input record for a client id outside `0..64`.
-    #[error("{record} for client id {cid}, outside 0..64")]
+    /// A player or input record for a client id outside `0..128` (DDNet's `MAX_CLIENTS`).
+    #[error("{record} for client id {cid}, outside 0..128")]
     ClientIdOutOfRange {
         /// Client id.
         cid: i32,
@@ -666,7 +666,7 @@ impl<R: Read> StreamEvents<R> {
 mod tests {
     use super::*;
     use crate::teehistorian::format::FILE_UUID;
-    use crate::teehistorian::{ExKind, TeehistorianReader, TeehistorianSlice};
+    use crate::teehistorian::{ExKind, ReadErrorKind, TeehistorianReader, TeehistorianSlice};
 
     /// The body of the conformance reference file behind a minimal header.
     fn reference() -> Vec<u8> {
@@ -856,7 +856,8 @@ mod tests {
                 ..
             }
         ));
-        // PLAYER_OLD without a character; PLAYER_NEW for cid 64.
+        // PLAYER_OLD without a character; PLAYER_NEW for cid 128 (refused by the reader,
+        // whose tick rule ends at 127); INPUT_NEW for cid 128.
         let e = first_error(&file_with(&[0x43, 0x05]));
         assert!(matches!(
             e,
@@ -865,11 +866,21 @@ mod tests {
                 ..
             }
         ));
-        let e = first_error(&file_with(&[0x42, 0x80, 0x01, 0x00, 0x00]));
+        let e = first_error(&file_with(&[0x42, 0x80, 0x02, 0x00, 0x00]));
+        match e {
+            SemanticError::Read(e) => assert!(
+                matches!(e.kind, ReadErrorKind::ClientIdOutOfRange { cid: 128 }),
+                "{e}"
+            ),
+            other => panic!("expected the reader's error, got {other}"),
+        }
+        let mut input_new = vec![0x45, 0x80, 0x02];
+        input_new.extend([0; INPUT_INTS]);
+        let e = first_error(&file_with(&input_new));
         assert!(matches!(
             e,
             SemanticError::State {
-                kind: SemanticErrorKind::ClientIdOutOfRange { cid: 64, .. },
+                kind: SemanticErrorKind::ClientIdOutOfRange { cid: 128, .. },
                 ..
             }
         ));

@@ -2,7 +2,8 @@
 //! `proptest` feature so that projects using demokit can property-test their own code.
 //!
 //! Every value these strategies produce encodes without error and decodes back to itself:
-//! strings hold no NUL, PLAYER_DIFF client ids are not negative, unknown EX messages carry
+//! strings hold no NUL, player records (PLAYER_DIFF, PLAYER_NEW, PLAYER_OLD) have client ids
+//! in `0..128`, unknown EX messages carry
 //! UUIDs that are not DDNet's (a DDNet UUID with a matching payload would be typed on
 //! reading), and header extras use keys DDNet does not.
 
@@ -64,18 +65,20 @@ impl GeneratedMessage {
         let ex = |ex| Message::Ex(ex);
         match self.shape {
             Shape::PlayerDiff => Message::PlayerDiff {
-                cid: i[0] & i32::MAX,
+                cid: player_cid(i[0]),
                 dx: i[1],
                 dy: i[2],
             },
             Shape::Finish => Message::Finish,
             Shape::TickSkip => Message::TickSkip { dt: i[0] },
             Shape::PlayerNew => Message::PlayerNew {
-                cid: i[0],
+                cid: player_cid(i[0]),
                 x: i[1],
                 y: i[2],
             },
-            Shape::PlayerOld => Message::PlayerOld { cid: i[0] },
+            Shape::PlayerOld => Message::PlayerOld {
+                cid: player_cid(i[0]),
+            },
             Shape::InputDiff => Message::InputDiff {
                 cid: i[0],
                 diff: input(i),
@@ -181,6 +184,11 @@ impl GeneratedMessage {
         }
         self
     }
+}
+
+/// A player record's client id from any int: `0..128`, the ids a reader can number ticks by.
+fn player_cid(i: i32) -> i32 {
+    i.rem_euclid(MAX_CLIENTS)
 }
 
 fn input(i: &[i32; INPUT_INTS + 2]) -> [i32; INPUT_INTS] {
@@ -449,9 +457,10 @@ enum InputCall {
     NewId([i32; INPUT_INTS]),
 }
 
-/// Client ids: mostly a few low ones so that records meet earlier state, sometimes any.
+/// Client ids: mostly a few low ones so that records meet earlier state, sometimes any of
+/// DDNet's 128, and some at the top, where a 128-slot server differs from a 64-slot one.
 fn cid() -> impl Strategy<Value = i32> {
-    prop_oneof![6 => 0i32..6, 1 => 0i32..MAX_CLIENTS]
+    prop_oneof![6 => 0i32..6, 1 => 0i32..MAX_CLIENTS, 1 => 120i32..MAX_CLIENTS]
 }
 
 fn player_call() -> impl Strategy<Value = PlayerCall> {

@@ -122,22 +122,26 @@ impl Summary {
     }
 }
 
-/// Checks that a file reads to FINISH and no further, for `demokit validate`.
+/// Checks that a file reads to its end, for `demokit validate`.
 ///
-/// Fatal: the header or a message cannot be read, the file ends without FINISH (cut off, or
-/// left by a crashed server), or bytes follow FINISH (the reader stops there, so a rewrite
-/// would drop them). A warning: messages holding ints in a form DDNet does not write; they
-/// read as DDNet's unpacker reads them and a rewrite copies them as stored, so one warning
-/// names the first such message and how many there are. Problems come in file order.
+/// Fatal: the header or a message cannot be read (a message cut short names its offset and
+/// points to `demokit repair`), or bytes follow FINISH (the reader stops there, so a rewrite
+/// would drop them). Warnings: the file ends on a message boundary without FINISH (the server
+/// was still running, was stopped, or crashed between two writes: every message is there, and
+/// `demokit repair` appends FINISH); messages holding ints in a form DDNet does not write
+/// (they read as DDNet's unpacker reads them and a rewrite copies them as stored, so one
+/// warning names the first such message and how many there are). Problems come in file order.
 pub fn validate(data: &[u8]) -> Report {
     let mut problems = Vec::new();
     let mut error = None;
     // Offset of the first message with non-canonical ints, and how many there are.
     let mut non_canonical: Option<(u64, u64)> = None;
+    let mut unfinished_at = None;
     match TeehistorianSlice::parse(data) {
         Err(e) => error = Some(e),
         Ok(slice) => {
-            for item in slice.messages() {
+            let mut messages = slice.messages();
+            for item in messages.by_ref() {
                 match item {
                     Ok(item) if item.non_canonical > 0 => {
                         non_canonical.get_or_insert((item.offset, 0)).1 += 1;
@@ -145,6 +149,9 @@ pub fn validate(data: &[u8]) -> Report {
                     Ok(_) => {}
                     Err(e) => error = Some(e),
                 }
+            }
+            if error.is_none() && !messages.finished() {
+                unfinished_at = Some(data.len() as u64);
             }
         }
     }
@@ -160,10 +167,29 @@ pub fn validate(data: &[u8]) -> Report {
             fatal: false,
         });
     }
+    if let Some(offset) = unfinished_at {
+        problems.push(Problem {
+            offset,
+            message: "the file ends without FINISH, on a message boundary: unfinished (the \
+                      server was still writing it, was stopped or crashed); every message \
+                      reads, and `demokit repair` appends FINISH"
+                .into(),
+            fatal: false,
+        });
+    }
     if let Some(e) = error {
+        let message = if e.is_truncation() && e.offset > 16 {
+            format!(
+                "{}: the file is cut inside a message; `demokit repair` keeps every complete \
+                 message before it and appends FINISH",
+                e.kind
+            )
+        } else {
+            e.kind.to_string()
+        };
         problems.push(Problem {
             offset: e.offset,
-            message: e.kind.to_string(),
+            message,
             fatal: true,
         });
     }
@@ -210,9 +236,25 @@ mod tests {
             .collect();
         assert_eq!(offsets, [(first, false), (bytes.len() as u64, true)]);
 
-        // No FINISH: fatal.
-        let report = validate(&bytes[..bytes.len() - 1]);
-        assert_eq!(report.first_fatal().unwrap().offset, bytes.len() as u64 - 1);
+        // No FINISH, on a message boundary: unfinished, a warning at the end.
+        let unfinished = &bytes[..bytes.len() - 1];
+        let report = validate(unfinished);
+        assert!(report.accepted());
+        let last = report.problems.last().unwrap();
+        assert_eq!((last.offset, last.fatal), (unfinished.len() as u64, false));
+        assert!(last.message.contains("without FINISH"), "{}", last.message);
+
+        // Cut inside a message (PLAYER_DIFF 1 lost its last int): fatal at its start,
+        // pointing to repair.
+        let cut = &bytes[..bytes.len() - 2];
+        let report = validate(cut);
+        let fatal = report.first_fatal().unwrap();
+        assert_eq!(fatal.offset, bytes.len() as u64 - 5);
+        assert!(
+            fatal.message.contains("demokit repair"),
+            "{}",
+            fatal.message
+        );
 
         // Not a teehistorian file at all.
         assert_eq!(validate(b"TWDEMO\0").first_fatal().unwrap().offset, 0);

@@ -9,7 +9,7 @@ use super::error::{ReadError, WriteError};
 use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::Message;
-use super::reader::{MessageAt, TeehistorianSlice, TickState};
+use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState};
 use std::io::Write;
 
 /// Writes a teehistorian file to any [`Write`], front to back, never seeking.
@@ -136,9 +136,7 @@ impl<W: Write> TeehistorianWriter<W> {
         }
         // Checked before writing so that a refused message leaves no bytes behind.
         let mut ticks = self.ticks;
-        let tick = ticks
-            .apply(message)
-            .map_err(|tick| WriteError::TickOutOfRange { tick })?;
+        let tick = ticks.apply(message)?;
         self.sink.write_all(bytes)?;
         self.ticks = ticks;
         self.position += bytes.len() as u64;
@@ -169,6 +167,15 @@ pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, RewriteError> {
         writer.write_item(&item?)?;
     }
     Ok(writer.into_inner()?)
+}
+
+impl From<TickError> for WriteError {
+    fn from(e: TickError) -> Self {
+        match e {
+            TickError::OutOfRange { tick } => WriteError::TickOutOfRange { tick },
+            TickError::ClientIdOutOfRange { cid } => WriteError::ClientIdOutOfRange { cid },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -214,6 +221,12 @@ mod tests {
             w.write(&Message::TickSkip { dt: -2 }),
             Err(WriteError::TickOutOfRange { tick: -1 })
         ));
+        // A player record no DDNet server writes, and no reader could number.
+        assert!(matches!(
+            w.write(&Message::PlayerOld { cid: 128 }),
+            Err(WriteError::ClientIdOutOfRange { cid: 128 })
+        ));
+        assert_eq!(w.write(&Message::PlayerOld { cid: 127 }).unwrap(), 1);
         let before = w.position();
         w.write(&Message::Finish).unwrap();
         assert!(matches!(

@@ -1064,7 +1064,12 @@ fn teehistorian_text(out: &mut String, s: &th::Summary) {
         ("ticks", tick_range(s.first_tick, s.last_tick)),
         (
             "finished",
-            if s.finished { "yes (FINISH)" } else { "no" }.to_string(),
+            if s.finished {
+                "yes (FINISH)"
+            } else {
+                "no (the server did not finish it; `demokit repair` appends FINISH)"
+            }
+            .to_string(),
         ),
         ("trailing bytes", s.trailing_bytes.to_string()),
         (

@@ -1,0 +1,198 @@
+//! Repairing a teehistorian file that a server did not finish.
+//!
+//! DDNet writes FINISH only when a game ends cleanly. A file from a server that was stopped
+//! or crashed ends without it: on a message boundary when the process died between two
+//! writes, or inside a message when it died (or the disk filled up) during one. [`repair`]
+//! keeps every message that reads completely, byte for byte, drops what follows (the message
+//! cut short, bytes that do not read as a message, or bytes after FINISH), and appends the
+//! FINISH the server would have written. The result is the input's prefix plus one byte, so
+//! it reads back to the same messages at the same ticks, and a finished file with nothing
+//! after FINISH comes back unchanged.
+//!
+//! A file cut inside its header cannot be repaired: the header is what says how to read the
+//! rest.
+
+use super::error::ReadError;
+use super::format::id;
+use super::reader::TeehistorianSlice;
+use crate::codec::varint;
+use serde::Serialize;
+
+/// Where a repair cut the file, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cut {
+    /// Offset of the first byte dropped: the start of the message that could not be read,
+    /// or the byte after FINISH.
+    pub offset: u64,
+    /// Whether the file simply ended inside that message (a write cut short). If false, the
+    /// bytes there do not read as a message, or follow FINISH.
+    pub truncated: bool,
+    /// What the reader said there.
+    pub reason: String,
+}
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RepairReport {
+    /// Size of the input.
+    pub input_len: usize,
+    /// Size of the result.
+    pub output_len: usize,
+    /// Bytes of the input dropped from the end.
+    pub bytes_dropped: usize,
+    /// Messages kept from the input (a FINISH it had included, an appended one not).
+    pub messages_kept: u64,
+    /// Tick of the last message kept.
+    pub last_tick: Option<i32>,
+    /// Whether the input had FINISH.
+    pub was_finished: bool,
+    /// Whether FINISH was appended.
+    pub finish_appended: bool,
+    /// Where the input was cut, if it was.
+    pub cut: Option<Cut>,
+}
+
+impl RepairReport {
+    /// Whether the result differs from the input.
+    pub fn changed(&self) -> bool {
+        self.finish_appended || self.bytes_dropped > 0
+    }
+}
+
+/// Why a file cannot be repaired.
+#[derive(Debug, thiserror::Error)]
+pub enum RepairError {
+    /// The file UUID or the JSON header cannot be read.
+    #[error("the header cannot be read, so nothing after it can be kept: {0}")]
+    Header(#[source] ReadError),
+}
+
+/// Keeps every complete message of `data` and ends the result with FINISH.
+pub fn repair(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
+    let slice = TeehistorianSlice::parse(data).map_err(RepairError::Header)?;
+    let mut end = slice.body_offset();
+    let mut messages_kept = 0;
+    let mut last_tick = None;
+    let mut cut = None;
+    let mut messages = slice.messages();
+    for item in messages.by_ref() {
+        match item {
+            Ok(item) => {
+                end = item.end() as usize;
+                messages_kept += 1;
+                last_tick = Some(item.tick);
+            }
+            Err(e) => {
+                cut = Some(Cut {
+                    offset: e.offset,
+                    truncated: e.is_truncation(),
+                    reason: e.kind.to_string(),
+                });
+            }
+        }
+    }
+    let was_finished = messages.finished();
+    let mut out = Vec::with_capacity(end + 1);
+    out.extend_from_slice(&data[..end]);
+    if !was_finished {
+        let mut finish = [0; varint::MAX_BYTES];
+        let len = varint::pack(id::FINISH, &mut finish);
+        out.extend_from_slice(&finish[..len]);
+    }
+    let report = RepairReport {
+        input_len: data.len(),
+        output_len: out.len(),
+        bytes_dropped: data.len() - end,
+        messages_kept,
+        last_tick,
+        was_finished,
+        finish_appended: !was_finished,
+        cut,
+    };
+    Ok((out, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::teehistorian::{Header, Message, TeehistorianWriter};
+
+    fn sample() -> Vec<u8> {
+        let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+        w.write(&Message::Join { cid: 0 }).unwrap();
+        w.write(&Message::PlayerNew {
+            cid: 0,
+            x: 1000,
+            y: 2000,
+        })
+        .unwrap();
+        w.write(&Message::TickSkip { dt: 3 }).unwrap();
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn finished_file_comes_back_unchanged() {
+        let data = sample();
+        let (out, report) = repair(&data).unwrap();
+        assert_eq!(out, data);
+        assert!(!report.changed());
+        assert_eq!((report.messages_kept, report.last_tick), (4, Some(5)));
+    }
+
+    #[test]
+    fn unfinished_and_cut_files_get_finish() {
+        let data = sample();
+        let slice = TeehistorianSlice::parse(&data).unwrap();
+        let body = slice.body_offset();
+        let mut boundaries = vec![body];
+        boundaries.extend(slice.messages().map(|m| m.unwrap().end() as usize));
+        assert_eq!(boundaries, [body, body + 2, body + 8, body + 10, body + 11]);
+        // Cut everywhere in the body: the complete messages before the cut, then FINISH.
+        for len in body..data.len() {
+            let (out, report) = repair(&data[..len]).unwrap();
+            let kept = *boundaries.iter().rev().find(|&&b| b <= len).unwrap();
+            assert_eq!(&out[..kept], &data[..kept], "cut at {len}");
+            assert_eq!(&out[kept..], [0x40], "cut at {len}");
+            assert!(report.finish_appended);
+            assert_eq!(report.bytes_dropped, len - kept);
+            assert_eq!(report.cut.is_some(), len != kept, "cut at {len}");
+            assert!(
+                report
+                    .cut
+                    .iter()
+                    .all(|c| c.truncated && c.offset == kept as u64)
+            );
+            // Repairing again changes nothing.
+            let (again, report) = repair(&out).unwrap();
+            assert_eq!(again, out);
+            assert!(!report.changed());
+        }
+    }
+
+    #[test]
+    fn garbage_and_trailing_bytes_are_dropped() {
+        let data = sample();
+        let mut trailing = data.clone();
+        trailing.extend_from_slice(b"junk");
+        let (out, report) = repair(&trailing).unwrap();
+        assert_eq!(out, data);
+        assert_eq!(report.bytes_dropped, 4);
+        assert!(!report.cut.unwrap().truncated);
+
+        // An unknown message id (-12) where FINISH was.
+        let mut unknown = data[..data.len() - 1].to_vec();
+        unknown.extend_from_slice(&[0x4b, 1, 2, 3]);
+        let (out, report) = repair(&unknown).unwrap();
+        assert_eq!(out, data);
+        assert_eq!(report.cut.unwrap().offset, data.len() as u64 - 1);
+    }
+
+    #[test]
+    fn a_cut_header_cannot_be_repaired() {
+        let data = sample();
+        let body = TeehistorianSlice::parse(&data).unwrap().body_offset();
+        for len in [0, 10, 16, body - 1] {
+            assert!(matches!(repair(&data[..len]), Err(RepairError::Header(_))));
+        }
+    }
+}
