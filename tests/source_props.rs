@@ -1,11 +1,11 @@
 //! Property tests of the Source demo module, using the public strategies of the `proptest`
 //! feature: generated demos of every profile round-trip through both readers and the
 //! writer, cut demos give their complete frames then a truncation error, and arbitrary
-//! bytes never panic. Case counts follow PROPTEST_CASES (default 256); failures persist
+//! bytes never panic, and whatever the writer accepts reads back as given. Case counts follow PROPTEST_CASES (default 256); failures persist
 //! under proptest-regressions/.
 
 use demokit::source::format::{HEADER_SIZE, MAGIC};
-use demokit::source::strategies::{self, DemoSpec};
+use demokit::source::strategies::{self, BodySpec, DemoSpec, FrameSpec};
 use demokit::source::{
     Body, FrameAt, Profile, ProfileOrigin, ReadError, ReadErrorKind, SourceReader, SourceSlice,
     SourceWriter, rewrite,
@@ -266,6 +266,60 @@ proptest! {
             for p in Profile::candidates() {
                 let _ = p.probe(s.header(), &bytes);
             }
+        }
+    }
+
+    /// Frames edited the way a caller gets them wrong (a slot byte the profile lacks or
+    /// misses, a stop frame whose tick or slot is not its tail's, frames after the stop):
+    /// the writer refuses each such frame and writes nothing for it, and every frame it
+    /// accepts reads back exactly, with the same profile.
+    #[test]
+    fn accepted_frames_read_back_as_given(
+        demo in strategies::demo(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..5, any::<i32>()), 0..4),
+    ) {
+        let mut frames: Vec<FrameSpec> = demo.frames.clone();
+        for (at, how, value) in edits {
+            let i = at.index(frames.len());
+            match how {
+                0 => frames[i].slot = match frames[i].slot {
+                    Some(_) => None,
+                    None => Some(value as u8),
+                },
+                1 => frames[i].tick = frames[i].tick.wrapping_add(1),
+                2 => {
+                    let extra = FrameSpec { tick: value, slot: frames[i].slot, body: BodySpec::SyncTick };
+                    frames.push(extra);
+                }
+                3 => {
+                    let stop = frames.last().unwrap().clone();
+                    frames.insert(i, stop);
+                }
+                _ => {}
+            }
+        }
+        let mut writer = SourceWriter::with_profile(Vec::new(), &demo.header, demo.profile).unwrap();
+        let mut accepted = Vec::new();
+        let mut refused = 0;
+        for frame in &frames {
+            let before = writer.position();
+            match writer.write_frame(&frame.frame()) {
+                Ok(()) => accepted.push(frame.frame()),
+                Err(_) => {
+                    refused += 1;
+                    prop_assert_eq!(writer.position(), before);
+                }
+            }
+        }
+        let bytes = writer.finish().unwrap();
+        let (items, err) = read_slice(&bytes, Some(demo.profile));
+        let read: Vec<_> = items.iter().map(|i| i.frame.clone()).collect();
+        prop_assert_eq!(&read, &accepted);
+        let stopped = accepted.last().is_some_and(|f| matches!(f.body, Body::Stop { .. }));
+        prop_assert!(err.is_none() || !stopped, "{:?}", err);
+        // Unedited demos are written whole.
+        if frames == demo.frames {
+            prop_assert_eq!(refused, 0);
         }
     }
 

@@ -5,7 +5,7 @@ use demokit::codec::varint;
 use demokit::teehistorian::format::FILE_UUID;
 use demokit::teehistorian::strategies;
 use demokit::teehistorian::{
-    DecodeError, Decoded, Header, Message, MessageAt, ReadError, TeehistorianReader,
+    DecodeError, Decoded, Ex, Header, Message, MessageAt, ReadError, TeehistorianReader,
     TeehistorianSlice, TeehistorianWriter, rewrite,
 };
 use proptest::prelude::*;
@@ -119,6 +119,67 @@ fn decodes_the_same_followed_by(message: &[u8], tail: &[u8], alone: &Decoded<'_>
 
 proptest! {
     #![proptest_config(config())]
+
+    /// What a caller hands the writer besides well-formed messages: raw bytes (a stored
+    /// message, cut, padded or arbitrary) through `write_raw`, and untyped EX messages with
+    /// DDNet's UUIDs whose payload may fit the typed layout. Each is refused with nothing
+    /// written, or reads back as exactly what was given, at the tick the writer reported.
+    #[test]
+    fn accepted_messages_read_back_as_given(
+        items in proptest::collection::vec(
+            (strategies::message(), 0u8..5, proptest::collection::vec(any::<u8>(), 0..12)),
+            0..30,
+        ),
+    ) {
+        let header = br#"{"version":"2"}"#;
+        let mut w = TeehistorianWriter::with_header_json(Vec::new(), header).unwrap();
+        // The bytes given or encoded, the tick the writer reported, and for a typed call the
+        // message it was given.
+        let mut written: Vec<(Vec<u8>, i32, Option<String>)> = Vec::new();
+        for (m, how, extra) in &items {
+            let message = m.message();
+            let mut bytes = Vec::new();
+            message.encode(&mut bytes).unwrap();
+            let before = w.position();
+            let result = match (how, message) {
+                // The payload of a typed EX message under its UUID, but untyped.
+                (0, Message::Ex(ex)) => {
+                    let mut data = Vec::new();
+                    ex.encode_payload(&mut data).unwrap();
+                    data.extend_from_slice(&extra[..extra.len() % 3]);
+                    let untyped = Message::Ex(Ex::Unknown { uuid: ex.uuid(), data: &data });
+                    bytes.clear();
+                    untyped.encode(&mut bytes).ok();
+                    w.write(&untyped).map(|tick| (tick, Some(format!("{untyped:?}"))))
+                }
+                (1, _) => w.write_raw(&bytes).map(|tick| (tick, None)),
+                (2, _) => {
+                    bytes.truncate(bytes.len() / 2);
+                    w.write_raw(&bytes).map(|tick| (tick, None))
+                }
+                (3, _) => {
+                    bytes.extend_from_slice(extra);
+                    w.write_raw(&bytes).map(|tick| (tick, None))
+                }
+                (_, message) => w.write(&message).map(|tick| (tick, Some(format!("{message:?}")))),
+            };
+            match result {
+                Ok((tick, given)) => written.push((bytes, tick, given)),
+                Err(_) => prop_assert_eq!(w.position(), before),
+            }
+        }
+        let data = w.into_inner().unwrap();
+        let (read, err) = read_all(&data);
+        prop_assert!(err.is_none(), "{:?}", err);
+        prop_assert_eq!(read.len(), written.len());
+        for (item, (bytes, tick, given)) in read.iter().zip(&written) {
+            prop_assert_eq!(item.raw, &bytes[..]);
+            prop_assert_eq!(item.tick, *tick);
+            if let Some(given) = given {
+                prop_assert_eq!(&format!("{:?}", item.message), given);
+            }
+        }
+    }
 
     /// Any message: encode, decode to the same message with no non-canonical ints, encode to
     /// the same bytes; every proper prefix is incomplete, never an error or a panic.

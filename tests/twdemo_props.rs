@@ -1,8 +1,10 @@
 //! Property tests of the demo container, using the public strategies of the `proptest`
 //! feature. Case counts follow PROPTEST_CASES; failures persist under proptest-regressions/.
 
+use demokit::twdemo::demo::{Payload, Record};
+use demokit::twdemo::payload::PayloadDecoder;
 use demokit::twdemo::strategies;
-use demokit::twdemo::{Demo, DemoReader, DemoSlice, RawChunkHeader, SizeForm};
+use demokit::twdemo::{Chunk, Demo, DemoReader, DemoSlice, RawChunkHeader, SizeForm};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use std::io::Cursor;
@@ -30,6 +32,53 @@ proptest! {
         let (rewritten, stats) = demokit::twdemo::demo::rewrite(&bytes, Vec::new()).unwrap();
         prop_assert_eq!(rewritten, bytes);
         prop_assert_eq!(stats.kept_raw_headers, 0);
+    }
+
+    /// Whatever a caller hands the writer (hand-made raw headers, stored payloads, ticks in
+    /// any form, preludes at odds with their version or map) is either refused or written
+    /// as bytes that read back as exactly what was given, record for record.
+    #[test]
+    fn written_bytes_read_back_as_given(demo in strategies::any_demo(20, 40)) {
+        let Ok(bytes) = demo.to_bytes() else {
+            return Ok(());
+        };
+        let slice = DemoSlice::parse(&bytes);
+        prop_assert!(slice.is_ok(), "{:?}", slice.err());
+        let slice = slice.unwrap();
+        prop_assert_eq!(slice.prelude(), &demo.prelude);
+        prop_assert_eq!(slice.map(), &demo.map[..]);
+        let chunks: Result<Vec<_>, _> = slice.chunks().collect();
+        prop_assert!(chunks.is_ok(), "{:?}", chunks.err());
+        let chunks = chunks.unwrap();
+        prop_assert_eq!(chunks.len(), demo.records.len());
+        let mut decoder = PayloadDecoder::new();
+        for (at, record) in chunks.iter().zip(&demo.records) {
+            match record {
+                Record::Tick(marker) => prop_assert_eq!(at.chunk, Chunk::Tick(*marker)),
+                Record::Data(data) => {
+                    let Chunk::Data(read) = at.chunk else {
+                        return Err(TestCaseError::fail(format!("{record:?} read as {at:?}")));
+                    };
+                    prop_assert_eq!(read.kind, data.kind);
+                    prop_assert_eq!(at.header.size_form(), data.size_form);
+                    match &data.payload {
+                        Payload::Stored(stored) => prop_assert_eq!(read.payload, &stored[..]),
+                        Payload::Ints { ints, .. } => {
+                            let decoded = decoder.decode(read.payload);
+                            prop_assert!(decoded.is_ok());
+                            prop_assert_eq!(decoded.unwrap().ints, &ints[..]);
+                        }
+                    }
+                }
+                Record::Raw { header, tick, payload } => {
+                    prop_assert_eq!(&at.header, header);
+                    match at.chunk {
+                        Chunk::Tick(marker) => prop_assert_eq!(Some(marker.tick), *tick),
+                        Chunk::Data(read) => prop_assert_eq!(read.payload, &payload[..]),
+                    }
+                }
+            }
+        }
     }
 
     /// The streaming reader sees what the slice reader sees.
@@ -89,4 +138,26 @@ proptest! {
             }
         }
     }
+}
+
+/// The writer-consistency property is not vacuous: of the demos [`strategies::any_demo`]
+/// makes, many are written (and so checked record for record) and many refused.
+#[test]
+fn any_demo_is_often_written_and_often_refused() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = strategies::any_demo(20, 40);
+    let (mut written, mut refused) = (0, 0);
+    for _ in 0..1000 {
+        let demo = strategy.new_tree(&mut runner).unwrap().current();
+        match demo.to_bytes() {
+            Ok(_) => written += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    println!("{written} written, {refused} refused");
+    assert!(
+        written >= 200 && refused >= 200,
+        "{written} written, {refused} refused"
+    );
 }

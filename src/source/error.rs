@@ -116,12 +116,22 @@ pub enum WriteError {
         /// The profile's splits.
         splits: u8,
     },
-    /// A payload is longer than an `i32` length can say.
-    #[error("a payload of {len} bytes does not fit a 32-bit length")]
+    /// A payload is longer than the readers accept ([`MAX_PAYLOAD_LEN`]), or a stop tail
+    /// longer than the streaming reader accepts ([`MAX_STREAM_STOP_TAIL`]).
+    ///
+    /// [`MAX_PAYLOAD_LEN`]: super::reader::MAX_PAYLOAD_LEN
+    /// [`MAX_STREAM_STOP_TAIL`]: super::reader::MAX_STREAM_STOP_TAIL
+    #[error("{len} bytes, beyond the limit of {limit} that readers accept")]
     TooLong {
         /// Its length.
         len: usize,
+        /// The limit.
+        limit: usize,
     },
+    /// What was given would be written as bytes that read back as something else (or not
+    /// at all); nothing was written.
+    #[error("refused, the bytes would not read back as given: {0}")]
+    Inconsistent(&'static str),
     /// Writing to the sink failed.
     #[error("I/O error: {0}")]
     Io(#[from] io::Error),

@@ -318,6 +318,12 @@ pub fn header_for(profile: Profile) -> impl Strategy<Value = Header> {
                 signon_length: n[2],
             },
         )
+        // A header that settles another profile would make a reader lay the frames out
+        // by that one (and the writer refuses it).
+        .prop_filter(
+            "the header settles another profile",
+            move |h| !matches!(Profile::from_header(h), (settled, true) if settled != profile),
+        )
 }
 
 /// One view-info block of finite floats and any flags.

@@ -4,6 +4,12 @@
 //! bytes it was read from (a stop command's tail included), so [`rewrite`] of a real file
 //! is byte-identical. It does not check ticks or the order of commands: real files have
 //! negative and decreasing ticks, and an editor may need to write anything a game wrote.
+//!
+//! It refuses what would read back as something else ([`WriteError::Inconsistent`]): a slot
+//! byte the profile has no place for (or none where it has one), a stop frame whose tick or
+//! slot is not the one its tail holds, any frame after the stop (the stop's tail runs to
+//! the end of the file), a header whose stamp is not HL2DEMO, and payloads beyond the
+//! readers' caps.
 
 use super::error::ReadError;
 use super::error::WriteError;
@@ -12,7 +18,10 @@ use super::format::{
     VIEW_INFO_SIZE, ViewInfo,
 };
 use super::profile::Profile;
-use super::reader::{Body, Frame, PacketBody, SourceSlice};
+use super::reader::{
+    Body, Frame, MAX_PAYLOAD_LEN, MAX_STREAM_STOP_TAIL, PacketBody, SourceSlice, parse_header,
+    stop_tick,
+};
 use binrw::BinWrite;
 use std::io::{Cursor, Write};
 
@@ -28,9 +37,46 @@ where
     let _ = value.write(&mut cursor);
 }
 
-/// A payload length as the `i32` the file stores.
+/// A payload length as the `i32` the file stores, within the readers' cap.
 fn length(data: &[u8]) -> Result<i32, WriteError> {
-    i32::try_from(data.len()).map_err(|_| WriteError::TooLong { len: data.len() })
+    let too_long = WriteError::TooLong {
+        len: data.len(),
+        limit: MAX_PAYLOAD_LEN,
+    };
+    if data.len() > MAX_PAYLOAD_LEN {
+        return Err(too_long);
+    }
+    i32::try_from(data.len()).map_err(|_| too_long)
+}
+
+/// Checks the frame fields the layout does not store on their own: the slot byte exists
+/// only in profiles that have one, and a stop frame's tick and slot are read from its tail.
+fn check_frame(profile: &Profile, frame: &Frame<'_>) -> Result<(), WriteError> {
+    if let Body::Stop { tail } = &frame.body {
+        if tail.len() > MAX_STREAM_STOP_TAIL {
+            return Err(WriteError::TooLong {
+                len: tail.len(),
+                limit: MAX_STREAM_STOP_TAIL,
+            });
+        }
+        let slot = if profile.slot_byte {
+            tail.get(4).copied()
+        } else {
+            None
+        };
+        if frame.tick != stop_tick(tail).unwrap_or(0) || frame.slot != slot {
+            return Err(WriteError::Inconsistent(
+                "a stop frame's tick and slot are the ones its tail holds (see Frame::stop)",
+            ));
+        }
+    } else if frame.slot.is_some() != profile.slot_byte {
+        return Err(WriteError::Inconsistent(if profile.slot_byte {
+            "the profile stores a slot byte in every frame, and the frame has none"
+        } else {
+            "the profile stores no slot byte, and the frame has one"
+        }));
+    }
+    Ok(())
 }
 
 /// The bytes of `views` as a signon or packet frame stores them.
@@ -61,6 +107,7 @@ fn encode_unchecked(
     frame: &Frame<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), WriteError> {
+    check_frame(profile, frame)?;
     let command = frame.command();
     let number = profile
         .commands
@@ -81,8 +128,8 @@ fn encode_unchecked(
             tick: frame.tick,
         },
     );
-    if profile.slot_byte {
-        out.push(frame.slot.unwrap_or(0));
+    if let Some(slot) = frame.slot {
+        out.push(slot);
     }
     match &frame.body {
         Body::Signon(packet) | Body::Packet(packet) => encode_packet(profile, packet, out)?,
@@ -158,6 +205,8 @@ pub struct SourceWriter<W: Write> {
     profile: Profile,
     scratch: Vec<u8>,
     written: u64,
+    /// Whether the stop frame has been written: nothing may follow it.
+    stopped: bool,
 }
 
 impl<W: Write> SourceWriter<W> {
@@ -168,6 +217,12 @@ impl<W: Write> SourceWriter<W> {
     }
 
     /// Writes `header` and lays out frames with `profile`.
+    ///
+    /// The file reads back as written by a reader given the same profile
+    /// ([`SourceSlice::with_profile`]). A reader left to find the profile itself takes the
+    /// one the header settles ([`Profile::from_header`]) or, where the header leaves it open,
+    /// detects it from the first frames: use [`new`](Self::new) for a file that any reader
+    /// reads as written, or a header that settles `profile`.
     pub fn with_profile(
         mut inner: W,
         header: &Header,
@@ -175,12 +230,18 @@ impl<W: Write> SourceWriter<W> {
     ) -> Result<Self, WriteError> {
         let mut scratch = Vec::with_capacity(64 * 1024);
         put(&mut scratch, header);
+        if parse_header(&scratch).is_err() {
+            return Err(WriteError::Inconsistent(
+                "the header does not read back (its magic is not HL2DEMO)",
+            ));
+        }
         inner.write_all(&scratch)?;
         Ok(SourceWriter {
             inner,
             profile,
             written: scratch.len() as u64,
             scratch,
+            stopped: false,
         })
     }
 
@@ -196,10 +257,16 @@ impl<W: Write> SourceWriter<W> {
 
     /// Writes one frame.
     pub fn write_frame(&mut self, frame: &Frame<'_>) -> Result<(), WriteError> {
+        if self.stopped {
+            return Err(WriteError::Inconsistent(
+                "a frame after the stop frame would read as part of the stop's tail",
+            ));
+        }
         self.scratch.clear();
         encode_frame(&self.profile, frame, &mut self.scratch)?;
         self.inner.write_all(&self.scratch)?;
         self.written += self.scratch.len() as u64;
+        self.stopped = matches!(frame.body, Body::Stop { .. });
         Ok(())
     }
 

@@ -141,6 +141,13 @@ pub enum EncodeError {
         /// The client id.
         cid: i32,
     },
+    /// An [`Ex::Unknown`](super::Ex::Unknown) whose UUID is one of DDNet's and whose payload
+    /// fits that extension's layout: it would read back as the typed message, so write that.
+    #[error("an untyped {name} message whose payload fits its layout: write the typed message")]
+    UntypedKnownExtension {
+        /// The extension's kind name.
+        name: &'static str,
+    },
     /// A payload or list is longer than its int length field can say.
     #[error("{what} of {len} exceeds the largest length an int can hold")]
     TooLong {

@@ -539,7 +539,19 @@ impl<'a> Ex<'a> {
             }
             Ex::PlayerFinish { cid, time } => put(out, [cid, time]),
             Ex::TeamFinish { team, time } => put(out, [team, time]),
-            Ex::Antibot { data } | Ex::Unknown { data, .. } => out.extend_from_slice(data),
+            Ex::Antibot { data } => out.extend_from_slice(data),
+            Ex::Unknown { uuid, data } => {
+                // A payload that fits the layout of a known UUID reads back typed.
+                let (typed, _) = Ex::from_payload(uuid, data);
+                if let Some(kind) = typed.kind()
+                    && !matches!(typed, Ex::Unknown { .. })
+                {
+                    return Err(EncodeError::UntypedKnownExtension {
+                        name: kind.kind_name(),
+                    });
+                }
+                out.extend_from_slice(data)
+            }
         }
         Ok(())
     }

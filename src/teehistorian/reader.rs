@@ -221,7 +221,7 @@ fn header_cut(available: usize) -> ReadError {
 
 /// Parses the JSON header and checks that its version is one whose messages this crate
 /// knows.
-fn parse_header(json: &[u8]) -> Result<Header, ReadError> {
+pub(crate) fn parse_header(json: &[u8]) -> Result<Header, ReadError> {
     let at = |kind| ReadError::new(FILE_UUID.len() as u64, kind);
     let header = Header::from_json(json).map_err(|e| at(ReadErrorKind::Header(e)))?;
     if header.version != "1" && header.version != "2" {

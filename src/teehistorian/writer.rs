@@ -9,7 +9,7 @@ use super::error::{ReadError, WriteError};
 use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::Message;
-use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState};
+use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState, parse_header};
 use std::io::Write;
 
 /// Writes a teehistorian file to any [`Write`], front to back, never seeking.
@@ -31,11 +31,16 @@ impl<W: Write> TeehistorianWriter<W> {
     }
 
     /// Writes the file UUID, `json` as it is, then the NUL: for copying a stored header
-    /// byte for byte. `json` must not contain a NUL (it would end the header early); it is
-    /// not otherwise checked.
+    /// byte for byte. `json` must be a header the readers accept: no NUL (it would end the
+    /// header early), a JSON object with a supported `version`.
     pub fn with_header_json(mut sink: W, json: &[u8]) -> Result<Self, WriteError> {
         if json.contains(&0) {
             return Err(WriteError::Usage("the header JSON contains a NUL byte"));
+        }
+        if parse_header(json).is_err() {
+            return Err(WriteError::Usage(
+                "the header JSON is not one a reader accepts (a JSON object with version \"1\" or \"2\")",
+            ));
         }
         sink.write_all(&FILE_UUID)?;
         sink.write_all(json)?;

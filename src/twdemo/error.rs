@@ -131,6 +131,10 @@ pub enum WriteError {
     /// A call came out of order (for example a relative tick marker first).
     #[error("{0}")]
     Usage(&'static str),
+    /// What was given would be written as bytes that read back as something else (or not
+    /// at all); nothing was written.
+    #[error("refused, the bytes would not read back as given: {0}")]
+    Inconsistent(&'static str),
 }
 
 impl From<binrw::Error> for WriteError {

@@ -177,6 +177,25 @@ impl RawChunkHeader {
         }
     }
 
+    /// Whether the header is exactly what its lead byte announces: the 4-byte tick of a
+    /// tick marker in its absolute form, the size byte or word of an escaped data size, and
+    /// nothing else. A header that is not would be written as bytes that read back as
+    /// another header (the lead byte decides what follows it).
+    pub fn is_well_formed(&self, tick_compression: bool) -> bool {
+        use binrw::{BinRead, BinWrite};
+        let mut bytes = binrw::io::Cursor::new([0u8; 8]);
+        if self.write_args(&mut bytes, (tick_compression,)).is_err() {
+            return false;
+        }
+        let len = bytes.position() as usize;
+        len == Self::len_from_lead(self.lead, tick_compression)
+            && Self::read_args(
+                &mut binrw::io::Cursor::new(&bytes.get_ref()[..len]),
+                (tick_compression,),
+            )
+            .is_ok_and(|back| back == *self)
+    }
+
     /// The number of bytes this header occupies.
     pub fn len(&self) -> usize {
         1 + 4 * self.absolute_tick.is_some() as usize

@@ -210,6 +210,11 @@ impl TickState {
         }
     }
 
+    /// The tick of the last marker applied.
+    pub(crate) fn current(&self) -> Option<i32> {
+        self.current
+    }
+
     /// Turns a tick-marker header into its absolute tick.
     pub(crate) fn apply(&mut self, header: &RawChunkHeader) -> Result<TickMarker, ReadErrorKind> {
         let keyframe = header.lead & KEYFRAME_FLAG != 0;

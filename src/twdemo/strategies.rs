@@ -235,3 +235,200 @@ pub fn demo(max_records: usize, max_map: usize) -> impl Strategy<Value = Demo> {
             )
     })
 }
+
+/// A chunk header as a caller might fill it in by hand: any lead byte, and optional fields
+/// that agree with it about half of the time.
+pub fn raw_chunk_header() -> impl Strategy<Value = RawChunkHeader> {
+    (
+        any::<u8>(),
+        any::<bool>(),
+        proptest::option::of(any::<i32>()),
+        proptest::option::of(any::<u8>()),
+        proptest::option::of(any::<u16>()),
+        any::<bool>(),
+    )
+        .prop_map(|(lead, agree, tick, byte, word, tick_compression)| {
+            if !agree {
+                return RawChunkHeader {
+                    lead,
+                    absolute_tick: tick,
+                    size_byte: byte,
+                    size_word: word,
+                };
+            }
+            let marker = lead & TICK_MARKER_FLAG != 0;
+            let size = lead & SIZE_MASK;
+            RawChunkHeader {
+                lead,
+                absolute_tick: (marker && !tick_is_inline(lead, tick_compression))
+                    .then(|| tick.unwrap_or(0)),
+                size_byte: (!marker && size == SIZE_ESCAPE_BYTE).then(|| byte.unwrap_or(0)),
+                size_word: (!marker && size == SIZE_ESCAPE_WORD).then(|| word.unwrap_or(0)),
+            }
+        })
+}
+
+/// Any record a caller could hand the writer, valid or not: tick markers at any tick in
+/// either form, data chunks of any kind and size form with ints or arbitrary stored bytes,
+/// and raw chunks with hand-made headers, ticks and payloads.
+pub fn any_record() -> impl Strategy<Value = Record> {
+    let kind = (0u8..4).prop_map(ChunkKind::from_type_id);
+    let form = prop_oneof![
+        Just(SizeForm::Inline),
+        Just(SizeForm::Byte),
+        Just(SizeForm::Word)
+    ];
+    let rule = prop_oneof![Just(LengthRule::Tight), Just(LengthRule::TrailingByte)];
+    prop_oneof![
+        (
+            prop_oneof![3 => 0i32..100_000, 1 => any::<i32>()],
+            any::<bool>(),
+            any::<bool>()
+        )
+            .prop_map(|(tick, keyframe, absolute)| Record::Tick(TickMarker {
+                tick,
+                keyframe,
+                form: if absolute {
+                    TickForm::Absolute
+                } else {
+                    TickForm::Delta
+                },
+            })),
+        (kind.clone(), form.clone(), payload_ints(40), rule).prop_map(
+            |(kind, size_form, ints, rule)| Record::Data(DataRecord {
+                kind,
+                size_form,
+                payload: Payload::Ints { ints, rule },
+            })
+        ),
+        (kind, form, vec(any::<u8>(), 0..300)).prop_map(|(kind, size_form, bytes)| {
+            Record::Data(DataRecord {
+                kind,
+                size_form,
+                payload: Payload::Stored(bytes),
+            })
+        }),
+        (
+            raw_chunk_header(),
+            proptest::option::of(prop_oneof![0i32..100_000, any::<i32>()]),
+            vec(any::<u8>(), 0..40)
+        )
+            .prop_map(|(header, tick, payload)| Record::Raw {
+                header,
+                tick,
+                payload,
+            }),
+    ]
+}
+
+/// A demo as a caller might put it together, valid or not: a valid demo ([`demo`]) with a
+/// few [`any_record`]s spliced in, and sometimes a prelude that disagrees with itself or
+/// its map (another version, a block added or dropped, another map size, a map starting
+/// with the SHA-256 block's UUID). For testing that the writer refuses what would not read
+/// back as given.
+pub fn any_demo(max_records: usize, max_map: usize) -> impl Strategy<Value = Demo> {
+    (
+        demo(max_records, max_map),
+        vec((any::<prop::sample::Index>(), any_record()), 0..3),
+        vec((any::<prop::sample::Index>(), 0u8..6, any::<u8>()), 0..3),
+        prop_oneof![6 => Just(None), 1 => (0u8..8).prop_map(Some)],
+        prop_oneof![6 => Just(0u8), 1 => 1u8..5],
+    )
+        .prop_map(|(mut demo, wild, raws, version, twist)| {
+            for (at, how, bits) in raws {
+                if !demo.records.is_empty() {
+                    let at = at.index(demo.records.len());
+                    demo.records[at] = as_raw(&demo, at, how, bits);
+                }
+            }
+            for (at, record) in wild {
+                let at = at.index(demo.records.len() + 1);
+                demo.records.insert(at, record);
+            }
+            if let Some(version) = version {
+                demo.prelude.version_header.version = version;
+            }
+            match twist {
+                1 => {
+                    demo.prelude.timeline_markers = match demo.prelude.timeline_markers {
+                        Some(_) => None,
+                        None => Some(TimelineMarkers {
+                            count: 0,
+                            ticks: [0; MAX_TIMELINE_MARKERS],
+                        }),
+                    }
+                }
+                2 => {
+                    demo.prelude.map_sha256 = match demo.prelude.map_sha256 {
+                        Some(_) => None,
+                        None => Some(MapSha256 {
+                            uuid: SHA256_EXTENSION_UUID,
+                            digest: [0; 32],
+                        }),
+                    }
+                }
+                3 => demo.prelude.header.map_size ^= 1,
+                4 => {
+                    demo.prelude.map_sha256 = None;
+                    let n = demo.map.len().min(SHA256_EXTENSION_UUID.len());
+                    demo.map[..n].copy_from_slice(&SHA256_EXTENSION_UUID[..n]);
+                }
+                _ => {}
+            }
+            demo
+        })
+}
+
+/// Record `at` of `demo` as the raw chunk a reader sees (header, tick, payload), then
+/// changed the way a hand-made header goes wrong, by `how`: 0 keeps it, 1 drops the field
+/// the lead byte announces, 2 adds one it does not, 3 flips lead bits by `bits`, 4 and 5
+/// move the tick by one.
+fn as_raw(demo: &Demo, at: usize, how: u8, bits: u8) -> Record {
+    let tick_compression = demo.prelude.tick_compression();
+    let last_tick = demo.records[..at].iter().rev().find_map(|r| match r {
+        Record::Tick(m) => Some(m.tick),
+        Record::Raw { tick, .. } => *tick,
+        Record::Data(_) => None,
+    });
+    let (mut header, mut tick, payload) = match &demo.records[at] {
+        Record::Tick(marker) => {
+            let Some(header) =
+                super::writer::tick_marker_header(marker, last_tick, tick_compression)
+            else {
+                return demo.records[at].clone();
+            };
+            (header, Some(marker.tick), Vec::new())
+        }
+        Record::Data(data) => {
+            let payload = match &data.payload {
+                Payload::Ints { ints, rule } => PayloadEncoder::new().encode(ints, *rule).to_vec(),
+                Payload::Stored(bytes) => bytes.clone(),
+            };
+            let Some(header) = RawChunkHeader::data(data.kind, payload.len(), data.size_form)
+            else {
+                return demo.records[at].clone();
+            };
+            (header, None, payload)
+        }
+        raw @ Record::Raw { .. } => return raw.clone(),
+    };
+    match how {
+        1 => {
+            header.absolute_tick = None;
+            header.size_byte = None;
+            header.size_word = None;
+        }
+        2 if header.is_tick_marker() => {
+            header.absolute_tick = Some(header.absolute_tick.unwrap_or(0) ^ 1)
+        }
+        2 => header.size_byte = Some(header.size_byte.unwrap_or(bits)),
+        3 => header.lead ^= bits | 1,
+        4 | 5 => tick = tick.map(|t| if how == 4 { t + 1 } else { t - 1 }),
+        _ => {}
+    }
+    Record::Raw {
+        header,
+        tick,
+        payload,
+    }
+}

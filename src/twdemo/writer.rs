@@ -4,11 +4,16 @@
 //! It writes exactly what it is told: given the stored header and payload of a chunk it
 //! reproduces them byte for byte; given ints it encodes them as DDNet does. Policy (when a
 //! keyframe is due, when a marker may be relative) belongs to the [`Recorder`](super::Recorder).
+//!
+//! Whatever it writes reads back as what it was given: the prelude is read back with the
+//! reader's own parser before it is written, every tick marker goes through the reader's
+//! tick arithmetic, and a stored chunk header must be exactly what its lead byte announces.
+//! Anything else is refused with [`WriteError::Inconsistent`] and nothing is written.
 
 use super::error::WriteError;
 use super::format::*;
 use super::payload::{MAX_PAYLOAD_BYTES, PayloadEncoder};
-use super::reader::{Prelude, TickMarker};
+use super::reader::{Prelude, TickMarker, TickState};
 use crate::codec::huffman::LengthRule;
 use binrw::BinWrite;
 use std::io::{Cursor, Write};
@@ -17,7 +22,8 @@ use std::io::{Cursor, Write};
 pub struct DemoWriter<W: Write> {
     sink: W,
     tick_compression: bool,
-    last_tick: Option<i32>,
+    /// The tick arithmetic a reader applies to what has been written.
+    ticks: TickState,
     encoder: PayloadEncoder,
     position: u64,
 }
@@ -49,13 +55,26 @@ impl<W: Write> DemoWriter<W> {
         if let Some(sha) = &prelude.map_sha256 {
             sha.write(&mut head)?;
         }
-        let head = head.into_inner();
+        let mut head = head.into_inner();
+        // The reader decides where the map starts from the map's first bytes (a version-6
+        // map without SHA-256 block must not look like the block's UUID), and refuses
+        // magic, versions and header strings it cannot read: ask it.
+        let probe = map.len().min(SHA256_EXTENSION_UUID.len());
+        head.extend_from_slice(&map[..probe]);
+        if Prelude::parse(&head).ok().as_ref() != Some(prelude) {
+            return Err(WriteError::Inconsistent(
+                "the prelude does not read back as given (bad magic, version below 3, a \
+                 header string without its NUL, or a version-6 map without SHA-256 block \
+                 that starts like the block's UUID)",
+            ));
+        }
+        head.truncate(head.len() - probe);
         sink.write_all(&head)?;
         sink.write_all(map)?;
         Ok(DemoWriter {
             sink,
             tick_compression: prelude.tick_compression(),
-            last_tick: None,
+            ticks: TickState::new(prelude.tick_compression()),
             encoder: PayloadEncoder::new(),
             position: (head.len() + map.len()) as u64,
         })
@@ -68,7 +87,7 @@ impl<W: Write> DemoWriter<W> {
 
     /// The tick of the last tick marker written.
     pub fn last_tick(&self) -> Option<i32> {
-        self.last_tick
+        self.ticks.current()
     }
 
     /// Whether `tick` can be written as a one-byte delta after the last marker.
@@ -78,16 +97,22 @@ impl<W: Write> DemoWriter<W> {
             keyframe: false,
             form: TickForm::Delta,
         };
-        tick_marker_header(&marker, self.last_tick, self.tick_compression).is_some()
+        tick_marker_header(&marker, self.last_tick(), self.tick_compression).is_some()
     }
 
     /// Writes a tick marker in the form `marker.form` names.
     pub fn write_tick_marker(&mut self, marker: TickMarker) -> Result<(), WriteError> {
-        let header = tick_marker_header(&marker, self.last_tick, self.tick_compression).ok_or(
+        let header = tick_marker_header(&marker, self.last_tick(), self.tick_compression).ok_or(
             WriteError::Unrepresentable("tick marker delta does not fit the one-byte form"),
         )?;
+        let mut ticks = self.ticks;
+        if ticks.apply(&header).ok() != Some(marker) {
+            return Err(WriteError::Inconsistent(
+                "a tick marker outside the ticks a reader accepts (0 to 2^31 - 2)",
+            ));
+        }
         self.write_header(&header)?;
-        self.last_tick = Some(marker.tick);
+        self.ticks = ticks;
         Ok(())
     }
 
@@ -133,18 +158,33 @@ impl<W: Write> DemoWriter<W> {
 
     /// Writes a chunk exactly as stored: its header and, for a data chunk, its payload.
     ///
-    /// For a tick marker, `tick` is the absolute tick it stands for, which the writer needs
-    /// for the relative markers that follow.
+    /// The header must be well formed ([`RawChunkHeader::is_well_formed`]); for a tick
+    /// marker, `tick` is the absolute tick it stands for, and must be the tick a reader
+    /// computes from the header after the markers written so far.
     pub fn write_raw(
         &mut self,
         header: &RawChunkHeader,
         tick: Option<i32>,
         payload: &[u8],
     ) -> Result<(), WriteError> {
+        if !header.is_well_formed(self.tick_compression) {
+            return Err(WriteError::Inconsistent(
+                "the raw chunk header's fields are not the ones its lead byte announces",
+            ));
+        }
         if header.is_tick_marker() {
             let tick = tick.ok_or(WriteError::Usage("a raw tick marker needs its tick"))?;
+            let mut ticks = self.ticks;
+            if ticks.apply(header).ok().map(|m| m.tick) != Some(tick) {
+                return Err(WriteError::Inconsistent(
+                    "a raw tick marker that a reader would put at another tick",
+                ));
+            }
+            if !payload.is_empty() {
+                return Err(WriteError::Usage("a tick marker has no payload"));
+            }
             self.write_header(header)?;
-            self.last_tick = Some(tick);
+            self.ticks = ticks;
             return Ok(());
         }
         if header.payload_size() != payload.len() {
