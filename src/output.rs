@@ -78,7 +78,7 @@ impl std::fmt::Display for Step {
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// The target is one of the inputs: writing it would destroy the data being read.
-    #[error("is the input {} itself; refusing to overwrite the input", input.display())]
+    #[error("is the same file as the input {}; refusing to overwrite the input", input.display())]
     SameFile {
         /// The target as the caller named it.
         path: PathBuf,
@@ -132,6 +132,19 @@ impl OutputError {
             | OutputError::Write { path, .. }
             | OutputError::Io { path, .. } => path,
         }
+    }
+
+    /// Whether the target already holds the complete new file: only a failure after the
+    /// rename ([`Step::RemoveTemporary`], [`Step::SyncDirectory`]). Every other error left
+    /// the target as it was.
+    pub fn target_replaced(&self) -> bool {
+        matches!(
+            self,
+            OutputError::Io {
+                step: Step::RemoveTemporary | Step::SyncDirectory,
+                ..
+            }
+        )
     }
 
     /// Whether the output was refused as asked for (the same file as an input, an existing
