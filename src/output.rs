@@ -191,12 +191,15 @@ fn metadata_if_exists(path: &Path) -> io::Result<Option<Metadata>> {
     }
 }
 
+/// Whether two existing files are one: the same device and inode.
 #[cfg(unix)]
 fn same_identity(_: &Path, a: &Metadata, _: &Path, b: &Metadata) -> io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
     Ok(a.dev() == b.dev() && a.ino() == b.ino())
 }
 
+/// Whether two existing files are one: the same canonical path (hard links look like two
+/// files here).
 #[cfg(not(unix))]
 fn same_identity(a: &Path, _: &Metadata, b: &Path, _: &Metadata) -> io::Result<bool> {
     Ok(fs::canonicalize(a)? == fs::canonicalize(b)?)
