@@ -11,6 +11,8 @@
 //! * [`source`] is the Source engine demo container (`HL2DEMO`): header, command frames,
 //!   per-game profiles, readers, a writer and a repair for unfinished recordings.
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
+//! * [`output`] writes whole files atomically and refuses to overwrite an input or an
+//!   existing file by accident; it knows no format.
 
 #![warn(missing_docs)]
 // No `unsafe` anywhere: no benchmark has shown a hot loop that needs it.
@@ -18,6 +20,7 @@
 
 pub mod codec;
 pub mod detect;
+pub mod output;
 pub mod source;
 pub mod teehistorian;
 pub mod twdemo;

@@ -106,7 +106,13 @@ fn extract_map_checks_the_map() {
     damaged[offset + 100] ^= 0xff;
     let bad = scratch("damaged.demo");
     std::fs::write(&bad, &damaged).unwrap();
-    let out = demokit(&["extract-map".as_ref(), bad.as_os_str(), map.as_os_str()]);
+    // Over the map written above, which needs --force.
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        bad.as_os_str(),
+        map.as_os_str(),
+        "--force".as_ref(),
+    ]);
     let written = std::fs::read(&map).unwrap();
     std::fs::remove_file(&bad).unwrap();
     std::fs::remove_file(&map).unwrap();

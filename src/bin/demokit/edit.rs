@@ -1,7 +1,8 @@
 //! The CLI's demo editing commands: `convert`, `repair` (Teeworlds demos), `extract-map` and
 //! `trim`. Each hands the bytes to [`demokit::twdemo`] and prints the report it returns.
 
-use super::{Exit, Outcome, Output, Stop, complain, read_failure, row, write_output};
+use super::destination::{Destination, write_output};
+use super::{Exit, Outcome, Output, Stop, complain, read_failure, row};
 use demokit::twdemo::DemoSlice;
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::repair::{extract_map, repair};
@@ -33,7 +34,7 @@ fn refused(input: &Path, what: &str, error: impl Display) -> Stop {
 /// `demokit convert IN OUT --version N`.
 pub(crate) fn convert_file(
     input: &Path,
-    output: &Path,
+    output: &Destination,
     data: &[u8],
     version: u8,
     json: bool,
@@ -81,7 +82,7 @@ pub(crate) fn convert_file(
 }
 
 /// `demokit repair IN OUT` on a Teeworlds demo.
-pub(crate) fn repair_demo(input: &Path, output: &Path, data: &[u8], json: bool) -> Outcome {
+pub(crate) fn repair_demo(input: &Path, output: &Destination, data: &[u8], json: bool) -> Outcome {
     let (bytes, report) = repair(data).map_err(|e| refused(input, "repair", e))?;
     write_output(output, &bytes)?;
     print_report(&report, json, |t| {
@@ -139,7 +140,12 @@ struct ExtractJson<'a> {
 
 /// `demokit extract-map IN OUT.map`: writes the embedded map; exits 1 (after writing it) if
 /// it does not match the header's checksums.
-pub(crate) fn extract_map_file(input: &Path, output: &Path, data: &[u8], json: bool) -> Outcome {
+pub(crate) fn extract_map_file(
+    input: &Path,
+    output: &Destination,
+    data: &[u8],
+    json: bool,
+) -> Outcome {
     let map = extract_map(data).map_err(|e| refused(input, "extract the map", e))?;
     write_output(output, &map.bytes)?;
     let summary = ExtractJson {
@@ -183,7 +189,7 @@ pub(crate) fn extract_map_file(input: &Path, output: &Path, data: &[u8], json: b
 /// `demokit trim IN OUT --from TICK --to TICK`.
 pub(crate) fn trim_file(
     input: &Path,
-    output: &Path,
+    output: &Destination,
     data: &[u8],
     from: i32,
     to: i32,

@@ -8,12 +8,16 @@
 //! cores (one whole file per worker at a time, dropped when done) and reported in sorted
 //! path order, with a progress bar when stderr is a terminal.
 //!
+//! Every file a command writes goes through [`destination`], which checks the output
+//! against the input before any work and writes it atomically with [`demokit::output`].
+//!
 //! Every error goes to stderr as `demokit: FILE: at byte N: message` (or
 //! `demokit: FILE: message` where no offset applies, such as a file that cannot be opened),
 //! and the exit status says what kind of failure it was (see [`LONG_ABOUT`]).
 
 #![forbid(unsafe_code)]
 
+mod destination;
 mod edit;
 mod source;
 
@@ -26,6 +30,7 @@ use demokit::twdemo::validate::{Problem, Report, validate};
 use demokit::twdemo::{
     Chunk, ChunkAt, DemoSlice, PayloadDecoder, ReadError, ReadErrorKind, WriteError,
 };
+use destination::{Destination, EditOutputArgs, OutputArgs, write_output};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
@@ -56,13 +61,22 @@ field; a file that cannot be read at all gets an \"error\": {offset, message}). 
 bar is drawn when stderr is a terminal. At the end, the files that failed are named on
 stderr.
 
+The commands that write a file (rewrite, repair, convert, trim, extract-map) never destroy
+their input: an OUTPUT that is the input, under any spelling or through a hard or symbolic
+link, is refused (exit 2). An existing OUTPUT is refused too (exit 2) unless --force (-f)
+is given. repair and convert also take --in-place instead of OUTPUT to replace the input
+with the result. The result is written to a temporary file beside OUTPUT, synced to disk
+and renamed over it: a failure leaves no partial file, and any file already there stays as
+it was.
+
 Errors go to stderr as `demokit: FILE: at byte N: message`.
 
 Exit codes:
   0  success
   1  the file is invalid or could not be read as its format (a format error), its format
      is not supported, or `validate` rejects it
-  2  usage error (bad command line)
+  2  usage error: a bad command line, or an output refused (the input itself, an existing
+     file without --force, not a regular file)
   3  I/O error: a file could not be opened, read or written
 With several files, the highest code any file earned (skipped files count as 0).";
 
@@ -113,8 +127,9 @@ enum Command {
     Rewrite {
         /// The recording to read.
         input: PathBuf,
-        /// The file to write.
-        output: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Repairs a recording whose recorder never finished.
     ///
@@ -131,8 +146,9 @@ enum Command {
     Repair {
         /// The recording to repair.
         input: PathBuf,
-        /// The file to write.
-        output: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: EditOutputArgs,
         /// Source demos: seconds per tick, overriding the game directory's.
         #[arg(long, value_name = "SECONDS")]
         tick_interval: Option<f32>,
@@ -148,8 +164,9 @@ enum Command {
     Convert {
         /// The demo to read.
         input: PathBuf,
-        /// The file to write.
-        output: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: EditOutputArgs,
         /// The version to write.
         #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
         version: u8,
@@ -167,8 +184,9 @@ enum Command {
     Trim {
         /// The demo to read.
         input: PathBuf,
-        /// The file to write.
-        output: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: OutputArgs,
         /// First tick to keep.
         #[arg(long, allow_hyphen_values = true)]
         from: i32,
@@ -186,8 +204,9 @@ enum Command {
     ExtractMap {
         /// The demo to read.
         input: PathBuf,
-        /// The map file to write.
-        output: PathBuf,
+        /// Where to write the map.
+        #[command(flatten)]
+        output: OutputArgs,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -246,20 +265,26 @@ fn main() -> ExitCode {
             json,
             snapshots: true,
         } => with_twdemo(file, |data| edit::dump_snapshots(file, data, *json)),
-        Command::Rewrite { input, output } => rewrite_file(input, output),
+        Command::Rewrite { input, output } => output
+            .destination(input)
+            .and_then(|output| rewrite_file(input, &output)),
         Command::Repair {
             input,
             output,
             tick_interval,
             json,
-        } => repair_file(input, output, *tick_interval, *json),
+        } => output
+            .destination(input)
+            .and_then(|output| repair_file(input, &output, *tick_interval, *json)),
         Command::Convert {
             input,
             output,
             version,
             json,
-        } => with_twdemo(input, |data| {
-            edit::convert_file(input, output, data, *version, *json)
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| {
+                edit::convert_file(input, &output, data, *version, *json)
+            })
         }),
         Command::Trim {
             input,
@@ -267,15 +292,19 @@ fn main() -> ExitCode {
             from,
             to,
             json,
-        } => with_twdemo(input, |data| {
-            edit::trim_file(input, output, data, *from, *to, *json)
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| {
+                edit::trim_file(input, &output, data, *from, *to, *json)
+            })
         }),
         Command::ExtractMap {
             input,
             output,
             json,
-        } => with_twdemo(input, |data| {
-            edit::extract_map_file(input, output, data, *json)
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| {
+                edit::extract_map_file(input, &output, data, *json)
+            })
         }),
         Command::Validate { files, json } => {
             run_jobs(files, |job, batch| validate_job(job, *json, batch))
@@ -1499,7 +1528,7 @@ fn ex_fields(ex: &Ex<'_>) -> Value {
 // ---------------------------------------------------------------------------------------
 
 /// `demokit rewrite`.
-fn rewrite_file(input: &Path, output: &Path) -> Outcome {
+fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
     let (format, data) = load_supported(input)?;
     match format {
         Format::Teehistorian => rewrite_teehistorian(input, output, &data),
@@ -1525,7 +1554,12 @@ fn with_twdemo(input: &Path, work: impl FnOnce(&[u8]) -> Outcome) -> Outcome {
 }
 
 /// `demokit repair`: Teeworlds and Source demos.
-fn repair_file(input: &Path, output: &Path, tick_interval: Option<f32>, json: bool) -> Outcome {
+fn repair_file(
+    input: &Path,
+    output: &Destination,
+    tick_interval: Option<f32>,
+    json: bool,
+) -> Outcome {
     let (format, data) = load_supported(input)?;
     match format {
         Format::SourceDemo => source::repair_file(input, output, &data, tick_interval, json),
@@ -1540,16 +1574,8 @@ fn repair_file(input: &Path, output: &Path, tick_interval: Option<f32>, json: bo
     }
 }
 
-/// Writes the rewritten bytes to `output`.
-fn write_output(output: &Path, bytes: &[u8]) -> Outcome {
-    std::fs::write(output, bytes).map_err(|e| {
-        complain(output, format_args!("cannot write: {e}"));
-        Stop(Exit::Io)
-    })
-}
-
 /// `demokit rewrite` on a demo.
-fn rewrite_twdemo(input: &Path, output: &Path, data: &[u8]) -> Outcome {
+fn rewrite_twdemo(input: &Path, output: &Destination, data: &[u8]) -> Outcome {
     let mut bytes = Vec::with_capacity(data.len());
     let (stats, error) = match rewrite(data, &mut bytes) {
         Ok((_, stats)) => (stats, None),
@@ -1560,12 +1586,12 @@ fn rewrite_twdemo(input: &Path, output: &Path, data: &[u8]) -> Outcome {
     if error.is_none() || !bytes.is_empty() {
         write_output(output, &bytes)?;
     }
-    print_rewrite_stats(input, output, &stats, bytes.len(), error.is_some());
+    print_rewrite_stats(input, output.path(), &stats, bytes.len(), error.is_some());
     match error {
         None => Ok(()),
         Some(RewriteError::Read(e)) => Err(read_failure(input, &e)),
         Some(RewriteError::Write(WriteError::Io(e))) => {
-            complain(output, format_args!("cannot write: {e}"));
+            complain(output.path(), format_args!("cannot write: {e}"));
             Err(Stop(Exit::Io))
         }
         Some(RewriteError::Write(e)) => {
@@ -1600,11 +1626,11 @@ fn print_rewrite_stats(
 /// `demokit rewrite` on a teehistorian file: the stored header JSON, then every message
 /// through the writer (re-encoded, or copied as stored when its ints are not canonical).
 /// On a read error, the messages before it are written (without FINISH).
-fn rewrite_teehistorian(input: &Path, output: &Path, data: &[u8]) -> Outcome {
+fn rewrite_teehistorian(input: &Path, output: &Destination, data: &[u8]) -> Outcome {
     let slice = TeehistorianSlice::parse(data).map_err(|e| read_failure(input, &e))?;
     let sink = Vec::with_capacity(data.len());
     let mut writer = TeehistorianWriter::with_header_json(sink, slice.header_json())
-        .map_err(|e| write_failure(input, output, e))?;
+        .map_err(|e| write_failure(input, output.path(), e))?;
     let (mut reencoded, mut copied) = (0u64, 0u64);
     let mut error = None;
     for item in slice.messages() {
@@ -1622,14 +1648,14 @@ fn rewrite_teehistorian(input: &Path, output: &Path, data: &[u8]) -> Outcome {
     }
     let bytes = writer
         .into_inner()
-        .map_err(|e| write_failure(input, output, e))?;
+        .map_err(|e| write_failure(input, output.path(), e))?;
     write_output(output, &bytes)?;
     let _ = writeln!(
         io::stderr().lock(),
         "demokit: {} -> {}: {}{} bytes; {} messages re-encoded, {} copied as stored \
          (non-canonical ints), header JSON kept as stored",
         input.display(),
-        output.display(),
+        output.path().display(),
         if error.is_some() {
             "stopped early, "
         } else {
@@ -1642,7 +1668,7 @@ fn rewrite_teehistorian(input: &Path, output: &Path, data: &[u8]) -> Outcome {
     match error {
         None => Ok(()),
         Some(th::RewriteError::Read(e)) => Err(read_failure(input, &e)),
-        Some(th::RewriteError::Write(e)) => Err(write_failure(input, output, e)),
+        Some(th::RewriteError::Write(e)) => Err(write_failure(input, output.path(), e)),
     }
 }
 

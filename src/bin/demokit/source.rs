@@ -1,7 +1,8 @@
 //! The CLI's Source demo commands: `info` text, `dump`, `rewrite` and `repair`. Like the
 //! rest of the CLI, it only prints what [`demokit::source`] returns.
 
-use super::{Exit, Failure, Outcome, Output, Stop, complain, read_failure, row, write_output};
+use super::destination::{Destination, write_output};
+use super::{Exit, Failure, Outcome, Output, Stop, complain, read_failure, row};
 use demokit::source::repair::{RepairOptions, repair};
 use demokit::source::summary::Summary;
 use demokit::source::{self, Body, ReadErrorKind, SourceSlice};
@@ -204,7 +205,7 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
 
 /// `demokit rewrite` on a Source demo: every frame cut from the input and laid out again
 /// by the writer. On a read error, the frames before it are written.
-pub(crate) fn rewrite(input: &Path, output: &Path, data: &[u8]) -> Outcome {
+pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcome {
     let mut bytes = Vec::with_capacity(data.len());
     let result = source::rewrite(data, &mut bytes);
     if result.is_ok() || !bytes.is_empty() {
@@ -217,7 +218,7 @@ pub(crate) fn rewrite(input: &Path, output: &Path, data: &[u8]) -> Outcome {
                 io::stderr().lock(),
                 "demokit: {} -> {}: stopped early, {} bytes",
                 input.display(),
-                output.display(),
+                output.path().display(),
                 bytes.len()
             );
             return Err(read_failure(input, &e));
@@ -231,7 +232,7 @@ pub(crate) fn rewrite(input: &Path, output: &Path, data: &[u8]) -> Outcome {
         io::stderr().lock(),
         "demokit: {} -> {}: {} bytes; {frames} frames laid out again, header kept",
         input.display(),
-        output.display(),
+        output.path().display(),
         bytes.len()
     );
     Ok(())
@@ -241,7 +242,7 @@ pub(crate) fn rewrite(input: &Path, output: &Path, data: &[u8]) -> Outcome {
 /// repaired file.
 pub(crate) fn repair_file(
     input: &Path,
-    output: &Path,
+    output: &Destination,
     data: &[u8],
     tick_interval: Option<f32>,
     json: bool,

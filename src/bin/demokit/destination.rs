@@ -1,0 +1,133 @@
+//! Where the writing commands put their file: the output arguments they share (`OUTPUT`,
+//! `--force`, and `--in-place` where replacing the input makes sense), the checks run
+//! before any work is done, and the final write through [`demokit::output`], which makes
+//! it atomic. The commands themselves only hand over their bytes.
+
+use super::{Exit, Outcome, Stop, complain};
+use clap::Args;
+use demokit::output::{self, OutputError, Overwrite};
+use std::path::{Path, PathBuf};
+
+/// The output arguments of a command that always writes a new file.
+#[derive(Debug, Args)]
+pub(crate) struct OutputArgs {
+    /// The file to write. It must not be the input (under any name, hard link or symbolic
+    /// link); an existing file is only replaced with --force.
+    output: PathBuf,
+    /// Replace OUTPUT if it exists. The new file is written beside it and renamed over it,
+    /// so a failure leaves the old one as it was.
+    #[arg(short, long)]
+    force: bool,
+}
+
+/// The output arguments of a command whose result can replace its input.
+#[derive(Debug, Args)]
+pub(crate) struct EditOutputArgs {
+    /// The file to write, not needed with --in-place. It must not be the input (under any
+    /// name, hard link or symbolic link); an existing file is only replaced with --force.
+    #[arg(required_unless_present = "in_place", conflicts_with = "in_place")]
+    output: Option<PathBuf>,
+    /// Replace INPUT itself with the result instead of writing OUTPUT. The result is
+    /// written beside it and renamed over it, so a failure leaves the input as it was.
+    #[arg(long)]
+    in_place: bool,
+    /// Replace OUTPUT if it exists (written beside it and renamed over it, so a failure
+    /// leaves the old one as it was).
+    #[arg(short, long)]
+    force: bool,
+}
+
+/// A checked output: the path a command writes and whether a file there may be replaced.
+#[derive(Debug)]
+pub(crate) struct Destination {
+    /// The file to write.
+    path: PathBuf,
+    /// Whether an existing file at `path` may be replaced.
+    overwrite: Overwrite,
+}
+
+impl Destination {
+    /// The file the command writes (the input itself with `--in-place`).
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The overwrite policy `--force` asks for.
+fn overwrite(force: bool) -> Overwrite {
+    if force {
+        Overwrite::Replace
+    } else {
+        Overwrite::Refuse
+    }
+}
+
+impl OutputArgs {
+    /// Checks the output against `input` before any work is done (exit 2 on a refusal).
+    pub(crate) fn destination(&self, input: &Path) -> Outcome<Destination> {
+        checked(input, &self.output, overwrite(self.force), "")
+    }
+}
+
+impl EditOutputArgs {
+    /// Checks the output against `input` before any work is done (exit 2 on a refusal);
+    /// with `--in-place` the destination is the input, which must be a regular file.
+    pub(crate) fn destination(&self, input: &Path) -> Outcome<Destination> {
+        match &self.output {
+            Some(output) if !self.in_place => checked(
+                input,
+                output,
+                overwrite(self.force),
+                " (--in-place replaces it with the result)",
+            ),
+            _ => {
+                output::check_output(input, Overwrite::Replace, &[])
+                    .map_err(|e| failure(&e, ""))?;
+                Ok(Destination {
+                    path: input.to_path_buf(),
+                    overwrite: Overwrite::Replace,
+                })
+            }
+        }
+    }
+}
+
+/// Runs the library's checks on `output` for `input`; `same_file_hint` is added to the
+/// refusal of an output that is the input.
+fn checked(
+    input: &Path,
+    output: &Path,
+    overwrite: Overwrite,
+    same_file_hint: &str,
+) -> Outcome<Destination> {
+    output::check_output(output, overwrite, &[input]).map_err(|e| failure(&e, same_file_hint))?;
+    Ok(Destination {
+        path: output.to_path_buf(),
+        overwrite,
+    })
+}
+
+/// Names the output's trouble on stderr: a refusal is a usage error (exit 2), anything
+/// else an I/O error (exit 3).
+fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
+    let hint = match error {
+        OutputError::Exists { .. } => "; --force (-f) replaces it",
+        OutputError::SameFile { .. } => same_file_hint,
+        _ if error.target_replaced() => "",
+        _ if error.is_refusal() => "",
+        _ => "; left untouched",
+    };
+    complain(error.path(), format_args!("{error}{hint}"));
+    Stop(if error.is_refusal() {
+        Exit::Usage
+    } else {
+        Exit::Io
+    })
+}
+
+/// Writes `bytes` as the destination's file, atomically: on failure nothing is left
+/// behind and an existing file there is untouched. The one way the CLI writes a file.
+pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
+    output::write_atomically(&destination.path, destination.overwrite, bytes)
+        .map_err(|e| failure(&e, ""))
+}
