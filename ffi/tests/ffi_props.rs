@@ -299,15 +299,18 @@ proptest! {
 
         let slice = th::TeehistorianSlice::parse(&sink).unwrap();
         let mut error = None;
-        for item in slice.messages() {
+        let mut messages = slice.messages();
+        for item in messages.by_ref() {
             if let Err(e) = item {
                 error = Some(e);
             }
         }
+        // A finished recording ends with FINISH; an unfinished one (closed, or its sink
+        // failed) ends on a message boundary without it, or inside a message.
+        prop_assert_eq!(messages.finished(), finished);
         if finished {
             prop_assert!(error.is_none(), "{:?}", error);
-        } else {
-            let e = error.expect("an unfinished recording has no FINISH");
+        } else if let Some(e) = error {
             prop_assert!(e.is_truncation(), "{}", e);
         }
     }

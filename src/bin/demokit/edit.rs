@@ -1,5 +1,6 @@
-//! The CLI's demo editing commands: `convert`, `repair` (Teeworlds demos), `extract-map` and
-//! `trim`. Each hands the bytes to [`demokit::twdemo`] and prints the report it returns.
+//! The CLI's editing commands: `convert`, `repair` (Teeworlds demos and teehistorian files),
+//! `extract-map` and `trim`. Each hands the bytes to [`demokit::twdemo`] or
+//! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
 use super::{Exit, Outcome, Output, Stop, complain, read_failure, row};
@@ -117,6 +118,44 @@ pub(crate) fn repair_demo(input: &Path, output: &Destination, data: &[u8], json:
                 format_args!("{:?}", report.markers_dropped),
             );
         }
+    })
+}
+
+/// `demokit repair` on a teehistorian file: every complete message, then FINISH.
+pub(crate) fn repair_teehistorian(
+    input: &Path,
+    output: &Destination,
+    data: &[u8],
+    json: bool,
+) -> Outcome {
+    let (bytes, report) =
+        demokit::teehistorian::repair(data).map_err(|e| refused(input, "repair", e))?;
+    write_output(output, &bytes)?;
+    print_report(&report, json, |t| {
+        if !report.changed() {
+            row(t, "unchanged", "the file was already finished");
+        }
+        if let Some(cut) = &report.cut {
+            row(
+                t,
+                "cut at",
+                format_args!("byte {} ({})", cut.offset, cut.reason),
+            );
+        }
+        row(t, "bytes dropped", report.bytes_dropped);
+        row(t, "messages kept", report.messages_kept);
+        if let Some(tick) = report.last_tick {
+            row(t, "last tick", tick);
+        }
+        row(
+            t,
+            "finish",
+            if report.finish_appended {
+                "appended"
+            } else {
+                "already there"
+            },
+        );
     })
 }
 

@@ -136,6 +136,10 @@ enum Command {
     /// Teeworlds demo: keeps every complete chunk, drops a partial one at the end, and sets
     /// the header length and timeline markers as the recorder's finish would have.
     ///
+    /// Teehistorian: keeps every complete message (a message cut short, bytes that do not
+    /// read as a message, or bytes after FINISH are dropped) and appends FINISH; the result
+    /// reads, validates and rewrites byte for byte.
+    ///
     /// Source demo: keeps every complete frame, drops a partial one at the end, appends a
     /// stop command if there is none, and recomputes the header's ticks, frames, playback
     /// time and signon length from the frames. The tick interval comes from the game
@@ -1564,6 +1568,7 @@ fn repair_file(
     match format {
         Format::SourceDemo => source::repair_file(input, output, &data, tick_interval, json),
         Format::TwDemo => edit::repair_demo(input, output, &data, json),
+        Format::Teehistorian => edit::repair_teehistorian(input, output, &data, json),
         other => {
             complain(
                 input,
