@@ -606,8 +606,9 @@ enum Op {
     Marker,
 }
 
+/// A map DDNet loads, so that `validate` can accept the finished demo.
 fn demo_map() -> Vec<u8> {
-    (0..300u32).map(|i| (i * 7 % 251) as u8).collect()
+    demokit::datafile::minimal_map(10, 6, "sink")
 }
 
 fn demo_config() -> RecorderConfig {

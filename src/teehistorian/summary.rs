@@ -150,6 +150,7 @@ pub fn validate(data: &[u8]) -> Report {
     }
     if let Some((offset, count)) = non_canonical {
         problems.push(Problem {
+            kind: None,
             offset,
             message: format!(
                 "{count} message{s} hold{v} ints in a form DDNet does not write (the first is \
@@ -162,6 +163,7 @@ pub fn validate(data: &[u8]) -> Report {
     }
     if let Some(e) = error {
         problems.push(Problem {
+            kind: None,
             offset: e.offset,
             message: e.kind.to_string(),
             fatal: true,

@@ -22,7 +22,7 @@ use demokit::detect::{self, Format};
 use demokit::teehistorian::{self as th, Ex, Message, TeehistorianSlice, TeehistorianWriter};
 use demokit::twdemo::demo::{RewriteError, RewriteStats, rewrite};
 use demokit::twdemo::summary::Summary;
-use demokit::twdemo::validate::{Problem, Report, validate};
+use demokit::twdemo::validate::{Problem, Report, Verdict, validate};
 use demokit::twdemo::{
     Chunk, ChunkAt, DemoSlice, PayloadDecoder, ReadError, ReadErrorKind, WriteError,
 };
@@ -1102,6 +1102,9 @@ struct ValidateJson<'a> {
     format: &'static str,
     /// Whether the file passes: no fatal problem.
     accepted: bool,
+    /// Demos: how DDNet's client ends with it ("plays", "rejects" or "crashes").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
     /// Everything found, in file order.
     problems: &'a [Problem],
 }
@@ -1132,11 +1135,15 @@ fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
             file: path.display().to_string(),
             format: format_id(format),
             accepted: report.accepted(),
+            verdict: (format == Format::TwDemo).then(|| report.verdict()),
             problems: &report.problems,
         });
     } else if batch {
         let warnings = report.problems.iter().filter(|p| !p.fatal).count();
         let verdict = match (report.accepted(), warnings) {
+            (false, _) if report.verdict() == Verdict::Crashes => {
+                "rejected (DDNet would crash)".to_string()
+            }
             (false, _) => "rejected".to_string(),
             (true, 0) => "ok".to_string(),
             (true, 1) => "ok (1 warning)".to_string(),
