@@ -33,11 +33,11 @@ use super::payload::PayloadDecoder;
 use super::reader::{Chunk, DemoSlice};
 use super::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::datafile::check_load;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 /// How DDNet's client ends with a demo.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// It loads and plays to the end.
@@ -49,7 +49,7 @@ pub enum Verdict {
 }
 
 /// What a problem is about: which of DDNet's steps finds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// "Error reading demo header": magic, a cut header, a string field without NUL or
