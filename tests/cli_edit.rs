@@ -140,6 +140,48 @@ fn repair_of_a_cut_demo_validates() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// `repair` of a demo cut so early that DDNet could not play what is left (no keyframe, or
+/// one tick marker): exit 1, a message saying why, and no output file. Works on crafted
+/// demos, so it needs no ../shared.
+#[test]
+fn repair_refuses_what_ddnet_cannot_play() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate");
+    for (case, markers, keyframes) in [
+        ("tick-markers-1.demo", 1, 1),
+        ("no-keyframe.demo", 2, 0),
+        ("tick-markers-0.demo", 0, 0),
+    ] {
+        let input = dir.join(case);
+        let output = scratch(&format!("unplayable-{case}"));
+        let out = demokit(&["repair".as_ref(), input.as_os_str(), output.as_os_str()]);
+        assert_eq!(out.status.code(), Some(1), "{case}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("cannot repair"), "{case}: {err}");
+        assert!(
+            err.contains(&format!(
+                "only {markers} tick marker(s) and {keyframes} keyframe(s) are left"
+            )),
+            "{case}: {err}"
+        );
+        assert!(
+            err.contains("DDNet needs a keyframe and two tick markers"),
+            "{case}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{case}: nothing reported as done");
+        assert!(!output.exists(), "{case}: no output file");
+    }
+    // Two tick markers and a keyframe: repaired (here: nothing to change).
+    let input = dir.join("tick-markers-2.demo");
+    let output = scratch("playable.demo");
+    let out = demokit(&["repair".as_ref(), input.as_os_str(), output.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
+    std::fs::remove_file(&output).unwrap();
+}
+
 /// The Teeworlds-only commands refuse other formats by name.
 #[test]
 fn editing_commands_need_a_teeworlds_demo() {
