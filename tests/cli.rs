@@ -430,6 +430,48 @@ fn validate_rejects_truncated_files() {
     assert!(offsets_named(&err).contains(&offset), "{err}");
 }
 
+/// `info` reports the embedded map's own facts, read from its datafile: for the DDNet
+/// tutorial demo its info item's texts and the game layer's size.
+#[test]
+fn info_shows_the_embedded_maps_facts() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let (path, f) = fact(&shared, "v6_ddnet194_client_tutorial.demo");
+    let out = run("info", &path, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let map = &info["map"];
+    assert_eq!(map["size"], f["map_size"], "{map}");
+    assert_eq!(map["crc32"], f["map_crc"], "{map}");
+    assert_eq!(map["sha256"], f["map_sha256"], "{map}");
+    assert_eq!(map["datafile_version"], 4);
+    assert_eq!(map["map_version"], 1);
+    assert_eq!(map["info"]["license"], "CC-BY-SA", "{map}");
+    assert!(
+        map["info"]["author"].as_str().unwrap().contains("unique2"),
+        "{map}"
+    );
+    assert_eq!(
+        map["game_layer"],
+        serde_json::json!({"width": 2210, "height": 110})
+    );
+    assert_eq!(map["loads"], true);
+    assert!(map["groups"].as_u64().unwrap() > 1 && map["images"].as_u64().unwrap() > 1);
+    let text = stdout(&run("info", &path, &[]));
+    assert!(text.contains("map file          datafile v4, "), "{text}");
+    assert!(text.contains("map license       CC-BY-SA"), "{text}");
+    assert!(text.contains("game layer 2210x110"), "{text}");
+    assert!(text.contains("map loads         yes"), "{text}");
+
+    // A map that is no datafile is named as such, with its offset in the demo.
+    let crafted =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate/map-not-a-datafile.demo");
+    let info: Value = serde_json::from_str(&stdout(&run("info", &crafted, &["--json"]))).unwrap();
+    assert!(info.get("map").is_none(), "{info}");
+    assert_eq!(info["map_error"]["offset"], 484, "{info}");
+}
+
 /// A file with no known magic is refused by every command, naming the expected magic.
 #[test]
 fn wrong_magic_is_refused() {

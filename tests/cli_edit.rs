@@ -182,6 +182,60 @@ fn repair_refuses_what_ddnet_cannot_play() {
     std::fs::remove_file(&output).unwrap();
 }
 
+/// `extract-map` reports the map's own facts from its datafile, and says when the map is
+/// no datafile.
+#[test]
+fn extract_map_reports_the_maps_facts() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate");
+    let output = scratch("facts.map");
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        dir.join("valid-v6.demo").as_os_str(),
+        output.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    let facts = &report["facts"];
+    assert_eq!(facts["datafile_version"], 4, "{report}");
+    assert_eq!(facts["map_version"], 1, "{report}");
+    assert_eq!(facts["info"]["author"], "demokit", "{report}");
+    assert_eq!(
+        facts["game_layer"],
+        serde_json::json!({"width": 4, "height": 3})
+    );
+    assert_eq!(facts["loads"], true);
+    assert_eq!(facts["size"], std::fs::metadata(&output).unwrap().len());
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        dir.join("map-game-tiles-truncated.demo").as_os_str(),
+        output.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("game layer        4x4"), "{text}");
+    assert!(
+        text.contains("loads             no: at map byte "),
+        "{text}"
+    );
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        dir.join("map-not-a-datafile.demo").as_os_str(),
+        output.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    std::fs::remove_file(&output).unwrap();
+    let report = json(&out);
+    assert!(report.get("facts").is_none(), "{report}");
+    assert!(
+        report["datafile_error"]
+            .as_str()
+            .unwrap()
+            .contains("36-byte datafile header"),
+        "{report}"
+    );
+}
+
 /// The Teeworlds-only commands refuse other formats by name.
 #[test]
 fn editing_commands_need_a_teeworlds_demo() {

@@ -1044,6 +1044,71 @@ fn demo_text(out: &mut String, s: &Summary) {
     for (key, value) in rows {
         row(out, key, value);
     }
+    map_text(out, s);
+}
+
+/// Appends the embedded map's own facts (from its datafile) to a demo's text block.
+fn map_text(out: &mut String, s: &Summary) {
+    if let Some(e) = &s.map_error {
+        row(
+            out,
+            "map file",
+            format_args!("not a datafile: at byte {}: {}", e.offset, e.message),
+        );
+        return;
+    }
+    let Some(m) = &s.map else {
+        return;
+    };
+    row(
+        out,
+        "map file",
+        format_args!(
+            "datafile v{}, {} items ({} types), {} data blocks, crc {}",
+            m.datafile_version, m.items, m.item_types, m.data_blocks, m.crc32
+        ),
+    );
+    let version = m.map_version.map_or("none".to_string(), |v| v.to_string());
+    row(out, "map version", version);
+    if let Some(info) = &m.info {
+        for (key, value) in [
+            ("map author", &info.author),
+            ("map release", &info.version),
+            ("map credits", &info.credits),
+            ("map license", &info.license),
+        ] {
+            if let Some(v) = value.as_ref().filter(|v| !v.is_empty()) {
+                row(out, key, v);
+            }
+        }
+    }
+    let game = m.game_layer.map_or("no game layer".to_string(), |g| {
+        format!("game layer {}x{}", g.width, g.height)
+    });
+    row(
+        out,
+        "map contents",
+        format_args!(
+            "{} groups, {} layers ({} tiles, {} quads, {} sounds), {} images ({} embedded), {} envelopes, {} sounds; {game}",
+            m.groups,
+            m.layers.tiles + m.layers.quads + m.layers.sounds + m.layers.other,
+            m.layers.tiles,
+            m.layers.quads,
+            m.layers.sounds,
+            m.images,
+            m.embedded_images,
+            m.envelopes,
+            m.sounds
+        ),
+    );
+    match &m.load_error {
+        None => row(out, "map loads", "yes (DDNet's map checks pass)"),
+        Some(e) => row(
+            out,
+            "map loads",
+            format_args!("no: at map byte {}: {}", e.offset, e.message),
+        ),
+    }
 }
 
 /// Appends a teehistorian summary as an aligned text block, then the counts by kind.
