@@ -10,6 +10,8 @@
 //! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer.
 //! * [`source`] is the Source engine demo container (`HL2DEMO`): header, command frames,
 //!   per-game profiles, readers, a writer and a repair for unfinished recordings.
+//! * [`datafile`] reads Teeworlds/DDNet datafiles (map files), as DDNet's client checks
+//!   them when it loads a demo's embedded map.
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
@@ -19,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
+pub mod datafile;
 pub mod detect;
 pub mod output;
 pub mod source;

@@ -312,9 +312,9 @@ fn validate_accepts_every_real_demo() {
 const MAP_CRC_OFFSET: usize = 140;
 
 /// The reference recording made by DDNet's own recorder (`ref_client.demo`) is refused
-/// only for its embedded map: the recorder was handed the 8 bytes "MAPDATA!" with a made-up
-/// CRC (0x12345678) and SHA-256 (bytes 0..=31), which the client's map check would reject.
-/// Everything else in it passes.
+/// only for its embedded map: the recorder was handed the 8 bytes "MAPDATA!", which is no
+/// datafile, so DDNet's client cannot load it ("Could not find map"). DDNet stops there, and
+/// so does the report: one fatal problem, at the map.
 #[test]
 fn validate_finds_only_the_fake_map_in_the_ddnet_reference_recording() {
     let Some(shared) = common::shared_dir() else {
@@ -325,52 +325,56 @@ fn validate_finds_only_the_fake_map_in_the_ddnet_reference_recording() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(report["accepted"], false);
+    assert_eq!(report["verdict"], "rejects");
     let problems = report["problems"].as_array().unwrap();
-    assert_eq!(problems.len(), 2, "{report}");
-    for p in problems {
-        assert_eq!(p["offset"], 484, "{p}");
-        assert!(
-            p["message"].as_str().unwrap().contains("embedded map"),
-            "{p}"
-        );
-    }
-    assert!(stderr(&out).contains("CRC-32") && stderr(&out).contains("SHA-256"));
+    assert_eq!(problems.len(), 1, "{report}");
+    let p = &problems[0];
+    assert_eq!(p["offset"], 484, "{p}");
+    assert_eq!(p["kind"], "map_load", "{p}");
+    let message = p["message"].as_str().unwrap();
+    assert!(message.contains("embedded map does not load"), "{p}");
+    assert!(message.contains("Could not find map 'testmap'"), "{p}");
 }
 
-/// With its header's map CRC-32 and SHA-256 made to match its fake map, DDNet's reference
-/// recording is accepted: exit 0, no problems at all.
+/// With a map DDNet loads spliced in for its fake one (header map size, CRC-32 and SHA-256
+/// to match), DDNet's reference recording is accepted: exit 0, no problems at all.
 #[test]
-fn validate_accepts_the_ddnet_reference_recording_with_matching_map_checksums() {
+fn validate_accepts_the_ddnet_reference_recording_with_a_real_map() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    let mut data =
-        std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap();
+    let data = std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap();
     let (map_offset, map_size) = (484, 8);
-    let map = data[map_offset..map_offset + map_size].to_vec();
-    assert_eq!(map, b"MAPDATA!");
+    assert_eq!(&data[map_offset..map_offset + map_size], b"MAPDATA!");
+    let map = demokit::datafile::minimal_map(3, 2, "ref");
+    let mut fixed = data[..map_offset].to_vec();
+    fixed[136..140].copy_from_slice(&(map.len() as u32).to_be_bytes());
     let crc = crc32fast::hash(&map);
-    data[MAP_CRC_OFFSET..MAP_CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
-    data[map_offset - 32..map_offset].copy_from_slice(&Sha256::digest(&map));
+    fixed[MAP_CRC_OFFSET..MAP_CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
+    fixed[map_offset - 32..map_offset].copy_from_slice(&Sha256::digest(&map));
+    fixed.extend_from_slice(&map);
+    fixed.extend_from_slice(&data[map_offset + map_size..]);
     let tmp = TempDir::new("validate-ref");
-    let fixed = tmp.path("ref_client_fixed_map.demo");
-    std::fs::write(&fixed, &data).unwrap();
+    let path = tmp.path("ref_client_real_map.demo");
+    std::fs::write(&path, &fixed).unwrap();
 
-    let info: Value = serde_json::from_str(&stdout(&run("info", &fixed, &["--json"]))).unwrap();
+    let info: Value = serde_json::from_str(&stdout(&run("info", &path, &["--json"]))).unwrap();
     assert_eq!(info["map_offset"], map_offset);
-    assert_eq!(info["map_size"], map_size);
+    assert_eq!(info["map_size"], map.len());
     assert_eq!(info["map_crc"], format!("{crc:08x}"));
     assert_eq!(info["map_sha256"], sha256_hex(&map));
 
-    let out = run("validate", &fixed, &["--json"]);
+    let out = run("validate", &path, &["--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(report["accepted"], true);
+    assert_eq!(report["verdict"], "plays");
     assert_eq!(report["problems"], serde_json::json!([]));
 }
 
-/// One flipped map byte breaks the header's CRC-32; the map's offset is named.
+/// One flipped map byte: the map no longer matches the header's SHA-256 (or no longer
+/// loads), and DDNet finds no map; a byte in the map is named.
 #[test]
 fn validate_rejects_a_corrupted_map_byte() {
     let Some(shared) = common::shared_dir() else {
@@ -386,10 +390,15 @@ fn validate_rejects_a_corrupted_map_byte() {
     let out = run("validate", &bad, &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
-    let expected = format!("demokit: {}: at byte {map_offset}: ", bad.display());
+    let prefix = format!("demokit: {}: at byte ", bad.display());
+    let line = err
+        .lines()
+        .find(|l| l.starts_with(&prefix) && l.contains("Could not find map"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let map_size = f["map_size"].as_u64().unwrap();
+    let offset = offsets_named(line)[0];
     assert!(
-        err.lines()
-            .any(|l| l.starts_with(&expected) && l.contains("CRC")),
+        (map_offset..map_offset + map_size).contains(&offset),
         "{err}"
     );
 }
@@ -425,6 +434,48 @@ fn validate_rejects_truncated_files() {
     let prefix = format!("demokit: {}: at byte ", in_chunks.display());
     assert!(fatal.iter().all(|l| l.starts_with(&prefix)), "{err}");
     assert!(offsets_named(&err).contains(&offset), "{err}");
+}
+
+/// `info` reports the embedded map's own facts, read from its datafile: for the DDNet
+/// tutorial demo its info item's texts and the game layer's size.
+#[test]
+fn info_shows_the_embedded_maps_facts() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let (path, f) = fact(&shared, "v6_ddnet194_client_tutorial.demo");
+    let out = run("info", &path, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let map = &info["map"];
+    assert_eq!(map["size"], f["map_size"], "{map}");
+    assert_eq!(map["crc32"], f["map_crc"], "{map}");
+    assert_eq!(map["sha256"], f["map_sha256"], "{map}");
+    assert_eq!(map["datafile_version"], 4);
+    assert_eq!(map["map_version"], 1);
+    assert_eq!(map["info"]["license"], "CC-BY-SA", "{map}");
+    assert!(
+        map["info"]["author"].as_str().unwrap().contains("unique2"),
+        "{map}"
+    );
+    assert_eq!(
+        map["game_layer"],
+        serde_json::json!({"width": 2210, "height": 110})
+    );
+    assert_eq!(map["loads"], true);
+    assert!(map["groups"].as_u64().unwrap() > 1 && map["images"].as_u64().unwrap() > 1);
+    let text = stdout(&run("info", &path, &[]));
+    assert!(text.contains("map file          datafile v4, "), "{text}");
+    assert!(text.contains("map license       CC-BY-SA"), "{text}");
+    assert!(text.contains("game layer 2210x110"), "{text}");
+    assert!(text.contains("map loads         yes"), "{text}");
+
+    // A map that is no datafile is named as such, with its offset in the demo.
+    let crafted =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate/map-not-a-datafile.demo");
+    let info: Value = serde_json::from_str(&stdout(&run("info", &crafted, &["--json"]))).unwrap();
+    assert!(info.get("map").is_none(), "{info}");
+    assert_eq!(info["map_error"]["offset"], 484, "{info}");
 }
 
 /// A file with no known magic is refused by every command, naming the expected magic.

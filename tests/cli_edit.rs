@@ -146,6 +146,102 @@ fn repair_of_a_cut_demo_validates() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// `repair` of a demo cut so early that DDNet could not play what is left (no keyframe, or
+/// one tick marker): exit 1, a message saying why, and no output file. Works on crafted
+/// demos, so it needs no ../shared.
+#[test]
+fn repair_refuses_what_ddnet_cannot_play() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate");
+    for (case, markers, keyframes) in [
+        ("tick-markers-1.demo", 1, 1),
+        ("no-keyframe.demo", 2, 0),
+        ("tick-markers-0.demo", 0, 0),
+    ] {
+        let input = dir.join(case);
+        let output = scratch(&format!("unplayable-{case}"));
+        let out = demokit(&["repair".as_ref(), input.as_os_str(), output.as_os_str()]);
+        assert_eq!(out.status.code(), Some(1), "{case}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("cannot repair"), "{case}: {err}");
+        assert!(
+            err.contains(&format!(
+                "only {markers} tick marker(s) and {keyframes} keyframe(s) are left"
+            )),
+            "{case}: {err}"
+        );
+        assert!(
+            err.contains("DDNet needs a keyframe and two tick markers"),
+            "{case}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{case}: nothing reported as done");
+        assert!(!output.exists(), "{case}: no output file");
+    }
+    // Two tick markers and a keyframe: repaired (here: nothing to change).
+    let input = dir.join("tick-markers-2.demo");
+    let output = scratch("playable.demo");
+    let out = demokit(&["repair".as_ref(), input.as_os_str(), output.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
+    std::fs::remove_file(&output).unwrap();
+}
+
+/// `extract-map` reports the map's own facts from its datafile, and says when the map is
+/// no datafile.
+#[test]
+fn extract_map_reports_the_maps_facts() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate");
+    let output = scratch("facts.map");
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        dir.join("valid-v6.demo").as_os_str(),
+        output.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    let facts = &report["facts"];
+    assert_eq!(facts["datafile_version"], 4, "{report}");
+    assert_eq!(facts["map_version"], 1, "{report}");
+    assert_eq!(facts["info"]["author"], "demokit", "{report}");
+    assert_eq!(
+        facts["game_layer"],
+        serde_json::json!({"width": 4, "height": 3})
+    );
+    assert_eq!(facts["loads"], true);
+    assert_eq!(facts["size"], std::fs::metadata(&output).unwrap().len());
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        dir.join("map-game-tiles-truncated.demo").as_os_str(),
+        output.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("game layer        4x4"), "{text}");
+    assert!(
+        text.contains("loads             no: at map byte "),
+        "{text}"
+    );
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        dir.join("map-not-a-datafile.demo").as_os_str(),
+        output.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    std::fs::remove_file(&output).unwrap();
+    let report = json(&out);
+    assert!(report.get("facts").is_none(), "{report}");
+    assert!(
+        report["datafile_error"]
+            .as_str()
+            .unwrap()
+            .contains("36-byte datafile header"),
+        "{report}"
+    );
+}
+
 /// The Teeworlds-only commands refuse other formats by name.
 #[test]
 fn editing_commands_need_a_teeworlds_demo() {

@@ -29,8 +29,9 @@ const FIRST_TICK: i32 = 1000;
 const CHILD_MAX_TIME: Duration = Duration::from_secs(15);
 
 /// The map every recording embeds.
+/// A map DDNet loads, so that `validate` can accept the repaired demo.
 fn map() -> Vec<u8> {
-    (0..2048u32).map(|i| (i * 31 % 251) as u8).collect()
+    demokit::datafile::minimal_map(40, 20, "crash")
 }
 
 /// The snapshot of `tick`: eight players moving, a flag that moves every 50 ticks.

@@ -157,20 +157,26 @@ fn record_snapshot_reproduces_ddnet_ref_client_demo() {
     );
 }
 
+/// A map DDNet's client loads: `validate` judges the embedded map as the client does.
+fn small_map() -> Vec<u8> {
+    demokit::datafile::minimal_map(4, 3, "recorder")
+}
+
 fn record_small(version: u8, rule: LengthRule) -> Vec<u8> {
     let mut config = RecorderConfig::ddnet("dm1", "2026-11-22_10-00-00");
     config.version = version;
     config.huffman_rule = rule;
-    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"not really a map").unwrap();
+    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &small_map()).unwrap();
     rec.record_message(&[0x0c, 0x01]).unwrap(); // before the first marker, like servers do
     for tick in [50, 51, 52, 60, 123, 124, 200, 301, 302] {
         let keyframe = tick == 50 || tick == 301;
         rec.record_tick_marker(tick, keyframe).unwrap();
         if keyframe {
-            rec.record_snapshot_ints(&[8, 1, 0, 5 << 16, tick, -tick])
+            // A flag (type 5: 3 ints), so that DDNet's player takes the snapshot.
+            rec.record_snapshot_ints(&[16, 1, 0, 5 << 16, tick, -tick, 0])
                 .unwrap();
         } else {
-            rec.record_delta_ints(&[0, 1, 0, 5, 0, 1, -1]).unwrap();
+            rec.record_delta_ints(&[0, 1, 0, 5, 0, 1, -1, 0]).unwrap();
             rec.record_message(&vec![0xAB; tick as usize]).unwrap();
         }
         rec.add_timeline_marker_now();
@@ -193,10 +199,7 @@ fn every_version_reads_back_and_validates() {
             assert_eq!(s.counts.keyframes, 2);
             assert_eq!(s.counts.messages, 8);
             assert_eq!(s.length, (302 - 50) / 50);
-            assert_eq!(
-                s.map_crc,
-                format!("{:08x}", crc32fast::hash(b"not really a map"))
-            );
+            assert_eq!(s.map_crc, format!("{:08x}", crc32fast::hash(&small_map())));
             assert_eq!(s.map_sha256.is_some(), version == 6);
             // Markers closer than 50 ticks are dropped, as in DDNet; v3 has no block.
             let expected: &[i32] = if version == 3 {
@@ -222,7 +225,7 @@ fn cut_off_recording_still_reads() {
     // A recorder that never reaches finish(): the header keeps length 0 and no markers.
     let mut config = RecorderConfig::ddnet("dm1", "2026-11-22_10-00-00");
     config.version = 5;
-    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"map").unwrap();
+    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &small_map()).unwrap();
     rec.record_tick_marker(10, true).unwrap();
     rec.record_snapshot_ints(&[0, 0]).unwrap();
     rec.record_tick_marker(11, false).unwrap();

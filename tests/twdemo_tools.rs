@@ -16,7 +16,7 @@ mod common;
 use demokit::twdemo::convert::{BlockChange, convert};
 use demokit::twdemo::format::{LENGTH_OFFSET, TimelineMarkers, VersionHeader};
 use demokit::twdemo::repair::{ExtractError, RepairError, extract_map, repair};
-use demokit::twdemo::validate::validate;
+use demokit::twdemo::validate::{ProblemKind, validate};
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, RawChunkHeader, SizeForm, TickForm};
 use sha2::Digest;
 use std::path::PathBuf;
@@ -277,11 +277,37 @@ fn repair_of_cut_demos() {
         cuts.extend(chunks.iter().take(5).map(|c| c.0));
         for cut in cuts {
             let input = &data[..cut];
-            let (out, report) = repair(input).unwrap();
             let kept: Vec<_> = chunks.iter().take_while(|c| c.0 <= cut).collect();
             let end = kept.last().map_or(start, |c| c.0);
             let ticks: Vec<(i32, bool)> = kept.iter().filter_map(|c| c.1).collect();
             let ctx = format!("{name} cut at {cut}");
+            // Too little left for DDNet to play: refused, nothing to write.
+            if !ticks.iter().any(|t| t.1) || ticks.len() < 2 {
+                let keyframes = ticks.iter().filter(|t| t.1).count();
+                assert!(
+                    matches!(
+                        repair(input),
+                        Err(RepairError::Unplayable { tick_markers, keyframes: k })
+                            if tick_markers == ticks.len() && k == keyframes
+                    ),
+                    "{ctx}"
+                );
+                let fatal = validate(input).first_fatal().and_then(|p| p.kind);
+                assert!(
+                    matches!(
+                        fatal,
+                        Some(
+                            ProblemKind::NoKeyframe
+                                | ProblemKind::EmptyDemo
+                                | ProblemKind::ChunkData
+                                | ProblemKind::ChunkHeader
+                        )
+                    ),
+                    "{ctx}: {fatal:?}"
+                );
+                continue;
+            }
+            let (out, report) = repair(input).unwrap();
 
             // Everything up to the last complete chunk, and nothing else.
             assert_eq!(out.len(), end, "{ctx}");
@@ -309,17 +335,7 @@ fn repair_of_cut_demos() {
             assert!(again == out && !r2.changed(), "{ctx}");
 
             let v = validate(&out);
-            let fatal = v.first_fatal().map(|p| p.message.as_str());
-            if !ticks.iter().any(|t| t.1) {
-                assert!(fatal.is_some_and(|m| m.starts_with("no keyframe")), "{ctx}");
-            } else if ticks.len() < 2 {
-                assert!(
-                    fatal.is_some_and(|m| m.starts_with("fewer than two tick markers")),
-                    "{ctx}: {fatal:?}"
-                );
-            } else {
-                assert!(v.accepted(), "{ctx}: {fatal:?}");
-            }
+            assert!(v.accepted(), "{ctx}: {:?}", v.first_fatal());
         }
     }
 }
@@ -388,7 +404,26 @@ fn damaged_map_names_the_failed_check() {
         assert!(e.crc32.is_some_and(|c| c.expected != c.actual), "{name}");
         assert_eq!(e.sha256.is_some(), has_sha, "{name}");
         assert!(e.to_string().contains("CRC-32"), "{name}");
-        assert!(!validate(&bad).accepted(), "{name}");
+        // DDNet's client: with the SHA-256 block the map no longer matches and is refused;
+        // without it the map is loaded by its own SHA-256, the CRC-32 mismatch is only a
+        // warning, and the demo plays if the damaged map still loads.
+        let v = validate(&bad);
+        let crc_warned = v.problems.iter().any(|p| {
+            !p.fatal && p.kind == Some(ProblemKind::MapChecksum) && p.message.contains("CRC-32")
+        });
+        if has_sha {
+            // Refused: the map either no longer loads or no longer matches the SHA-256.
+            let kind = v.first_fatal().and_then(|p| p.kind);
+            assert!(
+                matches!(kind, Some(ProblemKind::MapChecksum | ProblemKind::MapLoad)),
+                "{name}: {kind:?}"
+            );
+        } else {
+            let loads =
+                demokit::datafile::check_load(DemoSlice::parse(&bad).unwrap().map()).is_ok();
+            assert_eq!(v.accepted(), loads, "{name}: {:?}", v.problems);
+            assert_eq!(crc_warned, loads, "{name}");
+        }
 
         // Only the header's SHA-256 changed: the SHA-256 check alone fails.
         if has_sha {
@@ -422,8 +457,14 @@ fn extract_map_without_a_map() {
     assert_eq!(report.sha256, BlockChange::Absent);
     assert_eq!(v6.len(), 176 + 260);
     assert_eq!(DemoSlice::parse(&v6).unwrap().prelude().map_sha256, None);
-    let (out, report) = repair(&data).unwrap();
-    assert!(out == data && !report.changed());
+    // Nothing to play: the repair refuses rather than report success.
+    assert!(matches!(
+        repair(&data),
+        Err(RepairError::Unplayable {
+            tick_markers: 0,
+            keyframes: 0
+        })
+    ));
 }
 
 #[test]

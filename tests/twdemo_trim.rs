@@ -602,7 +602,8 @@ fn synthetic(version: u8, rule: LengthRule) -> Vec<u8> {
     config.version = version;
     config.kind = "server".into();
     config.huffman_rule = rule;
-    let map: Vec<u8> = (0..300u32).map(|i| (i * 13 % 251) as u8).collect();
+    // A map DDNet loads: `validate` judges the output as DDNet's client would.
+    let map = demokit::datafile::minimal_map(8, 4, "synthetic");
     let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
     rec.record_message(b"\x05early\0").unwrap();
     for tick in 100..=700 {
@@ -746,7 +747,12 @@ fn handmade(version: u8, rule: LengthRule, ticks: &[HandTick]) -> Vec<u8> {
     let mut config = RecorderConfig::ddnet("handmade", "2026-11-22_12-00-00");
     config.version = version;
     config.huffman_rule = rule;
-    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"map").unwrap();
+    let mut rec = Recorder::start(
+        Cursor::new(Vec::new()),
+        &config,
+        &demokit::datafile::minimal_map(2, 2, "m"),
+    )
+    .unwrap();
     for (tick, keyframe, chunks) in ticks {
         rec.record_tick_marker(*tick, *keyframe).unwrap();
         for (kind, ints) in chunks {
@@ -987,7 +993,12 @@ fn snapshot_order_follows_the_writer() {
         let mut config = RecorderConfig::ddnet("m", "2026-11-22_12-00-00");
         config.version = version;
         config.net_version = net_version.into();
-        let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"map").unwrap();
+        let mut rec = Recorder::start(
+            Cursor::new(Vec::new()),
+            &config,
+            &demokit::datafile::minimal_map(2, 2, "m"),
+        )
+        .unwrap();
         rec.record_snapshot(1, Snapshot::empty()).unwrap();
         rec.record_snapshot(2, Snapshot::empty()).unwrap();
         let data = rec.finish().unwrap().into_inner();

@@ -175,6 +175,7 @@ pub fn validate(data: &[u8]) -> Report {
     let mut report = Report::default();
     let mut problem = |offset: u64, message: String, fatal: bool| {
         report.problems.push(Problem {
+            kind: None,
             offset,
             message,
             fatal,

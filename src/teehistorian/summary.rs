@@ -157,6 +157,7 @@ pub fn validate(data: &[u8]) -> Report {
     }
     if let Some((offset, count)) = non_canonical {
         problems.push(Problem {
+            kind: None,
             offset,
             message: format!(
                 "{count} message{s} hold{v} ints in a form DDNet does not write (the first is \
@@ -175,6 +176,7 @@ pub fn validate(data: &[u8]) -> Report {
                       reads, and `demokit repair` appends FINISH"
                 .into(),
             fatal: false,
+            kind: None,
         });
     }
     if let Some(e) = error {
@@ -188,6 +190,7 @@ pub fn validate(data: &[u8]) -> Report {
             e.kind.to_string()
         };
         problems.push(Problem {
+            kind: None,
             offset: e.offset,
             message,
             fatal: true,

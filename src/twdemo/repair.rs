@@ -15,8 +15,10 @@
 //! past the old count are left as found.
 //!
 //! Payloads are not decoded: a cut never leaves a complete chunk with bad contents, so the
-//! chunk structure is all a repair needs. Whether DDNet would play the result (at least two
-//! tick markers, a keyframe, decodable payloads) is for [`validate`](super::validate::validate).
+//! chunk structure is all a repair needs. A result DDNet could not play at all (no keyframe
+//! tick marker, or fewer than two tick markers) is refused ([`RepairError::Unplayable`]);
+//! everything else DDNet checks (the map, decodable payloads) is for
+//! [`validate`](super::validate::validate).
 //! A file cut inside its header or embedded map cannot be repaired: the map is what the
 //! header's size, CRC and SHA-256 describe.
 //!
@@ -96,6 +98,18 @@ pub enum RepairError {
     /// demo cut inside that block. Only a hand-made file gets here.
     #[error("cannot repair: the kept part would read as cut short ({0})")]
     Ambiguous(ReadError),
+    /// What is left would not play in DDNet: its scan needs a keyframe tick marker and
+    /// its player two tick markers. Nothing is written, so that no repair reports success
+    /// for a file DDNet refuses.
+    #[error(
+        "cannot repair: only {tick_markers} tick marker(s) and {keyframes} keyframe(s) are left; DDNet needs a keyframe and two tick markers to play a demo"
+    )]
+    Unplayable {
+        /// Tick markers in the complete chunks.
+        tick_markers: usize,
+        /// Keyframe tick markers among them.
+        keyframes: usize,
+    },
 }
 
 /// Repairs a recording cut off mid-write; see the [module docs](self) for the rules.
@@ -157,6 +171,12 @@ pub fn repair(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
 
     if let Err(e) = DemoSlice::parse(&out) {
         return Err(RepairError::Ambiguous(e));
+    }
+    if keyframes == 0 || tick_markers < 2 {
+        return Err(RepairError::Unplayable {
+            tick_markers,
+            keyframes,
+        });
     }
 
     let report = RepairReport {
@@ -369,6 +389,41 @@ mod tests {
         // Repairing again changes nothing.
         let (again, report) = repair(&out).unwrap();
         assert!(again == out && !report.changed());
+    }
+
+    #[test]
+    fn too_little_left_to_play_is_refused() {
+        let data = recorded(6);
+        let slice = DemoSlice::parse(&data).unwrap();
+        let ends: Vec<usize> = {
+            let mut it = slice.chunks();
+            let mut v = Vec::new();
+            while it.next().is_some() {
+                v.push(it.position());
+            }
+            v
+        };
+        // Only the keyframe marker and its message: one tick marker.
+        let e = repair(&data[..ends[1]]).unwrap_err();
+        assert!(matches!(
+            e,
+            RepairError::Unplayable {
+                tick_markers: 1,
+                keyframes: 1
+            }
+        ));
+        assert!(e.to_string().contains("two tick markers"));
+        // Nothing at all after the map.
+        let e = repair(&data[..slice.chunks_offset()]).unwrap_err();
+        assert!(matches!(
+            e,
+            RepairError::Unplayable {
+                tick_markers: 0,
+                keyframes: 0
+            }
+        ));
+        // Two tick markers and a keyframe: repaired.
+        assert!(repair(&data[..ends[2] + 1]).is_ok());
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! What `demokit info` reports about a demo: header fields and chunk counts from one pass
-//! over the chunk headers (payloads are not decoded).
+//! over the chunk headers (payloads are not decoded), and the embedded map's own facts from
+//! the [datafile reader](crate::datafile).
 
 use super::error::ReadError;
 use super::format::ChunkKind;
 use super::reader::{Chunk, DemoSlice};
+use crate::datafile::MapFacts;
 use serde::Serialize;
 
 /// Chunk counts by kind.
@@ -61,6 +63,22 @@ pub struct Summary {
     pub counts: Counts,
     /// Compressed payload bytes over all data chunks.
     pub payload_bytes: u64,
+    /// The embedded map's own facts, read from the map file (none when the demo embeds
+    /// no map or the map is no datafile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<MapFacts>,
+    /// Why the embedded map does not open as a datafile, when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_error: Option<MapReadError>,
+}
+
+/// Where and why an embedded map is not a datafile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MapReadError {
+    /// Offset in the demo file.
+    pub offset: u64,
+    /// What is wrong.
+    pub message: String,
 }
 
 impl Summary {
@@ -88,7 +106,20 @@ impl Summary {
             last_tick: None,
             counts: Counts::default(),
             payload_bytes: 0,
+            map: None,
+            map_error: None,
         };
+        if !slice.map().is_empty() {
+            match MapFacts::read(slice.map()) {
+                Ok(facts) => summary.map = Some(facts),
+                Err(e) => {
+                    summary.map_error = Some(MapReadError {
+                        offset: slice.map_offset() as u64 + e.offset,
+                        message: e.kind.to_string(),
+                    })
+                }
+            }
+        }
         let c = &mut summary.counts;
         for item in slice.chunks() {
             let item = match item {

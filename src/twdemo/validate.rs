@@ -1,14 +1,108 @@
-//! Would DDNet's player accept this demo? The checks of `CDemoPlayer` (header validity,
-//! version, marker and SHA-256 blocks, map, scan for keyframes, at least two tick markers,
-//! every chunk readable and decodable, no delta before a full snapshot), plus the embedded
-//! map against the header's CRC-32 and SHA-256 that the client checks when it loads the map.
+//! Would DDNet's client play this demo, and how does it end? [`validate`] follows the
+//! client's demo path at the reference commit step by step, for a client that has none of
+//! the demo's maps, so the embedded one is extracted and loaded, and that plays the demo to
+//! its end:
+//!
+//! 1. `CDemoPlayer::Load`: the header (magic, NUL-terminated UTF-8 strings), version (3 or
+//!    later, no upper bound), the timeline-marker block (version 4 on), the optional map
+//!    SHA-256 block (version 6 on), then `ScanFile`, which needs a keyframe unless it
+//!    stopped early at a chunk header it could not read.
+//! 2. The map: `ExtractMap` needs the map's bytes (a header map size of 0 gives none) and,
+//!    for version 6 on, the SHA-256 block, without which DDNet asserts (crashes); the map
+//!    is written under `downloadedmaps/`, so the map name must make a path that can be
+//!    opened; then `LoadMap` loads it as a datafile ([`check_load`]) and, for version 6 on,
+//!    compares its SHA-256 with the header's. A version 3 to 5 demo is loaded by the
+//!    SHA-256 of its own map, so its header CRC-32 is never compared: a mismatch is a
+//!    warning. Every failure here is "Could not find map".
+//! 3. Playback (`DoTick` until the end): chunk headers and data must read, non-empty
+//!    payloads must Huffman- and int-decode (an empty chunk is not decoded); a delta needs
+//!    a valid full snapshot before it; a delta unpacked over a snapshot that holds an item
+//!    of negative type makes DDNet's snapshot builder assert (crash); an invalid full
+//!    snapshot and a delta that fails to unpack are only logged; at least two tick markers
+//!    must be read, or the player stops with "Empty demo".
+//!
+//! DDNet stops at the first fatal problem, and so does the report: it holds the warnings
+//! met before it, then that problem. [`Report::verdict`] says how DDNet ends.
+//! Not modelled: the game layer of the client (what it does with the messages and
+//! snapshot items it accepts), sixup snapshot translation, and maps DDNet ships itself.
 
-use super::error::ReadError;
-use super::format::ChunkKind;
+use super::delta::{self, DeltaError, ItemSizes};
+use super::error::{ReadError, ReadErrorKind};
+use super::format::{ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE};
 use super::payload::PayloadDecoder;
 use super::reader::{Chunk, DemoSlice};
-use serde::Serialize;
+use super::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
+use crate::datafile::check_load;
+use serde::{Deserialize, Serialize};
 use sha2::Digest;
+
+/// How DDNet's client ends with a demo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// It loads and plays to the end.
+    Plays,
+    /// It refuses the demo or stops playing it with an error.
+    Rejects,
+    /// It hits an assertion and the client aborts.
+    Crashes,
+}
+
+/// What a problem is about: which of DDNet's steps finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// "Error reading demo header": magic, a cut header, a string field without NUL or
+    /// not UTF-8.
+    Header,
+    /// "Demo version '%d' is not supported": a version below 3.
+    Version,
+    /// "Error reading timeline markers": the block is cut.
+    TimelineMarkers,
+    /// "Error reading SHA256": the SHA-256 block is cut.
+    Sha256Block,
+    /// A version-6 demo without the SHA-256 block ("Demo version incremented, but not
+    /// by DDNet"): a warning while loading, a crash once the map is extracted.
+    Sha256Missing,
+    /// "Error scanning demo file": no keyframe.
+    NoKeyframe,
+    /// "Could not find map": no map bytes, or a map name that is no path.
+    MapMissing,
+    /// The map's checksums against the header's.
+    MapChecksum,
+    /// "Could not find map": the map does not load as DDNet loads maps.
+    MapLoad,
+    /// "Error reading chunk header".
+    ChunkHeader,
+    /// "Error reading chunk data": a chunk cut short.
+    ChunkData,
+    /// "Error during network decompression": Huffman.
+    Huffman,
+    /// "Error during intpack decompression".
+    IntPack,
+    /// "Delta snapshot before any full snapshot".
+    DeltaBeforeSnapshot,
+    /// A full snapshot that fails `CSnapshot::IsValid` (logged and skipped).
+    SnapshotInvalid,
+    /// A delta that fails to unpack (logged and skipped).
+    DeltaFailed,
+    /// A delta unpacked over an item of negative type: DDNet asserts.
+    NegativeItemType,
+    /// A chunk of the unused type 0 (decoded, then ignored).
+    UnknownChunk,
+    /// "Empty demo": fewer than two tick markers.
+    EmptyDemo,
+}
+
+impl ProblemKind {
+    /// Whether a fatal problem of this kind crashes DDNet rather than being refused.
+    pub fn crashes(self) -> bool {
+        matches!(
+            self,
+            ProblemKind::Sha256Missing | ProblemKind::NegativeItemType
+        )
+    }
+}
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -17,19 +111,23 @@ pub struct Problem {
     pub offset: u64,
     /// What DDNet would say, or what is wrong.
     pub message: String,
-    /// Whether DDNet's player would refuse or stop on it (false: it only logs it).
+    /// Whether DDNet refuses, stops or crashes on it (false: it only logs it).
     pub fatal: bool,
+    /// Which of DDNet's steps finds it (demos only: teehistorian and Source reports,
+    /// which share this type, leave it out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ProblemKind>,
 }
 
 /// The outcome of [`validate`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// Everything found, in file order.
+    /// The warnings, in file order, then the fatal problem DDNet stops at, if any.
     pub problems: Vec<Problem>,
 }
 
 impl Report {
-    /// Whether DDNet's player would load and play the demo to its end.
+    /// Whether DDNet's client would load and play the demo to its end.
     pub fn accepted(&self) -> bool {
         !self.problems.iter().any(|p| p.fatal)
     }
@@ -39,28 +137,56 @@ impl Report {
         self.problems.iter().find(|p| p.fatal)
     }
 
-    fn push(&mut self, offset: u64, message: impl Into<String>, fatal: bool) {
+    /// How DDNet ends: plays, rejects, or crashes.
+    pub fn verdict(&self) -> Verdict {
+        match self.first_fatal() {
+            None => Verdict::Plays,
+            Some(p) if p.kind.is_some_and(ProblemKind::crashes) => Verdict::Crashes,
+            Some(_) => Verdict::Rejects,
+        }
+    }
+
+    /// Records a problem; `Err` for a fatal one, so that the walk stops where DDNet does.
+    fn push(
+        &mut self,
+        offset: u64,
+        kind: ProblemKind,
+        fatal: bool,
+        message: impl Into<String>,
+    ) -> Result<(), Stop> {
         self.problems.push(Problem {
             offset,
             message: message.into(),
             fatal,
+            kind: Some(kind),
         });
+        if fatal { Err(Stop) } else { Ok(()) }
     }
 
-    fn push_read_error(&mut self, e: &ReadError) {
-        self.push(e.offset, e.kind.to_string(), true);
+    fn warn(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) {
+        let _ = self.push(offset, kind, false, message);
+    }
+
+    fn fail(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) -> Stop {
+        let _ = self.push(offset, kind, true, message);
+        Stop
     }
 }
 
-/// Checks `data` the way DDNet's player and client would.
+/// DDNet stopped (the fatal problem is in the report).
+struct Stop;
+
+/// Checks `data` the way DDNet's client plays it; see the [module docs](self).
 pub fn validate(data: &[u8]) -> Report {
     let mut report = Report::default();
+    let _ = walk(data, &mut report);
+    report
+}
+
+fn walk(data: &[u8], r: &mut Report) -> Result<(), Stop> {
     let slice = match DemoSlice::parse(data) {
-        Ok(s) => s,
-        Err(e) => {
-            report.push_read_error(&e);
-            return report;
-        }
+        Ok(slice) => slice,
+        Err(e) => return Err(load_failure(&e, r)),
     };
     let p = slice.prelude();
     let h = &p.header;
@@ -71,98 +197,270 @@ pub fn validate(data: &[u8]) -> Report {
         ("timestamp", 156, h.timestamp.to_str().is_ok()),
     ] {
         if !ok {
-            report.push(
-                offset,
-                format!("header field {name} is not valid UTF-8"),
-                true,
+            let message = format!(
+                "header field {name} is not valid UTF-8: DDNet fails with \"Error reading demo header\""
             );
+            return Err(r.fail(offset, ProblemKind::Header, message));
         }
     }
+    let version = p.version();
+    let sha_offset = (HEADER_SIZE + TIMELINE_MARKERS_SIZE) as u64;
+    if version >= FIRST_VERSION_WITH_SHA256 && p.map_sha256.is_none() {
+        r.warn(
+            sha_offset,
+            ProblemKind::Sha256Missing,
+            "no map SHA-256 block where version 6 has it (\"Demo version incremented, but not by DDNet\"): the map is read from here",
+        );
+    }
+    scan(&slice, r)?;
+    load_map(&slice, r)?;
+    play(&slice, r)
+}
+
+/// A prelude DDNet's `GetDemoInfo` or `Load` refuses.
+fn load_failure(e: &ReadError, r: &mut Report) -> Stop {
+    let (kind, ddnet) = match &e.kind {
+        ReadErrorKind::UnsupportedVersion { version } => (
+            ProblemKind::Version,
+            format!("Demo version '{version}' is not supported"),
+        ),
+        ReadErrorKind::UnexpectedEnd { expected, .. } if expected.contains("timeline") => (
+            ProblemKind::TimelineMarkers,
+            "Error reading timeline markers".into(),
+        ),
+        ReadErrorKind::UnexpectedEnd { expected, .. } if expected.contains("SHA-256") => {
+            (ProblemKind::Sha256Block, "Error reading SHA256".into())
+        }
+        // DDNet skips the map with a seek that cannot fail; its scan then starts past the
+        // end of the file and finds nothing.
+        ReadErrorKind::MapPastEnd { .. } => {
+            (ProblemKind::NoKeyframe, "Error scanning demo file".into())
+        }
+        _ => (ProblemKind::Header, "Error reading demo header".into()),
+    };
+    r.fail(
+        e.offset,
+        kind,
+        format!("{}: DDNet fails with \"{ddnet}\"", e.kind),
+    )
+}
+
+/// `ScanFile`: it walks the chunk headers, skipping payloads with a seek (so a payload cut
+/// short is not noticed), and fails only if it reaches the end without a keyframe; a chunk
+/// header it cannot read stops it early but is forgiven.
+fn scan(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
+    let mut keyframes = 0u64;
+    for item in slice.chunks() {
+        match item {
+            Ok(item) => {
+                if let Chunk::Tick(m) = item.chunk {
+                    keyframes += m.keyframe as u64;
+                }
+            }
+            Err(e) if is_cut_payload(&e) => break,
+            Err(_) => return Ok(()),
+        }
+    }
+    if keyframes == 0 {
+        let message = "no keyframe tick marker: DDNet fails with \"Error scanning demo file\"";
+        return Err(r.fail(slice.bytes().len() as u64, ProblemKind::NoKeyframe, message));
+    }
+    Ok(())
+}
+
+fn is_cut_payload(e: &ReadError) -> bool {
+    matches!(e.kind, ReadErrorKind::UnexpectedEnd { expected, .. } if expected == "a chunk payload")
+}
+
+/// Why DDNet could not write or open `downloadedmaps/<name>_<sha256>.map`, if it could not
+/// (as on Linux, in a fresh `downloadedmaps` folder).
+fn map_path_problem(name: &str) -> Option<&'static str> {
+    if name.contains("../") || name.contains("..\\") {
+        return Some("DDNet's storage refuses paths that leave its folders");
+    }
+    // The name's own directories must already exist: only "" and "." always do.
+    let mut parts: Vec<&str> = name.split('/').collect();
+    parts.pop();
+    if parts.iter().any(|p| !p.is_empty() && *p != ".") {
+        return Some("it names a folder that does not exist under downloadedmaps/");
+    }
+    None
+}
+
+/// `ExtractMap` and `LoadMapSearch`, for a client that has none of the demo's maps.
+fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
+    let p = slice.prelude();
+    let h = &p.header;
+    let name = h.map_name.to_string_lossy();
+    let not_found = format!("DDNet fails with \"Could not find map '{name}'\"");
     let map = slice.map();
     let map_offset = slice.map_offset() as u64;
-    if !map.is_empty() {
-        let crc = crc32fast::hash(map);
-        if crc != h.map_crc {
-            report.push(
-                map_offset,
-                format!(
-                    "embedded map CRC-32 is {crc:08x}, the header says {:08x}",
-                    h.map_crc
-                ),
-                true,
-            );
-        }
-        if let Some(sha) = &p.map_sha256 {
+    if map.is_empty() {
+        let message = format!("the demo embeds no map (map size 0): {not_found}");
+        return Err(r.fail(136, ProblemKind::MapMissing, message));
+    }
+    if p.version() >= FIRST_VERSION_WITH_SHA256 && p.map_sha256.is_none() {
+        let message = format!(
+            "version {} demo without the map SHA-256 block: DDNet would crash (assertion \"SHA256 missing for version {} demo\" when it extracts the map)",
+            p.version(),
+            p.version()
+        );
+        return Err(r.fail(
+            (HEADER_SIZE + TIMELINE_MARKERS_SIZE) as u64,
+            ProblemKind::Sha256Missing,
+            message,
+        ));
+    }
+    if let Some(why) = map_path_problem(&name) {
+        let message = format!("the map cannot be saved under this name ({why}): {not_found}");
+        return Err(r.fail(72, ProblemKind::MapMissing, message));
+    }
+    if let Err(e) = check_load(map) {
+        let message = format!("the embedded map does not load ({}): {not_found}", e.kind);
+        return Err(r.fail(map_offset + e.offset, ProblemKind::MapLoad, message));
+    }
+    let crc = crc32fast::hash(map);
+    match &p.map_sha256 {
+        Some(sha) => {
             let digest: [u8; 32] = sha2::Sha256::digest(map).into();
             if digest != sha.digest {
-                report.push(
+                let message = format!(
+                    "embedded map SHA-256 is {}, the header says {} (\"map differs from the server\"): {not_found}",
+                    hex::encode(digest),
+                    hex::encode(sha.digest)
+                );
+                return Err(r.fail(map_offset, ProblemKind::MapChecksum, message));
+            }
+            if crc != h.map_crc {
+                r.warn(
                     map_offset,
+                    ProblemKind::MapChecksum,
                     format!(
-                        "embedded map SHA-256 is {}, the header says {}",
-                        hex::encode(digest),
-                        hex::encode(sha.digest)
+                        "embedded map CRC-32 is {crc:08x}, the header says {:08x} (DDNet does not compare it: the SHA-256 matches)",
+                        h.map_crc
                     ),
-                    true,
                 );
             }
         }
+        None if crc != h.map_crc => r.warn(
+            map_offset,
+            ProblemKind::MapChecksum,
+            format!(
+                "embedded map CRC-32 is {crc:08x}, the header says {:08x} (DDNet loads the embedded map by its SHA-256 and plays it anyway)",
+                h.map_crc
+            ),
+        ),
+        None => {}
     }
+    Ok(())
+}
 
+/// `Play` and `DoTick` to the end of the file.
+fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
+    let net_version = slice.prelude().header.net_version.to_string_lossy();
+    let sizes = ItemSizes::for_net_version(&net_version);
     let mut decoder = PayloadDecoder::new();
+    let mut builder = SnapshotBuilder::new();
+    let mut last: Option<SnapshotBuf> = None;
     let mut tick_markers = 0u64;
-    let mut keyframes = 0u64;
-    let mut seen_snapshot = false;
-    let mut end_error = None;
     for item in slice.chunks() {
         let item = match item {
             Ok(item) => item,
             Err(e) => {
-                end_error = Some(e);
-                break;
+                let (kind, ddnet) = if is_cut_payload(&e) {
+                    (ProblemKind::ChunkData, "Error reading chunk data")
+                } else {
+                    (ProblemKind::ChunkHeader, "Error reading chunk header")
+                };
+                let message = format!("{}: DDNet stops with \"{ddnet}\"", e.kind);
+                return Err(r.fail(e.offset, kind, message));
             }
         };
-        match item.chunk {
-            Chunk::Tick(m) => {
+        let at = item.offset;
+        let chunk = match item.chunk {
+            Chunk::Tick(_) => {
                 tick_markers += 1;
-                keyframes += m.keyframe as u64;
+                continue;
             }
-            Chunk::Data(d) => match d.kind {
-                ChunkKind::Unknown => {
-                    report.push(item.offset, "chunk of unknown type 0 (ignored)", false)
+            Chunk::Data(chunk) => chunk,
+        };
+        // DDNet decodes only chunks with a payload; an empty one reaches it as no data.
+        let ints: &[i32] = if chunk.payload.is_empty() {
+            &[]
+        } else {
+            match decoder.decode(chunk.payload) {
+                Ok(_) => decoder.last_ints(),
+                Err(e) => {
+                    let (kind, ddnet) = match e {
+                        super::error::PayloadError::Huffman(_) => {
+                            (ProblemKind::Huffman, "Error during network decompression")
+                        }
+                        super::error::PayloadError::VarInt(_) => {
+                            (ProblemKind::IntPack, "Error during intpack decompression")
+                        }
+                    };
+                    let message = format!(
+                        "{} chunk: {e}: DDNet stops with \"{ddnet}\"",
+                        chunk.kind.name()
+                    );
+                    return Err(r.fail(at, kind, message));
                 }
-                kind => {
-                    if let Err(e) = decoder.decode(d.payload) {
-                        report.push(item.offset, e.to_string(), true);
-                    }
-                    match kind {
-                        ChunkKind::Snapshot => seen_snapshot = true,
-                        ChunkKind::SnapshotDelta if !seen_snapshot => report.push(
-                            item.offset,
-                            "delta snapshot before any full snapshot",
-                            true,
-                        ),
-                        _ => {}
-                    }
-                }
+            }
+        };
+        match chunk.kind {
+            ChunkKind::Snapshot => match Snapshot::parse(ints) {
+                Ok(snapshot) => match &mut last {
+                    Some(buf) => buf.copy_from(snapshot),
+                    None => last = Some(snapshot.to_buf()),
+                },
+                Err(e) => r.warn(
+                    at,
+                    ProblemKind::SnapshotInvalid,
+                    format!(
+                        "invalid full snapshot ({e}): DDNet logs \"Snapshot invalid\" and skips it"
+                    ),
+                ),
             },
+            ChunkKind::SnapshotDelta => {
+                let Some(from) = &last else {
+                    let message = "delta before any valid full snapshot: DDNet stops with \"Delta snapshot before any full snapshot\"";
+                    return Err(r.fail(at, ProblemKind::DeltaBeforeSnapshot, message));
+                };
+                match delta::apply_delta_with(&from.as_snapshot(), ints, &sizes, &mut builder) {
+                    Ok(()) => last = Some(builder.finish()),
+                    Err(DeltaError::KeepFailed {
+                        item,
+                        reason: BuildError::InvalidType { type_id },
+                    }) => {
+                        let message = format!(
+                            "the delta keeps item {item} of the previous snapshot, whose type {type_id} is negative: DDNet would crash (assertion \"Invalid snap item Type\" in its snapshot builder)"
+                        );
+                        return Err(r.fail(at, ProblemKind::NegativeItemType, message));
+                    }
+                    Err(e) => r.warn(
+                        at,
+                        ProblemKind::DeltaFailed,
+                        format!(
+                            "delta does not apply ({e}): DDNet logs \"Error unpacking snapshot delta. DataSize={}\" and skips it",
+                            e.code()
+                        ),
+                    ),
+                }
+            }
+            ChunkKind::Unknown if !chunk.payload.is_empty() => r.warn(
+                at,
+                ProblemKind::UnknownChunk,
+                "chunk of unknown type 0: decoded, then ignored",
+            ),
+            _ => {}
         }
     }
-    if let Some(e) = &end_error {
-        report.push_read_error(e);
-    }
-    let end = data.len() as u64;
-    if keyframes == 0 {
-        report.push(
-            end,
-            "no keyframe: DDNet fails with \"Error scanning demo file\"",
-            true,
+    if tick_markers < 2 {
+        let message = format!(
+            "{tick_markers} tick marker{}: DDNet needs two to start playing and stops with \"Empty demo\"",
+            if tick_markers == 1 { "" } else { "s" }
         );
-    } else if tick_markers < 2 {
-        report.push(
-            end,
-            "fewer than two tick markers: DDNet stops with \"Empty demo\"",
-            true,
-        );
+        return Err(r.fail(slice.bytes().len() as u64, ProblemKind::EmptyDemo, message));
     }
-    report
+    Ok(())
 }

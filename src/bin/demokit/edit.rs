@@ -4,6 +4,7 @@
 
 use super::destination::{Destination, write_output};
 use super::{Exit, Outcome, Output, Stop, complain, read_failure, row};
+use demokit::datafile::MapFacts;
 use demokit::twdemo::DemoSlice;
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::repair::{extract_map, repair};
@@ -175,6 +176,12 @@ struct ExtractJson<'a> {
     /// Header and actual SHA-256, hex, when the demo has the block.
     #[serde(skip_serializing_if = "Option::is_none")]
     sha256: Option<[String; 2]>,
+    /// The map's own facts from its datafile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    facts: Option<MapFacts>,
+    /// Why the map does not open as a datafile, when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    datafile_error: Option<String>,
 }
 
 /// `demokit extract-map IN OUT.map`: writes the embedded map; exits 1 (after writing it) if
@@ -199,7 +206,14 @@ pub(crate) fn extract_map_file(
         sha256: map
             .sha256
             .map(|c| [hex::encode(c.expected), hex::encode(c.actual)]),
+        facts: None,
+        datafile_error: None,
     };
+    let mut summary = summary;
+    match MapFacts::read(&map.bytes) {
+        Ok(facts) => summary.facts = Some(facts),
+        Err(e) => summary.datafile_error = Some(e.to_string()),
+    }
     print_report(&summary, json, |t| {
         row(t, "map", &map.name);
         row(
@@ -214,6 +228,33 @@ pub(crate) fn extract_map_file(
         );
         if let Some([expected, actual]) = &summary.sha256 {
             row(t, "sha256", format_args!("{actual} (header {expected})"));
+        }
+        if let Some(e) = &summary.datafile_error {
+            row(t, "datafile", format_args!("not a datafile: {e}"));
+        }
+        if let Some(f) = &summary.facts {
+            row(
+                t,
+                "datafile",
+                format_args!(
+                    "v{}, {} items, {} data blocks",
+                    f.datafile_version, f.items, f.data_blocks
+                ),
+            );
+            if let Some(author) = f.info.as_ref().and_then(|i| i.author.as_ref()) {
+                row(t, "author", author);
+            }
+            if let Some(g) = f.game_layer {
+                row(t, "game layer", format_args!("{}x{}", g.width, g.height));
+            }
+            match &f.load_error {
+                None => row(t, "loads", "yes (DDNet's map checks pass)"),
+                Some(e) => row(
+                    t,
+                    "loads",
+                    format_args!("no: at map byte {}: {}", e.offset, e.message),
+                ),
+            }
         }
     })?;
     map.verify().map_err(|mismatch| {

@@ -26,7 +26,7 @@ use demokit::detect::{self, Format};
 use demokit::teehistorian::{self as th, Ex, Message, TeehistorianSlice, TeehistorianWriter};
 use demokit::twdemo::demo::{RewriteError, RewriteStats, rewrite};
 use demokit::twdemo::summary::Summary;
-use demokit::twdemo::validate::{Problem, Report, validate};
+use demokit::twdemo::validate::{Problem, Report, Verdict, validate};
 use demokit::twdemo::{
     Chunk, ChunkAt, DemoSlice, PayloadDecoder, ReadError, ReadErrorKind, WriteError,
 };
@@ -1077,6 +1077,71 @@ fn demo_text(out: &mut String, s: &Summary) {
     for (key, value) in rows {
         row(out, key, value);
     }
+    map_text(out, s);
+}
+
+/// Appends the embedded map's own facts (from its datafile) to a demo's text block.
+fn map_text(out: &mut String, s: &Summary) {
+    if let Some(e) = &s.map_error {
+        row(
+            out,
+            "map file",
+            format_args!("not a datafile: at byte {}: {}", e.offset, e.message),
+        );
+        return;
+    }
+    let Some(m) = &s.map else {
+        return;
+    };
+    row(
+        out,
+        "map file",
+        format_args!(
+            "datafile v{}, {} items ({} types), {} data blocks, crc {}",
+            m.datafile_version, m.items, m.item_types, m.data_blocks, m.crc32
+        ),
+    );
+    let version = m.map_version.map_or("none".to_string(), |v| v.to_string());
+    row(out, "map version", version);
+    if let Some(info) = &m.info {
+        for (key, value) in [
+            ("map author", &info.author),
+            ("map release", &info.version),
+            ("map credits", &info.credits),
+            ("map license", &info.license),
+        ] {
+            if let Some(v) = value.as_ref().filter(|v| !v.is_empty()) {
+                row(out, key, v);
+            }
+        }
+    }
+    let game = m.game_layer.map_or("no game layer".to_string(), |g| {
+        format!("game layer {}x{}", g.width, g.height)
+    });
+    row(
+        out,
+        "map contents",
+        format_args!(
+            "{} groups, {} layers ({} tiles, {} quads, {} sounds), {} images ({} embedded), {} envelopes, {} sounds; {game}",
+            m.groups,
+            m.layers.tiles + m.layers.quads + m.layers.sounds + m.layers.other,
+            m.layers.tiles,
+            m.layers.quads,
+            m.layers.sounds,
+            m.images,
+            m.embedded_images,
+            m.envelopes,
+            m.sounds
+        ),
+    );
+    match &m.load_error {
+        None => row(out, "map loads", "yes (DDNet's map checks pass)"),
+        Some(e) => row(
+            out,
+            "map loads",
+            format_args!("no: at map byte {}: {}", e.offset, e.message),
+        ),
+    }
 }
 
 /// Appends a teehistorian summary as an aligned text block, then the counts by kind.
@@ -1140,6 +1205,9 @@ struct ValidateJson<'a> {
     format: &'static str,
     /// Whether the file passes: no fatal problem.
     accepted: bool,
+    /// Demos: how DDNet's client ends with it ("plays", "rejects" or "crashes").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
     /// Everything found, in file order.
     problems: &'a [Problem],
 }
@@ -1170,11 +1238,15 @@ fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
             file: path.display().to_string(),
             format: format_id(format),
             accepted: report.accepted(),
+            verdict: (format == Format::TwDemo).then(|| report.verdict()),
             problems: &report.problems,
         });
     } else if batch {
         let warnings = report.problems.iter().filter(|p| !p.fatal).count();
         let verdict = match (report.accepted(), warnings) {
+            (false, _) if report.verdict() == Verdict::Crashes => {
+                "rejected (DDNet would crash)".to_string()
+            }
             (false, _) => "rejected".to_string(),
             (true, 0) => "ok".to_string(),
             (true, 1) => "ok (1 warning)".to_string(),
