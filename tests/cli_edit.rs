@@ -212,10 +212,12 @@ fn extract_map_reports_the_maps_facts() {
     );
     assert_eq!(facts["loads"], true);
     assert_eq!(facts["size"], std::fs::metadata(&output).unwrap().len());
+    // The same output again: replaced with --force.
     let out = demokit(&[
         "extract-map".as_ref(),
         dir.join("map-game-tiles-truncated.demo").as_os_str(),
         output.as_os_str(),
+        "--force".as_ref(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -228,6 +230,7 @@ fn extract_map_reports_the_maps_facts() {
         "extract-map".as_ref(),
         dir.join("map-not-a-datafile.demo").as_os_str(),
         output.as_os_str(),
+        "-f".as_ref(),
         "--json".as_ref(),
     ]);
     std::fs::remove_file(&output).unwrap();
