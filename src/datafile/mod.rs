@@ -2,7 +2,7 @@
 //! DDNet makes when it opens one, loading their zlib-compressed data blocks, writing them,
 //! and the map layer on top (whether DDNet's client would load a map, and its facts).
 //!
-//! * [`format`]: the header and item-type layouts as binrw structs.
+//! * [`format`](mod@format): the header and item-type layouts as binrw structs.
 //! * [`reader`]: [`Datafile`], opened as DDNet's `CDataFileReader::Open` opens a file;
 //!   items in place; data blocks inflated on demand, capped.
 //! * [`writer`]: [`DatafileBuilder`], for maps made in tests and crafted demos.
