@@ -167,3 +167,182 @@ fn every_minor_version_reads_typed_and_rewrites_exactly() {
         }
     }
 }
+
+/// The bytes DDNet's writer before minor version 9 produced for a console command through
+/// its 2 KiB packer: ints while 6 bytes are free, each string up to the packer's end with
+/// its NUL kept, nothing after the first string that did not fit.
+fn old_packer_console_command(cid: i32, flags: i32, cmd: &str, args: &[&str]) -> Vec<u8> {
+    const SIZE: usize = 2048;
+    let mut out = Vec::new();
+    let mut full = false;
+    let int = |out: &mut Vec<u8>, full: &mut bool, v: i32| {
+        if *full || SIZE - out.len() < 6 {
+            *full = true;
+            return;
+        }
+        let mut buf = [0u8; 5];
+        let n = demokit::codec::varint::pack(v, &mut buf);
+        out.extend_from_slice(&buf[..n]);
+    };
+    let string = |out: &mut Vec<u8>, full: &mut bool, s: &str| {
+        if *full {
+            return;
+        }
+        let room = SIZE - out.len() - 1;
+        let mut end = s.len().min(room);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.extend_from_slice(&s.as_bytes()[..end]);
+        out.push(0);
+        *full = end < s.len();
+    };
+    int(&mut out, &mut full, -10);
+    int(&mut out, &mut full, cid);
+    int(&mut out, &mut full, flags);
+    string(&mut out, &mut full, cmd);
+    int(&mut out, &mut full, args.len() as i32);
+    for arg in args {
+        string(&mut out, &mut full, arg);
+    }
+    out
+}
+
+#[test]
+fn console_commands_cut_by_the_old_packer() {
+    use demokit::teehistorian::{Args, RawStr, TeehistorianReader, TeehistorianWriter};
+    // A long first argument (with a two-byte character where the packer ends), two more
+    // that never made it into the file.
+    let long = format!("{}é{}", "x".repeat(2031), "y".repeat(500));
+    let cut = old_packer_console_command(-1, 4, "say", &[&long, "second", "third"]);
+    assert!((2045..=2048).contains(&cut.len()), "{}", cut.len());
+    let file = |minor: &str| {
+        let json = format!(r#"{{"version":"2","version_minor":"{minor}"}}"#);
+        let mut w = TeehistorianWriter::with_header_json(Vec::new(), json.as_bytes()).unwrap();
+        w.write(&Message::Join { cid: 0 }).unwrap();
+        w.write(&Message::PlayerNew { cid: 0, x: 1, y: 2 }).unwrap();
+        let body_at = w.position() as usize;
+        let mut data = w.into_inner().unwrap();
+        data.extend_from_slice(&cut);
+        // PLAYER_DIFF 0 begins with a zero byte, which a whole reading of the command
+        // would take for an empty argument.
+        for (cid, dx) in [(0, 3), (0, 1)] {
+            Message::PlayerDiff { cid, dx, dy: 0 }
+                .encode(&mut data)
+                .unwrap();
+        }
+        Message::Finish.encode(&mut data).unwrap();
+        (data, body_at)
+    };
+
+    let (data, at) = file("8");
+    let slice = TeehistorianSlice::parse(&data).unwrap();
+    let items: Vec<_> = slice.messages().map(Result::unwrap).collect();
+    let kinds: Vec<_> = items.iter().map(|m| m.message.kind_name()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "JOIN",
+            "PLAYER_NEW",
+            "CONSOLE_COMMAND",
+            "PLAYER_DIFF",
+            "PLAYER_DIFF",
+            "FINISH"
+        ]
+    );
+    let command = &items[2];
+    assert_eq!(
+        (command.offset as usize, command.raw.len()),
+        (at, cut.len())
+    );
+    assert_eq!(command.cut_args, 2);
+    let Message::ConsoleCommand { args, .. } = command.message else {
+        unreachable!()
+    };
+    let kept: Vec<RawStr<'_>> = args.iter().collect();
+    assert_eq!(kept.len(), 1);
+    assert!(long.as_bytes().starts_with(kept[0].as_bytes()));
+    // The messages after it keep their ticks: PLAYER_NEW 0 opened tick 1, each record of
+    // the same cid again opens the next.
+    assert_eq!((items[1].tick, items[3].tick, items[4].tick), (1, 2, 3));
+    // The streaming reader agrees, whatever its source delivers per read.
+    for chunk in [1, 7, 4096] {
+        let mut reader = TeehistorianReader::new(Dribble(&data, chunk)).unwrap();
+        let mut seen = Vec::new();
+        while let Some(m) = reader.next() {
+            let m = m.unwrap();
+            seen.push((m.offset, m.tick, m.cut_args));
+        }
+        let expected: Vec<_> = items
+            .iter()
+            .map(|m| (m.offset, m.tick, m.cut_args))
+            .collect();
+        assert_eq!(seen, expected, "{chunk} bytes per read");
+    }
+    let report = summary::validate(&data);
+    assert!(report.accepted());
+    assert_eq!(report.problems.len(), 1, "{report:?}");
+    assert_eq!(report.problems[0].offset, at as u64);
+    assert!(
+        report.problems[0]
+            .message
+            .contains("2 arguments were never written")
+    );
+    assert_eq!(rewrite(&data).unwrap(), data);
+
+    // The same bytes under a header of minor 9 (64 KiB packer) are read whole: the command
+    // swallows the next messages, so the file no longer reads as the server wrote it.
+    let (data9, _) = file("9");
+    let slice = TeehistorianSlice::parse(&data9).unwrap();
+    let kinds: Vec<_> = slice
+        .messages()
+        .map_while(Result::ok)
+        .map(|m| m.message.kind_name())
+        .collect();
+    assert_ne!(
+        kinds[..],
+        [
+            "JOIN",
+            "PLAYER_NEW",
+            "CONSOLE_COMMAND",
+            "PLAYER_DIFF",
+            "PLAYER_DIFF",
+            "FINISH"
+        ]
+    );
+
+    // Writers refuse a whole command that a reader of a minor-8 file would take for a cut
+    // one; the same command is fine in a minor-9 file.
+    let whole = Message::ConsoleCommand {
+        cid: -1,
+        flags: 4,
+        cmd: RawStr(b"say"),
+        // 8 bytes before the arguments: the first one ends at byte 2046.
+        args: Args::list(&[&[b'x'; 2037], b"second"]),
+    };
+    for (minor, refused) in [("8", true), ("9", false)] {
+        let json = format!(r#"{{"version":"2","version_minor":"{minor}"}}"#);
+        let mut w = TeehistorianWriter::with_header_json(Vec::new(), json.as_bytes()).unwrap();
+        assert_eq!(w.write(&whole).is_err(), refused, "minor {minor}");
+        let mut rec = Recorder::with_header_json(Vec::new(), json.as_bytes()).unwrap();
+        let arg = "x".repeat(2037);
+        rec.begin_tick(1).unwrap();
+        rec.begin_players().unwrap();
+        rec.end_players().unwrap();
+        rec.begin_inputs().unwrap();
+        let result = rec.record_console_command(-1, 4, "say", &[&arg, "second"]);
+        assert_eq!(result.is_err(), refused, "minor {minor}");
+    }
+}
+
+/// A source that hands out at most `.1` bytes per read.
+struct Dribble<'a>(&'a [u8], usize);
+
+impl std::io::Read for Dribble<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.len().min(self.1).min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}

@@ -148,6 +148,14 @@ pub enum EncodeError {
         /// The extension's kind name.
         name: &'static str,
     },
+    /// A whole console command in a file whose header names DDNet's old 2 KiB packer
+    /// (version 1, or a minor version below 9), with an argument before the last ending in
+    /// the packer's last 4 bytes: readers of such a file take it for a command the packer
+    /// cut ([`Message::decode_cut_console_command`](super::Message::decode_cut_console_command)).
+    #[error(
+        "a console command that readers of a file from DDNet's old 2 KiB packer would take for a cut one"
+    )]
+    ReadsAsCutConsoleCommand,
     /// A payload or list is longer than its int length field can say.
     #[error("{what} of {len} exceeds the largest length an int can hold")]
     TooLong {

@@ -769,7 +769,55 @@ impl<'a> Message<'a> {
             message,
             len: c.pos,
             non_canonical: c.non_canonical,
+            cut_args: 0,
         })
+    }
+
+    /// Decodes a CONSOLE_COMMAND as DDNet's writer wrote it before minor version 9, when
+    /// every record went through a packer of [`LEGACY_PACKER_SIZE`] bytes.
+    ///
+    /// A command line too long for it was cut: the argument that did not fit was kept up
+    /// to the packer's end (at a character boundary, with its NUL), and the arguments after
+    /// it were left out while the argument count still counted them. Read as usual, such a
+    /// record would take the messages after it for its missing arguments. This reads the
+    /// record to the end of the first argument that ends in the packer's last 4 bytes
+    /// before the count is reached, which is where the old writer stopped.
+    ///
+    /// `None` when `input` does not start with such a record (another message, a command
+    /// whose arguments all end within the packer, or one whose arguments do not end within
+    /// it at all).
+    pub fn decode_cut_console_command(input: &'a [u8]) -> Option<Decoded<'a>> {
+        let window = &input[..input.len().min(LEGACY_PACKER_SIZE)];
+        let mut c = Fields::new(window, "");
+        if c.int().ok()? != id::CONSOLE_COMMAND {
+            return None;
+        }
+        let cid = c.int().ok()?;
+        let flags = c.int().ok()?;
+        let cmd = c.str().ok()?;
+        let count = usize::try_from(c.int().ok()?).ok()?;
+        let start = c.pos;
+        for present in 1..count {
+            c.str().ok()?;
+            if c.pos > LEGACY_PACKER_SIZE - 4 {
+                let raw = &window[start..c.pos];
+                return Some(Decoded {
+                    message: Message::ConsoleCommand {
+                        cid,
+                        flags,
+                        cmd,
+                        args: Args(ArgsRepr::Packed {
+                            raw,
+                            count: present,
+                        }),
+                    },
+                    len: c.pos,
+                    non_canonical: c.non_canonical,
+                    cut_args: u32::try_from(count - present).unwrap_or(u32::MAX),
+                });
+            }
+        }
+        None
     }
 
     /// Appends the message as DDNet writes it: canonical ints, NUL-terminated strings.
@@ -995,6 +1043,22 @@ fn decode_body<'a>(id: i32, c: &mut Fields<'a>) -> Result<Message<'a>, DecodeErr
     })
 }
 
+/// The packer every record went through in DDNet's teehistorian writer before minor
+/// version 9 (and in version 1): a record never exceeded it, and a console command that did
+/// not fit was cut ([`Message::decode_cut_console_command`]).
+pub const LEGACY_PACKER_SIZE: usize = 2048;
+
+/// Whether a file with this header was written with the 2 KiB packer
+/// ([`LEGACY_PACKER_SIZE`]): version 1, or version 2 without a minor version or with one
+/// below 9.
+pub fn has_legacy_packer(version: &str, version_minor: Option<&str>) -> bool {
+    match (version, version_minor) {
+        ("1", _) | ("2", None) => true,
+        ("2", Some(minor)) => minor.parse::<u32>().is_ok_and(|m| m < 9),
+        _ => false,
+    }
+}
+
 /// A message decoded from the front of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decoded<'a> {
@@ -1005,6 +1069,10 @@ pub struct Decoded<'a> {
     /// How many of its ints were not in the form DDNet writes (so re-encoding the message
     /// would give different bytes).
     pub non_canonical: u32,
+    /// For a CONSOLE_COMMAND cut by DDNet's old 2 KiB packer
+    /// ([`Message::decode_cut_console_command`]): how many of the arguments its count
+    /// announces are missing (so re-encoding the message would give different bytes).
+    pub cut_args: u32,
 }
 
 /// Why [`Message::decode`] failed.
@@ -1217,6 +1285,7 @@ pub(crate) fn decode_ints_only(window: &[u8; INT_WINDOW]) -> Option<Decoded<'sta
         message,
         len: c.start,
         non_canonical: c.non_canonical,
+        cut_args: 0,
     })
 }
 

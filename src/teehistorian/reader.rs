@@ -12,9 +12,13 @@
 //! an error too.
 
 use super::error::{ReadError, ReadErrorKind};
-use super::format::{FILE_UUID, MAX_CLIENTS};
+use super::format::{FILE_UUID, MAX_CLIENTS, id as message_id};
 use super::header::Header;
-use super::message::{DecodeError, Decoded, INT_WINDOW, Message, decode_ints_only};
+use super::message::{
+    DecodeError, Decoded, INT_WINDOW, LEGACY_PACKER_SIZE, Message, decode_ints_only,
+    has_legacy_packer,
+};
+use crate::codec::varint;
 use std::io::{self, Read};
 
 /// The absolute tick, numbered exactly as DDNet's writer does.
@@ -141,6 +145,10 @@ pub struct MessageAt<'a> {
     /// How many of its ints were stored in a form DDNet does not write; when non-zero,
     /// encoding `message` does not give back `raw`.
     pub non_canonical: u32,
+    /// How many arguments of a CONSOLE_COMMAND that DDNet's old 2 KiB packer cut are
+    /// missing ([`Message::decode_cut_console_command`]); when non-zero, encoding
+    /// `message` does not give back `raw`.
+    pub cut_args: u32,
 }
 
 impl MessageAt<'_> {
@@ -238,15 +246,49 @@ struct Body {
     ticks: TickState,
     finished: bool,
     done: bool,
+    /// Written with DDNet's old 2 KiB packer, which could cut console commands.
+    legacy_packer: bool,
 }
 
 impl Body {
-    fn new() -> Self {
+    fn new(header: &Header) -> Self {
         Body {
             ticks: TickState::new(),
             finished: false,
             done: false,
+            legacy_packer: has_legacy_packer(&header.version, header.version_minor.as_deref()),
         }
+    }
+
+    /// Decodes the message at the start of `rest` as this file's writer wrote it: in a file
+    /// written with DDNet's old 2 KiB packer, a console command is first read as one the
+    /// packer may have cut ([`Message::decode_cut_console_command`]), since read whole it
+    /// would take the bytes of the next messages for its missing arguments.
+    #[inline]
+    fn decode<'a>(&self, rest: &'a [u8]) -> Result<Decoded<'a>, DecodeError> {
+        let decoded = Message::decode(rest);
+        if self.legacy_packer
+            && matches!(
+                decoded,
+                Ok(Decoded {
+                    message: Message::ConsoleCommand { .. },
+                    ..
+                }) | Err(DecodeError::Incomplete { .. })
+            )
+            && let Some(cut) = Message::decode_cut_console_command(rest)
+        {
+            return Ok(cut);
+        }
+        decoded
+    }
+
+    /// Whether `rest`, which does not hold all of the input yet, starts with a console
+    /// command whose cut cannot be told until the old packer's size is buffered.
+    fn needs_packer_window(&self, rest: &[u8]) -> bool {
+        self.legacy_packer
+            && rest.len() < LEGACY_PACKER_SIZE
+            && varint::unpack(&rest[..rest.len().min(varint::MAX_BYTES)])
+                .is_some_and(|(id, _)| id == message_id::CONSOLE_COMMAND)
     }
 }
 
@@ -283,7 +325,10 @@ fn step<'a>(body: &Body, rest: &'a [u8], eof: bool) -> Step<'a> {
         // between two writes. Everything is there; `finished()` tells it apart.
         return Step::End;
     }
-    match Message::decode(rest) {
+    if !eof && body.needs_packer_window(rest) {
+        return Step::NeedMore(Some(LEGACY_PACKER_SIZE));
+    }
+    match body.decode(rest) {
         Ok(decoded) if decoded.len > MAX_MESSAGE_LEN => Step::Fail(ReadErrorKind::MessageTooLong {
             at_least: decoded.len as u64,
         }),
@@ -335,6 +380,7 @@ fn commit<'a>(
         message: decoded.message,
         raw,
         non_canonical: decoded.non_canonical,
+        cut_args: decoded.cut_args,
     })
 }
 
@@ -386,7 +432,7 @@ impl<'a> TeehistorianSlice<'a> {
         Messages {
             data: self.data,
             pos: self.body_offset,
-            body: Body::new(),
+            body: Body::new(&self.header),
         }
     }
 }
@@ -431,6 +477,8 @@ impl<'a> Iterator for Messages<'a> {
         if !self.body.finished
             && let Ok(decoded) = Message::decode(rest)
             && decoded.len <= MAX_MESSAGE_LEN
+            && !(self.body.legacy_packer
+                && matches!(decoded.message, Message::ConsoleCommand { .. }))
             && let Ok(tick) = self.body.ticks.apply(&decoded.message)
         {
             let offset = self.pos as u64;
@@ -442,6 +490,7 @@ impl<'a> Iterator for Messages<'a> {
                 message: decoded.message,
                 raw: &rest[..decoded.len],
                 non_canonical: decoded.non_canonical,
+                cut_args: decoded.cut_args,
             }));
         }
         self.next_slow()
@@ -522,7 +571,7 @@ impl<R: Read> TeehistorianReader<R> {
             start: 0,
             base: 0,
             eof: false,
-            body: Body::new(),
+            body: Body::new(&Header::new("")),
         };
         while reader.buf.len() < FILE_UUID.len() && !reader.eof {
             reader.fill(Some(FILE_UUID.len()), 0)?;
@@ -539,6 +588,7 @@ impl<R: Read> TeehistorianReader<R> {
             reader.fill(None, FILE_UUID.len() as u64)?;
         };
         reader.header = parse_header(&reader.buf[FILE_UUID.len()..nul])?;
+        reader.body = Body::new(&reader.header);
         reader.header_json = reader.buf[FILE_UUID.len()..nul].to_vec();
         reader.start = nul + 1;
         reader.body_offset = reader.start as u64;
@@ -637,7 +687,7 @@ impl<R: Read> TeehistorianReader<R> {
         };
         let start = self.start;
         let raw = &self.buf[start..start + len];
-        let result = match Message::decode(raw) {
+        let result = match self.body.decode(raw) {
             Ok(decoded) => commit(&mut self.body, decoded, raw, offset),
             // The same bytes decoded a moment ago; kept as an error rather than a panic.
             Err(_) => Err(ReadErrorKind::UnexpectedEnd {

@@ -64,11 +64,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::error::EncodeError;
+use super::error::{EncodeError, ReadError};
 use super::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
-use super::message::{Args, Ex, Message, input_diff};
-use super::reader::TickState;
+use super::message::{Args, Ex, Message, has_legacy_packer, input_diff};
+use super::reader::{TickState, parse_header};
 use std::fmt;
 use std::io::{self, Write};
 use std::num::NonZeroU32;
@@ -211,6 +211,10 @@ pub enum RecorderError {
         /// The call.
         call: &'static str,
     },
+    /// The header is not one a reader accepts (not a JSON object, or a version other than
+    /// "1" and "2"); nothing was written.
+    #[error("new: the header is not one a reader accepts: {0}")]
+    Header(#[source] ReadError),
 }
 
 /// What the recorder remembers of one client, to decide what to write next time.
@@ -265,6 +269,9 @@ pub struct Recorder<W: Write> {
     ticks_since_flush: u32,
     /// Set when the sink failed: nothing more is written.
     poisoned: bool,
+    /// The header names DDNet's old 2 KiB packer: readers take some long console commands
+    /// for cut ones, so those are refused.
+    legacy_packer: bool,
 }
 
 impl<W: Write> fmt::Debug for Recorder<W> {
@@ -313,6 +320,8 @@ impl<W: Write> Recorder<W> {
     /// state: tick 0 counts as written ("the game starts at tick 1") and the previous
     /// tick's highest client id is `MAX_CLIENTS`, so that tick 1 can be implicit.
     fn start(mut sink: W, mut buf: Vec<u8>) -> Result<Self, RecorderError> {
+        let header = parse_header(&buf[FILE_UUID.len()..]).map_err(RecorderError::Header)?;
+        let legacy_packer = has_legacy_packer(&header.version, header.version_minor.as_deref());
         buf.push(0);
         if let Err(source) = sink.write_all(&buf) {
             return Err(RecorderError::Io {
@@ -340,6 +349,7 @@ impl<W: Write> Recorder<W> {
             unflushed: true,
             ticks_since_flush: 0,
             poisoned: false,
+            legacy_packer,
         })
     }
 
@@ -612,15 +622,23 @@ impl<W: Write> Recorder<W> {
             heap = args.iter().map(|arg| arg.as_bytes()).collect();
             &heap
         };
-        self.record(
-            "record_console_command",
-            &Message::ConsoleCommand {
-                cid,
-                flags: flag_mask,
-                cmd: cmd.into(),
-                args: Args::list(list),
-            },
-        )
+        let message = Message::ConsoleCommand {
+            cid,
+            flags: flag_mask,
+            cmd: cmd.into(),
+            args: Args::list(list),
+        };
+        if self.legacy_packer {
+            let mut bytes = Vec::new();
+            put("record_console_command", &message, &mut bytes)?;
+            if Message::decode_cut_console_command(&bytes).is_some() {
+                return Err(RecorderError::Encode {
+                    call: "record_console_command",
+                    source: EncodeError::ReadsAsCutConsoleCommand,
+                });
+            }
+        }
+        self.record("record_console_command", &message)
     }
 
     // ---- EX records ----

@@ -130,12 +130,16 @@ impl Summary {
 /// was still running, was stopped, or crashed between two writes: every message is there, and
 /// `demokit repair` appends FINISH); messages holding ints in a form DDNet does not write
 /// (they read as DDNet's unpacker reads them and a rewrite copies them as stored, so one
-/// warning names the first such message and how many there are). Problems come in file order.
+/// warning names the first such message and how many there are); console commands that the
+/// 2 KiB packer of DDNet before minor version 9 cut (their last arguments were never
+/// written). Problems come in file order.
 pub fn validate(data: &[u8]) -> Report {
     let mut problems = Vec::new();
     let mut error = None;
     // Offset of the first message with non-canonical ints, and how many there are.
     let mut non_canonical: Option<(u64, u64)> = None;
+    // Likewise for console commands cut by DDNet's old packer, with the arguments lost.
+    let mut cut: Option<(u64, u64, u64)> = None;
     let mut unfinished_at = None;
     match TeehistorianSlice::parse(data) {
         Err(e) => error = Some(e),
@@ -143,10 +147,16 @@ pub fn validate(data: &[u8]) -> Report {
             let mut messages = slice.messages();
             for item in messages.by_ref() {
                 match item {
-                    Ok(item) if item.non_canonical > 0 => {
-                        non_canonical.get_or_insert((item.offset, 0)).1 += 1;
+                    Ok(item) => {
+                        if item.non_canonical > 0 {
+                            non_canonical.get_or_insert((item.offset, 0)).1 += 1;
+                        }
+                        if item.cut_args > 0 {
+                            let entry = cut.get_or_insert((item.offset, 0, 0));
+                            entry.1 += 1;
+                            entry.2 += u64::from(item.cut_args);
+                        }
                     }
-                    Ok(_) => {}
                     Err(e) => error = Some(e),
                 }
             }
@@ -166,6 +176,20 @@ pub fn validate(data: &[u8]) -> Report {
                 v = if count == 1 { "s" } else { "" },
             ),
             fatal: false,
+        });
+    }
+    if let Some((offset, commands, args)) = cut {
+        problems.push(Problem {
+            offset,
+            message: format!(
+                "{commands} console command{s} cut by the 2 KiB packer of the DDNet version \
+                 that wrote the file (the first is here): {args} argument{a} never \
+                 written; the rest reads, and a rewrite keeps the records as stored",
+                s = if commands == 1 { " was" } else { "s were" },
+                a = if args == 1 { " was" } else { "s were" },
+            ),
+            fatal: false,
+            kind: None,
         });
     }
     if let Some(offset) = unfinished_at {

@@ -5,10 +5,10 @@
 //! ([`TickState`]), so a recorder on top can check where it is. When to write a TICK_SKIP,
 //! when a tick may stay implicit, what to diff against: that policy belongs to the recorder.
 
-use super::error::{ReadError, WriteError};
+use super::error::{EncodeError, ReadError, WriteError};
 use super::format::FILE_UUID;
 use super::header::Header;
-use super::message::Message;
+use super::message::{Message, has_legacy_packer};
 use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState, parse_header};
 use std::io::Write;
 
@@ -22,6 +22,9 @@ pub struct TeehistorianWriter<W: Write> {
     position: u64,
     ticks: TickState,
     finished: bool,
+    /// The header names a writer with DDNet's old 2 KiB packer, so readers read console
+    /// commands as that packer may have cut them.
+    legacy_packer: bool,
 }
 
 impl<W: Write> TeehistorianWriter<W> {
@@ -37,11 +40,11 @@ impl<W: Write> TeehistorianWriter<W> {
         if json.contains(&0) {
             return Err(WriteError::Usage("the header JSON contains a NUL byte"));
         }
-        if parse_header(json).is_err() {
+        let Ok(header) = parse_header(json) else {
             return Err(WriteError::Usage(
                 "the header JSON is not one a reader accepts (a JSON object with version \"1\" or \"2\")",
             ));
-        }
+        };
         sink.write_all(&FILE_UUID)?;
         sink.write_all(json)?;
         sink.write_all(&[0])?;
@@ -51,6 +54,7 @@ impl<W: Write> TeehistorianWriter<W> {
             position: (FILE_UUID.len() + json.len() + 1) as u64,
             ticks: TickState::new(),
             finished: false,
+            legacy_packer: has_legacy_packer(&header.version, header.version_minor.as_deref()),
         })
     }
 
@@ -93,9 +97,16 @@ impl<W: Write> TeehistorianWriter<W> {
     }
 
     /// Writes the stored bytes of one message unchanged (after checking that they are
-    /// exactly one message) and returns its tick.
+    /// exactly one message, as a reader of this file reads them) and returns its tick.
     pub fn write_raw(&mut self, raw: &[u8]) -> Result<i32, WriteError> {
-        match Message::decode(raw) {
+        let cut = self
+            .legacy_packer
+            .then(|| Message::decode_cut_console_command(raw))
+            .flatten();
+        match cut
+            .ok_or(())
+            .or_else(|()| Message::decode(raw).map_err(|_| ()))
+        {
             Ok(decoded) if decoded.len == raw.len() => self.put(&decoded.message, raw),
             _ => Err(WriteError::Usage(
                 "the raw bytes are not exactly one message",
@@ -104,10 +115,11 @@ impl<W: Write> TeehistorianWriter<W> {
     }
 
     /// Writes a message read from a file so that the bytes come out as they were stored:
-    /// encoded through [`write`](Self::write) when its ints were canonical (the encoding
-    /// then gives the stored bytes back), copied from `raw` when they were not.
+    /// encoded through [`write`](Self::write) when that gives the stored bytes back, copied
+    /// from `raw` when its ints were not canonical or its arguments were cut by DDNet's old
+    /// packer.
     pub fn write_item(&mut self, item: &MessageAt<'_>) -> Result<i32, WriteError> {
-        if item.non_canonical > 0 {
+        if item.non_canonical > 0 || item.cut_args > 0 {
             self.write_raw(item.raw)
         } else {
             self.write(&item.message)
@@ -138,6 +150,14 @@ impl<W: Write> TeehistorianWriter<W> {
     fn put(&mut self, message: &Message<'_>, bytes: &[u8]) -> Result<i32, WriteError> {
         if self.finished {
             return Err(WriteError::Usage("a message after FINISH"));
+        }
+        // A whole console command that a reader of a file from the old packer would take
+        // for a cut one.
+        if self.legacy_packer
+            && matches!(message, Message::ConsoleCommand { .. })
+            && Message::decode_cut_console_command(bytes).is_some_and(|cut| cut.message != *message)
+        {
+            return Err(EncodeError::ReadsAsCutConsoleCommand.into());
         }
         // Checked before writing so that a refused message leaves no bytes behind.
         let mut ticks = self.ticks;
