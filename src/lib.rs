@@ -15,6 +15,7 @@
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
+//! * [`report`] holds what the tools of every format report in the same shape.
 
 #![warn(missing_docs)]
 // No `unsafe` anywhere: no benchmark has shown a hot loop that needs it.
@@ -24,6 +25,7 @@ pub mod codec;
 pub mod datafile;
 pub mod detect;
 pub mod output;
+pub mod report;
 pub mod source;
 pub mod teehistorian;
 pub mod twdemo;

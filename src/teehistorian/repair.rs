@@ -18,18 +18,7 @@ use super::reader::TeehistorianSlice;
 use crate::codec::varint;
 use serde::Serialize;
 
-/// Where a repair cut the file, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Cut {
-    /// Offset of the first byte dropped: the start of the message that could not be read,
-    /// or the byte after FINISH.
-    pub offset: u64,
-    /// Whether the file simply ended inside that message (a write cut short). If false, the
-    /// bytes there do not read as a message, or follow FINISH.
-    pub truncated: bool,
-    /// What the reader said there.
-    pub reason: String,
-}
+pub use crate::report::Cut;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -33,18 +33,7 @@ use serde::Serialize;
 use sha2::Digest;
 use std::fmt;
 
-/// Where a repair cut the file, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Cut {
-    /// Offset of the first byte dropped: the start of the chunk that could not be read.
-    pub offset: u64,
-    /// Whether the file simply ended inside that chunk (a cut-off recording). If false,
-    /// the bytes there do not read as a chunk at all (for example a relative tick marker
-    /// before any absolute one, or a tick out of range).
-    pub truncated: bool,
-    /// What the reader said about that chunk.
-    pub reason: String,
-}
+pub use crate::report::Cut;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
