@@ -272,6 +272,8 @@ pub struct Recorder<W: Write> {
     /// The header names DDNet's old 2 KiB packer: readers take some long console commands
     /// for cut ones, so those are refused.
     legacy_packer: bool,
+    /// Where such a command is encoded for that check (kept, so that it allocates once).
+    scratch: Vec<u8>,
 }
 
 impl<W: Write> fmt::Debug for Recorder<W> {
@@ -350,6 +352,7 @@ impl<W: Write> Recorder<W> {
             ticks_since_flush: 0,
             poisoned: false,
             legacy_packer,
+            scratch: Vec::new(),
         })
     }
 
@@ -629,9 +632,10 @@ impl<W: Write> Recorder<W> {
             args: Args::list(list),
         };
         if self.legacy_packer {
-            let mut bytes = Vec::new();
-            put("record_console_command", &message, &mut bytes)?;
-            if Message::decode_cut_console_command(&bytes).is_some() {
+            let bytes = &mut self.scratch;
+            bytes.clear();
+            put("record_console_command", &message, bytes)?;
+            if Message::decode_cut_console_command(bytes).is_some() {
                 return Err(RecorderError::Encode {
                     call: "record_console_command",
                     source: EncodeError::ReadsAsCutConsoleCommand,
