@@ -24,6 +24,10 @@ pub struct DemoWriter<W: Write> {
     tick_compression: bool,
     /// The tick arithmetic a reader applies to what has been written.
     ticks: TickState,
+    /// How many bytes of the SHA-256 block's UUID the bytes after the timeline markers have
+    /// matched so far, while a version-6 demo without the block could still read as one
+    /// that has it (a map shorter than the UUID that starts like it).
+    sha_prefix: Option<usize>,
     encoder: PayloadEncoder,
     position: u64,
 }
@@ -56,10 +60,22 @@ impl<W: Write> DemoWriter<W> {
             sha.write(&mut head)?;
         }
         let mut head = head.into_inner();
-        // The reader decides where the map starts from the map's first bytes (a version-6
-        // map without SHA-256 block must not look like the block's UUID), and refuses
-        // magic, versions and header strings it cannot read: ask it.
-        let probe = map.len().min(SHA256_EXTENSION_UUID.len());
+        // The reader decides where the map starts from the bytes after the timeline markers
+        // (in version 6, the SHA-256 block's UUID there means the block), and refuses magic,
+        // versions and header strings it cannot read: ask it. A map shorter than the UUID
+        // that starts like it is told apart only by the chunk bytes after it, which are
+        // checked as they are written.
+        let uuid = &SHA256_EXTENSION_UUID;
+        let sha_prefix = (version >= FIRST_VERSION_WITH_SHA256
+            && prelude.map_sha256.is_none()
+            && map.len() < uuid.len()
+            && map[..] == uuid[..map.len()])
+            .then_some(map.len());
+        let probe = if sha_prefix.is_some() {
+            0
+        } else {
+            map.len().min(uuid.len())
+        };
         head.extend_from_slice(&map[..probe]);
         if Prelude::parse(&head).ok().as_ref() != Some(prelude) {
             return Err(WriteError::Inconsistent(
@@ -75,6 +91,7 @@ impl<W: Write> DemoWriter<W> {
             sink,
             tick_compression: prelude.tick_compression(),
             ticks: TickState::new(prelude.tick_compression()),
+            sha_prefix,
             encoder: PayloadEncoder::new(),
             position: (head.len() + map.len()) as u64,
         })
@@ -111,7 +128,7 @@ impl<W: Write> DemoWriter<W> {
                 "a tick marker outside the ticks a reader accepts (0 to 2^31 - 2)",
             ));
         }
-        self.write_header(&header)?;
+        self.put_chunk(&header, &[])?;
         self.ticks = ticks;
         Ok(())
     }
@@ -133,10 +150,7 @@ impl<W: Write> DemoWriter<W> {
         let header = RawChunkHeader::data(kind, payload.len(), form).ok_or(
             WriteError::Unrepresentable("chunk size does not fit the requested size form"),
         )?;
-        self.write_header(&header)?;
-        self.sink.write_all(payload)?;
-        self.position += payload.len() as u64;
-        Ok(())
+        self.put_chunk(&header, payload)
     }
 
     /// Packs and Huffman-codes `ints` under `rule` and writes them as a data chunk, with the
@@ -183,7 +197,7 @@ impl<W: Write> DemoWriter<W> {
             if !payload.is_empty() {
                 return Err(WriteError::Usage("a tick marker has no payload"));
             }
-            self.write_header(header)?;
+            self.put_chunk(header, &[])?;
             self.ticks = ticks;
             return Ok(());
         }
@@ -192,10 +206,7 @@ impl<W: Write> DemoWriter<W> {
                 "the raw header's size differs from the payload's length",
             ));
         }
-        self.write_header(header)?;
-        self.sink.write_all(payload)?;
-        self.position += payload.len() as u64;
-        Ok(())
+        self.put_chunk(header, payload)
     }
 
     /// Flushes the sink.
@@ -210,17 +221,47 @@ impl<W: Write> DemoWriter<W> {
     }
 
     /// Flushes and returns the sink.
+    ///
+    /// Fails, after flushing, when the file ends in what a reader takes for a cut SHA-256
+    /// block: a version-6 map without the block that is a proper prefix of the block's
+    /// UUID, with no chunk after it that tells the two apart.
     pub fn into_inner(mut self) -> Result<W, WriteError> {
         self.sink.flush()?;
+        if self.sha_prefix.is_some_and(|matched| matched > 0) {
+            return Err(WriteError::Inconsistent(
+                "the file ends in the first bytes of the SHA-256 block's UUID, which a \
+                 reader takes for a cut block",
+            ));
+        }
         Ok(self.sink)
     }
 
-    fn write_header(&mut self, header: &RawChunkHeader) -> Result<(), WriteError> {
+    /// Writes a chunk's header and payload in one piece, unless they would continue a map
+    /// that starts like the SHA-256 block's UUID into all of it.
+    fn put_chunk(&mut self, header: &RawChunkHeader, payload: &[u8]) -> Result<(), WriteError> {
         let mut buf = Cursor::new([0u8; 5]);
         header.write_args(&mut buf, (self.tick_compression,))?;
-        let len = buf.position() as usize;
-        self.sink.write_all(&buf.get_ref()[..len])?;
-        self.position += len as u64;
+        let head = &buf.get_ref()[..buf.position() as usize];
+        let uuid = &SHA256_EXTENSION_UUID;
+        let sha_prefix = self.sha_prefix.and_then(|matched| {
+            let more = head.iter().chain(payload).take(uuid.len() - matched);
+            let agree = more
+                .zip(&uuid[matched..])
+                .take_while(|(a, b)| a == b)
+                .count();
+            let total = (head.len() + payload.len()).min(uuid.len() - matched);
+            // Still undecided only while every byte so far matched.
+            (agree == total).then_some(matched + agree)
+        });
+        if sha_prefix == Some(uuid.len()) {
+            return Err(WriteError::Inconsistent(
+                "the map and the chunks after it would read as the SHA-256 block's UUID",
+            ));
+        }
+        self.sink.write_all(head)?;
+        self.sink.write_all(payload)?;
+        self.position += (head.len() + payload.len()) as u64;
+        self.sha_prefix = sha_prefix;
         Ok(())
     }
 }
