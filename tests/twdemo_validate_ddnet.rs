@@ -211,6 +211,25 @@ fn map_with_layer(layer: Vec<i32>, tiles: &[u8]) -> Vec<u8> {
     b.finish().unwrap()
 }
 
+/// A map with one 2x2 game layer (zeroed tiles) in a group claiming `group_layers` layers,
+/// and a version item saying `version` (none for `None`).
+fn game_layer_map(version: Option<i32>, group_layers: i32) -> Vec<u8> {
+    let mut b = DatafileBuilder::new();
+    let d = b.add_data(&[0; 16]);
+    if let Some(version) = version {
+        b.add_item(ITEM_VERSION, 0, &[version]).unwrap();
+    }
+    b.add_item(ITEM_GROUP, 0, &group_item(0, group_layers, ""))
+        .unwrap();
+    b.add_item(
+        ITEM_LAYER,
+        0,
+        &tiles_layer_item(2, 2, TILES_GAME, d, "Game"),
+    )
+    .unwrap();
+    b.finish().unwrap()
+}
+
 struct Corpus(Vec<(Case, Vec<u8>)>);
 
 impl Corpus {
@@ -524,36 +543,13 @@ fn corpus() -> Vec<(Case, Vec<u8>)> {
     map_rejects(
         &mut c,
         "map-no-version-item",
-        {
-            let mut b = DatafileBuilder::new();
-            let d = b.add_data(&[0; 16]);
-            b.add_item(ITEM_GROUP, 0, &group_item(0, 1, "")).unwrap();
-            b.add_item(
-                ITEM_LAYER,
-                0,
-                &tiles_layer_item(2, 2, TILES_GAME, d, "Game"),
-            )
-            .unwrap();
-            b.finish().unwrap()
-        },
+        game_layer_map(None, 1),
         "CMap::ValidateMapVersion: no item of type 0 with id 0",
     );
     map_rejects(
         &mut c,
         "map-version-2",
-        {
-            let mut b = DatafileBuilder::new();
-            let d = b.add_data(&[0; 16]);
-            b.add_item(ITEM_VERSION, 0, &[2]).unwrap();
-            b.add_item(ITEM_GROUP, 0, &group_item(0, 1, "")).unwrap();
-            b.add_item(
-                ITEM_LAYER,
-                0,
-                &tiles_layer_item(2, 2, TILES_GAME, d, "Game"),
-            )
-            .unwrap();
-            b.finish().unwrap()
-        },
+        game_layer_map(Some(2), 1),
         "CMap::ValidateMapVersion: the version item must say 1",
     );
     map_rejects(
@@ -571,19 +567,7 @@ fn corpus() -> Vec<(Case, Vec<u8>)> {
     map_rejects(
         &mut c,
         "map-group-layer-range-out-of-bounds",
-        {
-            let mut b = DatafileBuilder::new();
-            let d = b.add_data(&[0; 16]);
-            b.add_item(ITEM_VERSION, 0, &[1]).unwrap();
-            b.add_item(ITEM_GROUP, 0, &group_item(0, 2, "")).unwrap();
-            b.add_item(
-                ITEM_LAYER,
-                0,
-                &tiles_layer_item(2, 2, TILES_GAME, d, "Game"),
-            )
-            .unwrap();
-            b.finish().unwrap()
-        },
+        game_layer_map(Some(1), 2),
         "CMap::Load: a group uses layers past the last one",
     );
     map_rejects(
