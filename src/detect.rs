@@ -1,8 +1,9 @@
 //! Tells recording formats apart by their first bytes.
 
 /// A recording format demokit knows of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Format {
     /// Teeworlds/DDNet demo (`TWDEMO\0`).
     TwDemo,

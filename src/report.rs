@@ -1,10 +1,9 @@
 //! What the tools of every format report in the same shape.
 
-use serde::Serialize;
-
 /// Where a repair cut a file, and why: the first byte it dropped, at the start of the
 /// element (demo chunk, teehistorian message) that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Cut {
     /// Offset of the first byte dropped: the start of the element that could not be read
     /// (or, for a teehistorian file, the byte after FINISH).

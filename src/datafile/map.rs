@@ -19,7 +19,6 @@
 use super::error::{DataErrorKind, DatafileError, DatafileErrorKind};
 use super::reader::{Datafile, Item};
 use super::writer::DatafileBuilder;
-use serde::Serialize;
 use sha2::Digest;
 use std::collections::{BTreeMap, HashSet};
 
@@ -638,7 +637,8 @@ fn check_game_tiles(file: &Datafile<'_>, game: &Tilemap) -> Result<(), MapError>
 }
 
 /// The map info item's texts (DDNet's `CMapItemInfo`), where the map has them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MapInfo {
     /// Author.
     pub author: Option<String>,
@@ -653,7 +653,8 @@ pub struct MapInfo {
 }
 
 /// Layers by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LayerCounts {
     /// Tiles layers, game and physics layers included.
     pub tiles: usize,
@@ -666,7 +667,8 @@ pub struct LayerCounts {
 }
 
 /// Size of the game layer in tiles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct GameLayer {
     /// Width.
     pub width: i32,
@@ -675,7 +677,8 @@ pub struct GameLayer {
 }
 
 /// Where and why a map does not load, for JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LoadProblem {
     /// Offset in the map file.
     pub offset: u64,
@@ -685,7 +688,8 @@ pub struct LoadProblem {
 
 /// What a user wants to know about a map: the datafile's shape, the map's version and info
 /// texts, what it is made of, and whether DDNet would load it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MapFacts {
     /// Size of the map file.
     pub size: u64,

@@ -7,11 +7,11 @@
 //! candidates on the first frames.
 
 use super::format::{HEADER_SIZE, Header};
-use serde::Serialize;
 
 /// What a frame does; the number it is stored as depends on the [`CommandTable`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Command {
     /// `dem_signon`: a network packet recorded while connecting.
     Signon,
@@ -64,8 +64,9 @@ impl Command {
 }
 
 /// Which numbers the commands have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CommandTable {
     /// The oldest builds (network protocol below 14, e.g. HL2 old engine at 7): 1 to 7 only.
     Classic,
@@ -113,7 +114,8 @@ impl CommandTable {
 }
 
 /// How a file's frames are laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Profile {
     /// View-info blocks per signon/packet frame: 1, 2 or 4.
     pub view_splits: u8,
@@ -124,8 +126,9 @@ pub struct Profile {
 }
 
 /// Where a [`Profile`] came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ProfileOrigin {
     /// The header's demo protocol, network protocol and game directory decide it.
     Header,

@@ -28,7 +28,6 @@ use super::profile::{Command, playback_time, tick_interval};
 use super::reader::{Body, Frame, SourceSlice, stop_tick};
 use super::writer::SourceWriter;
 use binrw::BinWrite;
-use serde::Serialize;
 use std::borrow::Cow;
 use std::io::{self, Cursor};
 
@@ -42,8 +41,9 @@ pub struct RepairOptions {
 }
 
 /// Where the tick interval came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum IntervalSource {
     /// [`RepairOptions::tick_interval`].
     Given,
@@ -57,7 +57,8 @@ pub enum IntervalSource {
 }
 
 /// One header field that [`repair`] changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Change {
     /// The field: `"playback_time"`, `"ticks"`, `"frames"` or `"signon_length"`.
     pub field: &'static str,
@@ -68,7 +69,8 @@ pub struct Change {
 }
 
 /// What [`repair`] did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RepairReport {
     /// Each header field that changed, in header order.
     pub changes: Vec<Change>,

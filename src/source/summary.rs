@@ -7,12 +7,12 @@ use super::format::{HEADER_SIZE, Header};
 use super::profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
 use super::reader::{Body, FrameAt, SourceReader, SourceSlice, stop_tick};
 use crate::twdemo::validate::{Problem, Report};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
 
 /// A Source demo's header fields, profile and frame counts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Summary {
     /// Always `"source"`.
     pub format: &'static str,

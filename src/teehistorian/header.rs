@@ -7,8 +7,8 @@
 //! them, so that even a header no writer of ours would produce comes back unchanged.
 
 use super::error::HeaderError;
+use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
@@ -461,13 +461,14 @@ impl<'de> Deserialize<'de> for StringPairs {
 
 /// The header as a JSON object with the keys in the order [`Header::write_json`] uses, for
 /// front ends that print it (serde's own string escaping applies).
-impl Serialize for Header {
+#[cfg(feature = "serde")]
+impl serde::Serialize for Header {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
 
         /// `config` and `tuning`: an object in stored order.
         struct Pairs<'a>(&'a [(String, String)]);
-        impl Serialize for Pairs<'_> {
+        impl serde::Serialize for Pairs<'_> {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let mut map = serializer.serialize_map(Some(self.0.len()))?;
                 for (k, v) in self.0 {

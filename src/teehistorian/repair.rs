@@ -16,12 +16,12 @@ use super::error::ReadError;
 use super::format::id;
 use super::reader::TeehistorianSlice;
 use crate::codec::varint;
-use serde::Serialize;
 
 pub use crate::report::Cut;
 
 /// What [`repair`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RepairReport {
     /// Size of the input.
     pub input_len: usize,

@@ -5,12 +5,12 @@ use super::error::{ReadError, ReadErrorKind};
 use super::header::Header;
 use super::reader::{MessageAt, TeehistorianReader, TeehistorianSlice};
 use crate::twdemo::validate::{Problem, Report};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
 
 /// A teehistorian file's header fields and message counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Summary {
     /// Always `"teehistorian"`.
     pub format: &'static str,

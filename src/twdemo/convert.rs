@@ -28,12 +28,12 @@ use super::format::{
 };
 use super::reader::{Chunk, DemoSlice, Prelude, TickMarker};
 use super::writer::{DemoWriter, tick_marker_header};
-use serde::Serialize;
 use sha2::Digest;
 
 /// What happened to an optional prelude block (timeline markers or map SHA-256).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BlockChange {
     /// Neither the source nor the result has the block.
     Absent,
@@ -46,7 +46,8 @@ pub enum BlockChange {
 }
 
 /// What [`convert`] changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ConvertReport {
     /// The source's version.
     pub from_version: u8,

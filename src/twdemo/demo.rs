@@ -69,7 +69,8 @@ pub enum Payload {
 }
 
 /// What a rewrite did with each chunk.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RewriteStats {
     /// Tick markers re-encoded from their tick.
     pub tick_markers: usize,

@@ -264,8 +264,9 @@ impl RawChunkHeader {
 }
 
 /// What a data chunk holds, from the two type bits of its lead byte.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ChunkKind {
     /// Type 0: not used by any writer; readers skip it.
     Unknown,
@@ -310,8 +311,9 @@ impl ChunkKind {
 }
 
 /// How a data chunk header stores its payload size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum SizeForm {
     /// In the lead byte: sizes 0..=29.
     Inline,
@@ -335,8 +337,9 @@ impl SizeForm {
 }
 
 /// How a tick marker stores its tick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum TickForm {
     /// Five bytes: the lead byte and a big-endian absolute tick.
     Absolute,

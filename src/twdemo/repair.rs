@@ -29,14 +29,14 @@ use super::error::{ReadError, ReadErrorKind};
 use super::format::{LENGTH_OFFSET, MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET};
 use super::reader::{Chunk, DemoSlice};
 use super::recorder::SERVER_TICK_SPEED;
-use serde::Serialize;
 use sha2::Digest;
 use std::fmt;
 
 pub use crate::report::Cut;
 
 /// What [`repair`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RepairReport {
     /// Size of the input.
     pub input_len: usize,
@@ -195,7 +195,8 @@ fn patch(out: &mut [u8], offset: u64, bytes: &[u8]) {
 }
 
 /// A header value and the value computed from the embedded map.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MapCheck<T> {
     /// What the header says.
     pub expected: T,
@@ -211,14 +212,15 @@ impl<T: PartialEq> MapCheck<T> {
 }
 
 /// The map embedded in a demo, with the header's checks against it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ExtractedMap {
     /// The header's map name, lossily decoded.
     pub name: String,
     /// Offset of the map in the demo.
     pub offset: usize,
     /// The map file's bytes.
-    #[serde(skip)]
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub bytes: Vec<u8>,
     /// The header's CRC-32 against the map's.
     pub crc32: MapCheck<u32>,
@@ -246,7 +248,8 @@ impl ExtractedMap {
 
 /// The checks an embedded map failed. DDNet's client refuses such a map: for version 6 on
 /// a SHA-256 mismatch ("map differs from the server"), before that a CRC-32 mismatch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MapMismatch {
     /// The CRC-32 check, if it failed.
     pub crc32: Option<MapCheck<u32>>,

@@ -6,10 +6,10 @@ use super::error::ReadError;
 use super::format::ChunkKind;
 use super::reader::{Chunk, DemoSlice};
 use crate::datafile::MapFacts;
-use serde::Serialize;
 
 /// Chunk counts by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Counts {
     /// All tick markers, keyframes included.
     pub tick_markers: u64,
@@ -26,7 +26,8 @@ pub struct Counts {
 }
 
 /// A demo's header fields and chunk counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Summary {
     /// Always `"twdemo"`.
     pub format: &'static str,
@@ -43,7 +44,7 @@ pub struct Summary {
     /// Header map SHA-256 in hex, if the file has the block.
     pub map_sha256: Option<String>,
     /// `"client"` or `"server"`.
-    #[serde(rename = "type")]
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub kind: String,
     /// Header length in seconds.
     pub length: i32,
@@ -65,15 +66,16 @@ pub struct Summary {
     pub payload_bytes: u64,
     /// The embedded map's own facts, read from the map file (none when the demo embeds
     /// no map or the map is no datafile).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub map: Option<MapFacts>,
     /// Why the embedded map does not open as a datafile, when it does not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub map_error: Option<MapReadError>,
 }
 
 /// Where and why an embedded map is not a datafile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MapReadError {
     /// Offset in the demo file.
     pub offset: u64,

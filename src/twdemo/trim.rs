@@ -44,12 +44,12 @@ use super::recorder::{KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConf
 use super::replay::SnapshotState;
 use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::codec::huffman::LengthRule;
-use serde::Serialize;
 use std::io::{Cursor, Seek, Write};
 
 /// How the output's keyframes are chosen after the first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum KeyframePolicy {
     /// DDNet's rules, and also a keyframe wherever the delta against the last written
     /// snapshot would not rebuild the tick's snapshot item for item (same items in the
@@ -64,8 +64,9 @@ pub enum KeyframePolicy {
 }
 
 /// The order a replay leaves items in after applying a delta.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum SnapshotOrder {
     /// As applied: the kept items in their old order, then the new ones (DDNet's player).
     AsApplied,
@@ -102,8 +103,9 @@ pub struct TrimOptions {
 }
 
 /// Where the output's Huffman length rule came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RuleSource {
     /// Given in [`TrimOptions::huffman_rule`].
     Given,
@@ -120,7 +122,8 @@ pub enum RuleSource {
 }
 
 /// What [`trim`] wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TrimReport {
     /// Tick of the first tick marker written.
     pub first_tick: i32,
@@ -155,7 +158,7 @@ pub struct TrimReport {
     /// Chunks of unknown type among the ticks written, dropped.
     pub unknown_chunks: usize,
     /// The Huffman length rule written with.
-    #[serde(serialize_with = "serialize_rule")]
+    #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_rule"))]
     pub huffman_rule: LengthRule,
     /// Where that rule came from.
     pub rule_source: RuleSource,
@@ -163,6 +166,7 @@ pub struct TrimReport {
     pub snapshot_order: SnapshotOrder,
 }
 
+#[cfg(feature = "serde")]
 fn serialize_rule<S: serde::Serializer>(rule: &LengthRule, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(match rule {
         LengthRule::Tight => "tight",

@@ -33,12 +33,12 @@ use super::payload::PayloadDecoder;
 use super::reader::{Chunk, DemoSlice};
 use super::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::datafile::check_load;
-use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 /// How DDNet's client ends with a demo.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Verdict {
     /// It loads and plays to the end.
     Plays,
@@ -49,8 +49,9 @@ pub enum Verdict {
 }
 
 /// What a problem is about: which of DDNet's steps finds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ProblemKind {
     /// "Error reading demo header": magic, a cut header, a string field without NUL or
     /// not UTF-8.
@@ -105,7 +106,8 @@ impl ProblemKind {
 }
 
 /// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Problem {
     /// Offset the problem was found at.
     pub offset: u64,
@@ -115,12 +117,13 @@ pub struct Problem {
     pub fatal: bool,
     /// Which of DDNet's steps finds it (demos only: teehistorian and Source reports,
     /// which share this type, leave it out).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub kind: Option<ProblemKind>,
 }
 
 /// The outcome of [`validate`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Report {
     /// The warnings, in file order, then the fatal problem DDNet stops at, if any.
     pub problems: Vec<Problem>,
