@@ -30,10 +30,8 @@ impl Format {
     }
 }
 
-/// The teehistorian file UUID: uuid3("teehistorian@ddnet.tw") in the Teeworlds namespace.
-pub const TEEHISTORIAN_UUID: [u8; 16] = [
-    0x69, 0x9d, 0xb1, 0x7b, 0x8e, 0xfb, 0x34, 0xff, 0xb1, 0xd8, 0xda, 0x6f, 0x60, 0xc1, 0x5d, 0xd1,
-];
+/// The teehistorian file UUID ([`FILE_UUID`](crate::teehistorian::format::FILE_UUID)).
+pub const TEEHISTORIAN_UUID: [u8; 16] = crate::teehistorian::format::FILE_UUID;
 
 /// The format `data` starts like, if any.
 ///
@@ -68,13 +66,5 @@ mod tests {
         assert_eq!(detect(b""), None);
         assert_eq!(detect(b"TWX"), None);
         assert_eq!(detect(b"HLDEMO\0\0"), Some(Format::GoldSrcDemo));
-    }
-
-    #[test]
-    fn teehistorian_uuid_is_derived() {
-        assert_eq!(
-            crate::codec::uuid::teeworlds_uuid("teehistorian@ddnet.tw").as_bytes(),
-            &TEEHISTORIAN_UUID
-        );
     }
 }

@@ -150,7 +150,7 @@ fn negative_sizes_and_unknown_ids() {
     let join = ints(&[-8, 0]);
     let at = BODY_OFFSET + join.len() as u64;
     let cases: Vec<(Vec<u8>, &str)> = vec![
-        (ints(&[-7, 0, -1]), "MESSAGE size"),
+        (ints(&[-7, 0, -1]), "MESSAGE data size"),
         (
             {
                 let mut ex = ints(&[-11]);
@@ -167,7 +167,7 @@ fn negative_sizes_and_unknown_ids() {
                 c.extend_from_slice(&ints(&[-1]));
                 c
             },
-            "CONSOLE_COMMAND argument count",
+            "CONSOLE_COMMAND args count",
         ),
     ];
     for (message, field) in cases {

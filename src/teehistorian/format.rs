@@ -1,25 +1,19 @@
-//! The byte layouts of a teehistorian file: constants, the Teeworlds variable-width int as a
-//! binrw `parse_with`/`write_with` pair, and binrw layouts for the fixed-shape parts of
-//! messages.
+//! The frame of a teehistorian file: its constants, message ids, the Teeworlds
+//! variable-width int as a binrw `parse_with`/`write_with` pair, and the EX frame.
 //!
 //! A file is the 16-byte [`FILE_UUID`], a NUL-terminated JSON header, then messages. Each
 //! message starts with one variable-width int: a non-negative value is the client id of a
-//! PLAYER_DIFF, a negative one names the message ([`id`]).
-//!
-//! binrw describes the fixed shapes well — `N` ints ([`VarInts`]) and the EX frame
-//! ([`ExFrame`]) — and the encoder writes those through these layouts. The decoder is written
-//! by hand over the input slice instead: binrw reads owned values through `Read + Seek`,
-//! while the readers must borrow strings and payloads from the input without copying and
-//! must count non-canonical ints, which a `parse_with` function has nowhere to report. A unit
-//! test checks that both descriptions agree.
+//! PLAYER_DIFF, a negative one names the message ([`id`]). The messages themselves are
+//! described in [`records`](super::records) and laid out in [`layout`](super::layout).
 
 use crate::codec::varint;
-use binrw::io::{Read, Seek, Write};
-use binrw::{BinResult, Endian, binrw};
+use binrw::{BinResult, binrw};
 
 /// The 16 bytes every teehistorian file starts with: uuid3("teehistorian@ddnet.tw") in the
 /// Teeworlds namespace, 699db17b-8efb-34ff-b1d8-da6f60c15dd1.
-pub const FILE_UUID: [u8; 16] = crate::detect::TEEHISTORIAN_UUID;
+pub const FILE_UUID: [u8; 16] = [
+    0x69, 0x9d, 0xb1, 0x7b, 0x8e, 0xfb, 0x34, 0xff, 0xb1, 0xd8, 0xda, 0x6f, 0x60, 0xc1, 0x5d, 0xd1,
+];
 
 /// The `comment` DDNet writes in every header: the name the file UUID is derived from.
 pub const COMMENT: &str = "teehistorian@ddnet.tw";
@@ -99,43 +93,6 @@ pub fn write_varint(value: &i32) -> BinResult<()> {
     Ok(())
 }
 
-/// Reads `N` consecutive variable-width ints.
-pub fn read_varint_array<R: Read + Seek, const N: usize>(
-    reader: &mut R,
-    endian: Endian,
-    _: (),
-) -> BinResult<[i32; N]> {
-    let mut out = [0i32; N];
-    for slot in &mut out {
-        *slot = read_varint(reader, endian, ())?;
-    }
-    Ok(out)
-}
-
-/// Writes `N` ints in canonical form.
-pub fn write_varint_array<W: Write + Seek, const N: usize>(
-    values: &[i32; N],
-    writer: &mut W,
-    endian: Endian,
-    _: (),
-) -> BinResult<()> {
-    for value in values {
-        write_varint(value, writer, endian, ())?;
-    }
-    Ok(())
-}
-
-/// `N` consecutive ints: the whole body of every message that holds only ints (the message
-/// id included, e.g. `VarInts<3>` for PLAYER_DIFF's cid, dx, dy).
-#[binrw]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct VarInts<const N: usize> {
-    /// The ints in file order.
-    #[br(parse_with = read_varint_array)]
-    #[bw(write_with = write_varint_array)]
-    pub ints: [i32; N],
-}
-
 /// The frame of an EX message after its id: the extension's UUID and the payload size. The
 /// payload (`size` bytes) follows.
 #[binrw]
@@ -152,24 +109,28 @@ pub struct ExFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use binrw::Endian;
     use binrw::{BinRead, BinWrite};
     use std::io::Cursor;
 
     #[test]
-    fn varint_layouts_round_trip() {
-        let bytes = [0x42, 0x00, 0xa4, 0x01, 0x88, 0x03];
-        let v = VarInts::<4>::read_le(&mut Cursor::new(&bytes)).unwrap();
-        assert_eq!(v.ints, [id::PLAYER_NEW, 0, 100, 200]);
-        let mut out = Cursor::new(Vec::new());
-        v.write_le(&mut out).unwrap();
-        assert_eq!(out.into_inner(), bytes);
+    fn file_uuid_is_derived_from_the_comment() {
+        assert_eq!(
+            crate::codec::uuid::teeworlds_uuid(COMMENT).as_bytes(),
+            &FILE_UUID
+        );
+    }
+
+    #[test]
+    fn varint_round_trips_in_canonical_form() {
+        let read = |bytes: &[u8]| read_varint(&mut Cursor::new(bytes), Endian::Little, ());
+        assert_eq!(read(&[0x42]).unwrap(), id::PLAYER_NEW);
         // Non-canonical input is read; the writer emits the canonical form.
-        let v = VarInts::<1>::read_le(&mut Cursor::new(&[0x81, 0x00])).unwrap();
-        assert_eq!(v.ints, [1]);
+        assert_eq!(read(&[0x81, 0x00]).unwrap(), 1);
         let mut out = Cursor::new(Vec::new());
-        v.write_le(&mut out).unwrap();
+        write_varint(&1, &mut out, Endian::Little, ()).unwrap();
         assert_eq!(out.into_inner(), [0x01]);
-        assert!(VarInts::<1>::read_le(&mut Cursor::new(&[0x81])).is_err());
+        assert!(read(&[0x81]).is_err());
     }
 
     #[test]

@@ -9,9 +9,8 @@
 //! bytes instead (the [`writer`](super::writer) does).
 
 use super::error::EncodeError;
-use super::format::{ExFrame, INPUT_INTS, VarInts, id};
+use super::format::{INPUT_INTS, id};
 use crate::codec::varint;
-use binrw::BinWrite;
 use std::borrow::Cow;
 use std::fmt;
 use uuid::Uuid;
@@ -91,6 +90,12 @@ impl<'a> Args<'a> {
         }
         let count = raw.iter().filter(|&&b| b == 0).count();
         Some(Args(ArgsRepr::Packed { raw, count }))
+    }
+
+    /// Packed arguments whose count is known (read from a file: `raw` holds `count`
+    /// NUL-terminated strings).
+    pub(crate) const fn packed_counted(raw: &'a [u8], count: usize) -> Self {
+        Args(ArgsRepr::Packed { raw, count })
     }
 
     /// Arguments as a list of strings (without NULs; the encoder refuses a NUL inside one).
@@ -182,13 +187,54 @@ impl<'a> Iterator for ArgsIter<'a> {
     }
 }
 
-/// Defines [`ExKind`] from one table of variant, name and UUID, so that the three cannot
-/// drift apart. The UUIDs are uuid3(name) in the Teeworlds namespace; a test recomputes them.
-macro_rules! ex_kinds {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $uuid:literal; )*) => {
-        /// The 21 extension messages DDNet 20.1 defines (`teehistorian_ex_chunks.h`, in
-        /// its order).
+/// The view type of a field encoding (see [`records`](super::records)).
+macro_rules! view_type {
+    (int) => { i32 };
+    (input) => { [i32; INPUT_INTS] };
+    (uuid) => { Uuid };
+    (str) => { RawStr<'a> };
+    (bytes) => { &'a [u8] };
+    (rest) => { &'a [u8] };
+    (args) => { Args<'a> };
+}
+
+/// Decodes one field with the fast decoder; `$what` names it in errors.
+macro_rules! decode_field {
+    ($c:ident, int, $what:expr) => {
+        $c.int()?
+    };
+    ($c:ident, input, $what:expr) => {
+        $c.input()?
+    };
+    ($c:ident, uuid, $what:expr) => {
+        $c.uuid()?
+    };
+    ($c:ident, str, $what:expr) => {
+        $c.str()?
+    };
+    ($c:ident, bytes, $what:expr) => {
+        $c.sized_bytes(concat!($what, " size"))?
+    };
+    ($c:ident, rest, $what:expr) => {
+        $c.rest()
+    };
+    ($c:ident, args, $what:expr) => {
+        $c.args(concat!($what, " count"))?
+    };
+}
+
+/// Defines [`ExKind`] and [`Ex`] from the table of EX records, with the fast decoding of
+/// their payloads.
+macro_rules! define_ex_views {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $(<$lt:lifetime>)? = $name:literal, $uuid:literal
+        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+    )*) => {
+        /// The 21 extension records DDNet 20.1 defines (`teehistorian_ex_chunks.h`, in its
+        /// order). DDNet adds records over time, so matches need a wildcard arm.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
         pub enum ExKind {
             $( $(#[$doc])* $variant, )*
         }
@@ -220,234 +266,148 @@ macro_rules! ex_kinds {
                 }
             }
         }
+
+        /// An extension (EX) message: a UUID and a payload, typed when the UUID is one of
+        /// DDNet's. DDNet adds records over time, so matches need a wildcard arm.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum Ex<'a> {
+            $(
+                $(#[$doc])*
+                $variant $({ $( $(#[$fdoc])* $field: view_type!($kind), )* })?,
+            )*
+            /// An EX message this crate does not type: its UUID is not one of the 21, or its
+            /// payload does not match the layout of its UUID ([`ExKind::from_uuid`] still
+            /// names it then).
+            Unknown {
+                /// The UUID.
+                uuid: Uuid,
+                /// The payload.
+                data: &'a [u8],
+            },
+        }
+
+        impl<'a> Ex<'a> {
+            /// The kind of a typed message; for [`Ex::Unknown`], the kind its UUID names, if
+            /// any.
+            pub fn kind(&self) -> Option<ExKind> {
+                Some(match self {
+                    $( Ex::$variant $({ $($field: _),* })? => ExKind::$variant, )*
+                    Ex::Unknown { uuid, .. } => return ExKind::from_uuid(*uuid),
+                })
+            }
+        }
+
+        /// Decodes the payload of a known EX kind; the caller checks that all of it was used.
+        fn parse_ex<'a>(kind: ExKind, c: &mut Fields<'a>) -> Result<Ex<'a>, DecodeError> {
+            Ok(match kind {
+                $(
+                    ExKind::$variant => Ex::$variant $({
+                        $( $field: decode_field!(c, $kind, concat!($name, " ", stringify!($field))), )*
+                    })?,
+                )*
+            })
+        }
     };
 }
 
-ex_kinds! {
-    /// TEST: empty payload.
-    Test = "teehistorian-test@ddnet.tw", 0x6bb8ba88_0f0b_382e_8dae_dbf4052b8b7d;
-    /// DDNETVER_OLD: cid, DDNet version number.
-    DdnetVersionOld = "teehistorian-ddnetver-old@ddnet.tw", 0x41b49541_f26f_325d_8715_9baf4b544ef9;
-    /// DDNETVER: cid, connection UUID, version number, version string.
-    DdnetVersion = "teehistorian-ddnetver@ddnet.tw", 0x1397b63e_ee4e_3919_b86a_b058887fcaf5;
-    /// AUTH_INIT: cid, level, auth name.
-    AuthInit = "teehistorian-auth-init@ddnet.tw", 0x60daba5c_52c4_3aeb_b8ba_b2953fb55a17;
-    /// AUTH_LOGIN: cid, level, auth name.
-    AuthLogin = "teehistorian-auth-login@ddnet.tw", 0x37ecd3b8_9218_3bb9_a71b_a935b86f6a81;
-    /// AUTH_LOGOUT: cid.
-    AuthLogout = "teehistorian-auth-logout@ddnet.tw", 0xd4f5abe8_edd2_3fb9_abd8_1c8bb84f4a63;
-    /// JOINVER6: cid.
-    JoinVer6 = "teehistorian-joinver6@ddnet.tw", 0x1899a382_71e3_36da_937d_c9de6bb95b1d;
-    /// JOINVER7: cid.
-    JoinVer7 = "teehistorian-joinver7@ddnet.tw", 0x59239b05_0540_318d_bea4_9aa1e80e7d2b;
-    /// PLAYER_SWITCH: two cids.
-    PlayerSwitch = "teehistorian-player-swap@ddnet.tw", 0x5de9b633_49cf_3e99_9a25_d4a78e9717d7;
-    /// SAVE_SUCCESS: team, save UUID, save string.
-    SaveSuccess = "teehistorian-save-success@ddnet.tw", 0x4560c756_da29_3036_81d4_90a50f0182cd;
-    /// SAVE_FAILURE: team.
-    SaveFailure = "teehistorian-save-failure@ddnet.tw", 0xb29901d5_1244_3bd0_bbde_23d04b1f7ba9;
-    /// LOAD_SUCCESS: team, save UUID, save string.
-    LoadSuccess = "teehistorian-load-success@ddnet.tw", 0xe05408d3_a313_33df_9eb3_ddb990ab954a;
-    /// LOAD_FAILURE: team.
-    LoadFailure = "teehistorian-load-failure@ddnet.tw", 0xef8905a2_c695_3591_a1cd_53d2015992dd;
-    /// PLAYER_TEAM: cid, team.
-    PlayerTeam = "teehistorian-player-team@ddnet.tw", 0xa111c04e_1ea8_38e0_90b1_d7f993ca0da9;
-    /// TEAM_PRACTICE: team, practice flag.
-    TeamPractice = "teehistorian-team-practice@ddnet.tw", 0x5792834e_81d1_34c9_a29b_b5ff25dac3bc;
-    /// PLAYER_READY: cid.
-    PlayerReady = "teehistorian-player-ready@ddnet.tw", 0x638587c9_3f75_3887_918e_a3c2614ffaa0;
-    /// PLAYER_REJOIN: cid.
-    PlayerRejoin = "teehistorian-rejoinver6@ddnet.org", 0xc1e921d5_96f5_37bb_8a45_7a06f163d27e;
-    /// ANTIBOT: opaque bytes from the antibot module.
-    Antibot = "teehistorian-antibot@ddnet.org", 0x866bfdac_fb49_3c0b_a887_5fe1f3ea00b8;
-    /// PLAYER_NAME: cid, name.
-    PlayerName = "teehistorian-player-name@ddnet.org", 0xd016f9b9_4151_3b87_87e5_3a6087eb5f26;
-    /// PLAYER_FINISH: cid, time in ticks.
-    PlayerFinish = "teehistorian-player-finish@ddnet.org", 0x68943c01_2348_3e01_9490_3f27f8269d94;
-    /// TEAM_FINISH: team, time in ticks.
-    TeamFinish = "teehistorian-team-finish@ddnet.org", 0x9588b9af_3fdc_3760_8043_82deeee317a5;
+/// Defines [`Message`] from the table of messages (and the two messages outside it), with
+/// the fast decoding of their bodies.
+macro_rules! define_message_views {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $(<$lt:lifetime>)? = $id:ident, $name:literal
+        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+    )*) => {
+        /// One teehistorian message, borrowing its strings and payloads from the input.
+        ///
+        /// The owned form is [`OwnedMessage`](super::layout::OwnedMessage) (through
+        /// [`to_layout`](Message::to_layout) and
+        /// [`as_message`](super::layout::MessageLayout::as_message)); with feature `serde`
+        /// a message serializes as its layout does.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum Message<'a> {
+            /// PLAYER_DIFF (id = cid ≥ 0): a character moved by (dx, dy).
+            PlayerDiff {
+                /// Client id, written as the message id; must not be negative.
+                cid: i32,
+                /// Change of x.
+                dx: i32,
+                /// Change of y.
+                dy: i32,
+            },
+            $(
+                $(#[$doc])*
+                $variant $({ $( $(#[$fdoc])* $field: view_type!($kind), )* })?,
+            )*
+            /// EX (-11): an extension message.
+            Ex(Ex<'a>),
+        }
+
+        impl<'a> Message<'a> {
+            /// The id the message starts with (the cid for PLAYER_DIFF).
+            pub fn id(&self) -> i32 {
+                match self {
+                    Message::PlayerDiff { cid, .. } => *cid,
+                    $( Message::$variant $({ $($field: _),* })? => id::$id, )*
+                    Message::Ex(_) => id::EX,
+                }
+            }
+        }
+
+        /// The DDNet name of a message id (PLAYER_DIFF for ids ≥ 0), or `None` for unknown
+        /// ids.
+        pub fn id_name(id: i32) -> Option<&'static str> {
+            Some(match id {
+                0.. => "PLAYER_DIFF",
+                $( id::$id => $name, )*
+                id::EX => "EX",
+                _ => return None,
+            })
+        }
+
+        /// What a truncation error says was expected, for a message that starts with `id`.
+        fn expected_whole(id: i32) -> &'static str {
+            match id {
+                0.. => "the rest of the PLAYER_DIFF message",
+                $( id::$id => concat!("the rest of the ", $name, " message"), )*
+                id::EX => "the rest of the EX message",
+                _ => "a message",
+            }
+        }
+
+        /// Decodes the body of a message that starts with `id`.
+        #[inline(always)]
+        fn decode_body<'a>(id: i32, c: &mut Fields<'a>) -> Result<Message<'a>, DecodeError> {
+            Ok(match id {
+                cid @ 0.. => Message::PlayerDiff {
+                    cid,
+                    dx: c.int()?,
+                    dy: c.int()?,
+                },
+                $(
+                    id::$id => Message::$variant $({
+                        $( $field: decode_field!(c, $kind, concat!($name, " ", stringify!($field))), )*
+                    })?,
+                )*
+                id::EX => {
+                    let uuid = c.uuid()?;
+                    let data = c.sized_bytes("EX size")?;
+                    let (ex, non_canonical) = Ex::from_payload(uuid, data);
+                    c.non_canonical += non_canonical;
+                    Message::Ex(ex)
+                }
+                id => return Err(DecodeError::UnknownMessageId { id }),
+            })
+        }
+    };
 }
 
-/// An extension (EX) message: a UUID and a payload, typed when the UUID is one of DDNet's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ex<'a> {
-    /// `teehistorian-test@ddnet.tw`: written by DDNet's tests; empty payload.
-    Test,
-    /// `teehistorian-ddnetver-old@ddnet.tw`: a client's DDNet version (old clients).
-    DdnetVersionOld {
-        /// Client id.
-        cid: i32,
-        /// DDNet version number, e.g. 16050.
-        ddnet_version: i32,
-    },
-    /// `teehistorian-ddnetver@ddnet.tw`: a client's DDNet version.
-    DdnetVersion {
-        /// Client id.
-        cid: i32,
-        /// The connection's UUID.
-        connection_id: Uuid,
-        /// DDNet version number.
-        ddnet_version: i32,
-        /// Version string.
-        version_str: RawStr<'a>,
-    },
-    /// `teehistorian-auth-init@ddnet.tw`: a client authenticated at start (e.g. by key).
-    AuthInit {
-        /// Client id.
-        cid: i32,
-        /// Authentication level.
-        level: i32,
-        /// Account name.
-        auth_name: RawStr<'a>,
-    },
-    /// `teehistorian-auth-login@ddnet.tw`: a client logged in to rcon.
-    AuthLogin {
-        /// Client id.
-        cid: i32,
-        /// Authentication level.
-        level: i32,
-        /// Account name.
-        auth_name: RawStr<'a>,
-    },
-    /// `teehistorian-auth-logout@ddnet.tw`: a client logged out of rcon.
-    AuthLogout {
-        /// Client id.
-        cid: i32,
-    },
-    /// `teehistorian-joinver6@ddnet.tw`: the next JOIN is a 0.6 client.
-    JoinVer6 {
-        /// Client id.
-        cid: i32,
-    },
-    /// `teehistorian-joinver7@ddnet.tw`: the next JOIN is a 0.7 client.
-    JoinVer7 {
-        /// Client id.
-        cid: i32,
-    },
-    /// `teehistorian-player-swap@ddnet.tw`: two players swapped places.
-    PlayerSwitch {
-        /// First client id.
-        cid1: i32,
-        /// Second client id.
-        cid2: i32,
-    },
-    /// `teehistorian-save-success@ddnet.tw`: a team was saved.
-    SaveSuccess {
-        /// Team.
-        team: i32,
-        /// The save's UUID.
-        save_id: Uuid,
-        /// The serialized save.
-        team_save: RawStr<'a>,
-    },
-    /// `teehistorian-save-failure@ddnet.tw`: saving a team failed.
-    SaveFailure {
-        /// Team.
-        team: i32,
-    },
-    /// `teehistorian-load-success@ddnet.tw`: a team was loaded.
-    LoadSuccess {
-        /// Team.
-        team: i32,
-        /// The save's UUID.
-        save_id: Uuid,
-        /// The serialized save.
-        team_save: RawStr<'a>,
-    },
-    /// `teehistorian-load-failure@ddnet.tw`: loading a team failed.
-    LoadFailure {
-        /// Team.
-        team: i32,
-    },
-    /// `teehistorian-player-team@ddnet.tw`: a player's team changed.
-    PlayerTeam {
-        /// Client id.
-        cid: i32,
-        /// New team.
-        team: i32,
-    },
-    /// `teehistorian-team-practice@ddnet.tw`: a team's practice mode changed.
-    TeamPractice {
-        /// Team.
-        team: i32,
-        /// 1 in practice mode, 0 not (kept as written).
-        practice: i32,
-    },
-    /// `teehistorian-player-ready@ddnet.tw`: a player became ready.
-    PlayerReady {
-        /// Client id.
-        cid: i32,
-    },
-    /// `teehistorian-rejoinver6@ddnet.org`: a 0.6 client rejoined.
-    PlayerRejoin {
-        /// Client id.
-        cid: i32,
-    },
-    /// `teehistorian-antibot@ddnet.org`: opaque antibot data.
-    Antibot {
-        /// The payload.
-        data: &'a [u8],
-    },
-    /// `teehistorian-player-name@ddnet.org`: a player's name.
-    PlayerName {
-        /// Client id.
-        cid: i32,
-        /// The name.
-        name: RawStr<'a>,
-    },
-    /// `teehistorian-player-finish@ddnet.org`: a player finished the race.
-    PlayerFinish {
-        /// Client id.
-        cid: i32,
-        /// Race time in ticks.
-        time: i32,
-    },
-    /// `teehistorian-team-finish@ddnet.org`: a team finished the race.
-    TeamFinish {
-        /// Team.
-        team: i32,
-        /// Race time in ticks.
-        time: i32,
-    },
-    /// An EX message this crate does not type: its UUID is not one of the 21, or its payload
-    /// does not match the layout of its UUID ([`ExKind::from_uuid`] still names it then).
-    Unknown {
-        /// The UUID.
-        uuid: Uuid,
-        /// The payload.
-        data: &'a [u8],
-    },
-}
+ex_records!(define_ex_views);
+message_records!(define_message_views);
 
 impl<'a> Ex<'a> {
-    /// The kind of a typed message; for [`Ex::Unknown`], the kind its UUID names, if any.
-    pub fn kind(&self) -> Option<ExKind> {
-        Some(match self {
-            Ex::Test => ExKind::Test,
-            Ex::DdnetVersionOld { .. } => ExKind::DdnetVersionOld,
-            Ex::DdnetVersion { .. } => ExKind::DdnetVersion,
-            Ex::AuthInit { .. } => ExKind::AuthInit,
-            Ex::AuthLogin { .. } => ExKind::AuthLogin,
-            Ex::AuthLogout { .. } => ExKind::AuthLogout,
-            Ex::JoinVer6 { .. } => ExKind::JoinVer6,
-            Ex::JoinVer7 { .. } => ExKind::JoinVer7,
-            Ex::PlayerSwitch { .. } => ExKind::PlayerSwitch,
-            Ex::SaveSuccess { .. } => ExKind::SaveSuccess,
-            Ex::SaveFailure { .. } => ExKind::SaveFailure,
-            Ex::LoadSuccess { .. } => ExKind::LoadSuccess,
-            Ex::LoadFailure { .. } => ExKind::LoadFailure,
-            Ex::PlayerTeam { .. } => ExKind::PlayerTeam,
-            Ex::TeamPractice { .. } => ExKind::TeamPractice,
-            Ex::PlayerReady { .. } => ExKind::PlayerReady,
-            Ex::PlayerRejoin { .. } => ExKind::PlayerRejoin,
-            Ex::Antibot { .. } => ExKind::Antibot,
-            Ex::PlayerName { .. } => ExKind::PlayerName,
-            Ex::PlayerFinish { .. } => ExKind::PlayerFinish,
-            Ex::TeamFinish { .. } => ExKind::TeamFinish,
-            Ex::Unknown { uuid, .. } => return ExKind::from_uuid(*uuid),
-        })
-    }
-
     /// The UUID written in the file.
     pub fn uuid(&self) -> Uuid {
         match self {
@@ -474,261 +434,39 @@ impl<'a> Ex<'a> {
             return (unknown, 0);
         };
         let mut c = Fields::new(data, "");
-        let typed = match parse_ex(kind, &mut c, data) {
-            Ok(ex) if c.pos == data.len() => ex,
-            _ => return (unknown, 0),
-        };
-        (typed, c.non_canonical)
+        match parse_ex(kind, &mut c) {
+            Ok(ex) if c.pos == data.len() => (ex, c.non_canonical),
+            _ => (unknown, 0),
+        }
     }
 
-    /// Appends the payload in DDNet's form (canonical ints, NUL-terminated strings).
+    /// Appends the payload in DDNet's form (canonical ints, NUL-terminated strings), through
+    /// its layout.
     pub fn encode_payload(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        match *self {
-            Ex::Test => {}
-            Ex::DdnetVersionOld { cid, ddnet_version } => put(out, [cid, ddnet_version]),
-            Ex::DdnetVersion {
-                cid,
-                connection_id,
-                ddnet_version,
-                version_str,
-            } => {
-                put(out, [cid]);
-                out.extend_from_slice(connection_id.as_bytes());
-                put(out, [ddnet_version]);
-                put_str(out, version_str, "DDNETVER version string")?;
-            }
-            Ex::AuthInit {
-                cid,
-                level,
-                auth_name,
-            }
-            | Ex::AuthLogin {
-                cid,
-                level,
-                auth_name,
-            } => {
-                put(out, [cid, level]);
-                put_str(out, auth_name, "auth name")?;
-            }
-            Ex::AuthLogout { cid }
-            | Ex::JoinVer6 { cid }
-            | Ex::JoinVer7 { cid }
-            | Ex::PlayerReady { cid }
-            | Ex::PlayerRejoin { cid } => put(out, [cid]),
-            Ex::SaveFailure { team } | Ex::LoadFailure { team } => put(out, [team]),
-            Ex::PlayerSwitch { cid1, cid2 } => put(out, [cid1, cid2]),
-            Ex::SaveSuccess {
-                team,
-                save_id,
-                team_save,
-            }
-            | Ex::LoadSuccess {
-                team,
-                save_id,
-                team_save,
-            } => {
-                put(out, [team]);
-                out.extend_from_slice(save_id.as_bytes());
-                put_str(out, team_save, "team save")?;
-            }
-            Ex::PlayerTeam { cid, team } => put(out, [cid, team]),
-            Ex::TeamPractice { team, practice } => put(out, [team, practice]),
-            Ex::PlayerName { cid, name } => {
-                put(out, [cid]);
-                put_str(out, name, "player name")?;
-            }
-            Ex::PlayerFinish { cid, time } => put(out, [cid, time]),
-            Ex::TeamFinish { team, time } => put(out, [team, time]),
-            Ex::Antibot { data } => out.extend_from_slice(data),
-            Ex::Unknown { uuid, data } => {
-                // A payload that fits the layout of a known UUID reads back typed.
-                let (typed, _) = Ex::from_payload(uuid, data);
-                if let Some(kind) = typed.kind()
-                    && !matches!(typed, Ex::Unknown { .. })
-                {
-                    return Err(EncodeError::UntypedKnownExtension {
-                        name: kind.kind_name(),
-                    });
-                }
-                out.extend_from_slice(data)
-            }
-        }
-        Ok(())
+        let mut cursor = std::io::Cursor::new(out);
+        cursor.set_position(cursor.get_ref().len() as u64);
+        let start = cursor.get_ref().len();
+        let result = self.to_layout().write_payload(&mut cursor);
+        let out = cursor.into_inner();
+        result.map_err(|e| {
+            out.truncate(start);
+            encode_error(&e)
+        })
     }
 }
 
-/// Parses the payload of a known EX kind; the caller checks that all of it was used.
-fn parse_ex<'a>(kind: ExKind, c: &mut Fields<'a>, data: &'a [u8]) -> Result<Ex<'a>, Need> {
-    Ok(match kind {
-        ExKind::Test => Ex::Test,
-        ExKind::DdnetVersionOld => Ex::DdnetVersionOld {
-            cid: c.int()?,
-            ddnet_version: c.int()?,
-        },
-        ExKind::DdnetVersion => Ex::DdnetVersion {
-            cid: c.int()?,
-            connection_id: c.uuid()?,
-            ddnet_version: c.int()?,
-            version_str: c.str()?,
-        },
-        ExKind::AuthInit => Ex::AuthInit {
-            cid: c.int()?,
-            level: c.int()?,
-            auth_name: c.str()?,
-        },
-        ExKind::AuthLogin => Ex::AuthLogin {
-            cid: c.int()?,
-            level: c.int()?,
-            auth_name: c.str()?,
-        },
-        ExKind::AuthLogout => Ex::AuthLogout { cid: c.int()? },
-        ExKind::JoinVer6 => Ex::JoinVer6 { cid: c.int()? },
-        ExKind::JoinVer7 => Ex::JoinVer7 { cid: c.int()? },
-        ExKind::PlayerSwitch => Ex::PlayerSwitch {
-            cid1: c.int()?,
-            cid2: c.int()?,
-        },
-        ExKind::SaveSuccess => Ex::SaveSuccess {
-            team: c.int()?,
-            save_id: c.uuid()?,
-            team_save: c.str()?,
-        },
-        ExKind::SaveFailure => Ex::SaveFailure { team: c.int()? },
-        ExKind::LoadSuccess => Ex::LoadSuccess {
-            team: c.int()?,
-            save_id: c.uuid()?,
-            team_save: c.str()?,
-        },
-        ExKind::LoadFailure => Ex::LoadFailure { team: c.int()? },
-        ExKind::PlayerTeam => Ex::PlayerTeam {
-            cid: c.int()?,
-            team: c.int()?,
-        },
-        ExKind::TeamPractice => Ex::TeamPractice {
-            team: c.int()?,
-            practice: c.int()?,
-        },
-        ExKind::PlayerReady => Ex::PlayerReady { cid: c.int()? },
-        ExKind::PlayerRejoin => Ex::PlayerRejoin { cid: c.int()? },
-        ExKind::Antibot => {
-            c.pos = data.len();
-            Ex::Antibot { data }
-        }
-        ExKind::PlayerName => Ex::PlayerName {
-            cid: c.int()?,
-            name: c.str()?,
-        },
-        ExKind::PlayerFinish => Ex::PlayerFinish {
-            cid: c.int()?,
-            time: c.int()?,
-        },
-        ExKind::TeamFinish => Ex::TeamFinish {
-            team: c.int()?,
-            time: c.int()?,
-        },
-    })
-}
-
-/// One teehistorian message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Message<'a> {
-    /// PLAYER_DIFF (id = cid ≥ 0): a character moved by (dx, dy).
-    PlayerDiff {
-        /// Client id, written as the message id; must not be negative.
-        cid: i32,
-        /// Change of x.
-        dx: i32,
-        /// Change of y.
-        dy: i32,
-    },
-    /// FINISH (-1): the end of the file.
-    Finish,
-    /// TICK_SKIP (-2): the next tick is the last one plus `dt + 1`.
-    TickSkip {
-        /// Ticks skipped without any record.
-        dt: i32,
-    },
-    /// PLAYER_NEW (-3): a character appeared at (x, y).
-    PlayerNew {
-        /// Client id.
-        cid: i32,
-        /// Position x.
-        x: i32,
-        /// Position y.
-        y: i32,
-    },
-    /// PLAYER_OLD (-4): a character disappeared.
-    PlayerOld {
-        /// Client id.
-        cid: i32,
-    },
-    /// INPUT_DIFF (-5): an input, as the wrapping difference to the previous one.
-    InputDiff {
-        /// Client id.
-        cid: i32,
-        /// New input minus old input, per int (wrapping).
-        diff: [i32; INPUT_INTS],
-    },
-    /// INPUT_NEW (-6): an input recorded whole.
-    InputNew {
-        /// Client id.
-        cid: i32,
-        /// The input ints.
-        input: [i32; INPUT_INTS],
-    },
-    /// MESSAGE (-7): a packed network message a client sent.
-    NetMessage {
-        /// Client id.
-        cid: i32,
-        /// The packed message (starting with the int `(msgid << 1) | sys`).
-        data: &'a [u8],
-    },
-    /// JOIN (-8): a client joined.
-    Join {
-        /// Client id.
-        cid: i32,
-    },
-    /// DROP (-9): a client left or was dropped.
-    Drop {
-        /// Client id.
-        cid: i32,
-        /// The reason.
-        reason: RawStr<'a>,
-    },
-    /// CONSOLE_COMMAND (-10): a console command was executed.
-    ConsoleCommand {
-        /// Client id (-1 for the server itself).
-        cid: i32,
-        /// The console's flag mask.
-        flags: i32,
-        /// The command name.
-        cmd: RawStr<'a>,
-        /// The arguments.
-        args: Args<'a>,
-    },
-    /// EX (-11): an extension message.
-    Ex(Ex<'a>),
+/// The [`EncodeError`] a layout refused a write with.
+fn encode_error(e: &binrw::Error) -> EncodeError {
+    e.custom_err::<EncodeError>()
+        .copied()
+        // Writing to a vector fails only by the layouts' own refusals.
+        .unwrap_or(EncodeError::TooLong {
+            what: "message",
+            len: usize::MAX,
+        })
 }
 
 impl<'a> Message<'a> {
-    /// The id the message starts with (the cid for PLAYER_DIFF).
-    pub fn id(&self) -> i32 {
-        match self {
-            Message::PlayerDiff { cid, .. } => *cid,
-            Message::Finish => id::FINISH,
-            Message::TickSkip { .. } => id::TICK_SKIP,
-            Message::PlayerNew { .. } => id::PLAYER_NEW,
-            Message::PlayerOld { .. } => id::PLAYER_OLD,
-            Message::InputDiff { .. } => id::INPUT_DIFF,
-            Message::InputNew { .. } => id::INPUT_NEW,
-            Message::NetMessage { .. } => id::MESSAGE,
-            Message::Join { .. } => id::JOIN,
-            Message::Drop { .. } => id::DROP,
-            Message::ConsoleCommand { .. } => id::CONSOLE_COMMAND,
-            Message::Ex(_) => id::EX,
-        }
-    }
-
     /// The name of the message's kind as the reference reader counts them: `"PLAYER_DIFF"`,
     /// `"TICK_SKIP"`, `"MESSAGE"`, ..., and for EX `"EX:"` with the extension's name (or its
     /// UUID when unknown), e.g. `"EX:teehistorian-player-name@ddnet.org"`.
@@ -762,7 +500,7 @@ impl<'a> Message<'a> {
             return Ok(decoded);
         }
         let mut c = Fields::new(input, "a message id");
-        let id = c.int().map_err(|n| c.incomplete(n))?;
+        let id = c.int()?;
         c.expected = expected_whole(id);
         let message = decode_body(id, &mut c)?;
         Ok(Decoded {
@@ -806,10 +544,7 @@ impl<'a> Message<'a> {
                         cid,
                         flags,
                         cmd,
-                        args: Args(ArgsRepr::Packed {
-                            raw,
-                            count: present,
-                        }),
+                        args: Args::packed_counted(raw, present),
                     },
                     len: c.pos,
                     non_canonical: c.non_canonical,
@@ -820,87 +555,12 @@ impl<'a> Message<'a> {
         None
     }
 
-    /// Appends the message as DDNet writes it: canonical ints, NUL-terminated strings.
+    /// Appends the message as DDNet writes it (canonical ints, NUL-terminated strings),
+    /// through its declarative layout ([`to_layout`](Self::to_layout)).
     ///
     /// On error `out` is left as it was.
     pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let start = out.len();
-        let result = self.encode_unchecked(out);
-        if result.is_err() {
-            out.truncate(start);
-        }
-        result
-    }
-
-    fn encode_unchecked(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        match *self {
-            Message::PlayerDiff { cid, dx, dy } => {
-                if cid < 0 {
-                    // A negative first int would be read as another message.
-                    return Err(EncodeError::NegativePlayerDiffCid { cid });
-                }
-                put(out, [cid, dx, dy]);
-            }
-            Message::Finish => put(out, [id::FINISH]),
-            Message::TickSkip { dt } => put(out, [id::TICK_SKIP, dt]),
-            Message::PlayerNew { cid, x, y } => put(out, [id::PLAYER_NEW, cid, x, y]),
-            Message::PlayerOld { cid } => put(out, [id::PLAYER_OLD, cid]),
-            Message::InputDiff { cid, diff } => {
-                put(out, [id::INPUT_DIFF, cid]);
-                put(out, diff);
-            }
-            Message::InputNew { cid, input } => {
-                put(out, [id::INPUT_NEW, cid]);
-                put(out, input);
-            }
-            Message::NetMessage { cid, data } => {
-                put(
-                    out,
-                    [id::MESSAGE, cid, len_int(data.len(), "MESSAGE data")?],
-                );
-                out.extend_from_slice(data);
-            }
-            Message::Join { cid } => put(out, [id::JOIN, cid]),
-            Message::Drop { cid, reason } => {
-                put(out, [id::DROP, cid]);
-                put_str(out, reason, "DROP reason")?;
-            }
-            Message::ConsoleCommand {
-                cid,
-                flags,
-                cmd,
-                args,
-            } => {
-                put(out, [id::CONSOLE_COMMAND, cid, flags]);
-                put_str(out, cmd, "console command")?;
-                put(out, [len_int(args.len(), "console argument list")?]);
-                match args.packed_bytes() {
-                    // Already in file form (and checked to end with a NUL).
-                    Some(raw) => out.extend_from_slice(raw),
-                    None => {
-                        for arg in args.iter() {
-                            put_str(out, arg, "console argument")?;
-                        }
-                    }
-                }
-            }
-            Message::Ex(ex) => {
-                let start = out.len();
-                ex.encode_payload(out)?;
-                let size = len_int(out.len() - start, "EX payload")?;
-                // The frame goes before the payload, whose size is known only now: append
-                // it and rotate it into place rather than encode the payload twice.
-                put(out, [id::EX]);
-                let frame = ExFrame {
-                    uuid: *ex.uuid().as_bytes(),
-                    size,
-                };
-                write_layout(out, &frame);
-                let frame_len = out.len() - start - size as usize;
-                out[start..].rotate_right(frame_len);
-            }
-        }
-        Ok(())
+        self.to_layout().encode(out)
     }
 
     /// The number of bytes [`encode`](Self::encode) appends (found by encoding into a
@@ -922,125 +582,6 @@ pub fn input_diff(old: &[i32; INPUT_INTS], new: &[i32; INPUT_INTS]) -> [i32; INP
 /// The input an INPUT_DIFF leads to from the client's previous input `old`.
 pub fn apply_input_diff(old: &[i32; INPUT_INTS], diff: &[i32; INPUT_INTS]) -> [i32; INPUT_INTS] {
     std::array::from_fn(|i| old[i].wrapping_add(diff[i]))
-}
-
-/// The DDNet name of a message id (PLAYER_DIFF for ids ≥ 0), or `None` for unknown ids.
-pub fn id_name(id: i32) -> Option<&'static str> {
-    Some(match id {
-        0.. => "PLAYER_DIFF",
-        id::FINISH => "FINISH",
-        id::TICK_SKIP => "TICK_SKIP",
-        id::PLAYER_NEW => "PLAYER_NEW",
-        id::PLAYER_OLD => "PLAYER_OLD",
-        id::INPUT_DIFF => "INPUT_DIFF",
-        id::INPUT_NEW => "INPUT_NEW",
-        id::MESSAGE => "MESSAGE",
-        id::JOIN => "JOIN",
-        id::DROP => "DROP",
-        id::CONSOLE_COMMAND => "CONSOLE_COMMAND",
-        id::EX => "EX",
-        _ => return None,
-    })
-}
-
-/// What a truncation error says was expected, for a message that starts with `id`.
-fn expected_whole(id: i32) -> &'static str {
-    match id {
-        0.. => "the rest of a PLAYER_DIFF message",
-        id::FINISH => "a FINISH message",
-        id::TICK_SKIP => "the rest of a TICK_SKIP message",
-        id::PLAYER_NEW => "the rest of a PLAYER_NEW message",
-        id::PLAYER_OLD => "the rest of a PLAYER_OLD message",
-        id::INPUT_DIFF => "the rest of an INPUT_DIFF message",
-        id::INPUT_NEW => "the rest of an INPUT_NEW message",
-        id::MESSAGE => "the rest of a MESSAGE message",
-        id::JOIN => "the rest of a JOIN message",
-        id::DROP => "the rest of a DROP message",
-        id::CONSOLE_COMMAND => "the rest of a CONSOLE_COMMAND message",
-        id::EX => "the rest of an EX message",
-        _ => "a message",
-    }
-}
-
-#[inline(always)]
-fn decode_body<'a>(id: i32, c: &mut Fields<'a>) -> Result<Message<'a>, DecodeError> {
-    // Reads an int or turns a shortage into this message's truncation error.
-    macro_rules! int {
-        () => {
-            c.int().map_err(|n| c.incomplete(n))?
-        };
-    }
-    macro_rules! str_ {
-        () => {
-            c.str().map_err(|n| c.incomplete(n))?
-        };
-    }
-    Ok(match id {
-        cid @ 0.. => Message::PlayerDiff {
-            cid,
-            dx: int!(),
-            dy: int!(),
-        },
-        id::FINISH => Message::Finish,
-        id::TICK_SKIP => Message::TickSkip { dt: int!() },
-        id::PLAYER_NEW => Message::PlayerNew {
-            cid: int!(),
-            x: int!(),
-            y: int!(),
-        },
-        id::PLAYER_OLD => Message::PlayerOld { cid: int!() },
-        id::INPUT_DIFF | id::INPUT_NEW => {
-            let cid = int!();
-            let mut ints = [0; INPUT_INTS];
-            for slot in &mut ints {
-                *slot = int!();
-            }
-            if id == id::INPUT_DIFF {
-                Message::InputDiff { cid, diff: ints }
-            } else {
-                Message::InputNew { cid, input: ints }
-            }
-        }
-        id::MESSAGE => {
-            let cid = int!();
-            let size = c.length("MESSAGE size")?;
-            let data = c.bytes(size).map_err(|n| c.incomplete(n))?;
-            Message::NetMessage { cid, data }
-        }
-        id::JOIN => Message::Join { cid: int!() },
-        id::DROP => Message::Drop {
-            cid: int!(),
-            reason: str_!(),
-        },
-        id::CONSOLE_COMMAND => {
-            let cid = int!();
-            let flags = int!();
-            let cmd = str_!();
-            let count = c.length("CONSOLE_COMMAND argument count")?;
-            let start = c.pos;
-            // Each argument takes at least its NUL, so the loop ends with the input even for
-            // a huge count.
-            for _ in 0..count {
-                str_!();
-            }
-            let raw = &c.input[start..c.pos];
-            Message::ConsoleCommand {
-                cid,
-                flags,
-                cmd,
-                args: Args(ArgsRepr::Packed { raw, count }),
-            }
-        }
-        id::EX => {
-            let uuid = c.uuid().map_err(|n| c.incomplete(n))?;
-            let size = c.length("EX size")?;
-            let data = c.bytes(size).map_err(|n| c.incomplete(n))?;
-            let (ex, non_canonical) = Ex::from_payload(uuid, data);
-            c.non_canonical += non_canonical;
-            Message::Ex(ex)
-        }
-        id => return Err(DecodeError::UnknownMessageId { id }),
-    })
 }
 
 /// The packer every record went through in DDNet's teehistorian writer before minor
@@ -1103,15 +644,12 @@ pub enum DecodeError {
     },
 }
 
-/// How much input a read that ran out needed: a total length when known.
-#[derive(Debug, Clone, Copy)]
-struct Need(Option<usize>);
-
 /// A read position over a message's bytes that counts non-canonical ints.
 struct Fields<'a> {
     input: &'a [u8],
     pos: usize,
     non_canonical: u32,
+    /// What a truncation error says was expected.
     expected: &'static str,
 }
 
@@ -1125,10 +663,12 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn incomplete(&self, need: Need) -> DecodeError {
+    /// The input ends inside the message; `need` is its length when the part read tells.
+    #[cold]
+    fn incomplete(&self, need: Option<usize>) -> DecodeError {
         DecodeError::Incomplete {
             expected: self.expected,
-            need: need.0,
+            need,
         }
     }
 
@@ -1137,7 +677,7 @@ impl<'a> Fields<'a> {
     /// without further branches, and the end of the input goes through
     /// [`int_tail`](Self::int_tail).
     #[inline(always)]
-    fn int(&mut self) -> Result<i32, Need> {
+    fn int(&mut self) -> Result<i32, DecodeError> {
         let rest = self.input.get(self.pos..).unwrap_or_default();
         match rest.first_chunk::<8>() {
             Some(word) if word[0] & 0x80 == 0 => {
@@ -1159,9 +699,9 @@ impl<'a> Fields<'a> {
 
     /// [`int`](Self::int) within the last eight bytes of the input.
     #[inline(never)]
-    fn int_tail(&mut self) -> Result<i32, Need> {
+    fn int_tail(&mut self) -> Result<i32, DecodeError> {
         let rest = &self.input[self.pos..];
-        let (value, len) = varint::unpack(rest).ok_or(Need(None))?;
+        let (value, len) = varint::unpack(rest).ok_or_else(|| self.incomplete(None))?;
         if !is_canonical_end(len, rest[len - 1]) {
             self.non_canonical += 1;
         }
@@ -1169,29 +709,69 @@ impl<'a> Fields<'a> {
         Ok(value)
     }
 
-    /// A size or count field: an int that must not be negative.
+    /// `input` fields.
+    fn input(&mut self) -> Result<[i32; INPUT_INTS], DecodeError> {
+        let mut ints = [0; INPUT_INTS];
+        for slot in &mut ints {
+            *slot = self.int()?;
+        }
+        Ok(ints)
+    }
+
+    /// A size or count: an int that must not be negative.
     fn length(&mut self, what: &'static str) -> Result<usize, DecodeError> {
-        let value = self.int().map_err(|n| self.incomplete(n))?;
+        let value = self.int()?;
         usize::try_from(value).map_err(|_| DecodeError::NegativeLength { what, value })
     }
 
-    fn bytes(&mut self, n: usize) -> Result<&'a [u8], Need> {
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         let end = self.pos.saturating_add(n);
-        let bytes = self.input.get(self.pos..end).ok_or(Need(Some(end)))?;
+        let bytes = self
+            .input
+            .get(self.pos..end)
+            .ok_or_else(|| self.incomplete(Some(end)))?;
         self.pos = end;
         Ok(bytes)
     }
 
-    fn uuid(&mut self) -> Result<Uuid, Need> {
+    /// `bytes` fields: a size, then that many bytes.
+    fn sized_bytes(&mut self, what: &'static str) -> Result<&'a [u8], DecodeError> {
+        let size = self.length(what)?;
+        self.bytes(size)
+    }
+
+    /// `rest` fields: everything left.
+    fn rest(&mut self) -> &'a [u8] {
+        let rest = &self.input[self.pos..];
+        self.pos = self.input.len();
+        rest
+    }
+
+    fn uuid(&mut self) -> Result<Uuid, DecodeError> {
         let bytes = self.bytes(16)?;
         Ok(Uuid::from_slice(bytes).unwrap_or_default())
     }
 
-    fn str(&mut self) -> Result<RawStr<'a>, Need> {
+    fn str(&mut self) -> Result<RawStr<'a>, DecodeError> {
         let rest = &self.input[self.pos..];
-        let nul = rest.iter().position(|&b| b == 0).ok_or(Need(None))?;
+        let nul = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.incomplete(None))?;
         self.pos += nul + 1;
         Ok(RawStr(&rest[..nul]))
+    }
+
+    /// `args` fields: a count, then that many strings, kept packed.
+    fn args(&mut self, what: &'static str) -> Result<Args<'a>, DecodeError> {
+        let count = self.length(what)?;
+        let start = self.pos;
+        // Each argument takes at least its NUL, so the loop ends with the input even for a
+        // huge count.
+        for _ in 0..count {
+            self.str()?;
+        }
+        Ok(Args::packed_counted(&self.input[start..self.pos], count))
     }
 }
 
@@ -1300,37 +880,6 @@ fn is_canonical_end(len: usize, last: u8) -> bool {
         varint::MAX_BYTES => last & 0x0F != 0 && last & 0xF0 == 0,
         _ => last & 0x7F != 0,
     }
-}
-
-/// Appends ints in canonical form through their binrw layout.
-fn put<const N: usize>(out: &mut Vec<u8>, ints: [i32; N]) {
-    write_layout(out, &VarInts { ints });
-}
-
-/// Appends a binrw layout to a vector.
-fn write_layout<T>(out: &mut Vec<u8>, layout: &T)
-where
-    T: for<'b> BinWrite<Args<'b> = ()>,
-{
-    let mut cursor = std::io::Cursor::new(out);
-    cursor.set_position(cursor.get_ref().len() as u64);
-    // Writing to a vector cannot fail; a failure could only come from a broken layout.
-    layout
-        .write_le(&mut cursor)
-        .expect("writing a layout to a Vec");
-}
-
-fn put_str(out: &mut Vec<u8>, s: RawStr<'_>, what: &'static str) -> Result<(), EncodeError> {
-    if s.0.contains(&0) {
-        return Err(EncodeError::NulInString { what });
-    }
-    out.extend_from_slice(s.0);
-    out.push(0);
-    Ok(())
-}
-
-fn len_int(len: usize, what: &'static str) -> Result<i32, EncodeError> {
-    i32::try_from(len).map_err(|_| EncodeError::TooLong { what, len })
 }
 
 #[cfg(test)]
@@ -1452,14 +1001,14 @@ mod tests {
         assert_eq!(
             Message::decode(&[0x46, 0x00, 0x0a, 1]),
             Err(DecodeError::Incomplete {
-                expected: "the rest of a MESSAGE message",
+                expected: "the rest of the MESSAGE message",
                 need: Some(13)
             })
         );
         assert_eq!(
             Message::decode(&[0x46, 0x00, 0x41]),
             Err(DecodeError::NegativeLength {
-                what: "MESSAGE size",
+                what: "MESSAGE data size",
                 value: -2
             })
         );

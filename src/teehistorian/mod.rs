@@ -1,11 +1,16 @@
 //! DDNet teehistorian files (versions 1 and 2): everything a server saw, as a stream of
 //! messages behind a JSON header.
 //!
-//! * [`format`](mod@format): constants, the variable-width int for binrw, and binrw layouts
-//!   of the fixed-shape parts.
+//! * [`format`](mod@format): constants, message ids, the variable-width int for binrw and
+//!   the EX frame.
+//! * [`records`]: the one description of every message and EX record (name, id or UUID,
+//!   fields and their encodings), from which the next two are built.
+//! * [`layout`]: every message and EX payload as a declarative binrw layout, through which
+//!   messages are written; with `'static`, the owned (and serde) form of a message.
 //! * [`header`]: the typed JSON header and DDNet's way of writing it (key order, escaping).
-//! * [`message`]: every message and the 21 typed extension (EX) messages; a zero-copy
-//!   decoder that counts non-canonical ints and a canonical encoder.
+//! * [`message`]: the zero-copy views of every message and the 21 typed extension (EX)
+//!   records; a fast decoder that counts non-canonical ints (a property test holds it to the
+//!   layouts) and the encoder.
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding each message with
 //!   its offset and its tick as DDNet's writer numbers them ([`TickState`]).
 //! * [`writer`]: writes a header and messages; a read-and-write-again copy is byte-identical.
@@ -31,9 +36,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[macro_use]
+pub mod records;
+
 pub mod error;
 pub mod format;
 pub mod header;
+pub mod layout;
 pub mod message;
 pub mod reader;
 pub mod recorder;
@@ -46,6 +55,7 @@ pub mod writer;
 
 pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
+pub use layout::{ExLayout, MessageLayout, OwnedMessage};
 pub use message::{
     Args, DecodeError, Decoded, Ex, ExKind, Message, RawStr, apply_input_diff, input_diff,
 };

@@ -23,7 +23,7 @@ mod source;
 
 use clap::{Parser, Subcommand};
 use demokit::detect::{self, Format};
-use demokit::teehistorian::{self as th, Ex, Message, TeehistorianSlice, TeehistorianWriter};
+use demokit::teehistorian::{self as th, Message, TeehistorianSlice, TeehistorianWriter};
 use demokit::twdemo::demo::{RewriteError, RewriteStats, rewrite};
 use demokit::twdemo::summary::Summary;
 use demokit::twdemo::validate::{Problem, Report, Verdict, validate};
@@ -34,8 +34,7 @@ use destination::{Destination, EditOutputArgs, OutputArgs, write_output};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
-use std::borrow::Cow;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::{Display, Write as _};
 use std::io::{self, BufWriter, IsTerminal, Read, StdoutLock, Write};
@@ -1434,23 +1433,22 @@ fn print_dump_line(out: &mut Output, line: &DumpLine<'_>) -> Outcome {
     writeln!(out)
 }
 
-/// One teehistorian message as `demokit dump --json` prints it.
+/// One teehistorian message as `demokit dump --json` prints it: where it is, then the
+/// message as the library serializes it (`"kind"`, `"ex"` for EX records, and its fields).
 #[derive(Debug, Serialize)]
-struct MessageLine {
+struct MessageLine<'a> {
     /// Offset of the message's first byte.
     offset: u64,
     /// The tick it belongs to.
     tick: i32,
-    /// "PLAYER_DIFF", "TICK_SKIP", ..., "EX:<name>".
-    kind: Cow<'static, str>,
     /// Stored bytes.
     size: usize,
     /// How many of its ints are stored in a form DDNet does not write (absent when none).
     #[serde(skip_serializing_if = "is_zero")]
     non_canonical: u32,
-    /// The message's fields.
+    /// The message.
     #[serde(flatten)]
-    fields: Map<String, Value>,
+    message: Message<'a>,
 }
 
 /// Whether `n` is 0.
@@ -1480,17 +1478,20 @@ fn dump_teehistorian(file: &Path, data: &[u8], json: bool) -> Outcome {
         let line = MessageLine {
             offset: item.offset,
             tick: item.tick,
-            kind: item.message.kind_name(),
             size: item.raw.len(),
             non_canonical: item.non_canonical,
-            fields: message_fields(&item.message),
+            message: item.message,
         };
         if json {
             out.json_line(&line)?;
         } else {
-            let mut text = format!("{:>10} {:>10}  {:<15}", line.offset, line.tick, line.kind);
-            for (key, value) in &line.fields {
-                let _ = write!(text, " {key}={value}");
+            let kind = item.message.kind_name();
+            let mut text = format!("{:>10} {:>10}  {:<15}", line.offset, line.tick, kind);
+            // The fields as the library serializes them, the kind already shown.
+            if let Ok(Value::Object(fields)) = serde_json::to_value(item.message) {
+                for (key, value) in fields.iter().filter(|(k, _)| *k != "kind" && *k != "ex") {
+                    let _ = write!(text, " {key}={value}");
+                }
             }
             if line.non_canonical > 0 {
                 let _ = write!(text, " non_canonical={}", line.non_canonical);
@@ -1499,104 +1500,6 @@ fn dump_teehistorian(file: &Path, data: &[u8], json: bool) -> Outcome {
         }
     }
     out.flush()
-}
-
-/// A string field as text (invalid UTF-8 replaced).
-fn text(s: th::RawStr<'_>) -> Value {
-    Value::String(s.to_string_lossy().into_owned())
-}
-
-/// The fields of a message as a JSON object: the names are those of the library's
-/// [`Message`] and [`Ex`] fields; strings as text, byte payloads and UUIDs in hex.
-fn message_fields(message: &Message<'_>) -> Map<String, Value> {
-    let value = match *message {
-        Message::PlayerDiff { cid, dx, dy } => json!({ "cid": cid, "dx": dx, "dy": dy }),
-        Message::Finish => json!({}),
-        Message::TickSkip { dt } => json!({ "dt": dt }),
-        Message::PlayerNew { cid, x, y } => json!({ "cid": cid, "x": x, "y": y }),
-        Message::PlayerOld { cid } | Message::Join { cid } => json!({ "cid": cid }),
-        Message::InputDiff { cid, diff } => json!({ "cid": cid, "diff": diff }),
-        Message::InputNew { cid, input } => json!({ "cid": cid, "input": input }),
-        Message::NetMessage { cid, data } => json!({ "cid": cid, "data": hex::encode(data) }),
-        Message::Drop { cid, reason } => json!({ "cid": cid, "reason": text(reason) }),
-        Message::ConsoleCommand {
-            cid,
-            flags,
-            cmd,
-            args,
-        } => json!({
-            "cid": cid,
-            "flags": flags,
-            "cmd": text(cmd),
-            "args": args.iter().map(text).collect::<Vec<_>>(),
-        }),
-        Message::Ex(ex) => ex_fields(&ex),
-    };
-    match value {
-        Value::Object(fields) => fields,
-        _ => Map::new(),
-    }
-}
-
-/// The fields of an EX message (see [`message_fields`]).
-fn ex_fields(ex: &Ex<'_>) -> Value {
-    match *ex {
-        Ex::Test => json!({}),
-        Ex::DdnetVersionOld { cid, ddnet_version } => {
-            json!({ "cid": cid, "ddnet_version": ddnet_version })
-        }
-        Ex::DdnetVersion {
-            cid,
-            connection_id,
-            ddnet_version,
-            version_str,
-        } => json!({
-            "cid": cid,
-            "connection_id": connection_id.to_string(),
-            "ddnet_version": ddnet_version,
-            "version_str": text(version_str),
-        }),
-        Ex::AuthInit {
-            cid,
-            level,
-            auth_name,
-        }
-        | Ex::AuthLogin {
-            cid,
-            level,
-            auth_name,
-        } => json!({ "cid": cid, "level": level, "auth_name": text(auth_name) }),
-        Ex::AuthLogout { cid }
-        | Ex::JoinVer6 { cid }
-        | Ex::JoinVer7 { cid }
-        | Ex::PlayerReady { cid }
-        | Ex::PlayerRejoin { cid } => json!({ "cid": cid }),
-        Ex::PlayerSwitch { cid1, cid2 } => json!({ "cid1": cid1, "cid2": cid2 }),
-        Ex::SaveSuccess {
-            team,
-            save_id,
-            team_save,
-        }
-        | Ex::LoadSuccess {
-            team,
-            save_id,
-            team_save,
-        } => json!({
-            "team": team,
-            "save_id": save_id.to_string(),
-            "team_save": text(team_save),
-        }),
-        Ex::SaveFailure { team } | Ex::LoadFailure { team } => json!({ "team": team }),
-        Ex::PlayerTeam { cid, team } => json!({ "cid": cid, "team": team }),
-        Ex::TeamPractice { team, practice } => json!({ "team": team, "practice": practice }),
-        Ex::Antibot { data } => json!({ "data": hex::encode(data) }),
-        Ex::PlayerName { cid, name } => json!({ "cid": cid, "name": text(name) }),
-        Ex::PlayerFinish { cid, time } => json!({ "cid": cid, "time": time }),
-        Ex::TeamFinish { team, time } => json!({ "team": team, "time": time }),
-        Ex::Unknown { uuid, data } => {
-            json!({ "uuid": uuid.to_string(), "data": hex::encode(data) })
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------
