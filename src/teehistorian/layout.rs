@@ -80,17 +80,22 @@ impl<'a> From<Args<'a>> for StrList<'a> {
     }
 }
 
-impl<'s> FromIterator<&'s [u8]> for StrList<'_> {
-    /// Packs strings; a NUL inside one is refused when the list is written.
-    fn from_iter<I: IntoIterator<Item = &'s [u8]>>(items: I) -> Self {
+impl StrList<'static> {
+    /// Packs owned strings; `None` if one holds a NUL (it would read back as two).
+    pub fn from_strings<S: AsRef<[u8]>>(items: &[S]) -> Option<Self> {
         let mut raw = Vec::new();
-        let mut count = 0;
         for item in items {
+            let item = item.as_ref();
+            if item.contains(&0) {
+                return None;
+            }
             raw.extend_from_slice(item);
             raw.push(0);
-            count += 1;
         }
-        StrList(StrListRepr::Packed { raw, count })
+        Some(StrList(StrListRepr::Packed {
+            raw,
+            count: items.len(),
+        }))
     }
 }
 
@@ -839,7 +844,7 @@ impl MessageLayout<'_> {
 mod serde_forms {
     //! The JSON forms of the field encodings.
 
-    use super::{Bytes, Ex, Message, NulStr, StrList, StrListRepr};
+    use super::{Bytes, Ex, Message, NulStr, StrList};
     use serde::de::{self, Deserializer, SeqAccess, Visitor};
     use serde::ser::{SerializeSeq, Serializer};
     use serde::{Deserialize, Serialize};
@@ -925,15 +930,8 @@ mod serde_forms {
     impl<'de> Deserialize<'de> for StrList<'_> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             let items = Vec::<NulStr<'static>>::deserialize(deserializer)?;
-            let mut raw = Vec::new();
-            for item in &items {
-                raw.extend_from_slice(&item.0);
-                raw.push(0);
-            }
-            Ok(StrList(StrListRepr::Packed {
-                raw,
-                count: items.len(),
-            }))
+            let items: Vec<&[u8]> = items.iter().map(|item| &item.0[..]).collect();
+            StrList::from_strings(&items).ok_or_else(|| de::Error::custom("a NUL inside a string"))
         }
     }
 }

@@ -9,12 +9,14 @@
 
 use super::format::{INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
-use super::message::{Args, Ex, ExKind, Message, RawStr};
+use super::layout::{self, Bytes, ExLayout, MessageLayout, NulStr, OwnedMessage, StrList};
+use super::message::{ExKind, Message};
 use super::recorder::{Protocol, Recorder, RecorderError};
 use super::writer::TeehistorianWriter;
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::Value;
+use std::borrow::Cow;
 use uuid::Uuid;
 
 /// Ints as messages hold them: mostly small (positions, diffs, ids), sometimes anything.
@@ -27,159 +29,89 @@ pub fn str_bytes(max_len: usize) -> impl Strategy<Value = Vec<u8>> {
     vec(prop_oneof![4 => 0x20u8..0x7f, 1 => 1u8..=255], 0..=max_len)
 }
 
-/// Which message a [`GeneratedMessage`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    PlayerDiff,
-    Finish,
-    TickSkip,
-    PlayerNew,
-    PlayerOld,
-    InputDiff,
-    InputNew,
-    NetMessage,
-    Join,
-    Drop,
-    ConsoleCommand,
-    Ex(ExKind),
-    ExUnknown,
+/// The strategy of a field encoding (see [`records`](super::records)).
+macro_rules! field_strategy {
+    (int) => {
+        int()
+    };
+    (input) => {
+        proptest::array::uniform10(int())
+    };
+    (uuid) => {
+        any::<u128>().prop_map(Uuid::from_u128)
+    };
+    (str) => {
+        str_bytes(24).prop_map(|b| NulStr(Cow::Owned(b)))
+    };
+    (bytes) => {
+        vec(any::<u8>(), 0..48).prop_map(|b| Bytes(Cow::Owned(b)))
+    };
+    (rest) => {
+        vec(any::<u8>(), 0..48).prop_map(|b| Bytes(Cow::Owned(b)))
+    };
+    (args) => {
+        vec(str_bytes(8), 0..4).prop_map(|items| StrList::from_strings(&items).expect("no NUL"))
+    };
 }
+
+/// One strategy per message kind of the table, built from its fields.
+macro_rules! message_strategies {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $(<$lt:lifetime>)? = $id:ident, $name:literal
+        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+    )*) => {
+        fn table_messages() -> Vec<BoxedStrategy<OwnedMessage>> {
+            vec![$(
+                (Just(()), $($(field_strategy!($kind),)*)?)
+                    .prop_map(|(_, $($($field,)*)?)| {
+                        MessageLayout::$variant(layout::$variant { $($($field,)*)? })
+                    })
+                    .boxed(),
+            )*]
+        }
+    };
+}
+
+/// One strategy per EX kind of the table, built from its fields.
+macro_rules! ex_strategies {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $(<$lt:lifetime>)? = $name:literal, $uuid:literal
+        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+    )*) => {
+        fn table_ex() -> Vec<BoxedStrategy<ExLayout<'static>>> {
+            vec![$(
+                (Just(()), $($(field_strategy!($kind),)*)?)
+                    .prop_map(|(_, $($($field,)*)?)| {
+                        ExLayout::$variant(layout::ex::$variant { $($($field,)*)? })
+                    })
+                    .boxed(),
+            )*]
+        }
+    };
+}
+
+message_records!(message_strategies);
+ex_records!(ex_strategies);
 
 /// An owned message from [`message`]: [`GeneratedMessage::message`] borrows it as a
 /// [`Message`].
 #[derive(Debug, Clone)]
-pub struct GeneratedMessage {
-    shape: Shape,
-    ints: [i32; INPUT_INTS + 2],
-    uuid: Uuid,
-    text: Vec<u8>,
-    /// MESSAGE data, ANTIBOT or unknown EX payload, or the packed console arguments.
-    blob: Vec<u8>,
-}
+pub struct GeneratedMessage(pub OwnedMessage);
 
 impl GeneratedMessage {
     /// The message.
     pub fn message(&self) -> Message<'_> {
-        let i = &self.ints;
-        let text = RawStr(&self.text);
-        let ex = |ex| Message::Ex(ex);
-        match self.shape {
-            Shape::PlayerDiff => Message::PlayerDiff {
-                cid: player_cid(i[0]),
-                dx: i[1],
-                dy: i[2],
-            },
-            Shape::Finish => Message::Finish,
-            Shape::TickSkip => Message::TickSkip { dt: i[0] },
-            Shape::PlayerNew => Message::PlayerNew {
-                cid: player_cid(i[0]),
-                x: i[1],
-                y: i[2],
-            },
-            Shape::PlayerOld => Message::PlayerOld {
-                cid: player_cid(i[0]),
-            },
-            Shape::InputDiff => Message::InputDiff {
-                cid: i[0],
-                diff: input(i),
-            },
-            Shape::InputNew => Message::InputNew {
-                cid: i[0],
-                input: input(i),
-            },
-            Shape::NetMessage => Message::NetMessage {
-                cid: i[0],
-                data: &self.blob,
-            },
-            Shape::Join => Message::Join { cid: i[0] },
-            Shape::Drop => Message::Drop {
-                cid: i[0],
-                reason: text,
-            },
-            Shape::ConsoleCommand => Message::ConsoleCommand {
-                cid: i[0],
-                flags: i[1],
-                cmd: text,
-                args: Args::packed(&self.blob).unwrap_or_default(),
-            },
-            Shape::ExUnknown => ex(Ex::Unknown {
-                uuid: self.uuid,
-                data: &self.blob,
-            }),
-            Shape::Ex(kind) => ex(match kind {
-                ExKind::Test => Ex::Test,
-                ExKind::DdnetVersionOld => Ex::DdnetVersionOld {
-                    cid: i[0],
-                    ddnet_version: i[1],
-                },
-                ExKind::DdnetVersion => Ex::DdnetVersion {
-                    cid: i[0],
-                    connection_id: self.uuid,
-                    ddnet_version: i[1],
-                    version_str: text,
-                },
-                ExKind::AuthInit => Ex::AuthInit {
-                    cid: i[0],
-                    level: i[1],
-                    auth_name: text,
-                },
-                ExKind::AuthLogin => Ex::AuthLogin {
-                    cid: i[0],
-                    level: i[1],
-                    auth_name: text,
-                },
-                ExKind::AuthLogout => Ex::AuthLogout { cid: i[0] },
-                ExKind::JoinVer6 => Ex::JoinVer6 { cid: i[0] },
-                ExKind::JoinVer7 => Ex::JoinVer7 { cid: i[0] },
-                ExKind::PlayerSwitch => Ex::PlayerSwitch {
-                    cid1: i[0],
-                    cid2: i[1],
-                },
-                ExKind::SaveSuccess => Ex::SaveSuccess {
-                    team: i[0],
-                    save_id: self.uuid,
-                    team_save: text,
-                },
-                ExKind::SaveFailure => Ex::SaveFailure { team: i[0] },
-                ExKind::LoadSuccess => Ex::LoadSuccess {
-                    team: i[0],
-                    save_id: self.uuid,
-                    team_save: text,
-                },
-                ExKind::LoadFailure => Ex::LoadFailure { team: i[0] },
-                ExKind::PlayerTeam => Ex::PlayerTeam {
-                    cid: i[0],
-                    team: i[1],
-                },
-                ExKind::TeamPractice => Ex::TeamPractice {
-                    team: i[0],
-                    practice: i[1],
-                },
-                ExKind::PlayerReady => Ex::PlayerReady { cid: i[0] },
-                ExKind::PlayerRejoin => Ex::PlayerRejoin { cid: i[0] },
-                ExKind::Antibot => Ex::Antibot { data: &self.blob },
-                ExKind::PlayerName => Ex::PlayerName {
-                    cid: i[0],
-                    name: text,
-                },
-                ExKind::PlayerFinish => Ex::PlayerFinish {
-                    cid: i[0],
-                    time: i[1],
-                },
-                ExKind::TeamFinish => Ex::TeamFinish {
-                    team: i[0],
-                    time: i[1],
-                },
-            }),
-        }
+        self.0.as_message()
     }
 
     /// Makes the message fit in a file that reads back cleanly: no FINISH before the end
     /// (turned into a JOIN) and a TICK_SKIP of at most 999 ticks, so ticks stay in range.
     fn for_file(mut self) -> Self {
-        match self.shape {
-            Shape::Finish => self.shape = Shape::Join,
-            Shape::TickSkip => self.ints[0] = self.ints[0].rem_euclid(1000),
+        match &mut self.0 {
+            MessageLayout::Finish(_) => self.0 = MessageLayout::Join(layout::Join { cid: 0 }),
+            MessageLayout::TickSkip(skip) => skip.dt = skip.dt.rem_euclid(1000),
             _ => {}
         }
         self
@@ -191,61 +123,41 @@ fn player_cid(i: i32) -> i32 {
     i.rem_euclid(MAX_CLIENTS)
 }
 
-fn input(i: &[i32; INPUT_INTS + 2]) -> [i32; INPUT_INTS] {
-    let mut out = [0; INPUT_INTS];
-    out.copy_from_slice(&i[1..=INPUT_INTS]);
-    out
+/// Any EX record: every typed one, and untyped ones whose UUID is not DDNet's.
+fn ex() -> impl Strategy<Value = ExLayout<'static>> {
+    let unknown = (any::<u128>(), vec(any::<u8>(), 0..48)).prop_map(|(uuid, data)| {
+        let mut uuid = Uuid::from_u128(uuid);
+        if ExKind::from_uuid(uuid).is_some() {
+            uuid = Uuid::nil();
+        }
+        ExLayout::Unknown {
+            uuid,
+            data: Bytes(Cow::Owned(data)),
+        }
+    });
+    let mut kinds = table_ex();
+    kinds.push(unknown.boxed());
+    proptest::strategy::Union::new(kinds)
 }
 
-fn shape() -> impl Strategy<Value = Shape> {
-    let mut shapes = vec![
-        Shape::PlayerDiff,
-        Shape::Finish,
-        Shape::TickSkip,
-        Shape::PlayerNew,
-        Shape::PlayerOld,
-        Shape::InputDiff,
-        Shape::InputNew,
-        Shape::NetMessage,
-        Shape::Join,
-        Shape::Drop,
-        Shape::ConsoleCommand,
-        Shape::ExUnknown,
-    ];
-    shapes.extend(ExKind::ALL.iter().map(|&k| Shape::Ex(k)));
-    proptest::sample::select(shapes)
-}
-
-/// Any message: every kind of versions 1 and 2, every typed EX message and unknown ones.
+/// Any message: every kind of versions 1 and 2 (each equally likely, the typed EX records
+/// and untyped ones among EX), built from the description in [`records`](super::records).
 pub fn message() -> impl Strategy<Value = GeneratedMessage> {
-    (
-        shape(),
-        proptest::array::uniform12(int()),
-        any::<u128>(),
-        str_bytes(24),
-        vec(any::<u8>(), 0..48),
-        vec(str_bytes(8), 0..4),
-    )
-        .prop_map(|(shape, ints, uuid, text, data, args)| {
-            let mut uuid = Uuid::from_u128(uuid);
-            if shape == Shape::ExUnknown && ExKind::from_uuid(uuid).is_some() {
-                uuid = Uuid::nil();
-            }
-            let blob = if shape == Shape::ConsoleCommand {
-                args.iter()
-                    .flat_map(|a| a.iter().copied().chain([0]))
-                    .collect()
-            } else {
-                data
-            };
-            GeneratedMessage {
-                shape,
-                ints,
-                uuid,
-                text,
-                blob,
-            }
-        })
+    let player_diff = (int(), int(), int())
+        .prop_map(|(cid, dx, dy)| MessageLayout::PlayerDiff(layout::PlayerDiff { cid, dx, dy }));
+    let mut kinds = table_messages();
+    kinds.push(player_diff.boxed());
+    kinds.push(ex().prop_map(MessageLayout::Ex).boxed());
+    proptest::strategy::Union::new(kinds).prop_map(|mut message| {
+        // Player records with client ids a reader numbers ticks by.
+        match &mut message {
+            MessageLayout::PlayerDiff(m) => m.cid = player_cid(m.cid),
+            MessageLayout::PlayerNew(m) => m.cid = player_cid(m.cid),
+            MessageLayout::PlayerOld(m) => m.cid = player_cid(m.cid),
+            _ => {}
+        }
+        GeneratedMessage(message)
+    })
 }
 
 /// Header text: any characters, with control characters, quotes, backslashes and slashes
