@@ -11,14 +11,19 @@ use super::error::{ReadError, ReadErrorKind};
 use super::format::*;
 use super::payload::MAX_PAYLOAD_BYTES;
 use crate::codec::string::FixedStr;
-use binrw::BinRead;
+use binrw::{BinRead, binrw};
 use std::io::{self, Cursor, Read};
 
 /// Ticks must stay below this (DDNet's `MAX_TICK`).
 pub const MAX_TICK: i64 = 0x6FFF_FFFF;
 
 /// Everything before the embedded map: version header, header, and the blocks the
-/// version calls for.
+/// version calls for, as one declarative layout (read and written through binrw).
+///
+/// [`Prelude::parse`] reads it with typed errors; writing it (`BinWrite`) writes each block
+/// that is present.
+#[binrw]
+#[brw(big)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Prelude {
     /// Magic and version.
@@ -26,9 +31,34 @@ pub struct Prelude {
     /// The fixed header.
     pub header: Header,
     /// The timeline-marker block (versions 4 and later).
+    #[br(if(version_header.version >= FIRST_VERSION_WITH_MARKERS))]
     pub timeline_markers: Option<TimelineMarkers>,
     /// The map SHA-256 block (version 6 and later, when the file has it).
+    #[br(parse_with = read_map_sha256, args(version_header.version))]
     pub map_sha256: Option<MapSha256>,
+}
+
+/// The optional SHA-256 block of version 6: DDNet takes it to be there when its UUID is, and
+/// otherwise the map starts right here. A file that ends inside what starts like the UUID is
+/// taken as cut short rather than as a demo without the block (DDNet's own reference demo
+/// has a map of a few bytes, so "the rest is too short for the map" would not tell the two
+/// apart).
+#[binrw::parser(reader, endian)]
+fn read_map_sha256(version: u8) -> binrw::BinResult<Option<MapSha256>> {
+    if version < FIRST_VERSION_WITH_SHA256 {
+        return Ok(None);
+    }
+    let start = reader.stream_position()?;
+    let mut peek = Vec::with_capacity(SHA256_EXTENSION_UUID.len());
+    reader
+        .by_ref()
+        .take(SHA256_EXTENSION_UUID.len() as u64)
+        .read_to_end(&mut peek)?;
+    reader.seek(io::SeekFrom::Start(start))?;
+    if peek.is_empty() || peek[..] != SHA256_EXTENSION_UUID[..peek.len()] {
+        return Ok(None);
+    }
+    MapSha256::read_options(reader, endian, ()).map(Some)
 }
 
 impl Prelude {
@@ -59,18 +89,21 @@ impl Prelude {
 
     /// Parses the prelude from the start of `data`, which may hold more (the map and chunks).
     pub fn parse(data: &[u8]) -> Result<Prelude, ReadError> {
+        let cut = |offset: usize, len: usize, expected: &'static str| {
+            ReadError::new(
+                offset as u64,
+                ReadErrorKind::UnexpectedEnd {
+                    expected,
+                    needed: len as u64,
+                    available: data.len().saturating_sub(offset) as u64,
+                },
+            )
+        };
         let need = |offset: usize, len: usize, expected: &'static str| {
             if data.len() < offset + len {
-                Err(ReadError::new(
-                    offset as u64,
-                    ReadErrorKind::UnexpectedEnd {
-                        expected,
-                        needed: len as u64,
-                        available: data.len().saturating_sub(offset) as u64,
-                    },
-                ))
+                Err(cut(offset, len, expected))
             } else {
-                Ok(&data[offset..offset + len])
+                Ok(())
             }
         };
         if data.len() < 8 || data[..7] != MAGIC {
@@ -84,54 +117,30 @@ impl Prelude {
                 },
             ));
         }
-        let version_header = read_layout::<VersionHeader>(need(0, 8, "the version header")?);
-        let version = version_header.version;
+        let version = data[7];
         if version < OLDEST_VERSION {
             return Err(ReadError::new(
                 7,
                 ReadErrorKind::UnsupportedVersion { version },
             ));
         }
-        let header = read_layout::<Header>(need(8, HEADER_SIZE - 8, "the demo header")?);
-        check_terminated(&header)?;
-        let mut offset = HEADER_SIZE;
-        let timeline_markers = if version >= FIRST_VERSION_WITH_MARKERS {
-            let block = need(offset, TIMELINE_MARKERS_SIZE, "the timeline-marker block")?;
-            offset += TIMELINE_MARKERS_SIZE;
-            Some(read_layout::<TimelineMarkers>(block))
-        } else {
-            None
-        };
-        // DDNet treats the SHA-256 block as optional: when the UUID is not there, the map
-        // starts right here. A file that ends inside the UUID is taken as cut short rather
-        // than as a demo without the block (DDNet's own reference demo has a map of a few
-        // bytes, so "the rest is too short for the map" would not tell the two apart).
-        let rest = &data[offset.min(data.len())..];
-        let has_sha_uuid = version >= FIRST_VERSION_WITH_SHA256
-            && !rest.is_empty()
-            && rest[..rest.len().min(16)] == SHA256_EXTENSION_UUID[..rest.len().min(16)];
-        let map_sha256 = if has_sha_uuid {
-            let block = need(offset, MAP_SHA256_SIZE, "the map SHA-256 block")?;
-            Some(read_layout::<MapSha256>(block))
-        } else {
-            None
-        };
-        Ok(Prelude {
-            version_header,
-            header,
-            timeline_markers,
-            map_sha256,
-        })
+        // The fixed-size blocks are checked first so that a cut names the block it is in.
+        need(8, HEADER_SIZE - 8, "the demo header")?;
+        let mut sha_offset = HEADER_SIZE;
+        if version >= FIRST_VERSION_WITH_MARKERS {
+            need(
+                sha_offset,
+                TIMELINE_MARKERS_SIZE,
+                "the timeline-marker block",
+            )?;
+            sha_offset += TIMELINE_MARKERS_SIZE;
+        }
+        // What is left to fail is the SHA-256 block, whose UUID is there but not the rest.
+        let prelude = Prelude::read(&mut Cursor::new(data))
+            .map_err(|_| cut(sha_offset, MAP_SHA256_SIZE, "the map SHA-256 block"))?;
+        check_terminated(&prelude.header)?;
+        Ok(prelude)
     }
-}
-
-/// Reads a fixed-size layout from a slice known to be long enough.
-fn read_layout<T>(bytes: &[u8]) -> T
-where
-    T: for<'a> BinRead<Args<'a> = ()> + binrw::meta::ReadEndian,
-{
-    // The callers hand in exactly the layout's size, so this read cannot run short.
-    T::read(&mut Cursor::new(bytes)).expect("slice holds the whole layout")
 }
 
 fn check_terminated(header: &Header) -> Result<(), ReadError> {

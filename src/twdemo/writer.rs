@@ -51,14 +51,7 @@ impl<W: Write> DemoWriter<W> {
             ));
         }
         let mut head = Cursor::new(Vec::with_capacity(prelude.map_offset()));
-        prelude.version_header.write(&mut head)?;
-        prelude.header.write(&mut head)?;
-        if let Some(markers) = &prelude.timeline_markers {
-            markers.write(&mut head)?;
-        }
-        if let Some(sha) = &prelude.map_sha256 {
-            sha.write(&mut head)?;
-        }
+        prelude.write(&mut head)?;
         let mut head = head.into_inner();
         // The reader decides where the map starts from the bytes after the timeline markers
         // (in version 6, the SHA-256 block's UUID there means the block), and refuses magic,
