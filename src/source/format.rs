@@ -113,16 +113,21 @@ pub struct ViewInfo {
     pub local_view_angles2: [f32; 3],
 }
 
-/// The fixed part of a frame header: the command byte and the tick. (The stop command's
-/// tick is not read through this: real files cut it short.)
+/// The head of every frame but the stop: the command byte, the tick, and the player-slot
+/// byte in profiles that have one (the reader passes the profile's `slot_byte`). The stop
+/// command's tick is not read through this: real files cut it short.
 #[binrw]
 #[brw(little)]
+#[br(import(slot_byte: bool))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CommandHeader {
+pub struct FrameHead {
     /// Command number (its meaning depends on the profile's command table).
     pub command: u8,
     /// Tick; signed, and not monotonic.
     pub tick: i32,
+    /// The player slot (written when present: the writer checks it against the profile).
+    #[br(if(slot_byte))]
+    pub slot: Option<u8>,
 }
 
 /// What follows the view-info blocks of a `dem_signon` or `dem_packet` frame.

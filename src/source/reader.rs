@@ -8,7 +8,7 @@
 
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{
-    CommandHeader, CustomDataPrefix, GOLDSRC_MAGIC, HEADER_SIZE, Header, LengthPrefix, MAGIC,
+    CustomDataPrefix, FrameHead, GOLDSRC_MAGIC, HEADER_SIZE, Header, LengthPrefix, MAGIC,
     PacketTrailer, SOURCE2_MAGIC, UserCmdPrefix, VIEW_INFO_SIZE, ViewInfo,
 };
 use super::profile::{Command, Profile, ProfileOrigin};
@@ -248,10 +248,11 @@ pub(crate) fn step<'a>(profile: &Profile, rest: &'a [u8], eof: bool) -> Step<'a>
     let Some(head) = rest.get(..header_len) else {
         return short("a frame header", Some(header_len));
     };
-    let Ok(CommandHeader { tick, .. }) = CommandHeader::read(&mut Cursor::new(&head[..5])) else {
+    let Ok(FrameHead { tick, slot, .. }) =
+        FrameHead::read_args(&mut Cursor::new(head), (profile.slot_byte,))
+    else {
         return short("a frame header", Some(header_len));
     };
-    let slot = profile.slot_byte.then(|| head[5]);
     let mut pos = header_len;
     // Reads a fixed layout at `pos`.
     macro_rules! fixed {

@@ -14,7 +14,7 @@
 use super::error::ReadError;
 use super::error::WriteError;
 use super::format::{
-    CommandHeader, CustomDataPrefix, Header, LengthPrefix, PacketTrailer, UserCmdPrefix,
+    CustomDataPrefix, FrameHead, Header, LengthPrefix, PacketTrailer, UserCmdPrefix,
     VIEW_INFO_SIZE, ViewInfo,
 };
 use super::profile::Profile;
@@ -123,14 +123,12 @@ fn encode_unchecked(
     }
     put(
         out,
-        &CommandHeader {
+        &FrameHead {
             command: number,
             tick: frame.tick,
+            slot: frame.slot,
         },
     );
-    if let Some(slot) = frame.slot {
-        out.push(slot);
-    }
     match &frame.body {
         Body::Signon(packet) | Body::Packet(packet) => encode_packet(profile, packet, out)?,
         Body::SyncTick => {}
