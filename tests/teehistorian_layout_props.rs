@@ -245,3 +245,52 @@ fn layouts_refuse_what_reads_back_differently() {
         }
     );
 }
+
+/// The reader's items and the semantic events serialize with their place in the file and
+/// the message's own fields.
+#[test]
+fn items_and_events_serialize() {
+    use demokit::teehistorian::{Header, TeehistorianSlice, TeehistorianWriter};
+    let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+    w.write(&Message::Join { cid: 3 }).unwrap();
+    w.write(&Message::PlayerNew {
+        cid: 3,
+        x: 10,
+        y: 20,
+    })
+    .unwrap();
+    w.write(&Message::PlayerDiff {
+        cid: 3,
+        dx: 1,
+        dy: -2,
+    })
+    .unwrap();
+    w.write(&Message::NetMessage {
+        cid: 3,
+        data: &[0xab, 0x01],
+    })
+    .unwrap();
+    let bytes = w.finish().unwrap();
+    let file = TeehistorianSlice::parse(&bytes).unwrap();
+
+    let items: Vec<serde_json::Value> = file
+        .messages()
+        .map(|item| serde_json::to_value(item.unwrap()).unwrap())
+        .collect();
+    assert_eq!(items[0]["kind"], "JOIN");
+    assert_eq!(items[1]["size"], 4);
+    assert_eq!(items[1]["tick"], 1);
+    assert_eq!(items[3]["data"], "ab01");
+    assert!(items[3].get("non_canonical").is_none());
+
+    let events: Vec<serde_json::Value> = demokit::teehistorian::Events::new(file.messages())
+        .map(|event| serde_json::to_value(event.unwrap()).unwrap())
+        .collect();
+    let moved = events.iter().find(|e| e["event"] == "player_move").unwrap();
+    assert_eq!(
+        (&moved["x"], &moved["y"], &moved["dx"]),
+        (&11.into(), &18.into(), &1.into())
+    );
+    let net = events.iter().find(|e| e["event"] == "net_message").unwrap();
+    assert_eq!(net["data"], "ab01");
+}

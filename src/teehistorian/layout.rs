@@ -844,9 +844,9 @@ impl MessageLayout<'_> {
 mod serde_forms {
     //! The JSON forms of the field encodings.
 
-    use super::{Bytes, Ex, Message, NulStr, StrList};
+    use super::{Bytes, Ex, Message, NulStr, RawStr, StrList};
     use serde::de::{self, Deserializer, SeqAccess, Visitor};
-    use serde::ser::{SerializeSeq, Serializer};
+    use serde::ser::Serializer;
     use serde::{Deserialize, Serialize};
     use std::borrow::Cow;
     use std::fmt;
@@ -867,10 +867,7 @@ mod serde_forms {
 
     impl Serialize for NulStr<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            match std::str::from_utf8(&self.0) {
-                Ok(text) => serializer.serialize_str(text),
-                Err(_) => serializer.collect_seq(self.0.iter()),
-            }
+            RawStr(&self.0).serialize(serializer)
         }
     }
 
@@ -918,12 +915,7 @@ mod serde_forms {
 
     impl Serialize for StrList<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let args = self.args();
-            let mut seq = serializer.serialize_seq(Some(args.len()))?;
-            for arg in args.iter() {
-                seq.serialize_element(&NulStr(Cow::Borrowed(arg.0)))?;
-            }
-            seq.end()
+            self.args().serialize(serializer)
         }
     }
 

@@ -64,6 +64,36 @@ impl fmt::Debug for RawStr<'_> {
     }
 }
 
+/// With feature `serde`: a JSON string when the bytes are UTF-8 (as DDNet writes), else an
+/// array of byte values, so that nothing is lost (the form of
+/// [`NulStr`](super::layout::NulStr)).
+#[cfg(feature = "serde")]
+impl serde::Serialize for RawStr<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.to_str() {
+            Ok(text) => serializer.serialize_str(text),
+            Err(_) => serializer.collect_seq(self.0.iter()),
+        }
+    }
+}
+
+/// With feature `serde`: an array of [`RawStr`]s.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Args<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+/// Serializes bytes as lowercase hex (the form of [`Bytes`](super::layout::Bytes)).
+#[cfg(feature = "serde")]
+pub(crate) fn serialize_hex<S: serde::Serializer>(
+    bytes: &&[u8],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&hex::encode(bytes))
+}
+
 /// The argument strings of a CONSOLE_COMMAND.
 ///
 /// Read from a file they are one borrowed run of NUL-terminated strings ([`Args::packed`]);

@@ -132,23 +132,45 @@ impl From<TickError> for ReadErrorKind {
 }
 
 /// A message with its place in the file.
+///
+/// With feature `serde` it is an object of `offset`, `tick`, `size` (the stored bytes),
+/// `non_canonical` and `cut_args` (when not 0), and the message's own fields
+/// ([`MessageLayout`](super::MessageLayout) describes them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MessageAt<'a> {
     /// Offset of the message's first byte from the start of the file.
     pub offset: u64,
     /// The tick the message belongs to ([`TickState`]).
     pub tick: i32,
     /// The message.
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub message: Message<'a>,
     /// The message's bytes as stored.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "size", serialize_with = "serialize_len")
+    )]
     pub raw: &'a [u8],
     /// How many of its ints were stored in a form DDNet does not write; when non-zero,
     /// encoding `message` does not give back `raw`.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
     pub non_canonical: u32,
     /// How many arguments of a CONSOLE_COMMAND that DDNet's old 2 KiB packer cut are
     /// missing ([`Message::decode_cut_console_command`]); when non-zero, encoding
     /// `message` does not give back `raw`.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
     pub cut_args: u32,
+}
+
+#[cfg(feature = "serde")]
+fn serialize_len<S: serde::Serializer>(raw: &&[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(raw.len() as u64)
+}
+
+#[cfg(feature = "serde")]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl MessageAt<'_> {

@@ -218,7 +218,14 @@ impl World {
 }
 
 /// What a message means, with positions and inputs as absolute values.
+///
+/// With feature `serde` it is an object whose `"event"` is the variant's name in snake case
+/// (`"player_move"`, `"ex"`, ...) beside its fields; strings as in
+/// [`RawStr`](super::RawStr), byte payloads in hex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "event", rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum EventKind<'a> {
     /// Every event of the tick has been yielded: [`Events::world`] is the state after it.
     /// Only from [`Events`]; ticks without messages get none.
@@ -283,6 +290,10 @@ pub enum EventKind<'a> {
         /// Client id.
         cid: i32,
         /// The packed message.
+        #[cfg_attr(
+            feature = "serde",
+            serde(serialize_with = "super::message::serialize_hex")
+        )]
         data: &'a [u8],
     },
     /// An executed console command (CONSOLE_COMMAND).
@@ -309,6 +320,7 @@ pub enum EventKind<'a> {
 
 /// One event: what a message means, with its tick and the offset of its message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Event<'a> {
     /// Offset of the message in the file; for [`EventKind::TickEnd`], the offset of the
     /// message after the tick (or the end of the file).
@@ -316,6 +328,7 @@ pub struct Event<'a> {
     /// The tick ([`TickState`](super::TickState) numbering).
     pub tick: i32,
     /// What happened.
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub kind: EventKind<'a>,
 }
 

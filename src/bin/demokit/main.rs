@@ -23,7 +23,7 @@ mod source;
 
 use clap::{Parser, Subcommand};
 use demokit::detect::{self, Format};
-use demokit::teehistorian::{self as th, Message, TeehistorianSlice, TeehistorianWriter};
+use demokit::teehistorian::{self as th, TeehistorianSlice, TeehistorianWriter};
 use demokit::twdemo::demo::{RewriteError, RewriteStats, rewrite};
 use demokit::twdemo::summary::Summary;
 use demokit::twdemo::validate::{Problem, Report, Verdict, validate};
@@ -1433,29 +1433,6 @@ fn print_dump_line(out: &mut Output, line: &DumpLine<'_>) -> Outcome {
     writeln!(out)
 }
 
-/// One teehistorian message as `demokit dump --json` prints it: where it is, then the
-/// message as the library serializes it (`"kind"`, `"ex"` for EX records, and its fields).
-#[derive(Debug, Serialize)]
-struct MessageLine<'a> {
-    /// Offset of the message's first byte.
-    offset: u64,
-    /// The tick it belongs to.
-    tick: i32,
-    /// Stored bytes.
-    size: usize,
-    /// How many of its ints are stored in a form DDNet does not write (absent when none).
-    #[serde(skip_serializing_if = "is_zero")]
-    non_canonical: u32,
-    /// The message.
-    #[serde(flatten)]
-    message: Message<'a>,
-}
-
-/// Whether `n` is 0.
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
 /// `demokit dump` on a teehistorian file.
 fn dump_teehistorian(file: &Path, data: &[u8], json: bool) -> Outcome {
     let slice = TeehistorianSlice::parse(data).map_err(|e| read_failure(file, &e))?;
@@ -1475,26 +1452,19 @@ fn dump_teehistorian(file: &Path, data: &[u8], json: bool) -> Outcome {
                 return Err(read_failure(file, &e));
             }
         };
-        let line = MessageLine {
-            offset: item.offset,
-            tick: item.tick,
-            size: item.raw.len(),
-            non_canonical: item.non_canonical,
-            message: item.message,
-        };
         if json {
-            out.json_line(&line)?;
+            out.json_line(&item)?;
         } else {
             let kind = item.message.kind_name();
-            let mut text = format!("{:>10} {:>10}  {:<15}", line.offset, line.tick, kind);
+            let mut text = format!("{:>10} {:>10}  {:<15}", item.offset, item.tick, kind);
             // The fields as the library serializes them, the kind already shown.
             if let Ok(Value::Object(fields)) = serde_json::to_value(item.message) {
                 for (key, value) in fields.iter().filter(|(k, _)| *k != "kind" && *k != "ex") {
                     let _ = write!(text, " {key}={value}");
                 }
             }
-            if line.non_canonical > 0 {
-                let _ = write!(text, " non_canonical={}", line.non_canonical);
+            if item.non_canonical > 0 {
+                let _ = write!(text, " non_canonical={}", item.non_canonical);
             }
             writeln!(out, "{}", text.trim_end())?;
         }
