@@ -221,7 +221,7 @@ impl World {
 ///
 /// With feature `serde` it is an object whose `"event"` is the variant's name in snake case
 /// (`"player_move"`, `"ex"`, ...) beside its fields; strings as in
-/// [`RawStr`](super::RawStr), byte payloads in hex.
+/// [`RawStr`], byte payloads in hex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "event", rename_all = "snake_case"))]
