@@ -294,3 +294,16 @@ fn items_and_events_serialize() {
     let net = events.iter().find(|e| e["event"] == "net_message").unwrap();
     assert_eq!(net["data"], "ab01");
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The header, the other record of the format, round-trips through serde too.
+    #[test]
+    fn header_json_round_trips(header in strategies::header()) {
+        let json = serde_json::to_string(&header).unwrap();
+        let back: demokit::teehistorian::Header = serde_json::from_str(&json)
+            .map_err(|e| TestCaseError::fail(format!("{json}: {e}")))?;
+        prop_assert_eq!(back, header);
+    }
+}
