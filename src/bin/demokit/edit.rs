@@ -3,7 +3,8 @@
 //! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
-use super::{Exit, Outcome, Output, Stop, complain, read_failure, row};
+use super::output::{Output, complain, read_failure, row};
+use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::twdemo::DemoSlice;
 use demokit::twdemo::convert::convert;

@@ -2,7 +2,8 @@
 //! rest of the CLI, it only prints what [`demokit::source`] returns.
 
 use super::destination::{Destination, write_output};
-use super::{Exit, Failure, Outcome, Output, Stop, complain, read_failure, row};
+use super::output::{Failure, Output, complain, read_failure, row};
+use super::{Exit, Outcome, Stop};
 use demokit::source::repair::{RepairOptions, repair};
 use demokit::source::summary::Summary;
 use demokit::source::{self, Body, ReadErrorKind, SourceSlice};
