@@ -6,11 +6,11 @@ use super::destination::{Destination, write_output};
 use super::output::{Output, complain, read_failure, row};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
-use demokit::twdemo::DemoSlice;
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::repair::{extract_map, repair};
 use demokit::twdemo::replay::SnapshotReplay;
 use demokit::twdemo::trim::trim;
+use demokit::twdemo::{DemoSlice, SnapshotBuf};
 use serde::Serialize;
 use std::fmt::{Display, Write as _};
 use std::path::Path;
@@ -314,43 +314,16 @@ pub(crate) fn trim_file(
     })
 }
 
-/// One snapshot item as `dump --snapshots --json` prints it.
-#[derive(Debug, Serialize)]
-struct ItemJson<'a> {
-    /// The item type (the internal one, 0x7fff downwards, for an extended type).
-    #[serde(rename = "type")]
-    type_id: i32,
-    /// The extended type's UUID, when the type is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uuid: Option<String>,
-    /// The item id.
-    id: i32,
-    /// The data ints.
-    data: &'a [i32],
-}
-
-/// One tick as `dump --snapshots --json` prints it.
-#[derive(Debug, Serialize)]
-struct TickJson<'a> {
-    /// The tick.
-    tick: i32,
-    /// Whether its marker is a keyframe.
-    keyframe: bool,
-    /// Offset of the tick marker.
-    offset: u64,
-    /// Messages of the tick.
-    messages: usize,
-    /// The items, by type and id (`null` before the first snapshot).
-    items: Option<Vec<ItemJson<'a>>>,
-}
-
-/// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id.
+/// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id;
+/// in JSON the library's [`ReplayedTick`](demokit::twdemo::replay::ReplayedTick) (see its
+/// docs for the fields).
 pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
     let demo = DemoSlice::parse(data).map_err(|e| read_failure(file, &e))?;
     let mut replay = SnapshotReplay::new(&demo);
     let mut out = Output::new();
+    let mut sorted = SnapshotBuf::new();
     while let Some(tick) = replay.next() {
-        let tick = match tick {
+        let mut tick = match tick {
             Ok(tick) => tick,
             Err(e) => {
                 out.flush()?;
@@ -358,45 +331,28 @@ pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
                 return Err(Stop(Exit::Invalid));
             }
         };
-        let items = tick.snapshot.map(|snapshot| {
-            let mut items: Vec<ItemJson<'_>> = snapshot
-                .items()
-                .map(|item| ItemJson {
-                    type_id: item.type_id,
-                    uuid: snapshot
-                        .extended_type_uuid(item.type_id)
-                        .map(|u| u.to_string()),
-                    id: item.id,
-                    data: item.data,
-                })
-                .collect();
-            items.sort_by_key(|i| (i.type_id, i.id));
-            items
-        });
-        let line = TickJson {
-            tick: tick.tick,
-            keyframe: tick.keyframe,
-            offset: tick.offset,
-            messages: tick.messages,
-            items,
-        };
+        if let Some(snapshot) = tick.snapshot {
+            sorted.copy_from(snapshot);
+            sorted.sort_by_key();
+            tick.snapshot = Some(sorted.as_snapshot());
+        }
         if json {
-            out.json_line(&line)?;
+            out.json_line(&tick)?;
             continue;
         }
         let mut text = format!(
             "tick {}{} at byte {}: ",
-            line.tick,
-            if line.keyframe { " (keyframe)" } else { "" },
-            line.offset
+            tick.tick,
+            if tick.keyframe { " (keyframe)" } else { "" },
+            tick.offset
         );
-        match &line.items {
+        match &tick.snapshot {
             None => text.push_str("no snapshot yet\n"),
-            Some(items) => {
-                let _ = writeln!(text, "{} items, {} messages", items.len(), line.messages);
-                for item in items {
+            Some(snapshot) => {
+                let _ = writeln!(text, "{} items, {} messages", snapshot.len(), tick.messages);
+                for item in snapshot.items() {
                     let _ = write!(text, "  {:>5}:{:<5}", item.type_id, item.id);
-                    if let Some(uuid) = &item.uuid {
+                    if let Some(uuid) = snapshot.extended_type_uuid(item.type_id) {
                         let _ = write!(text, " ({uuid})");
                     }
                     for v in item.data {

@@ -7,7 +7,6 @@ use super::{Exit, Outcome, Stop};
 use demokit::source::repair::{RepairOptions, repair};
 use demokit::source::summary::Summary;
 use demokit::source::{self, Body, ReadErrorKind, SourceSlice};
-use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
@@ -81,46 +80,8 @@ pub(crate) fn summary_text(out: &mut String, s: &Summary) {
     }
 }
 
-/// One frame as `demokit dump --json` prints it.
-#[derive(Debug, Serialize)]
-struct FrameLine<'a> {
-    /// Offset of the command byte.
-    offset: u64,
-    /// Bytes of the whole frame.
-    size: usize,
-    /// "signon", "packet", ...
-    command: &'static str,
-    /// The tick.
-    tick: i32,
-    /// The player-slot byte, if the profile has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    slot: Option<u8>,
-    /// Payload bytes (network data, command text, tables).
-    payload: usize,
-    /// Command-specific fields.
-    #[serde(flatten)]
-    fields: Fields<'a>,
-}
-
-/// The fields `dump` shows per command.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum Fields<'a> {
-    /// Signon and packet frames.
-    Packet { seq_in: i32, seq_out: i32 },
-    /// Console commands: the text.
-    Text { text: String },
-    /// User commands: the sequence number.
-    UserCmd { sequence: i32 },
-    /// Custom data: the callback index.
-    CustomData { callback: i32 },
-    /// The stop command: its tail in hex.
-    Stop { tail: &'a str },
-    /// Nothing more.
-    None {},
-}
-
-/// `demokit dump` on a Source demo.
+/// `demokit dump` on a Source demo: one line per frame, in JSON the library's
+/// [`FrameAt`](demokit::source::FrameAt) (see its docs for the fields).
 pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
     let slice = SourceSlice::parse(data).map_err(|e| read_failure(file, &e))?;
     let mut out = Output::new();
@@ -139,67 +100,36 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
                 return Err(read_failure(file, &e));
             }
         };
-        let frame = &item.frame;
-        let tail;
-        let fields = match &frame.body {
-            Body::Signon(p) | Body::Packet(p) => Fields::Packet {
-                seq_in: p.seq_in,
-                seq_out: p.seq_out,
-            },
-            Body::ConsoleCmd(text) => {
-                let text = text.strip_suffix(b"\0").unwrap_or(text);
-                Fields::Text {
-                    text: String::from_utf8_lossy(text).into_owned(),
-                }
-            }
-            Body::UserCmd { sequence, .. } => Fields::UserCmd {
-                sequence: *sequence,
-            },
-            Body::CustomData { callback, .. } => Fields::CustomData {
-                callback: *callback,
-            },
-            Body::Stop { tail: bytes } => {
-                tail = hex::encode(bytes);
-                Fields::Stop { tail: &tail }
-            }
-            Body::SyncTick | Body::DataTables(_) | Body::StringTables(_) => Fields::None {},
-        };
-        let line = FrameLine {
-            offset: item.offset,
-            size: item.len,
-            command: frame.command().name(),
-            tick: frame.tick,
-            slot: frame.slot,
-            payload: frame.payload().len(),
-            fields,
-        };
         if json {
-            out.json_line(&line)?;
-        } else {
-            let mut text = format!(
-                "{:>10} {:>8} {:>8}  {:<12} {:>8} ",
-                line.offset, line.size, line.tick, line.command, line.payload
-            );
-            match &line.fields {
-                Fields::Packet { seq_in, seq_out } => {
-                    let _ = write!(text, " seq_in={seq_in} seq_out={seq_out}");
-                }
-                Fields::Text { text: t } => {
-                    let _ = write!(text, " {t:?}");
-                }
-                Fields::UserCmd { sequence } => {
-                    let _ = write!(text, " sequence={sequence}");
-                }
-                Fields::CustomData { callback } => {
-                    let _ = write!(text, " callback={callback}");
-                }
-                Fields::Stop { tail } => {
-                    let _ = write!(text, " tail={tail}");
-                }
-                Fields::None {} => {}
-            }
-            writeln!(out, "{}", text.trim_end())?;
+            out.json_line(&item)?;
+            continue;
         }
+        let frame = &item.frame;
+        let mut text = format!(
+            "{:>10} {:>8} {:>8}  {:<12} {:>8} ",
+            item.offset,
+            item.len,
+            frame.tick,
+            frame.command().name(),
+            frame.payload().len()
+        );
+        let _ = match &frame.body {
+            Body::Signon(p) | Body::Packet(p) => {
+                write!(text, " seq_in={} seq_out={}", p.seq_in, p.seq_out)
+            }
+            Body::ConsoleCmd(bytes) => {
+                let bytes = bytes.strip_suffix(b"\0").unwrap_or(bytes);
+                // Quoted and escaped as a JSON string: control characters stay visible.
+                let quoted =
+                    serde_json::to_string(&String::from_utf8_lossy(bytes)).unwrap_or_default();
+                write!(text, " {quoted}")
+            }
+            Body::UserCmd { sequence, .. } => write!(text, " sequence={sequence}"),
+            Body::CustomData { callback, .. } => write!(text, " callback={callback}"),
+            Body::Stop { tail } => write!(text, " tail={}", hex::encode(tail)),
+            Body::SyncTick | Body::DataTables(_) | Body::StringTables(_) => Ok(()),
+        };
+        writeln!(out, "{}", text.trim_end())?;
     }
     out.flush()
 }

@@ -7,7 +7,8 @@ use super::{Exit, Outcome, Stop};
 use demokit::twdemo::demo::{self, RewriteError, RewriteStats};
 use demokit::twdemo::summary::Summary;
 use demokit::twdemo::{
-    Chunk, ChunkAt, DemoSlice, PayloadDecoder, ReadError, ReadErrorKind, WriteError,
+    Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoSlice, PayloadDecoder, ReadError, ReadErrorKind,
+    WriteError,
 };
 use serde::Serialize;
 use std::io::{self, Write};
@@ -142,29 +143,22 @@ fn map_text(out: &mut String, s: &Summary) {
     }
 }
 
-/// One chunk as `demokit dump --json` prints it.
+/// One chunk as `demokit dump --json` prints it: the library's [`ChunkAt`] (offset,
+/// stored header, and the tick marker's or data chunk's fields), the tick a data chunk
+/// belongs to, and its decoded payload or why it did not decode.
 #[derive(Debug, Serialize)]
 struct DumpLine<'a> {
-    /// Offset of the chunk header.
-    offset: u64,
-    /// The current tick (`null` before the first tick marker).
+    /// The chunk as read.
+    #[serde(flatten)]
+    chunk: ChunkAt<'a>,
+    /// For a data chunk: the tick of the last tick marker before it (absent before the
+    /// first; a tick marker carries its own `tick`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     tick: Option<i32>,
-    /// "tick", "snapshot", "delta", "message" or "unknown".
-    kind: &'static str,
-    /// For a tick marker: whether it is a keyframe.
+    /// The decoded payload of a data chunk (chunks of the unknown type are not decoded:
+    /// players skip them, and their payload need not be a Huffman stream at all).
     #[serde(skip_serializing_if = "Option::is_none")]
-    keyframe: Option<bool>,
-    /// Stored payload bytes (0 for a tick marker).
-    raw_size: usize,
-    /// Bytes after decoding (4 per int); absent if the payload was not decoded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    decoded_size: Option<usize>,
-    /// The decoded ints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ints: Option<&'a [i32]>,
-    /// The stored payload in hex, for chunks of the unknown type (which are not decoded).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raw_hex: Option<String>,
+    decoded: Option<DecodedPayload<'a>>,
     /// Why the payload could not be decoded.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -197,13 +191,27 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
                 return Err(read_failure(file, &e));
             }
         };
-        if let Chunk::Tick(marker) = item.chunk {
-            tick = Some(marker.tick);
+        let mut line = DumpLine {
+            chunk: item,
+            tick: None,
+            decoded: None,
+            error: None,
+        };
+        match item.chunk {
+            Chunk::Tick(marker) => tick = Some(marker.tick),
+            Chunk::Data(d) => {
+                line.tick = tick;
+                if d.kind != ChunkKind::Unknown {
+                    match decoder.decode(d.payload) {
+                        Ok(decoded) => line.decoded = Some(decoded),
+                        Err(e) => line.error = Some(e.to_string()),
+                    }
+                }
+            }
         }
-        let line = dump_line(&item, tick, &mut decoder);
         if let Some(error) = &line.error {
             undecodable += 1;
-            first_undecodable.get_or_insert_with(|| (line.offset, error.clone()));
+            first_undecodable.get_or_insert_with(|| (item.offset, error.clone()));
         }
         if json {
             out.json_line(&line)?;
@@ -228,57 +236,33 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
     }
 }
 
-/// Describes one chunk, decoding its payload with `decoder`.
-fn dump_line<'d>(
-    item: &ChunkAt<'_>,
-    tick: Option<i32>,
-    decoder: &'d mut PayloadDecoder,
-) -> DumpLine<'d> {
-    let mut line = DumpLine {
-        offset: item.offset,
-        tick,
-        kind: "tick",
-        keyframe: None,
-        raw_size: 0,
-        decoded_size: None,
-        ints: None,
-        raw_hex: None,
-        error: None,
-    };
-    match item.chunk {
-        Chunk::Tick(marker) => line.keyframe = Some(marker.keyframe),
-        Chunk::Data(d) => {
-            line.kind = d.kind.name();
-            line.raw_size = d.payload.len();
-            if d.kind == demokit::twdemo::ChunkKind::Unknown {
-                // Players skip this type; its payload need not be a Huffman stream at all.
-                line.raw_hex = Some(hex::encode(d.payload));
-            } else {
-                match decoder.decode(d.payload) {
-                    Ok(decoded) => {
-                        line.decoded_size = Some(decoded.ints.len() * 4);
-                        line.ints = Some(decoded.ints);
-                    }
-                    Err(e) => line.error = Some(e.to_string()),
-                }
-            }
-        }
-    }
-    line
-}
-
-/// Prints one chunk as a text line.
+/// Prints one chunk as a text line: offset, tick, kind, then for a data chunk its stored
+/// and decoded sizes and the first ints (or the stored bytes of an undecoded chunk).
 fn print_dump_line(out: &mut Output, line: &DumpLine<'_>) -> Outcome {
+    let offset = line.chunk.offset;
+    let d = match line.chunk.chunk {
+        Chunk::Tick(marker) => {
+            let keyframe = if marker.keyframe { " keyframe" } else { "" };
+            return writeln!(
+                out,
+                "{offset:>10} {:>10}  {:<8}{keyframe}",
+                marker.tick, "tick"
+            );
+        }
+        Chunk::Data(d) => d,
+    };
     let tick = line.tick.map_or_else(|| "-".to_string(), |t| t.to_string());
-    write!(out, "{:>10} {:>10}  {:<8}", line.offset, tick, line.kind)?;
-    if let Some(keyframe) = line.keyframe {
-        return writeln!(out, "{}", if keyframe { " keyframe" } else { "" });
-    }
     let decoded = line
-        .decoded_size
-        .map_or_else(|| "-".to_string(), |n| n.to_string());
-    write!(out, " {:>6} {:>7}  ", line.raw_size, decoded)?;
-    if let Some(ints) = line.ints {
+        .decoded
+        .map_or_else(|| "-".to_string(), |p| (4 * p.ints.len()).to_string());
+    write!(
+        out,
+        "{offset:>10} {tick:>10}  {:<8} {:>6} {decoded:>7}  ",
+        d.kind.name(),
+        d.payload.len()
+    )?;
+    if let Some(decoded) = line.decoded {
+        let ints = decoded.ints;
         let shown = &ints[..ints.len().min(TEXT_INTS_SHOWN)];
         let list: Vec<String> = shown.iter().map(i32::to_string).collect();
         write!(out, "[{}", list.join(" "))?;
@@ -286,15 +270,14 @@ fn print_dump_line(out: &mut Output, line: &DumpLine<'_>) -> Outcome {
             write!(out, " ... +{} more", ints.len() - shown.len())?;
         }
         write!(out, "]")?;
-    }
-    if let Some(hex) = &line.raw_hex {
-        let cut = hex.len().min(2 * TEXT_INTS_SHOWN * 4);
-        write!(
-            out,
-            "raw {}{}",
-            &hex[..cut],
-            if cut < hex.len() { "..." } else { "" }
-        )?;
+    } else if line.error.is_none() {
+        let shown = &d.payload[..d.payload.len().min(TEXT_INTS_SHOWN * 4)];
+        let more = if shown.len() < d.payload.len() {
+            "..."
+        } else {
+            ""
+        };
+        write!(out, "raw {}{more}", hex::encode(shown))?;
     }
     if let Some(error) = &line.error {
         write!(out, "error: {error}")?;
