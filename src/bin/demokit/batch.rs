@@ -5,8 +5,8 @@
 //! What a job does with its file is the command's business ([`super::info`],
 //! [`super::validate`]).
 
-use super::input::{format_id, supported};
-use super::output::{ErrorJson, Output, complaint, json_line};
+use super::input::{Input, format_id, is_stdin, supported};
+use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
 use super::{Exit, Outcome, Stop};
 use demokit::detect::{self, Format};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,7 +24,8 @@ use std::sync::mpsc;
 pub(crate) struct Job {
     /// The file.
     pub(crate) path: PathBuf,
-    /// Found while searching a directory: skipped unless it is a demo or teehistorian file.
+    /// Found while searching a directory: skipped unless it is a Teeworlds demo,
+    /// teehistorian file or Source demo.
     found: bool,
     /// Settled while searching: skipped, or an error that stopped the search there.
     settled: Option<Settled>,
@@ -45,7 +46,7 @@ fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
     let mut jobs = Vec::new();
     let mut batch = paths.len() > 1;
     for path in paths {
-        if path.is_dir() {
+        if !is_stdin(path) && path.is_dir() {
             batch = true;
             search(path, &mut jobs);
         } else {
@@ -121,7 +122,7 @@ pub(crate) enum Status {
     /// Read (and, for `validate`, accepted).
     #[default]
     Ok,
-    /// Found in a directory but not a demo or teehistorian file.
+    /// Found in a directory but not a Teeworlds demo, teehistorian file or Source demo.
     Skipped,
     /// Failed, earning this exit status.
     Failed(Exit),
@@ -131,7 +132,8 @@ pub(crate) enum Status {
 #[derive(Debug, Serialize)]
 struct FailedJson {
     /// The file.
-    file: String,
+    #[serde(flatten)]
+    file: FileJson,
     /// Its format, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     format: Option<&'static str>,
@@ -143,7 +145,8 @@ struct FailedJson {
 #[derive(Debug, Serialize)]
 struct SkippedJson<'a> {
     /// The file.
-    file: String,
+    #[serde(flatten)]
+    file: FileJson,
     /// Why it was skipped.
     skipped: &'a str,
 }
@@ -164,7 +167,7 @@ impl Done {
         };
         let out = if json {
             json_line(&FailedJson {
-                file: file.display().to_string(),
+                file: FileJson::of(file),
                 format: format.map(format_id),
                 error: ErrorJson { offset, message },
             })
@@ -182,7 +185,7 @@ impl Done {
     fn skipped(file: &Path, why: &str, json: bool) -> Done {
         let out = if json {
             json_line(&SkippedJson {
-                file: file.display().to_string(),
+                file: FileJson::of(file),
                 skipped: why,
             })
         } else {
@@ -208,10 +211,10 @@ pub(crate) fn read_rest(
     job: &Job,
     json: bool,
     mut data: Vec<u8>,
-    mut file: std::fs::File,
+    mut file: Input,
 ) -> Result<Vec<u8>, Done> {
-    if let Ok(meta) = file.metadata() {
-        data.reserve_exact(usize::try_from(meta.len()).unwrap_or(0).saturating_sub(16));
+    if let Some(len) = file.len_hint() {
+        data.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_sub(16));
     }
     file.read_to_end(&mut data).map_err(|e| {
         let message = format!("cannot read: {e}");
@@ -222,7 +225,7 @@ pub(crate) fn read_rest(
 
 /// Opens a job's file and reads its magic: the format, the bytes read so far and the file
 /// positioned after them, or what ends the job already (a skip or a failure).
-pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, std::fs::File), Done> {
+pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, Input), Done> {
     let path = &job.path;
     match &job.settled {
         Some(Settled::Skip(why)) => return Err(Done::skipped(path, why, json)),
@@ -235,7 +238,7 @@ pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, std::f
         let message = format!("cannot read: {e}");
         Done::failed(path, None, Exit::Io, None, message, json)
     };
-    let mut file = std::fs::File::open(path).map_err(cannot_read)?;
+    let mut file = Input::open(path).map_err(cannot_read)?;
     // The magic first, so that a file skipped for its format is not read whole.
     let mut data = Vec::new();
     (&mut file)
@@ -247,7 +250,7 @@ pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, std::f
         Err(why) if job.found => {
             let why = match detect::detect(&data) {
                 None if !data.is_empty() => {
-                    "unknown format (neither a demo nor a teehistorian file)"
+                    "unknown format (not a Teeworlds demo, teehistorian file or Source demo)"
                 }
                 _ => &why,
             };
@@ -274,7 +277,7 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
         };
     }
     if jobs.is_empty() {
-        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = paths.iter().map(|p| shown_name(p)).collect();
         let _ = writeln!(
             io::stderr().lock(),
             "demokit: no files found in {}",
@@ -316,7 +319,7 @@ fn progress_bar(len: usize) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {pos}/{len} files, {eta} left",
+        "{elapsed_precise} [{wide_bar}] {pos}/{len} files{msg}, {eta} left",
     )
     .map(|style| style.progress_chars("=> "))
     .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -335,28 +338,27 @@ struct Tally {
 }
 
 impl Tally {
-    /// Prints the closing note: how many files were skipped, and which failed.
+    /// Prints the closing note when a file was skipped or failed: the files counted as the
+    /// progress bar counts them (every path of the batch), how they went, and which failed.
+    /// E.g. `demokit: 11 files: 5 ok, 3 skipped, 3 failed:` and the failed files.
     fn report(&self, total: usize) {
-        let mut text = String::new();
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
-        if self.skipped > 0 {
-            let _ = writeln!(
-                text,
-                "demokit: {} file{} skipped (not a demo or teehistorian file)",
-                self.skipped,
-                plural(self.skipped)
-            );
+        if self.skipped == 0 && self.failed.is_empty() {
+            return;
         }
-        if !self.failed.is_empty() {
-            let read = total - self.skipped;
-            let _ = writeln!(
-                text,
-                "demokit: {} of {read} file{} failed:",
-                self.failed.len(),
-                plural(read)
-            );
+        let ok = total - self.skipped - self.failed.len();
+        let mut text = format!(
+            "demokit: {total} file{}: {ok} ok",
+            if total == 1 { "" } else { "s" }
+        );
+        if self.skipped > 0 {
+            let _ = write!(text, ", {} skipped", self.skipped);
+        }
+        if self.failed.is_empty() {
+            text.push('\n');
+        } else {
+            let _ = writeln!(text, ", {} failed:", self.failed.len());
             for path in &self.failed {
-                let _ = writeln!(text, "  {}", path.display());
+                let _ = writeln!(text, "  {}", shown_name(path));
             }
         }
         let _ = io::stderr().lock().write_all(text.as_bytes());
@@ -399,6 +401,8 @@ fn print_in_order(
                     Status::Failed(exit) => {
                         tally.failed.push(jobs[next].path.clone());
                         tally.worst = tally.worst.max(exit);
+                        // Counted as the closing note counts them.
+                        bar.set_message(format!(", {} failed", tally.failed.len()));
                     }
                 }
                 next += 1;

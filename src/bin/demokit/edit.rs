@@ -3,21 +3,27 @@
 //! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
-use super::output::{Output, complain, read_failure, row};
+use super::output::{Output, complain, name_of, read_failure, row, tick_list};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::repair::{extract_map, repair};
 use demokit::twdemo::replay::SnapshotReplay;
-use demokit::twdemo::trim::trim;
+use demokit::twdemo::trim::{RangeBound, RangeError, RuleSource, resolve_range, trim};
 use demokit::twdemo::{DemoSlice, SnapshotBuf};
 use serde::Serialize;
 use std::fmt::{Display, Write as _};
 use std::path::Path;
 
-/// Prints `report` as one JSON line, or as `key value` rows given by `rows`.
-fn print_report<T: Serialize>(report: &T, json: bool, rows: impl FnOnce(&mut String)) -> Outcome {
-    let mut out = Output::new();
+/// Prints `report` as one JSON line, or as `key value` rows given by `rows`: on stdout, or
+/// on stderr when the command's output file goes to stdout.
+fn print_report<T: Serialize>(
+    output: &Destination,
+    report: &T,
+    json: bool,
+    rows: impl FnOnce(&mut String),
+) -> Outcome {
+    let mut out = Output::for_report(output.is_stdout());
     if json {
         out.json_line(report)?;
     } else {
@@ -44,25 +50,17 @@ pub(crate) fn convert_file(
 ) -> Outcome {
     let (bytes, report) = convert(data, version).map_err(|e| refused(input, "convert", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         row(
             t,
             "version",
             format_args!("{} -> {}", report.from_version, report.to_version),
         );
-        row(
-            t,
-            "timeline markers",
-            format_args!("{:?}", report.timeline_markers),
-        );
+        row(t, "timeline markers", name_of(&report.timeline_markers));
         if !report.markers_dropped.is_empty() {
-            row(
-                t,
-                "markers dropped",
-                format_args!("{:?}", report.markers_dropped),
-            );
+            row(t, "markers dropped", tick_list(&report.markers_dropped));
         }
-        row(t, "map sha256", format_args!("{:?}", report.sha256));
+        row(t, "map sha256", name_of(&report.sha256));
         row(
             t,
             "tick markers",
@@ -88,7 +86,7 @@ pub(crate) fn convert_file(
 pub(crate) fn repair_demo(input: &Path, output: &Destination, data: &[u8], json: bool) -> Outcome {
     let (bytes, report) = repair(data).map_err(|e| refused(input, "repair", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         if !report.changed() {
             row(t, "unchanged", "the demo was already complete");
         }
@@ -114,11 +112,7 @@ pub(crate) fn repair_demo(input: &Path, output: &Destination, data: &[u8], json:
             format_args!("{} -> {} s", report.old_length, report.new_length),
         );
         if !report.markers_dropped.is_empty() {
-            row(
-                t,
-                "markers dropped",
-                format_args!("{:?}", report.markers_dropped),
-            );
+            row(t, "markers dropped", tick_list(&report.markers_dropped));
         }
     })
 }
@@ -133,7 +127,7 @@ pub(crate) fn repair_teehistorian(
     let (bytes, report) =
         demokit::teehistorian::repair(data).map_err(|e| refused(input, "repair", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         if !report.changed() {
             row(t, "unchanged", "the file was already finished");
         }
@@ -215,7 +209,7 @@ pub(crate) fn extract_map_file(
         Ok(facts) => summary.facts = Some(facts),
         Err(e) => summary.datafile_error = Some(e.to_string()),
     }
-    print_report(&summary, json, |t| {
+    print_report(output, &summary, json, |t| {
         row(t, "map", &map.name);
         row(
             t,
@@ -267,18 +261,27 @@ pub(crate) fn extract_map_file(
     })
 }
 
-/// `demokit trim IN OUT --from TICK --to TICK`.
+/// `demokit trim IN OUT [--from BOUND] [--to BOUND]`: the bounds resolved to ticks by the
+/// library, an empty range a usage error.
 pub(crate) fn trim_file(
     input: &Path,
     output: &Destination,
     data: &[u8],
-    from: i32,
-    to: i32,
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
     json: bool,
 ) -> Outcome {
+    let (from, to) = resolve_range(data, from, to).map_err(|e| match e {
+        RangeError::Read(e) => read_failure(input, &e),
+        RangeError::NoTicks => refused(input, "trim", e),
+        usage => {
+            complain(input, format_args!("cannot trim: {usage}"));
+            Stop(Exit::Usage)
+        }
+    })?;
     let (bytes, report) = trim(data, from, to).map_err(|e| refused(input, "trim", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         row(
             t,
             "ticks",
@@ -301,15 +304,18 @@ pub(crate) fn trim_file(
             ),
         );
         row(t, "messages", report.messages);
-        row(
-            t,
-            "timeline markers",
-            format_args!("{:?}", report.timeline_markers),
-        );
+        row(t, "timeline markers", tick_list(&report.timeline_markers));
+        let source = match report.rule_source {
+            RuleSource::Given => "given".to_string(),
+            RuleSource::Detected { offset } => format!("as the chunk at byte {offset}"),
+            RuleSource::Fallback => {
+                "no chunk tells the rules apart; the usual one for the version".to_string()
+            }
+        };
         row(
             t,
             "huffman rule",
-            format_args!("{:?} ({:?})", report.huffman_rule, report.rule_source),
+            format_args!("{} ({source})", name_of(&report.huffman_rule)),
         );
     })
 }

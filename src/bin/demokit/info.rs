@@ -1,7 +1,7 @@
 //! `demokit info` on one file: the format's summary as text or one JSON line.
 
 use super::batch::{Done, Job, Status, open_job, read_rest};
-use super::output::{ErrorJson, Failure, complaint, json_line, row};
+use super::output::{ErrorJson, Failure, FileJson, complaint, json_line, row, shown_name};
 use super::{source, teehistorian, twdemo};
 use demokit::detect::Format;
 use serde::Serialize;
@@ -58,7 +58,8 @@ pub(crate) fn info_job(job: &Job, json: bool, batch: bool) -> Done {
 #[derive(Debug, Serialize)]
 struct InfoJson<'a, S: Serialize> {
     /// The file.
-    file: String,
+    #[serde(flatten)]
+    file: FileJson,
     /// The summary of everything before the error.
     #[serde(flatten)]
     summary: &'a S,
@@ -80,13 +81,13 @@ fn info_done<S: Serialize>(
     let mut done = Done::default();
     if json {
         done.out = json_line(&InfoJson {
-            file: file.display().to_string(),
+            file: FileJson::of(file),
             summary,
             error: error.map(ErrorJson::of),
         });
     } else {
         if batch {
-            row(&mut done.out, "file", file.display());
+            row(&mut done.out, "file", shown_name(file));
         }
         text(&mut done.out);
         if let Some(e) = error {

@@ -37,6 +37,7 @@ mod validate;
 use batch::run_jobs;
 use clap::{Parser, Subcommand};
 use demokit::detect::Format;
+use demokit::twdemo::trim::RangeBound;
 use destination::{Destination, EditOutputArgs, OutputArgs};
 use input::load_supported;
 use output::complain;
@@ -54,10 +55,16 @@ formats and are refused.
 
 `info` and `validate` take several files and directories. Directories are searched
 recursively for recordings of the supported formats by their magic bytes; any other file found
-there is named on stderr as skipped. The files are read in parallel on all cores and
-reported in sorted path order (with --json: one JSON object per line, each with a \"file\"
-field; a file that cannot be read at all gets an \"error\": {offset, message}). A progress
-bar is drawn when stderr is a terminal. At the end, the files that failed are named on
+there is named on stderr as skipped (not a Teeworlds demo, teehistorian file or Source
+demo). The files are read in parallel on all cores and reported in sorted path order (with
+--json: one JSON object per line, each with a \"file\" field, and \"file_hex\" with the
+name's bytes when it is not UTF-8; a file that cannot be read at all gets an \"error\":
+{offset, message}). A progress bar counting the files is drawn when stderr is a terminal.
+If any file was skipped or failed, a closing note on stderr counts the files as the bar
+does, how many were ok, skipped and failed, and names those that failed.
+
+A FILE or INPUT of - is standard input (a file named - is ./-); an OUTPUT of - is
+standard output (refused when that is a terminal), and the command's report then goes to
 stderr.
 
 The commands that write a file (rewrite, repair, convert, trim, extract-map) never destroy
@@ -74,8 +81,8 @@ Exit codes:
   0  success
   1  the file is invalid or could not be read as its format (a format error), its format
      is not supported, or `validate` rejects it
-  2  usage error: a bad command line, or an output refused (the input itself, an existing
-     file without --force, not a regular file)
+  2  usage error: a bad command line (an empty trim range included), or an output refused
+     (the input itself, an existing file without --force, not a regular file)
   3  I/O error: a file could not be opened, read or written
 With several files, the highest code any file earned (skipped files count as 0).";
 
@@ -184,18 +191,24 @@ enum Command {
     /// re-encoded, a keyframe after more than 250 ticks, and one wherever a delta could not
     /// keep the snapshot's item order). Original tick numbers, messages and timeline markers
     /// in the range, the map and the header are kept; the length is recomputed.
+    ///
+    /// Each end is a tick (1500), a time from the demo's first tick (30s, 12.5s; 50 ticks
+    /// a second) or a timeline marker (m1 is the first). Without --from the range starts at
+    /// the first tick, without --to it runs to the last. A range that ends before it starts
+    /// is a usage error (exit 2).
+    #[command(group = clap::ArgGroup::new("range").args(["from", "to"]).multiple(true).required(true))]
     Trim {
         /// The demo to read.
         input: PathBuf,
         /// Where to write.
         #[command(flatten)]
         output: OutputArgs,
-        /// First tick to keep.
-        #[arg(long, allow_hyphen_values = true)]
-        from: i32,
-        /// Last tick to keep.
-        #[arg(long, allow_hyphen_values = true)]
-        to: i32,
+        /// First tick to keep: TICK, SECONDSs or mMARKER.
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        from: Option<RangeBound>,
+        /// Last tick to keep: TICK, SECONDSs or mMARKER (default: the last tick).
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        to: Option<RangeBound>,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,

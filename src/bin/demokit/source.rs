@@ -2,11 +2,11 @@
 //! rest of the CLI, it only prints what [`demokit::source`] returns.
 
 use super::destination::{Destination, write_output};
-use super::output::{Failure, Output, complain, read_failure, row};
+use super::output::{Failure, Output, complain, interval, read_failure, row, seconds, shown_name};
 use super::{Exit, Outcome, Stop};
-use demokit::source::repair::{RepairOptions, repair};
+use demokit::source::repair::{IntervalSource, RepairOptions, repair};
 use demokit::source::summary::Summary;
-use demokit::source::{self, Body, ReadErrorKind, SourceSlice};
+use demokit::source::{self, Body, CommandTable, ProfileOrigin, ReadErrorKind, SourceSlice};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
@@ -39,22 +39,24 @@ pub(crate) fn summary_text(out: &mut String, s: &Summary) {
         ("client", s.client.clone()),
         ("map", s.map.clone()),
         ("game dir", s.game_dir.clone()),
-        ("playback time", format!("{} s", s.playback_time)),
+        ("playback time", format!("{} s", seconds(s.playback_time))),
         ("ticks", s.ticks.to_string()),
         ("frames", s.frames.to_string()),
         ("signon length", format!("{} bytes", s.signon_length)),
         (
             "profile",
             format!(
-                "{} view split{}, {}slot byte, {:?} commands ({})",
+                "{} view split{}, {}slot byte, {} (from the {})",
                 s.view_splits,
                 if s.view_splits == 1 { "" } else { "s" },
                 if s.slot_byte { "" } else { "no " },
-                s.command_table,
-                serde_json::to_value(s.profile_origin)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                command_table(s.command_table),
+                match s.profile_origin {
+                    ProfileOrigin::Header => "header",
+                    ProfileOrigin::Detected => "first frames",
+                    ProfileOrigin::Guessed => "defaults: a guess",
+                    ProfileOrigin::Given => "caller",
+                },
             ),
         ),
         ("frames read", s.total_frames.to_string()),
@@ -77,6 +79,19 @@ pub(crate) fn summary_text(out: &mut String, s: &Summary) {
     let width = s.counts.keys().map(|k| k.len()).max().unwrap_or(0);
     for (command, n) in &s.counts {
         let _ = writeln!(out, "  {command:<width$}  {n}");
+    }
+}
+
+/// The command numbers above 7 a table gives, e.g. "commands 8 = customdata, 9 =
+/// stringtables" (1 to 7 are the same in every table).
+fn command_table(table: CommandTable) -> String {
+    let extra: Vec<String> = (8..=u8::MAX)
+        .filter_map(|n| table.command(n).map(|c| format!("{n} = {}", c.name())))
+        .collect();
+    if extra.is_empty() {
+        "commands 1 to 7 only".into()
+    } else {
+        format!("commands {}", extra.join(", "))
     }
 }
 
@@ -127,7 +142,8 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
             Body::UserCmd { sequence, .. } => write!(text, " sequence={sequence}"),
             Body::CustomData { callback, .. } => write!(text, " callback={callback}"),
             Body::Stop { tail } => write!(text, " tail={}", hex::encode(tail)),
-            Body::SyncTick | Body::DataTables(_) | Body::StringTables(_) => Ok(()),
+            // synctick, datatables, stringtables: nothing more to show.
+            _ => Ok(()),
         };
         writeln!(out, "{}", text.trim_end())?;
     }
@@ -148,8 +164,8 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
             let _ = writeln!(
                 io::stderr().lock(),
                 "demokit: {} -> {}: stopped early, {} bytes",
-                input.display(),
-                output.path().display(),
+                shown_name(input),
+                output.name(),
                 bytes.len()
             );
             return Err(read_failure(input, &e));
@@ -162,8 +178,8 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
     let _ = writeln!(
         io::stderr().lock(),
         "demokit: {} -> {}: {} bytes; {frames} frames laid out again, header kept",
-        input.display(),
-        output.path().display(),
+        shown_name(input),
+        output.name(),
         bytes.len()
     );
     Ok(())
@@ -194,7 +210,7 @@ pub(crate) fn repair_file(
     })?;
     write_output(output, &repaired.bytes)?;
     let report = &repaired.report;
-    let mut out = Output::new();
+    let mut out = Output::for_report(output.is_stdout());
     if json {
         out.json_line(report)?;
     } else {
@@ -207,11 +223,13 @@ pub(crate) fn repair_file(
             );
         }
         for change in &report.changes {
-            row(
-                &mut text,
-                change.field,
-                format_args!("{} -> {}", change.old, change.new),
-            );
+            // The time as people read it; the report (and --json) keep the exact value.
+            let time = |v: &str| v.parse().map_or_else(|_| v.to_string(), seconds);
+            let (old, new) = match change.field {
+                "playback_time" => (time(&change.old), time(&change.new)),
+                _ => (change.old.clone(), change.new.clone()),
+            };
+            row(&mut text, change.field, format_args!("{old} -> {new}"));
         }
         row(&mut text, "frames kept", report.frames_kept);
         if report.bytes_dropped > 0 {
@@ -228,12 +246,14 @@ pub(crate) fn repair_file(
             &mut text,
             "tick interval",
             format_args!(
-                "{} s ({})",
-                report.interval,
-                serde_json::to_value(report.interval_source)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
+                "{} ({})",
+                interval(report.interval),
+                match report.interval_source {
+                    IntervalSource::Given => "given",
+                    IntervalSource::GameDir => "the game's",
+                    IntervalSource::HeaderTime => "the header's time over its ticks",
+                    IntervalSource::Guessed => "a guess: the engine's default",
+                }
             ),
         );
         if let Some(e) = &report.read_error {

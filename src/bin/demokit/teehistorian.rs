@@ -2,7 +2,7 @@
 //! CLI, it only prints what [`demokit::teehistorian`] returns.
 
 use super::destination::{Destination, write_output};
-use super::output::{Failure, Output, complain, read_failure, row, tick_range};
+use super::output::{Failure, Output, complain, read_failure, row, shown_name, tick_range};
 use super::{Exit, Outcome, Stop};
 use demokit::teehistorian::{self as th, Ex, Message, TeehistorianSlice, TeehistorianWriter};
 use serde::Serialize;
@@ -271,8 +271,8 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
         io::stderr().lock(),
         "demokit: {} -> {}: {}{} bytes; {} messages re-encoded, {} copied as stored \
          (non-canonical ints), header JSON kept as stored",
-        input.display(),
-        output.path().display(),
+        shown_name(input),
+        output.name(),
         if error.is_some() {
             "stopped early, "
         } else {

@@ -2,7 +2,7 @@
 //! of the CLI, it only prints what [`demokit::twdemo`] returns.
 
 use super::destination::{Destination, write_output};
-use super::output::{Failure, Output, complain, read_failure, row, tick_range};
+use super::output::{Failure, Output, complain, read_failure, row, shown_name, tick_range};
 use super::{Exit, Outcome, Stop};
 use demokit::twdemo::demo::{self, RewriteError, RewriteStats};
 use demokit::twdemo::summary::Summary;
@@ -297,7 +297,7 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
     if error.is_none() || !bytes.is_empty() {
         write_output(output, &bytes)?;
     }
-    print_rewrite_stats(input, output.path(), &stats, bytes.len(), error.is_some());
+    print_rewrite_stats(input, &output.name(), &stats, bytes.len(), error.is_some());
     match error {
         None => Ok(()),
         Some(RewriteError::Read(e)) => Err(read_failure(input, &e)),
@@ -315,7 +315,7 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
 /// Prints what a rewrite did to stderr.
 fn print_rewrite_stats(
     input: &Path,
-    output: &Path,
+    output: &str,
     stats: &RewriteStats,
     written: usize,
     partial: bool,
@@ -324,8 +324,8 @@ fn print_rewrite_stats(
         io::stderr().lock(),
         "demokit: {} -> {}: {}{written} bytes; {} tick markers, {} data chunks re-encoded, \
          {} kept stored, {} chunk headers kept as stored",
-        input.display(),
-        output.display(),
+        shown_name(input),
+        output,
         if partial { "stopped early, " } else { "" },
         stats.tick_markers,
         stats.reencoded,

@@ -3,7 +3,7 @@
 use super::Exit;
 use super::batch::{Done, Job, Status, read_job};
 use super::input::format_id;
-use super::output::{complaint, json_line};
+use super::output::{FileJson, complaint, json_line, shown_name};
 use demokit::detect::Format;
 use demokit::twdemo::validate::{Problem, Report, Verdict, validate};
 use serde::Serialize;
@@ -12,7 +12,8 @@ use serde::Serialize;
 #[derive(Debug, Serialize)]
 struct ValidateJson<'a> {
     /// The file.
-    file: String,
+    #[serde(flatten)]
+    file: FileJson,
     /// "twdemo", "teehistorian" or "source".
     format: &'static str,
     /// Whether the file passes: no fatal problem.
@@ -47,7 +48,7 @@ pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
     }
     if json {
         done.out = json_line(&ValidateJson {
-            file: path.display().to_string(),
+            file: FileJson::of(path),
             format: format_id(format),
             accepted: report.accepted(),
             verdict: (format == Format::TwDemo).then(|| report.verdict()),
@@ -64,7 +65,7 @@ pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
             (true, 1) => "ok (1 warning)".to_string(),
             (true, n) => format!("ok ({n} warnings)"),
         };
-        done.out = format!("{}: {verdict}\n", path.display());
+        done.out = format!("{}: {verdict}\n", shown_name(path));
     }
     if !report.accepted() {
         done.status = Status::Failed(Exit::Invalid);
