@@ -18,9 +18,27 @@
 //!
 //! The message count of the large file is printed so that bytes/s convert to messages/s.
 //! Quick run: `cargo bench --bench teehistorian -- --warm-up-time 1 --measurement-time 3`.
+//!
+//! A second group, `info`, measures what `demokit info` does against the library's plain
+//! parse on the real teehistorian files of `../shared/real-fixtures` (skipped, with the
+//! reason printed, when that directory is missing), side by side per file, each from bytes
+//! in memory:
+//!
+//! * `info/parse-stream/FILE`: [`TeehistorianReader`] over a `BufReader` of the bytes,
+//!   every message `black_box`ed: the reader `info` streams with.
+//! * `info/summary-stream/FILE`: [`Summary::scan_reader`] over the same: what `info` does
+//!   (its file is streamed the same way).
+//! * `info/parse-slice/FILE`, `info/summary-slice/FILE`: the same with
+//!   [`TeehistorianSlice`] and [`Summary::scan`].
+//!
+//! Run it alone with `cargo bench --bench teehistorian -- info` (the large file of the
+//! first group is still generated, a few seconds). The ratio of a summary's throughput to
+//! its parse's is what `info` keeps of the library's speed.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::teehistorian::{FlushPolicy, Header, Recorder, TeehistorianReader, TeehistorianSlice};
+use demokit::teehistorian::{
+    FlushPolicy, Header, Recorder, Summary, TeehistorianReader, TeehistorianSlice,
+};
 use std::hint::black_box;
 use std::io::Write;
 
@@ -247,5 +265,76 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The real teehistorian files, or `None` (with the reason printed) without `../shared`.
+fn real_files() -> Option<Vec<(String, Vec<u8>)>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/real-fixtures/teehistorian");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "skipping the info group: {} not found (it needs ../shared)",
+            dir.display()
+        );
+        return None;
+    };
+    let mut files: Vec<(String, Vec<u8>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// The library's streaming reader: every message `black_box`ed; returns the count.
+fn parse_stream(data: &[u8]) -> u64 {
+    let mut reader = TeehistorianReader::new(std::io::BufReader::new(data)).unwrap();
+    let mut n = 0;
+    while let Some(item) = reader.next() {
+        black_box(item.unwrap());
+        n += 1;
+    }
+    n
+}
+
+/// What `demokit info` does with a teehistorian file: the summary, streamed.
+fn summary_stream(data: &[u8]) -> Summary {
+    let (summary, error) = Summary::scan_reader(std::io::BufReader::new(data)).unwrap();
+    assert!(error.is_none());
+    black_box(summary)
+}
+
+/// The `info` group: what `demokit info` does beside the plain parse, per real file.
+fn bench_info(c: &mut Criterion) {
+    let Some(files) = real_files() else {
+        return;
+    };
+    let mut group = c.benchmark_group("info");
+    group
+        .sample_size(30)
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2));
+    for (name, data) in &files {
+        let messages = parse_stream(data);
+        assert_eq!(summary_stream(data).messages, messages, "{name}");
+        assert_eq!(demokit_parse(data), messages, "{name}");
+        group.throughput(Throughput::Bytes(data.len() as u64));
+        group.bench_with_input(BenchmarkId::new("parse-stream", name), data, |b, d| {
+            b.iter(|| parse_stream(d))
+        });
+        group.bench_with_input(BenchmarkId::new("summary-stream", name), data, |b, d| {
+            b.iter(|| summary_stream(d))
+        });
+        group.bench_with_input(BenchmarkId::new("parse-slice", name), data, |b, d| {
+            b.iter(|| demokit_parse(d))
+        });
+        group.bench_with_input(BenchmarkId::new("summary-slice", name), data, |b, d| {
+            b.iter(|| black_box(Summary::scan(d).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_info, bench);
 criterion_main!(benches);
