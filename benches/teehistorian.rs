@@ -33,7 +33,9 @@
 //!
 //! Run it alone with `cargo bench --bench teehistorian -- info` (the large file of the
 //! first group is still generated, a few seconds). The ratio of a summary's throughput to
-//! its parse's is what `info` keeps of the library's speed.
+//! its parse's is what `info` keeps of the library's speed; since criterion times one
+//! benchmark after the other and this machine's speed drifts, the group first prints that
+//! ratio from runs that alternate the two (median and quartiles of 31 rounds).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use demokit::teehistorian::{
@@ -305,11 +307,72 @@ fn summary_stream(data: &[u8]) -> Summary {
     black_box(summary)
 }
 
+/// The ratio of `parse`'s time to `summary`'s on `data` (1.0: `info` as fast as the plain
+/// parse), measured alternately so that a machine whose speed drifts (this one is shared)
+/// slows both alike: `ROUNDS` rounds of `ITERS` calls of each, order swapped every round.
+/// Returns the ratios of the rounds, sorted.
+fn alternating_ratios(data: &[u8], parse: fn(&[u8]) -> u64, summary: fn(&[u8]) -> u64) -> Vec<f64> {
+    const ROUNDS: usize = 31;
+    const ITERS: usize = 200;
+    let time = |f: fn(&[u8]) -> u64| {
+        let start = std::time::Instant::now();
+        for _ in 0..ITERS {
+            black_box(f(black_box(data)));
+        }
+        start.elapsed().as_secs_f64()
+    };
+    let mut ratios: Vec<f64> = (0..ROUNDS)
+        .map(|round| {
+            if round % 2 == 0 {
+                let p = time(parse);
+                p / time(summary)
+            } else {
+                let s = time(summary);
+                time(parse) / s
+            }
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios
+}
+
+/// [`summary_stream`] as a message count, for [`alternating_ratios`].
+fn summary_stream_count(data: &[u8]) -> u64 {
+    summary_stream(data).messages
+}
+
+/// [`Summary::scan`] as a message count, for [`alternating_ratios`].
+fn summary_slice_count(data: &[u8]) -> u64 {
+    black_box(Summary::scan(data).unwrap()).0.messages
+}
+
 /// The `info` group: what `demokit info` does beside the plain parse, per real file.
 fn bench_info(c: &mut Criterion) {
     let Some(files) = real_files() else {
         return;
     };
+    // First the ratio itself, from alternating runs: median and quartiles of 31 rounds.
+    for (name, data) in &files {
+        for (kind, parse, summary) in [
+            (
+                "stream",
+                parse_stream as fn(&[u8]) -> u64,
+                summary_stream_count as fn(&[u8]) -> u64,
+            ),
+            ("slice", demokit_parse, summary_slice_count),
+        ] {
+            let r = alternating_ratios(data, parse, summary);
+            eprintln!(
+                "info/{kind}/{name}: parse time / summary time = {:.2} (quartiles {:.2} to {:.2}, \
+                 range {:.2} to {:.2})",
+                r[r.len() / 2],
+                r[r.len() / 4],
+                r[3 * r.len() / 4],
+                r[0],
+                r[r.len() - 1]
+            );
+        }
+    }
     let mut group = c.benchmark_group("info");
     group
         .sample_size(30)

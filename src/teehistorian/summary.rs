@@ -55,9 +55,21 @@ impl Summary {
         let mut summary = Summary::start(slice.header(), slice.body_offset());
         let mut kinds = KindCounts::default();
         let mut messages = slice.messages();
-        let error = messages
-            .by_ref()
-            .find_map(|item| summary.add(&mut kinds, item).err());
+        let mut error = None;
+        // Each item is read where `next` put it, field by field: moving the 88-byte item
+        // out first (a wide load right after `next`'s narrower stores) cost a fifth of the
+        // scan.
+        loop {
+            let next = messages.next();
+            match &next {
+                Some(Ok(item)) => summary.add(&mut kinds, item),
+                Some(Err(_)) => {
+                    error = next.and_then(Result::err).map(|e| summary.ended(e));
+                    break;
+                }
+                None => break,
+            }
+        }
         summary.finished = messages.finished();
         summary.counts = kinds.by_name();
         Ok((summary, error))
@@ -70,10 +82,16 @@ impl Summary {
         let mut summary = Summary::start(reader.header(), reader.header_json().len() + 17);
         let mut kinds = KindCounts::default();
         let mut error = None;
-        while let Some(item) = reader.next() {
-            if let Err(e) = summary.add(&mut kinds, item) {
-                error = Some(e);
-                break;
+        // As in `scan`: the item is read where `next` put it.
+        loop {
+            let next = reader.next();
+            match &next {
+                Some(Ok(item)) => summary.add(&mut kinds, item),
+                Some(Err(_)) => {
+                    error = next.and_then(Result::err).map(|e| summary.ended(e));
+                    break;
+                }
+                None => break,
             }
         }
         summary.finished = reader.finished();
@@ -102,27 +120,22 @@ impl Summary {
         }
     }
 
-    /// Counts one message, or notes why the stream ended and hands the error back.
-    fn add(
-        &mut self,
-        kinds: &mut KindCounts,
-        item: Result<MessageAt<'_>, ReadError>,
-    ) -> Result<(), ReadError> {
-        let item = match item {
-            Ok(item) => item,
-            Err(e) => {
-                if let ReadErrorKind::DataAfterFinish { len } = e.kind {
-                    self.trailing_bytes = len;
-                }
-                return Err(e);
-            }
-        };
+    /// Counts one message.
+    #[inline(always)]
+    fn add(&mut self, kinds: &mut KindCounts, item: &MessageAt<'_>) {
         self.messages += 1;
         self.non_canonical_messages += u64::from(item.non_canonical > 0);
         self.first_tick.get_or_insert(item.tick);
         self.last_tick = Some(item.tick);
         kinds.add(&item.message);
-        Ok(())
+    }
+
+    /// Notes why the stream ended and hands the error back.
+    fn ended(&mut self, error: ReadError) -> ReadError {
+        if let ReadErrorKind::DataAfterFinish { len } = error.kind {
+            self.trailing_bytes = len;
+        }
+        error
     }
 }
 
@@ -159,7 +172,7 @@ impl Default for KindCounts {
 
 impl KindCounts {
     /// The slot of `message`'s kind, if it has one.
-    #[inline]
+    #[inline(always)]
     fn slot(message: &Message<'_>) -> Option<usize> {
         match message {
             Message::Ex(ex) => ex
@@ -179,7 +192,7 @@ impl KindCounts {
     }
 
     /// Counts one message.
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, message: &Message<'_>) {
         match Self::slot(message) {
             Some(slot) => {
