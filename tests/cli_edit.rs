@@ -98,6 +98,10 @@ fn extract_map_checks_the_map() {
     let report = json(&out);
     assert_eq!(report["name"], "dm1");
     assert_eq!(report["matches"], true);
+    // The checks as the library writes them: the CRC-32 as the header's u32, digests in hex.
+    assert!(report["crc32"]["expected"].is_u64(), "{report}");
+    assert_eq!(report["crc32"]["expected"], report["crc32"]["actual"]);
+    assert_eq!(report["sha256"]["actual"].as_str().unwrap().len(), 64);
     let data = std::fs::read(&demo).unwrap();
     let offset = report["offset"].as_u64().unwrap() as usize;
     let size = report["size"].as_u64().unwrap() as usize;

@@ -7,7 +7,7 @@ use super::output::{Output, complain, name_of, read_failure, row, tick_list};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::twdemo::convert::convert;
-use demokit::twdemo::repair::{extract_map, repair};
+use demokit::twdemo::repair::{ExtractedMap, extract_map, repair};
 use demokit::twdemo::replay::SnapshotReplay;
 use demokit::twdemo::trim::{RangeBound, RangeError, RuleSource, resolve_range, trim};
 use demokit::twdemo::{DemoSlice, SnapshotBuf};
@@ -155,22 +155,18 @@ pub(crate) fn repair_teehistorian(
     })
 }
 
-/// What `demokit extract-map --json` prints.
+/// What `demokit extract-map --json` prints: the library's
+/// [`ExtractedMap`](demokit::twdemo::repair::ExtractedMap) (`name`, `offset`, `crc32` and
+/// `sha256` as `{expected, actual}`), the map's size, whether it matches, and its facts.
 #[derive(Debug, Serialize)]
 struct ExtractJson<'a> {
-    /// The map's name from the header.
-    name: &'a str,
-    /// Offset of the map in the demo.
-    offset: usize,
-    /// Its size.
+    /// The map and its checks.
+    #[serde(flatten)]
+    map: &'a ExtractedMap,
+    /// The map's size.
     size: usize,
     /// Whether the CRC-32 (and SHA-256, when the demo has one) match the header.
     matches: bool,
-    /// Header and actual CRC-32, hex.
-    crc32: [String; 2],
-    /// Header and actual SHA-256, hex, when the demo has the block.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sha256: Option<[String; 2]>,
     /// The map's own facts from its datafile.
     #[serde(skip_serializing_if = "Option::is_none")]
     facts: Option<MapFacts>,
@@ -189,26 +185,17 @@ pub(crate) fn extract_map_file(
 ) -> Outcome {
     let map = extract_map(data).map_err(|e| refused(input, "extract the map", e))?;
     write_output(output, &map.bytes)?;
+    let (facts, datafile_error) = match MapFacts::read(&map.bytes) {
+        Ok(facts) => (Some(facts), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
     let summary = ExtractJson {
-        name: &map.name,
-        offset: map.offset,
+        map: &map,
         size: map.bytes.len(),
         matches: map.matches(),
-        crc32: [
-            format!("{:08x}", map.crc32.expected),
-            format!("{:08x}", map.crc32.actual),
-        ],
-        sha256: map
-            .sha256
-            .map(|c| [hex::encode(c.expected), hex::encode(c.actual)]),
-        facts: None,
-        datafile_error: None,
+        facts,
+        datafile_error,
     };
-    let mut summary = summary;
-    match MapFacts::read(&map.bytes) {
-        Ok(facts) => summary.facts = Some(facts),
-        Err(e) => summary.datafile_error = Some(e.to_string()),
-    }
     print_report(output, &summary, json, |t| {
         row(t, "map", &map.name);
         row(
@@ -219,9 +206,13 @@ pub(crate) fn extract_map_file(
         row(
             t,
             "crc32",
-            format_args!("{} (header {})", summary.crc32[1], summary.crc32[0]),
+            format_args!(
+                "{:08x} (header {:08x})",
+                map.crc32.actual, map.crc32.expected
+            ),
         );
-        if let Some([expected, actual]) = &summary.sha256 {
+        if let Some(sha) = &map.sha256 {
+            let (actual, expected) = (hex::encode(sha.actual), hex::encode(sha.expected));
             row(t, "sha256", format_args!("{actual} (header {expected})"));
         }
         if let Some(e) = &summary.datafile_error {
