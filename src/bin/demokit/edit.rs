@@ -3,7 +3,7 @@
 //! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
-use super::output::{Output, complain, name_of, read_failure, row, tick_list};
+use super::output::{Output, complain, counted, name_of, read_failure, row, tick_list};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::twdemo::convert::convert;
@@ -285,13 +285,12 @@ pub(crate) fn trim_file(
             t,
             "snapshots",
             format_args!(
-                "{} ({} keyframes, {} of them to keep the item order; {} deltas; {} ticks \
-                 unchanged)",
+                "{} ({}, {} of them to keep the item order; {}; {} unchanged)",
                 report.snapshots,
-                report.keyframes,
+                counted(report.keyframes, "keyframe"),
                 report.order_keyframes,
-                report.deltas,
-                report.unchanged_ticks
+                counted(report.deltas, "delta"),
+                counted(report.unchanged_ticks, "tick"),
             ),
         );
         row(t, "messages", report.messages);

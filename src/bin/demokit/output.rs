@@ -255,3 +255,8 @@ pub(crate) fn name_of(value: &impl Serialize) -> String {
         _ => String::new(),
     }
 }
+
+/// `n` and `noun`, plural unless `n` is 1: "1 keyframe", "20 deltas".
+pub(crate) fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
