@@ -18,9 +18,29 @@
 //!
 //! The message count of the large file is printed so that bytes/s convert to messages/s.
 //! Quick run: `cargo bench --bench teehistorian -- --warm-up-time 1 --measurement-time 3`.
+//!
+//! A second group, `info`, measures what `demokit info` does against the library's plain
+//! parse on the real teehistorian files of `../shared/real-fixtures` (skipped, with the
+//! reason printed, when that directory is missing), side by side per file, each from bytes
+//! in memory:
+//!
+//! * `info/parse-stream/FILE`: [`TeehistorianReader`] over a `BufReader` of the bytes,
+//!   every message `black_box`ed: the reader `info` streams with.
+//! * `info/summary-stream/FILE`: [`Summary::scan_reader`] over the same: what `info` does
+//!   (its file is streamed the same way).
+//! * `info/parse-slice/FILE`, `info/summary-slice/FILE`: the same with
+//!   [`TeehistorianSlice`] and [`Summary::scan`].
+//!
+//! Run it alone with `cargo bench --bench teehistorian -- info` (the large file of the
+//! first group is still generated, a few seconds). The ratio of a summary's throughput to
+//! its parse's is what `info` keeps of the library's speed; since criterion times one
+//! benchmark after the other and this machine's speed drifts, the group first prints that
+//! ratio from runs that alternate the two (median and quartiles of 31 rounds).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::teehistorian::{FlushPolicy, Header, Recorder, TeehistorianReader, TeehistorianSlice};
+use demokit::teehistorian::{
+    FlushPolicy, Header, Recorder, Summary, TeehistorianReader, TeehistorianSlice,
+};
 use std::hint::black_box;
 use std::io::Write;
 
@@ -247,5 +267,137 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The real teehistorian files, or `None` (with the reason printed) without `../shared`.
+fn real_files() -> Option<Vec<(String, Vec<u8>)>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/real-fixtures/teehistorian");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "skipping the info group: {} not found (it needs ../shared)",
+            dir.display()
+        );
+        return None;
+    };
+    let mut files: Vec<(String, Vec<u8>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// The library's streaming reader: every message `black_box`ed; returns the count.
+fn parse_stream(data: &[u8]) -> u64 {
+    let mut reader = TeehistorianReader::new(std::io::BufReader::new(data)).unwrap();
+    let mut n = 0;
+    while let Some(item) = reader.next() {
+        black_box(item.unwrap());
+        n += 1;
+    }
+    n
+}
+
+/// What `demokit info` does with a teehistorian file: the summary, streamed.
+fn summary_stream(data: &[u8]) -> Summary {
+    let (summary, error) = Summary::scan_reader(std::io::BufReader::new(data)).unwrap();
+    assert!(error.is_none());
+    black_box(summary)
+}
+
+/// The ratio of `parse`'s time to `summary`'s on `data` (1.0: `info` as fast as the plain
+/// parse), measured alternately so that a machine whose speed drifts (this one is shared)
+/// slows both alike: `ROUNDS` rounds of `ITERS` calls of each, order swapped every round.
+/// Returns the ratios of the rounds, sorted.
+fn alternating_ratios(data: &[u8], parse: fn(&[u8]) -> u64, summary: fn(&[u8]) -> u64) -> Vec<f64> {
+    const ROUNDS: usize = 31;
+    const ITERS: usize = 200;
+    let time = |f: fn(&[u8]) -> u64| {
+        let start = std::time::Instant::now();
+        for _ in 0..ITERS {
+            black_box(f(black_box(data)));
+        }
+        start.elapsed().as_secs_f64()
+    };
+    let mut ratios: Vec<f64> = (0..ROUNDS)
+        .map(|round| {
+            if round % 2 == 0 {
+                let p = time(parse);
+                p / time(summary)
+            } else {
+                let s = time(summary);
+                time(parse) / s
+            }
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios
+}
+
+/// [`summary_stream`] as a message count, for [`alternating_ratios`].
+fn summary_stream_count(data: &[u8]) -> u64 {
+    summary_stream(data).messages
+}
+
+/// [`Summary::scan`] as a message count, for [`alternating_ratios`].
+fn summary_slice_count(data: &[u8]) -> u64 {
+    black_box(Summary::scan(data).unwrap()).0.messages
+}
+
+/// The `info` group: what `demokit info` does beside the plain parse, per real file.
+fn bench_info(c: &mut Criterion) {
+    let Some(files) = real_files() else {
+        return;
+    };
+    // First the ratio itself, from alternating runs: median and quartiles of 31 rounds.
+    for (name, data) in &files {
+        for (kind, parse, summary) in [
+            (
+                "stream",
+                parse_stream as fn(&[u8]) -> u64,
+                summary_stream_count as fn(&[u8]) -> u64,
+            ),
+            ("slice", demokit_parse, summary_slice_count),
+        ] {
+            let r = alternating_ratios(data, parse, summary);
+            eprintln!(
+                "info/{kind}/{name}: parse time / summary time = {:.2} (quartiles {:.2} to {:.2}, \
+                 range {:.2} to {:.2})",
+                r[r.len() / 2],
+                r[r.len() / 4],
+                r[3 * r.len() / 4],
+                r[0],
+                r[r.len() - 1]
+            );
+        }
+    }
+    let mut group = c.benchmark_group("info");
+    group
+        .sample_size(30)
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2));
+    for (name, data) in &files {
+        let messages = parse_stream(data);
+        assert_eq!(summary_stream(data).messages, messages, "{name}");
+        assert_eq!(demokit_parse(data), messages, "{name}");
+        group.throughput(Throughput::Bytes(data.len() as u64));
+        group.bench_with_input(BenchmarkId::new("parse-stream", name), data, |b, d| {
+            b.iter(|| parse_stream(d))
+        });
+        group.bench_with_input(BenchmarkId::new("summary-stream", name), data, |b, d| {
+            b.iter(|| summary_stream(d))
+        });
+        group.bench_with_input(BenchmarkId::new("parse-slice", name), data, |b, d| {
+            b.iter(|| demokit_parse(d))
+        });
+        group.bench_with_input(BenchmarkId::new("summary-slice", name), data, |b, d| {
+            b.iter(|| black_box(Summary::scan(d).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_info, bench);
 criterion_main!(benches);

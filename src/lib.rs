@@ -26,6 +26,8 @@ pub mod datafile;
 pub mod detect;
 pub mod output;
 pub mod report;
+#[cfg(feature = "serde")]
+mod serde_util;
 pub mod source;
 pub mod teehistorian;
 pub mod twdemo;

@@ -563,9 +563,10 @@ fn dump_json_has_one_line_per_chunk() {
         .collect();
     assert_eq!(lines.len() as u64, total);
     let count = |kind: &str| lines.iter().filter(|l| l["kind"] == kind).count() as u64;
-    assert_eq!(count("tick"), counts["tick"].as_u64().unwrap());
+    let markers = lines.iter().filter(|l| l["type"] == "tick").count() as u64;
+    assert_eq!(markers, counts["tick"].as_u64().unwrap());
     assert_eq!(count("snapshot"), counts["snap"].as_u64().unwrap());
-    assert_eq!(count("delta"), counts["delta"].as_u64().unwrap());
+    assert_eq!(count("snapshot_delta"), counts["delta"].as_u64().unwrap());
     assert_eq!(count("message"), counts["msg"].as_u64().unwrap());
     let keyframes = lines.iter().filter(|l| l["keyframe"] == true).count() as u64;
     assert_eq!(keyframes, counts["keyframe"].as_u64().unwrap());
@@ -575,19 +576,24 @@ fn dump_json_has_one_line_per_chunk() {
         let offset = line["offset"].as_u64().unwrap();
         assert!(offset >= last_offset);
         last_offset = offset;
-        if line["kind"] == "tick" {
+        assert!(line["header"]["lead"].is_u64(), "{line}");
+        if line["type"] == "tick" {
             assert!(line["tick"].is_i64());
+            assert!(line["form"].is_string(), "{line}");
             continue;
         }
+        assert_eq!(line["type"], "data", "{line}");
         assert!(line.get("error").is_none(), "{line}");
-        assert!(line["raw_size"].as_u64().unwrap() > 0, "{line}");
-        let ints = line["ints"].as_array().unwrap();
-        assert_eq!(
-            line["decoded_size"].as_u64().unwrap(),
-            4 * ints.len() as u64
-        );
+        assert!(!line["payload"].as_str().unwrap().is_empty(), "{line}");
+        let decoded = &line["decoded"];
+        assert!(decoded["ints"].is_array(), "{line}");
+        assert_eq!(decoded["non_canonical_ints"], 0, "{line}");
     }
-    let ticks: Vec<i64> = lines.iter().filter_map(|l| l["tick"].as_i64()).collect();
+    let ticks: Vec<i64> = lines
+        .iter()
+        .filter(|l| l["type"] == "tick")
+        .filter_map(|l| l["tick"].as_i64())
+        .collect();
     assert_eq!(ticks.first(), f["first_tick"].as_i64().as_ref());
     assert_eq!(ticks.last(), f["last_tick"].as_i64().as_ref());
 }
@@ -631,8 +637,8 @@ fn dump_reports_an_undecodable_payload_and_goes_on() {
     let failed: Vec<&Value> = lines.iter().filter(|l| l.get("error").is_some()).collect();
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["offset"], offset);
-    assert_eq!(failed[0]["raw_size"], len);
-    assert!(failed[0].get("ints").is_none());
+    assert_eq!(failed[0]["payload"].as_str().unwrap().len(), 2 * len);
+    assert!(failed[0].get("decoded").is_none());
     let expected = format!("demokit: {}: at byte {offset}: ", bad.display());
     assert!(stderr(&out).starts_with(&expected), "{}", stderr(&out));
 }

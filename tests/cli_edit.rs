@@ -98,6 +98,10 @@ fn extract_map_checks_the_map() {
     let report = json(&out);
     assert_eq!(report["name"], "dm1");
     assert_eq!(report["matches"], true);
+    // The checks as the library writes them: the CRC-32 as the header's u32, digests in hex.
+    assert!(report["crc32"]["expected"].is_u64(), "{report}");
+    assert_eq!(report["crc32"]["expected"], report["crc32"]["actual"]);
+    assert_eq!(report["sha256"]["actual"].as_str().unwrap().len(), 64);
     let data = std::fs::read(&demo).unwrap();
     let offset = report["offset"].as_u64().unwrap() as usize;
     let size = report["size"].as_u64().unwrap() as usize;
@@ -332,11 +336,11 @@ fn dump_snapshots_of_ref_client() {
     let ticks: Vec<i64> = lines.iter().map(|l| l["tick"].as_i64().unwrap()).collect();
     assert_eq!(ticks, [100, 101, 102, 103, 140, 351, 352]);
     let spec_char = demokit::codec::uuid::teeworlds_uuid("spec-char@netobj.ddnet.tw").to_string();
-    let at_103 = lines[3]["items"].as_array().unwrap();
+    let at_103 = lines[3]["snapshot"]["items"].as_array().unwrap();
     let find = |t: i64, id: i64| {
         at_103
             .iter()
-            .find(|i| i["type"] == t && i["id"] == id)
+            .find(|i| i["type_id"] == t && i["id"] == id)
             .unwrap_or_else(|| panic!("no item {t}:{id} in {at_103:?}"))
     };
     assert_eq!(find(5, 0)["data"], serde_json::json!([101, 200, 1]));
@@ -345,13 +349,19 @@ fn dump_snapshots_of_ref_client() {
     assert_eq!(find(32767, 3)["data"], serde_json::json!([5, 6]));
     // At 140 the pickup is gone; at 352 the snapshot of 351 repeats.
     assert!(
-        lines[4]["items"]
+        lines[4]["snapshot"]["items"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|i| i["type"] != 4)
+            .all(|i| i["type_id"] != 4)
     );
-    assert_eq!(lines[6]["items"], lines[5]["items"]);
+    assert_eq!(lines[6]["snapshot"], lines[5]["snapshot"]);
+    // Items in order of type and id.
+    let keys: Vec<(i64, i64)> = at_103
+        .iter()
+        .map(|i| (i["type_id"].as_i64().unwrap(), i["id"].as_i64().unwrap()))
+        .collect();
+    assert!(keys.is_sorted(), "{keys:?}");
     // Not for other formats.
     let source = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
     let out = demokit(&["dump".as_ref(), source.as_os_str(), "--snapshots".as_ref()]);

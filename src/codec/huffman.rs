@@ -72,7 +72,11 @@ pub const MAX_CODE_LEN: u32 = 15;
 const PRIMARY_BITS: u32 = 13;
 
 /// How many bytes a compressed stream occupies after its EOF code.
+///
+/// With the `serde` feature: `"trailing_byte"` or `"tight"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum LengthRule {
     /// `floor(bits / 8) + 1` bytes: every writer before DDNet 20.1.
     TrailingByte,

@@ -78,6 +78,73 @@ impl<const N: usize> fmt::Debug for FixedStr<N> {
     }
 }
 
+/// With the `serde` feature a field is its text as a string when that says everything: the
+/// text is UTF-8, ends at a NUL and only NULs follow it (as DDNet writes header strings).
+/// Any other field is `{"text": <the text, invalid UTF-8 replaced>, "raw": <all N bytes in
+/// hex>}`, and reading it back takes `raw`, so every field round-trips byte for byte.
+#[cfg(feature = "serde")]
+impl<const N: usize> serde::Serialize for FixedStr<N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let canonical = self
+            .nul_position()
+            .filter(|&end| self.raw[end..].iter().all(|&b| b == 0))
+            .and_then(|_| self.to_str().ok());
+        if let Some(text) = canonical {
+            return s.serialize_str(text);
+        }
+        let mut st = s.serialize_struct("FixedStr", 2)?;
+        st.serialize_field("text", &self.to_string_lossy())?;
+        st.serialize_field("raw", &hex::encode(self.raw))?;
+        st.end()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, const N: usize> serde::Deserialize<'de> for FixedStr<N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+
+        struct FieldVisitor<const N: usize>;
+
+        impl<'de, const N: usize> Visitor<'de> for FieldVisitor<N> {
+            type Value = FixedStr<N>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(
+                    f,
+                    "a string shorter than {N} bytes without NUL, or {{\"raw\": {N} bytes in hex}}"
+                )
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<FixedStr<N>, E> {
+                FixedStr::new(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FixedStr<N>, A::Error> {
+                let mut raw = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "raw" {
+                        let hex_text: std::borrow::Cow<'de, str> = map.next_value()?;
+                        let bytes = hex::decode(hex_text.as_bytes()).map_err(de::Error::custom)?;
+                        let len = bytes.len();
+                        let bytes: [u8; N] = bytes.try_into().map_err(|_| {
+                            de::Error::invalid_length(len, &format!("{N} bytes").as_str())
+                        })?;
+                        raw = Some(bytes);
+                    } else {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+                raw.map(FixedStr::from_raw)
+                    .ok_or_else(|| de::Error::missing_field("raw"))
+            }
+        }
+
+        d.deserialize_any(FieldVisitor::<N>)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,11 +26,17 @@ pub const PLAYBACK_TIME_OFFSET: usize = 1056;
 /// The engine writes it twice: zeroed-out counts when recording starts, the real
 /// `playback_time`, `ticks`, `frames` and `signon_length` when it stops. A recorder that
 /// crashed leaves the first form behind.
+///
+/// With the `serde` feature the fields keep their names: `magic` in hex, the strings as
+/// [`FixedStr`] writes them, `playback_time` a number (the shortest decimal that reads back
+/// as the same `f32`; a NaN or infinity as its bits, `"0x7fc00000"`).
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Header {
     /// `"HL2DEMO\0"` in a valid file; kept raw so the reader can say what it found instead.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_array"))]
     pub magic: [u8; 8],
     /// Demo protocol: 3 (Source 2007/2013: TF2, HL2, Portal) or 4 (L4D, Portal 2, CS:GO).
     pub demo_protocol: i32,
@@ -45,6 +51,7 @@ pub struct Header {
     /// Game directory, e.g. `"tf"`, `"portal2"`, `"left4dead2"`.
     pub game_dir: FixedStr<260>,
     /// Length in seconds: `ticks` times the tick interval, as a 32-bit float.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float"))]
     pub playback_time: f32,
     /// The tick of the stop command.
     pub ticks: i32,
@@ -93,23 +100,33 @@ fn fixed(text: &str) -> FixedStr<260> {
 ///
 /// Floats are read and written by their bits, so NaNs and negative zeros come back as they
 /// were.
+///
+/// With the `serde` feature the fields keep their names; each float is a number, or its
+/// bits (`"0x7fc00000"`) when it is a NaN or infinity.
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ViewInfo {
     /// `FDEMO_NORMAL` 0, `USE_ORIGIN2` 1, `USE_ANGLES2` 2, `NOINTERP` 4.
     pub flags: i32,
     /// View origin.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float_array"))]
     pub view_origin: [f32; 3],
     /// View angles.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float_array"))]
     pub view_angles: [f32; 3],
     /// Local view angles.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float_array"))]
     pub local_view_angles: [f32; 3],
     /// Second view origin (used with `USE_ORIGIN2`).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float_array"))]
     pub view_origin2: [f32; 3],
     /// Second view angles (used with `USE_ANGLES2`).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float_array"))]
     pub view_angles2: [f32; 3],
     /// Second local view angles.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::float_array"))]
     pub local_view_angles2: [f32; 3],
 }
 
@@ -120,6 +137,7 @@ pub struct ViewInfo {
 #[brw(little)]
 #[br(import(slot_byte: bool))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FrameHead {
     /// Command number (its meaning depends on the profile's command table).
     pub command: u8,
@@ -134,6 +152,7 @@ pub struct FrameHead {
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PacketTrailer {
     /// Incoming sequence number.
     pub seq_in: i32,
@@ -147,6 +166,7 @@ pub struct PacketTrailer {
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct UserCmdPrefix {
     /// The user command's outgoing sequence number.
     pub sequence: i32,
@@ -158,6 +178,7 @@ pub struct UserCmdPrefix {
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CustomDataPrefix {
     /// Index of the registered callback; -1 is the table of callback names itself.
     pub callback: i32,
@@ -169,6 +190,7 @@ pub struct CustomDataPrefix {
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LengthPrefix {
     /// Length of the data that follows.
     pub length: i32,

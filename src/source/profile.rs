@@ -10,7 +10,7 @@ use super::format::{HEADER_SIZE, Header};
 
 /// What a frame does; the number it is stored as depends on the [`CommandTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Command {
     /// `dem_signon`: a network packet recorded while connecting.

@@ -17,16 +17,25 @@ use std::borrow::Cow;
 use std::io::{self, Cursor, Read};
 
 /// The body of a `dem_signon` or `dem_packet` frame.
+///
+/// With the `serde` feature: `{"views": [one [`ViewInfo`] per split], "seq_in": n,
+/// "seq_out": n, "data": <hex>}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PacketBody<'a> {
     /// The view-info blocks as stored: 76 bytes per split ([`view_infos`](Self::view_infos)
     /// decodes them).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "views", serialize_with = "serialize_views")
+    )]
     pub view: &'a [u8],
     /// Incoming sequence number.
     pub seq_in: i32,
     /// Outgoing sequence number.
     pub seq_out: i32,
     /// The network data.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
     pub data: &'a [u8],
 }
 
@@ -41,7 +50,15 @@ impl PacketBody<'_> {
 }
 
 /// What a frame carries, by command.
+///
+/// With the `serde` feature: `"command"` with the [`Command`]'s name (`"signon"`,
+/// `"packet"`, `"synctick"`, `"consolecmd"`, `"usercmd"`, `"datatables"`, `"stop"`,
+/// `"customdata"`, `"stringtables"`) and the body's fields: a packet's as [`PacketBody`]
+/// writes them, `"data"` (hex) for the blobs, `"sequence"` and `"data"` for a user command,
+/// `"callback"` and `"data"` for custom data, `"tail"` (hex) for the stop command.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "command", rename_all = "lowercase"))]
 pub enum Body<'a> {
     /// `dem_signon`.
     Signon(PacketBody<'a>),
@@ -50,20 +67,24 @@ pub enum Body<'a> {
     /// `dem_synctick`: nothing.
     SyncTick,
     /// `dem_consolecmd`: the command text as stored (normally NUL-terminated).
+    #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_data"))]
     ConsoleCmd(&'a [u8]),
     /// `dem_usercmd`.
     UserCmd {
         /// Outgoing sequence number of the command.
         sequence: i32,
         /// The bit-packed user command.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
         data: &'a [u8],
     },
     /// `dem_datatables`: the send and class tables.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_data"))]
     DataTables(&'a [u8]),
     /// `dem_stop`: every byte after the command byte, kept as stored. Real files hold 3 to
     /// 5: the tick, cut to 3 bytes by TF2 and Portal 1, and the slot byte when it survived.
     Stop {
         /// The bytes after the command byte.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
         tail: Cow<'a, [u8]>,
     },
     /// `dem_customdata` (demo protocol 4).
@@ -71,21 +92,29 @@ pub enum Body<'a> {
         /// Index of the callback; -1 carries the table of callback names.
         callback: i32,
         /// The data.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
         data: &'a [u8],
     },
     /// `dem_stringtables`.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_data"))]
     StringTables(&'a [u8]),
 }
 
 /// One command frame: header fields and body.
+///
+/// With the `serde` feature: `{"tick": n, "slot": n}` (`slot` left out when the profile has
+/// none) and the [`Body`]'s fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Frame<'a> {
     /// The tick (for a stop command: read leniently from its tail, see [`stop_tick`]).
     pub tick: i32,
     /// The player-slot byte, in profiles that have one (for a stop command: the fifth tail
     /// byte, when present).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub slot: Option<u8>,
     /// What the frame carries.
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub body: Body<'a>,
 }
 
@@ -144,14 +173,37 @@ pub fn stop_tick(tail: &[u8]) -> Option<i32> {
 }
 
 /// A frame with its place in the file.
+///
+/// With the `serde` feature: `{"offset": n, "len": n}` and the [`Frame`]'s fields, e.g.
+/// `{"offset": 1072, "len": 90, "tick": 0, "command": "packet", "views": [...], ...}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct FrameAt<'a> {
     /// Offset of the frame's command byte.
     pub offset: u64,
     /// Length of the whole frame in bytes.
     pub len: usize,
     /// The frame.
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub frame: Frame<'a>,
+}
+
+/// A packet's view-info blocks as a list of [`ViewInfo`]s.
+#[cfg(feature = "serde")]
+fn serialize_views<S: serde::Serializer>(view: &&[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(view.chunks_exact(VIEW_INFO_SIZE).map(|block| {
+        // 76 bytes always decode: every bit pattern is a valid i32 or f32.
+        ViewInfo::read(&mut Cursor::new(block)).unwrap_or_default()
+    }))
+}
+
+/// A blob body as `{"data": <hex>}`.
+#[cfg(feature = "serde")]
+fn serialize_data<S: serde::Serializer>(data: &&[u8], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("Blob", 1)?;
+    st.serialize_field("data", &hex::encode(data))?;
+    st.end()
 }
 
 /// Reads and checks the 1072-byte header at the start of `data`.

@@ -189,7 +189,15 @@ pub fn validate(data: &[u8]) -> Report {
         }
     };
     if let Some(e) = error {
-        problem(e.offset, e.kind.to_string(), true);
+        let mut message = e.kind.to_string();
+        if e.is_truncation() {
+            // What a recorder that crashed or was killed leaves behind.
+            message.push_str(
+                ": the file is cut (no stop command); `demokit repair` keeps every complete \
+                 frame, appends a stop command and sets the header from the frames",
+            );
+        }
+        problem(e.offset, message, true);
     }
     // Offsets of the header fields, for the messages.
     const SIGNON_LENGTH_AT: u64 = 1068;

@@ -425,7 +425,10 @@ impl DeltaError {
 }
 
 /// One update of a delta: a new item in full, or the per-int difference to the old one.
+///
+/// With the `serde` feature: `{"type_id", "id", "size_written", "data"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Update<'a> {
     /// The internal type.
     pub type_id: i32,
@@ -513,7 +516,11 @@ fn next_update<'a>(
 }
 
 /// A delta split into its parts, without an old snapshot to apply it to.
+///
+/// With the `serde` feature: `{"deleted": [keys], "updates": [...], "num_temp": n,
+/// "trailing": [...]}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Delta<'a> {
     /// The keys of deleted items.
     pub deleted: &'a [i32],

@@ -14,18 +14,27 @@ use crate::codec::huffman::LengthRule;
 use std::io::Write;
 
 /// A demo held in memory.
+///
+/// With the `serde` feature: `{"prelude": {...}, "map": <hex>, "records": [...]}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Demo {
     /// Version header, header, timeline markers and SHA-256 block.
     pub prelude: Prelude,
     /// The embedded map.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
     pub map: Vec<u8>,
     /// The chunks in file order.
     pub records: Vec<Record>,
 }
 
 /// One chunk of a [`Demo`].
+///
+/// With the `serde` feature: the variant's fields with `"type": "tick"`, `"data"` or
+/// `"raw"` among them; a raw record's payload is hex.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum Record {
     /// A tick marker, re-encoded from its tick and form.
     Tick(TickMarker),
@@ -39,12 +48,16 @@ pub enum Record {
         /// The absolute tick, for a tick marker.
         tick: Option<i32>,
         /// The stored payload (empty for a tick marker).
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
         payload: Vec<u8>,
     },
 }
 
 /// A data chunk of a [`Demo`].
+///
+/// With the `serde` feature: `{"kind", "size_form", "payload"}` (see [`Payload`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DataRecord {
     /// What the chunk holds.
     pub kind: ChunkKind,
@@ -55,7 +68,12 @@ pub struct DataRecord {
 }
 
 /// A data chunk's payload.
+///
+/// With the `serde` feature: decoded ints are `{"ints": [...], "rule": "tight" |
+/// "trailing_byte"}`, stored bytes a hex string.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
 pub enum Payload {
     /// Decoded ints, re-encoded under `rule` when written.
     Ints {
@@ -65,6 +83,7 @@ pub enum Payload {
         rule: LengthRule,
     },
     /// Stored bytes that re-encoding would not reproduce (or an unknown chunk type).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
     Stored(Vec<u8>),
 }
 

@@ -39,20 +39,28 @@ pub const FIRST_VERSION_WITH_SHA256: u8 = 6;
 pub const OLDEST_VERSION: u8 = 3;
 
 /// Magic and version: the first 8 bytes.
+///
+/// With the `serde` feature: `{"magic": <7 bytes in hex>, "version": n}`.
 #[binrw]
 #[brw(big)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VersionHeader {
     /// `"TWDEMO\0"` in a valid file; kept raw so the reader can say what it found instead.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_array"))]
     pub magic: [u8; 7],
     /// Format version, 3 to 6 in files seen so far.
     pub version: u8,
 }
 
 /// The 168 header bytes after [`VersionHeader`].
+///
+/// With the `serde` feature the fields keep their names, each string as
+/// [`FixedStr`] writes it (a string, or `{"text", "raw"}` when it holds more than text).
 #[binrw]
 #[brw(big)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Header {
     /// Game network version, e.g. `"0.6 626fce9a778df4d4"`; `"0.7 ..."` marks a sixup demo.
     pub net_version: FixedStr<64>,
@@ -73,13 +81,17 @@ pub struct Header {
 /// The timeline-marker block of versions 4 and later: a count and 64 tick slots.
 ///
 /// All 64 slots are kept as read, since real files hold garbage past the count.
+///
+/// With the `serde` feature: `{"count": n, "ticks": [64 ints]}`, every slot.
 #[binrw]
 #[brw(big)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TimelineMarkers {
     /// Number of markers in use as written; readers clamp it to 0..=64.
     pub count: i32,
     /// Marker ticks; only the first `count` are meaningful.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::int_array"))]
     pub ticks: [i32; MAX_TIMELINE_MARKERS],
 }
 
@@ -98,13 +110,18 @@ impl TimelineMarkers {
 }
 
 /// The version-6 block that identifies the embedded map by SHA-256.
+///
+/// With the `serde` feature: `{"uuid": <16 bytes in hex>, "digest": <32 bytes in hex>}`.
 #[binrw]
 #[brw(big)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MapSha256 {
     /// [`SHA256_EXTENSION_UUID`].
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_array"))]
     pub uuid: [u8; 16],
     /// The map's SHA-256 digest.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_array"))]
     pub digest: [u8; 32],
 }
 
@@ -115,21 +132,37 @@ pub struct MapSha256 {
 /// one more byte (30) or a little-endian u16 (31). Whether a tick marker carries an absolute
 /// tick depends on the demo version, hence the `tick_compression` argument (true from
 /// version 5 on).
+///
+/// With the `serde` feature: `{"lead": n}` and whichever of `absolute_tick`, `size_byte`
+/// and `size_word` the header has (absent ones are left out).
 #[binrw]
 #[brw(big, import(tick_compression: bool))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RawChunkHeader {
     /// The first byte.
     pub lead: u8,
     /// The absolute tick of a tick marker in its 5-byte form.
     #[br(if(lead & TICK_MARKER_FLAG != 0 && !tick_is_inline(lead, tick_compression)))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(skip_serializing_if = "Option::is_none", default)
+    )]
     pub absolute_tick: Option<i32>,
     /// The size of a data chunk whose lead byte says 30.
     #[br(if(lead & TICK_MARKER_FLAG == 0 && lead & SIZE_MASK == SIZE_ESCAPE_BYTE))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(skip_serializing_if = "Option::is_none", default)
+    )]
     pub size_byte: Option<u8>,
     /// The size of a data chunk whose lead byte says 31; little-endian, unlike the rest.
     #[br(if(lead & TICK_MARKER_FLAG == 0 && lead & SIZE_MASK == SIZE_ESCAPE_WORD), little)]
     #[bw(little)]
+    #[cfg_attr(
+        feature = "serde",
+        serde(skip_serializing_if = "Option::is_none", default)
+    )]
     pub size_word: Option<u16>,
 }
 
@@ -264,8 +297,10 @@ impl RawChunkHeader {
 }
 
 /// What a data chunk holds, from the two type bits of its lead byte.
+///
+/// With the `serde` feature: `"unknown"`, `"snapshot"`, `"message"` or `"snapshot_delta"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ChunkKind {
     /// Type 0: not used by any writer; readers skip it.
@@ -311,8 +346,10 @@ impl ChunkKind {
 }
 
 /// How a data chunk header stores its payload size.
+///
+/// With the `serde` feature: `"inline"`, `"byte"` or `"word"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum SizeForm {
     /// In the lead byte: sizes 0..=29.
@@ -337,8 +374,10 @@ impl SizeForm {
 }
 
 /// How a tick marker stores its tick.
+///
+/// With the `serde` feature: `"absolute"` or `"delta"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum TickForm {
     /// Five bytes: the lead byte and a big-endian absolute tick.

@@ -15,11 +15,16 @@ pub const MAX_DECODED_INTS: usize = MAX_DECODED_BYTES / 4;
 pub const MAX_PAYLOAD_BYTES: usize = u16::MAX as usize;
 
 /// A payload decoded by [`PayloadDecoder`], borrowing the decoder's buffers.
+///
+/// With the `serde` feature: `{"ints": [...], "packed": <hex>, "huffman_bits": n,
+/// "non_canonical_ints": n}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DecodedPayload<'a> {
     /// The ints, in the order they were packed.
     pub ints: &'a [i32],
     /// The Huffman-decoded (still packed) bytes.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
     pub packed: &'a [u8],
     /// Bits the Huffman stream used, its EOF code included.
     pub huffman_bits: usize,

@@ -21,10 +21,12 @@ pub const MAX_TICK: i64 = 0x6FFF_FFFF;
 /// version calls for, as one declarative layout (read and written through binrw).
 ///
 /// [`Prelude::parse`] reads it with typed errors; writing it (`BinWrite`) writes each block
-/// that is present.
+/// that is present. With the `serde` feature the fields keep their names; an absent block is
+/// `null`.
 #[binrw]
 #[brw(big)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Prelude {
     /// Magic and version.
     pub version_header: VersionHeader,
@@ -165,7 +167,10 @@ fn check_terminated(header: &Header) -> Result<(), ReadError> {
 }
 
 /// A tick marker with its absolute tick.
+///
+/// With the `serde` feature: `{"tick": n, "keyframe": bool, "form": "absolute" | "delta"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TickMarker {
     /// The absolute tick.
     pub tick: i32,
@@ -176,16 +181,26 @@ pub struct TickMarker {
 }
 
 /// A data chunk: its kind and its stored (Huffman-coded) payload.
+///
+/// With the `serde` feature: `{"kind": "snapshot" | "message" | "snapshot_delta" |
+/// "unknown", "payload": <the stored bytes in hex>}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DataChunk<'a> {
     /// What the chunk holds.
     pub kind: ChunkKind,
     /// The payload as stored.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_bytes"))]
     pub payload: &'a [u8],
 }
 
 /// One element of the chunk stream.
+///
+/// With the `serde` feature: the fields of the [`TickMarker`] or [`DataChunk`] with
+/// `"type": "tick"` or `"type": "data"` among them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum Chunk<'a> {
     /// A tick marker.
     Tick(TickMarker),
@@ -194,13 +209,19 @@ pub enum Chunk<'a> {
 }
 
 /// A chunk with its place in the file and its header exactly as stored.
+///
+/// With the `serde` feature: `{"offset": n, "header": {...}}` and the [`Chunk`]'s fields,
+/// e.g. `{"offset": 1234, "header": {"lead": 65}, "type": "data", "kind": "snapshot",
+/// "payload": "..."}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ChunkAt<'a> {
     /// Offset of the chunk header from the start of the file.
     pub offset: u64,
     /// The stored header (keeps size escapes and tick forms for byte-exact rewriting).
     pub header: RawChunkHeader,
     /// The chunk.
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub chunk: Chunk<'a>,
 }
 

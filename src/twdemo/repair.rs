@@ -224,8 +224,23 @@ pub struct ExtractedMap {
     pub bytes: Vec<u8>,
     /// The header's CRC-32 against the map's.
     pub crc32: MapCheck<u32>,
-    /// The header's SHA-256 against the map's, when the demo has the SHA-256 block.
+    /// The header's SHA-256 against the map's, when the demo has the SHA-256 block (with
+    /// the `serde` feature: both digests in hex).
+    #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_sha256_check"))]
     pub sha256: Option<MapCheck<[u8; 32]>>,
+}
+
+/// A SHA-256 check as `{"expected": <hex>, "actual": <hex>}`.
+#[cfg(feature = "serde")]
+fn serialize_sha256_check<S: serde::Serializer>(
+    check: &Option<MapCheck<[u8; 32]>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let hex = check.map(|c| MapCheck {
+        expected: hex::encode(c.expected),
+        actual: hex::encode(c.actual),
+    });
+    serde::Serialize::serialize(&hex, s)
 }
 
 impl ExtractedMap {

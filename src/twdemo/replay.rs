@@ -52,7 +52,11 @@ impl ReplayError {
 }
 
 /// One tick of a replay.
+///
+/// With the `serde` feature: `{"tick", "keyframe", "offset", "snapshot": {"items": [...]}
+/// or null, "messages"}`.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ReplayedTick<'r> {
     /// The tick.
     pub tick: i32,

@@ -128,9 +128,14 @@ pub enum SnapshotError {
 }
 
 /// One snapshot item, borrowed from its snapshot.
+///
+/// With the `serde` feature: `{"type_id": n, "id": n, "data": [...]}` (the key is
+/// `type_id << 16 | id`, so it is left out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Item<'a> {
     /// `(type << 16) | id`.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub key: i32,
     /// The internal type: [`key_type`] of the key. Extended types appear as their internal
     /// type (see [`Snapshot::extended_type_uuid`]).
@@ -154,6 +159,10 @@ impl<'a> Item<'a> {
 }
 
 /// A checked snapshot, borrowed from its int array.
+///
+/// With the `serde` feature: `{"items": [...]}`, the items in stored order as [`Item`]
+/// writes them, each of an extended type (see [`extended_type_uuid`](Self::extended_type_uuid))
+/// with `"uuid"` too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Snapshot<'a> {
     ints: &'a [i32],
@@ -375,6 +384,12 @@ impl DoubleEndedIterator for Items<'_> {
 impl ExactSizeIterator for Items<'_> {}
 
 /// An owned snapshot, always valid.
+///
+/// With the `serde` feature it is written as [`Snapshot`] is, and read back from
+/// `{"items": [{"type_id", "id", "data"}, ...]}` (a `"uuid"` is ignored: the type-0 items
+/// hold it) by packing the items in that order from offset 0, as every builder lays a
+/// snapshot out; the result is checked like [`Snapshot::parse`]. A snapshot stored with
+/// unused ints between its items (valid, but written by no builder) reads back packed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SnapshotBuf {
     ints: Vec<i32>,
@@ -673,6 +688,83 @@ impl SnapshotBuilder {
         let mut ints = Vec::new();
         self.finish_into(&mut ints);
         SnapshotBuf { ints }
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use super::{Item, Snapshot, SnapshotBuf, key};
+    use serde::ser::{SerializeSeq, SerializeStruct};
+
+    /// An item with the UUID of its extended type, when it has one.
+    #[derive(serde::Serialize)]
+    struct ItemOut<'a> {
+        #[serde(flatten)]
+        item: Item<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        uuid: Option<uuid::Uuid>,
+    }
+
+    /// The items of a snapshot, each with its extended type's UUID.
+    struct ItemsOut<'a>(Snapshot<'a>);
+
+    impl serde::Serialize for ItemsOut<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(self.0.len()))?;
+            for item in self.0.items() {
+                let uuid = self.0.extended_type_uuid(item.type_id);
+                seq.serialize_element(&ItemOut { item, uuid })?;
+            }
+            seq.end()
+        }
+    }
+
+    impl serde::Serialize for Snapshot<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut st = s.serialize_struct("Snapshot", 1)?;
+            st.serialize_field("items", &ItemsOut(*self))?;
+            st.end()
+        }
+    }
+
+    impl serde::Serialize for SnapshotBuf {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.as_snapshot().serialize(s)
+        }
+    }
+
+    /// An item as read back.
+    #[derive(serde::Deserialize)]
+    struct ItemIn {
+        type_id: i32,
+        id: i32,
+        data: Vec<i32>,
+    }
+
+    /// A snapshot as read back.
+    #[derive(serde::Deserialize)]
+    struct SnapshotIn {
+        items: Vec<ItemIn>,
+    }
+
+    impl<'de> serde::Deserialize<'de> for SnapshotBuf {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let input = SnapshotIn::deserialize(d)?;
+            let data_ints: usize = input.items.iter().map(|i| 1 + i.data.len()).sum();
+            let mut ints = Vec::with_capacity(2 + input.items.len() + data_ints);
+            ints.push(i32::try_from(data_ints * 4).unwrap_or(i32::MAX));
+            ints.push(i32::try_from(input.items.len()).unwrap_or(i32::MAX));
+            let mut offset = 0usize;
+            for item in &input.items {
+                ints.push(i32::try_from(offset).unwrap_or(i32::MAX));
+                offset += 4 * (1 + item.data.len());
+            }
+            for item in &input.items {
+                ints.push(key(item.type_id, item.id));
+                ints.extend_from_slice(&item.data);
+            }
+            SnapshotBuf::from_ints(ints).map_err(serde::de::Error::custom)
+        }
     }
 }
 

@@ -701,3 +701,248 @@ fn detect_rule_ahead(chunks: &Chunks<'_>) -> Option<(LengthRule, u64)> {
     }
     None
 }
+
+/// One end of a tick range as a person names it, for [`resolve_range`]: a tick number, a
+/// time from the start of the demo, or a timeline marker.
+///
+/// Its text form ([`FromStr`](std::str::FromStr)): an integer is a tick (`"1500"`,
+/// `"-3"`); a non-negative number ending in `s` is seconds (`"30s"`, `"12.5s"`); `m` and a
+/// number from 1 is a timeline marker (`"m2"`, the second marker in the header).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RangeBound {
+    /// A tick number, as the tick markers store it.
+    Tick(i32),
+    /// Seconds after the demo's first tick, at the servers' fixed 50 ticks a second
+    /// ([`SERVER_TICK_SPEED`](super::recorder::SERVER_TICK_SPEED)), as DDNet's player shows
+    /// the time.
+    Seconds(f64),
+    /// The n-th timeline marker of the header, counting from 1.
+    Marker(usize),
+}
+
+/// Why a text is not a [`RangeBound`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "\"{text}\" is not a tick (e.g. 1500), a time from the start (e.g. 30s or 12.5s) or a \
+     timeline marker (m1, m2, ...)"
+)]
+pub struct ParseRangeBoundError {
+    /// The text given.
+    pub text: String,
+}
+
+impl std::str::FromStr for RangeBound {
+    type Err = ParseRangeBoundError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let refuse = || ParseRangeBoundError { text: text.into() };
+        if let Some(n) = text.strip_prefix('m') {
+            // Digits only: no sign, no spaces.
+            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+                return n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .map(RangeBound::Marker)
+                    .ok_or_else(refuse);
+            }
+            return Err(refuse());
+        }
+        if let Some(s) = text.strip_suffix('s') {
+            let plain_number = !s.is_empty()
+                && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && s.bytes().any(|b| b.is_ascii_digit());
+            return s
+                .parse::<f64>()
+                .ok()
+                .filter(|v| plain_number && v.is_finite())
+                .map(RangeBound::Seconds)
+                .ok_or_else(refuse);
+        }
+        text.parse().map(RangeBound::Tick).map_err(|_| refuse())
+    }
+}
+
+/// Why a range does not resolve to ticks of a demo, from [`resolve_range`].
+#[derive(Debug, thiserror::Error)]
+pub enum RangeError {
+    /// The range resolves to a first tick after its last one.
+    #[error("the range is empty: it starts at tick {from}, after its end at tick {to}")]
+    Empty {
+        /// The first tick.
+        from: i32,
+        /// The last tick.
+        to: i32,
+    },
+    /// A timeline marker the header does not have.
+    #[error("there is no timeline marker {marker}: the demo has {count}")]
+    NoMarker {
+        /// The marker asked for (from 1).
+        marker: usize,
+        /// How many the header has in use.
+        count: usize,
+    },
+    /// A time or an open end needs the demo's ticks, and it has no tick marker before its
+    /// first unreadable chunk.
+    #[error("the demo has no tick to count from")]
+    NoTicks,
+    /// The prelude does not read.
+    #[error("reading the demo: {0}")]
+    Read(#[from] ReadError),
+}
+
+/// The ticks `from..=to` of the demo `data` name, for [`trim`]: `None` for `from` is the
+/// demo's first tick, for `to` its last; a [`RangeBound::Seconds`] counts from the first
+/// tick, a `from` rounding up to the next whole tick and a `to` down (so the range never
+/// holds a tick outside the times given); a [`RangeBound::Marker`] is that marker's tick.
+///
+/// The first and last ticks are those of the tick markers that read, up to the first chunk
+/// that does not (so an open end of a cut demo is its last readable tick); the chunks are
+/// only scanned when a time or an open end needs them.
+///
+/// Errors: a marker the header does not have ([`RangeError::NoMarker`]), no tick marker
+/// when one is needed ([`RangeError::NoTicks`]), a first tick after the last one
+/// ([`RangeError::Empty`]), a prelude that does not read.
+pub fn resolve_range(
+    data: &[u8],
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
+) -> Result<(i32, i32), RangeError> {
+    let slice = DemoSlice::parse(data)?;
+    let needs_ticks = [from, to]
+        .iter()
+        .any(|b| matches!(b, None | Some(RangeBound::Seconds(_))));
+    let (mut first, mut last) = (None, None);
+    if needs_ticks {
+        for item in slice.chunks() {
+            let Ok(item) = item else { break };
+            if let Chunk::Tick(marker) = item.chunk {
+                first.get_or_insert(marker.tick);
+                last = Some(marker.tick);
+            }
+        }
+    }
+    let markers = slice.prelude().markers_in_use();
+    let resolve =
+        |bound: Option<RangeBound>, is_from: bool| -> Result<i32, RangeError> {
+            match bound {
+                Some(RangeBound::Tick(tick)) => Ok(tick),
+                Some(RangeBound::Marker(marker)) => markers
+                    .get(marker.wrapping_sub(1))
+                    .copied()
+                    .ok_or(RangeError::NoMarker {
+                        marker,
+                        count: markers.len(),
+                    }),
+                Some(RangeBound::Seconds(seconds)) => {
+                    let first = first.ok_or(RangeError::NoTicks)?;
+                    // A whisker of slack so that 0.1 s (not exact in binary) is 5 ticks.
+                    let ticks = seconds * f64::from(super::recorder::SERVER_TICK_SPEED);
+                    let ticks = if is_from {
+                        (ticks - 1e-6).ceil()
+                    } else {
+                        (ticks + 1e-6).floor()
+                    };
+                    let tick = f64::from(first) + ticks;
+                    Ok(tick.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32)
+                }
+                None if is_from => first.ok_or(RangeError::NoTicks),
+                None => last.ok_or(RangeError::NoTicks),
+            }
+        };
+    let (from, to) = (resolve(from, true)?, resolve(to, false)?);
+    if from > to {
+        return Err(RangeError::Empty { from, to });
+    }
+    Ok((from, to))
+}
+
+#[cfg(test)]
+mod range_tests {
+    use super::*;
+    use crate::twdemo::writer::DemoWriter;
+
+    #[test]
+    fn bounds_parse() {
+        let p = |t: &str| t.parse::<RangeBound>();
+        assert_eq!(p("1500"), Ok(RangeBound::Tick(1500)));
+        assert_eq!(p("-3"), Ok(RangeBound::Tick(-3)));
+        assert_eq!(p("30s"), Ok(RangeBound::Seconds(30.0)));
+        assert_eq!(p("12.5s"), Ok(RangeBound::Seconds(12.5)));
+        assert_eq!(p("m2"), Ok(RangeBound::Marker(2)));
+        for bad in [
+            "", "m0", "m", "m-1", "-1s", "s", ".s", "1e3s", "nans", "infs", "1.5", "x",
+        ] {
+            assert!(p(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// A demo whose tick markers are `ticks` and whose header has `markers`.
+    fn demo(ticks: &[i32], markers: &[i32]) -> Vec<u8> {
+        let data = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/recorded_v6.demo"
+        ))
+        .unwrap();
+        let mut prelude = *DemoSlice::parse(&data).unwrap().prelude();
+        let mut block = crate::twdemo::format::TimelineMarkers::EMPTY;
+        block.count = markers.len() as i32;
+        block.ticks[..markers.len()].copy_from_slice(markers);
+        prelude.timeline_markers = Some(block);
+        let map = DemoSlice::parse(&data).unwrap().map().to_vec();
+        let mut w = DemoWriter::new(Vec::new(), &prelude, &map).unwrap();
+        for &tick in ticks {
+            let marker = crate::twdemo::TickMarker {
+                tick,
+                keyframe: false,
+                form: crate::twdemo::TickForm::Absolute,
+            };
+            w.write_tick_marker(marker).unwrap();
+        }
+        w.into_inner().unwrap()
+    }
+
+    #[test]
+    fn ranges_resolve() {
+        let data = demo(&[100, 101, 150, 400], &[150, 300]);
+        let r = |from, to| resolve_range(&data, from, to);
+        use RangeBound::*;
+        assert_eq!(r(None, None).unwrap(), (100, 400));
+        assert_eq!(r(Some(Tick(120)), None).unwrap(), (120, 400));
+        assert_eq!(
+            r(Some(Seconds(1.0)), Some(Seconds(5.0))).unwrap(),
+            (150, 350)
+        );
+        // 0.1 s is 5 ticks, not 6; 0.03 s rounds up at the start and down at the end.
+        assert_eq!(r(Some(Seconds(0.1)), None).unwrap(), (105, 400));
+        assert_eq!(
+            r(Some(Seconds(0.03)), Some(Seconds(0.05))).unwrap(),
+            (102, 102)
+        );
+        assert_eq!(r(Some(Marker(1)), Some(Marker(2))).unwrap(), (150, 300));
+        assert!(matches!(
+            r(Some(Marker(3)), None),
+            Err(RangeError::NoMarker {
+                marker: 3,
+                count: 2
+            })
+        ));
+        assert!(matches!(
+            r(Some(Tick(300)), Some(Marker(1))),
+            Err(RangeError::Empty { from: 300, to: 150 })
+        ));
+        assert!(matches!(
+            r(Some(Seconds(0.03)), Some(Seconds(0.035))),
+            Err(RangeError::Empty { from: 102, to: 101 })
+        ));
+        let none = demo(&[], &[]);
+        assert!(matches!(
+            resolve_range(&none, None, Some(Tick(5))),
+            Err(RangeError::NoTicks)
+        ));
+        assert_eq!(
+            resolve_range(&none, Some(Tick(1)), Some(Tick(5))).unwrap(),
+            (1, 5)
+        );
+    }
+}

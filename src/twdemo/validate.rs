@@ -375,7 +375,14 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                 } else {
                     (ProblemKind::ChunkHeader, "Error reading chunk header")
                 };
-                let message = format!("{}: DDNet stops with \"{ddnet}\"", e.kind);
+                let mut message = format!("{}: DDNet stops with \"{ddnet}\"", e.kind);
+                if e.is_truncation() {
+                    // A recording cut off mid-write: the chunks before the cut are whole.
+                    message.push_str(
+                        "; the file is cut inside a chunk: `demokit repair` keeps every \
+                         complete chunk before it and finishes the header",
+                    );
+                }
                 return Err(r.fail(e.offset, kind, message));
             }
         };

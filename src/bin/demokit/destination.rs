@@ -2,17 +2,23 @@
 //! `--force`, and `--in-place` where replacing the input makes sense), the checks run
 //! before any work is done, and the final write through [`demokit::output`], which makes
 //! it atomic. The commands themselves only hand over their bytes.
+//!
+//! An `OUTPUT` of `-` is standard output: the bytes are written there as they are (not
+//! to a terminal, which is refused with exit 2), and the command's report goes to stderr.
 
-use super::{Exit, Outcome, Stop, complain};
+use super::input::is_stdin;
+use super::output::{Output, complain, shown_name};
+use super::{Exit, Outcome, Stop};
 use clap::Args;
 use demokit::output::{self, OutputError, Overwrite};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// The output arguments of a command that always writes a new file.
 #[derive(Debug, Args)]
 pub(crate) struct OutputArgs {
-    /// The file to write. It must not be the input (under any name, hard link or symbolic
-    /// link); an existing file is only replaced with --force.
+    /// The file to write, or - for standard output. It must not be the input (under any
+    /// name, hard link or symbolic link); an existing file is only replaced with --force.
     output: PathBuf,
     /// Replace OUTPUT if it exists. The new file is written beside it and renamed over it,
     /// so a failure leaves the old one as it was.
@@ -23,8 +29,9 @@ pub(crate) struct OutputArgs {
 /// The output arguments of a command whose result can replace its input.
 #[derive(Debug, Args)]
 pub(crate) struct EditOutputArgs {
-    /// The file to write, not needed with --in-place. It must not be the input (under any
-    /// name, hard link or symbolic link); an existing file is only replaced with --force.
+    /// The file to write (- for standard output), not needed with --in-place. It must not
+    /// be the input (under any name, hard link or symbolic link); an existing file is only
+    /// replaced with --force.
     #[arg(required_unless_present = "in_place", conflicts_with = "in_place")]
     output: Option<PathBuf>,
     /// Replace INPUT itself with the result instead of writing OUTPUT. The result is
@@ -37,19 +44,53 @@ pub(crate) struct EditOutputArgs {
     force: bool,
 }
 
-/// A checked output: the path a command writes and whether a file there may be replaced.
+/// A checked output: the path a command writes and whether a file there may be replaced,
+/// or standard output.
 #[derive(Debug)]
 pub(crate) struct Destination {
-    /// The file to write.
+    /// The file to write (`-` for standard output).
     path: PathBuf,
     /// Whether an existing file at `path` may be replaced.
     overwrite: Overwrite,
+    /// Whether the bytes go to standard output.
+    stdout: bool,
 }
 
 impl Destination {
     /// The file the command writes (the input itself with `--in-place`).
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the output goes to standard output (so the report goes to stderr).
+    pub(crate) fn is_stdout(&self) -> bool {
+        self.stdout
+    }
+
+    /// The output's name in messages: `<stdout>`, or the file's.
+    pub(crate) fn name(&self) -> String {
+        if self.stdout {
+            "<stdout>".into()
+        } else {
+            shown_name(&self.path)
+        }
+    }
+
+    /// Standard output, unless it is a terminal (exit 2: a recording is no text).
+    fn stdout() -> Outcome<Destination> {
+        if std::io::stdout().is_terminal() {
+            complain(
+                Path::new("<stdout>"),
+                "refusing to write a recording to a terminal; redirect standard output or \
+                 name an OUTPUT file",
+            );
+            return Err(Stop(Exit::Usage));
+        }
+        Ok(Destination {
+            path: PathBuf::from("-"),
+            overwrite: Overwrite::Replace,
+            stdout: true,
+        })
     }
 }
 
@@ -80,12 +121,20 @@ impl EditOutputArgs {
                 overwrite(self.force),
                 " (--in-place replaces it with the result)",
             ),
+            _ if is_stdin(input) => {
+                complain(
+                    input,
+                    "--in-place needs a file to replace, not standard input; name an OUTPUT",
+                );
+                Err(Stop(Exit::Usage))
+            }
             _ => {
                 output::check_output(input, Overwrite::Replace, &[])
                     .map_err(|e| failure(&e, ""))?;
                 Ok(Destination {
                     path: input.to_path_buf(),
                     overwrite: Overwrite::Replace,
+                    stdout: false,
                 })
             }
         }
@@ -100,10 +149,16 @@ fn checked(
     overwrite: Overwrite,
     same_file_hint: &str,
 ) -> Outcome<Destination> {
-    output::check_output(output, overwrite, &[input]).map_err(|e| failure(&e, same_file_hint))?;
+    if is_stdin(output) {
+        return Destination::stdout();
+    }
+    // Standard input is no file that the output could be.
+    let inputs: &[&Path] = if is_stdin(input) { &[] } else { &[input] };
+    output::check_output(output, overwrite, inputs).map_err(|e| failure(&e, same_file_hint))?;
     Ok(Destination {
         path: output.to_path_buf(),
         overwrite,
+        stdout: false,
     })
 }
 
@@ -126,8 +181,14 @@ fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
 }
 
 /// Writes `bytes` as the destination's file, atomically: on failure nothing is left
-/// behind and an existing file there is untouched. The one way the CLI writes a file.
+/// behind and an existing file there is untouched. The one way the CLI writes a file. To
+/// standard output, the bytes are written and flushed.
 pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
+    if destination.stdout {
+        let mut out = Output::new();
+        out.write_bytes(bytes)?;
+        return out.flush();
+    }
     output::write_atomically(&destination.path, destination.overwrite, bytes)
         .map_err(|e| failure(&e, ""))
 }

@@ -3,20 +3,27 @@
 //! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
-use super::{Exit, Outcome, Output, Stop, complain, read_failure, row};
+use super::output::{Output, complain, counted, name_of, read_failure, row, tick_list};
+use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
-use demokit::twdemo::DemoSlice;
 use demokit::twdemo::convert::convert;
-use demokit::twdemo::repair::{extract_map, repair};
+use demokit::twdemo::repair::{ExtractedMap, extract_map, repair};
 use demokit::twdemo::replay::SnapshotReplay;
-use demokit::twdemo::trim::trim;
+use demokit::twdemo::trim::{RangeBound, RangeError, RuleSource, resolve_range, trim};
+use demokit::twdemo::{DemoSlice, SnapshotBuf};
 use serde::Serialize;
 use std::fmt::{Display, Write as _};
 use std::path::Path;
 
-/// Prints `report` as one JSON line, or as `key value` rows given by `rows`.
-fn print_report<T: Serialize>(report: &T, json: bool, rows: impl FnOnce(&mut String)) -> Outcome {
-    let mut out = Output::new();
+/// Prints `report` as one JSON line, or as `key value` rows given by `rows`: on stdout, or
+/// on stderr when the command's output file goes to stdout.
+fn print_report<T: Serialize>(
+    output: &Destination,
+    report: &T,
+    json: bool,
+    rows: impl FnOnce(&mut String),
+) -> Outcome {
+    let mut out = Output::for_report(output.is_stdout());
     if json {
         out.json_line(report)?;
     } else {
@@ -43,25 +50,17 @@ pub(crate) fn convert_file(
 ) -> Outcome {
     let (bytes, report) = convert(data, version).map_err(|e| refused(input, "convert", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         row(
             t,
             "version",
             format_args!("{} -> {}", report.from_version, report.to_version),
         );
-        row(
-            t,
-            "timeline markers",
-            format_args!("{:?}", report.timeline_markers),
-        );
+        row(t, "timeline markers", name_of(&report.timeline_markers));
         if !report.markers_dropped.is_empty() {
-            row(
-                t,
-                "markers dropped",
-                format_args!("{:?}", report.markers_dropped),
-            );
+            row(t, "markers dropped", tick_list(&report.markers_dropped));
         }
-        row(t, "map sha256", format_args!("{:?}", report.sha256));
+        row(t, "map sha256", name_of(&report.sha256));
         row(
             t,
             "tick markers",
@@ -87,7 +86,7 @@ pub(crate) fn convert_file(
 pub(crate) fn repair_demo(input: &Path, output: &Destination, data: &[u8], json: bool) -> Outcome {
     let (bytes, report) = repair(data).map_err(|e| refused(input, "repair", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         if !report.changed() {
             row(t, "unchanged", "the demo was already complete");
         }
@@ -113,11 +112,7 @@ pub(crate) fn repair_demo(input: &Path, output: &Destination, data: &[u8], json:
             format_args!("{} -> {} s", report.old_length, report.new_length),
         );
         if !report.markers_dropped.is_empty() {
-            row(
-                t,
-                "markers dropped",
-                format_args!("{:?}", report.markers_dropped),
-            );
+            row(t, "markers dropped", tick_list(&report.markers_dropped));
         }
     })
 }
@@ -132,7 +127,7 @@ pub(crate) fn repair_teehistorian(
     let (bytes, report) =
         demokit::teehistorian::repair(data).map_err(|e| refused(input, "repair", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         if !report.changed() {
             row(t, "unchanged", "the file was already finished");
         }
@@ -160,22 +155,18 @@ pub(crate) fn repair_teehistorian(
     })
 }
 
-/// What `demokit extract-map --json` prints.
+/// What `demokit extract-map --json` prints: the library's
+/// [`ExtractedMap`](demokit::twdemo::repair::ExtractedMap) (`name`, `offset`, `crc32` and
+/// `sha256` as `{expected, actual}`), the map's size, whether it matches, and its facts.
 #[derive(Debug, Serialize)]
 struct ExtractJson<'a> {
-    /// The map's name from the header.
-    name: &'a str,
-    /// Offset of the map in the demo.
-    offset: usize,
-    /// Its size.
+    /// The map and its checks.
+    #[serde(flatten)]
+    map: &'a ExtractedMap,
+    /// The map's size.
     size: usize,
     /// Whether the CRC-32 (and SHA-256, when the demo has one) match the header.
     matches: bool,
-    /// Header and actual CRC-32, hex.
-    crc32: [String; 2],
-    /// Header and actual SHA-256, hex, when the demo has the block.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sha256: Option<[String; 2]>,
     /// The map's own facts from its datafile.
     #[serde(skip_serializing_if = "Option::is_none")]
     facts: Option<MapFacts>,
@@ -194,27 +185,18 @@ pub(crate) fn extract_map_file(
 ) -> Outcome {
     let map = extract_map(data).map_err(|e| refused(input, "extract the map", e))?;
     write_output(output, &map.bytes)?;
+    let (facts, datafile_error) = match MapFacts::read(&map.bytes) {
+        Ok(facts) => (Some(facts), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
     let summary = ExtractJson {
-        name: &map.name,
-        offset: map.offset,
+        map: &map,
         size: map.bytes.len(),
         matches: map.matches(),
-        crc32: [
-            format!("{:08x}", map.crc32.expected),
-            format!("{:08x}", map.crc32.actual),
-        ],
-        sha256: map
-            .sha256
-            .map(|c| [hex::encode(c.expected), hex::encode(c.actual)]),
-        facts: None,
-        datafile_error: None,
+        facts,
+        datafile_error,
     };
-    let mut summary = summary;
-    match MapFacts::read(&map.bytes) {
-        Ok(facts) => summary.facts = Some(facts),
-        Err(e) => summary.datafile_error = Some(e.to_string()),
-    }
-    print_report(&summary, json, |t| {
+    print_report(output, &summary, json, |t| {
         row(t, "map", &map.name);
         row(
             t,
@@ -224,9 +206,13 @@ pub(crate) fn extract_map_file(
         row(
             t,
             "crc32",
-            format_args!("{} (header {})", summary.crc32[1], summary.crc32[0]),
+            format_args!(
+                "{:08x} (header {:08x})",
+                map.crc32.actual, map.crc32.expected
+            ),
         );
-        if let Some([expected, actual]) = &summary.sha256 {
+        if let Some(sha) = &map.sha256 {
+            let (actual, expected) = (hex::encode(sha.actual), hex::encode(sha.expected));
             row(t, "sha256", format_args!("{actual} (header {expected})"));
         }
         if let Some(e) = &summary.datafile_error {
@@ -266,18 +252,27 @@ pub(crate) fn extract_map_file(
     })
 }
 
-/// `demokit trim IN OUT --from TICK --to TICK`.
+/// `demokit trim IN OUT [--from BOUND] [--to BOUND]`: the bounds resolved to ticks by the
+/// library, an empty range a usage error.
 pub(crate) fn trim_file(
     input: &Path,
     output: &Destination,
     data: &[u8],
-    from: i32,
-    to: i32,
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
     json: bool,
 ) -> Outcome {
+    let (from, to) = resolve_range(data, from, to).map_err(|e| match e {
+        RangeError::Read(e) => read_failure(input, &e),
+        RangeError::NoTicks => refused(input, "trim", e),
+        usage => {
+            complain(input, format_args!("cannot trim: {usage}"));
+            Stop(Exit::Usage)
+        }
+    })?;
     let (bytes, report) = trim(data, from, to).map_err(|e| refused(input, "trim", e))?;
     write_output(output, &bytes)?;
-    print_report(&report, json, |t| {
+    print_report(output, &report, json, |t| {
         row(
             t,
             "ticks",
@@ -290,66 +285,41 @@ pub(crate) fn trim_file(
             t,
             "snapshots",
             format_args!(
-                "{} ({} keyframes, {} of them to keep the item order; {} deltas; {} ticks \
-                 unchanged)",
+                "{} ({}, {} of them to keep the item order; {}; {} unchanged)",
                 report.snapshots,
-                report.keyframes,
+                counted(report.keyframes, "keyframe"),
                 report.order_keyframes,
-                report.deltas,
-                report.unchanged_ticks
+                counted(report.deltas, "delta"),
+                counted(report.unchanged_ticks, "tick"),
             ),
         );
         row(t, "messages", report.messages);
-        row(
-            t,
-            "timeline markers",
-            format_args!("{:?}", report.timeline_markers),
-        );
+        row(t, "timeline markers", tick_list(&report.timeline_markers));
+        let source = match report.rule_source {
+            RuleSource::Given => "given".to_string(),
+            RuleSource::Detected { offset } => format!("as the chunk at byte {offset}"),
+            RuleSource::Fallback => {
+                "no chunk tells the rules apart; the usual one for the version".to_string()
+            }
+        };
         row(
             t,
             "huffman rule",
-            format_args!("{:?} ({:?})", report.huffman_rule, report.rule_source),
+            format_args!("{} ({source})", name_of(&report.huffman_rule)),
         );
     })
 }
 
-/// One snapshot item as `dump --snapshots --json` prints it.
-#[derive(Debug, Serialize)]
-struct ItemJson<'a> {
-    /// The item type (the internal one, 0x7fff downwards, for an extended type).
-    #[serde(rename = "type")]
-    type_id: i32,
-    /// The extended type's UUID, when the type is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uuid: Option<String>,
-    /// The item id.
-    id: i32,
-    /// The data ints.
-    data: &'a [i32],
-}
-
-/// One tick as `dump --snapshots --json` prints it.
-#[derive(Debug, Serialize)]
-struct TickJson<'a> {
-    /// The tick.
-    tick: i32,
-    /// Whether its marker is a keyframe.
-    keyframe: bool,
-    /// Offset of the tick marker.
-    offset: u64,
-    /// Messages of the tick.
-    messages: usize,
-    /// The items, by type and id (`null` before the first snapshot).
-    items: Option<Vec<ItemJson<'a>>>,
-}
-
-/// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id.
+/// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id;
+/// in JSON the library's [`ReplayedTick`](demokit::twdemo::replay::ReplayedTick) (see its
+/// docs for the fields).
 pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
     let demo = DemoSlice::parse(data).map_err(|e| read_failure(file, &e))?;
     let mut replay = SnapshotReplay::new(&demo);
     let mut out = Output::new();
+    let mut sorted = SnapshotBuf::new();
     while let Some(tick) = replay.next() {
-        let tick = match tick {
+        let mut tick = match tick {
             Ok(tick) => tick,
             Err(e) => {
                 out.flush()?;
@@ -357,45 +327,28 @@ pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
                 return Err(Stop(Exit::Invalid));
             }
         };
-        let items = tick.snapshot.map(|snapshot| {
-            let mut items: Vec<ItemJson<'_>> = snapshot
-                .items()
-                .map(|item| ItemJson {
-                    type_id: item.type_id,
-                    uuid: snapshot
-                        .extended_type_uuid(item.type_id)
-                        .map(|u| u.to_string()),
-                    id: item.id,
-                    data: item.data,
-                })
-                .collect();
-            items.sort_by_key(|i| (i.type_id, i.id));
-            items
-        });
-        let line = TickJson {
-            tick: tick.tick,
-            keyframe: tick.keyframe,
-            offset: tick.offset,
-            messages: tick.messages,
-            items,
-        };
+        if let Some(snapshot) = tick.snapshot {
+            sorted.copy_from(snapshot);
+            sorted.sort_by_key();
+            tick.snapshot = Some(sorted.as_snapshot());
+        }
         if json {
-            out.json_line(&line)?;
+            out.json_line(&tick)?;
             continue;
         }
         let mut text = format!(
             "tick {}{} at byte {}: ",
-            line.tick,
-            if line.keyframe { " (keyframe)" } else { "" },
-            line.offset
+            tick.tick,
+            if tick.keyframe { " (keyframe)" } else { "" },
+            tick.offset
         );
-        match &line.items {
+        match &tick.snapshot {
             None => text.push_str("no snapshot yet\n"),
-            Some(items) => {
-                let _ = writeln!(text, "{} items, {} messages", items.len(), line.messages);
-                for item in items {
+            Some(snapshot) => {
+                let _ = writeln!(text, "{} items, {} messages", snapshot.len(), tick.messages);
+                for item in snapshot.items() {
                     let _ = write!(text, "  {:>5}:{:<5}", item.type_id, item.id);
-                    if let Some(uuid) = &item.uuid {
+                    if let Some(uuid) = snapshot.extended_type_uuid(item.type_id) {
                         let _ = write!(text, " ({uuid})");
                     }
                     for v in item.data {

@@ -2,11 +2,11 @@
 //! rest of the CLI, it only prints what [`demokit::source`] returns.
 
 use super::destination::{Destination, write_output};
-use super::{Exit, Failure, Outcome, Output, Stop, complain, read_failure, row};
-use demokit::source::repair::{RepairOptions, repair};
+use super::output::{Failure, Output, complain, interval, read_failure, row, seconds, shown_name};
+use super::{Exit, Outcome, Stop};
+use demokit::source::repair::{IntervalSource, RepairOptions, repair};
 use demokit::source::summary::Summary;
-use demokit::source::{self, Body, ReadErrorKind, SourceSlice};
-use serde::Serialize;
+use demokit::source::{self, Body, CommandTable, ProfileOrigin, ReadErrorKind, SourceSlice};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
@@ -39,22 +39,24 @@ pub(crate) fn summary_text(out: &mut String, s: &Summary) {
         ("client", s.client.clone()),
         ("map", s.map.clone()),
         ("game dir", s.game_dir.clone()),
-        ("playback time", format!("{} s", s.playback_time)),
+        ("playback time", format!("{} s", seconds(s.playback_time))),
         ("ticks", s.ticks.to_string()),
         ("frames", s.frames.to_string()),
         ("signon length", format!("{} bytes", s.signon_length)),
         (
             "profile",
             format!(
-                "{} view split{}, {}slot byte, {:?} commands ({})",
+                "{} view split{}, {}slot byte, {} (from the {})",
                 s.view_splits,
                 if s.view_splits == 1 { "" } else { "s" },
                 if s.slot_byte { "" } else { "no " },
-                s.command_table,
-                serde_json::to_value(s.profile_origin)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                command_table(s.command_table),
+                match s.profile_origin {
+                    ProfileOrigin::Header => "header",
+                    ProfileOrigin::Detected => "first frames",
+                    ProfileOrigin::Guessed => "defaults: a guess",
+                    ProfileOrigin::Given => "caller",
+                },
             ),
         ),
         ("frames read", s.total_frames.to_string()),
@@ -80,46 +82,21 @@ pub(crate) fn summary_text(out: &mut String, s: &Summary) {
     }
 }
 
-/// One frame as `demokit dump --json` prints it.
-#[derive(Debug, Serialize)]
-struct FrameLine<'a> {
-    /// Offset of the command byte.
-    offset: u64,
-    /// Bytes of the whole frame.
-    size: usize,
-    /// "signon", "packet", ...
-    command: &'static str,
-    /// The tick.
-    tick: i32,
-    /// The player-slot byte, if the profile has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    slot: Option<u8>,
-    /// Payload bytes (network data, command text, tables).
-    payload: usize,
-    /// Command-specific fields.
-    #[serde(flatten)]
-    fields: Fields<'a>,
+/// The command numbers above 7 a table gives, e.g. "commands 8 = customdata, 9 =
+/// stringtables" (1 to 7 are the same in every table).
+fn command_table(table: CommandTable) -> String {
+    let extra: Vec<String> = (8..=u8::MAX)
+        .filter_map(|n| table.command(n).map(|c| format!("{n} = {}", c.name())))
+        .collect();
+    if extra.is_empty() {
+        "commands 1 to 7 only".into()
+    } else {
+        format!("commands {}", extra.join(", "))
+    }
 }
 
-/// The fields `dump` shows per command.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum Fields<'a> {
-    /// Signon and packet frames.
-    Packet { seq_in: i32, seq_out: i32 },
-    /// Console commands: the text.
-    Text { text: String },
-    /// User commands: the sequence number.
-    UserCmd { sequence: i32 },
-    /// Custom data: the callback index.
-    CustomData { callback: i32 },
-    /// The stop command: its tail in hex.
-    Stop { tail: &'a str },
-    /// Nothing more.
-    None {},
-}
-
-/// `demokit dump` on a Source demo.
+/// `demokit dump` on a Source demo: one line per frame, in JSON the library's
+/// [`FrameAt`](demokit::source::FrameAt) (see its docs for the fields).
 pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
     let slice = SourceSlice::parse(data).map_err(|e| read_failure(file, &e))?;
     let mut out = Output::new();
@@ -138,67 +115,37 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
                 return Err(read_failure(file, &e));
             }
         };
-        let frame = &item.frame;
-        let tail;
-        let fields = match &frame.body {
-            Body::Signon(p) | Body::Packet(p) => Fields::Packet {
-                seq_in: p.seq_in,
-                seq_out: p.seq_out,
-            },
-            Body::ConsoleCmd(text) => {
-                let text = text.strip_suffix(b"\0").unwrap_or(text);
-                Fields::Text {
-                    text: String::from_utf8_lossy(text).into_owned(),
-                }
-            }
-            Body::UserCmd { sequence, .. } => Fields::UserCmd {
-                sequence: *sequence,
-            },
-            Body::CustomData { callback, .. } => Fields::CustomData {
-                callback: *callback,
-            },
-            Body::Stop { tail: bytes } => {
-                tail = hex::encode(bytes);
-                Fields::Stop { tail: &tail }
-            }
-            Body::SyncTick | Body::DataTables(_) | Body::StringTables(_) => Fields::None {},
-        };
-        let line = FrameLine {
-            offset: item.offset,
-            size: item.len,
-            command: frame.command().name(),
-            tick: frame.tick,
-            slot: frame.slot,
-            payload: frame.payload().len(),
-            fields,
-        };
         if json {
-            out.json_line(&line)?;
-        } else {
-            let mut text = format!(
-                "{:>10} {:>8} {:>8}  {:<12} {:>8} ",
-                line.offset, line.size, line.tick, line.command, line.payload
-            );
-            match &line.fields {
-                Fields::Packet { seq_in, seq_out } => {
-                    let _ = write!(text, " seq_in={seq_in} seq_out={seq_out}");
-                }
-                Fields::Text { text: t } => {
-                    let _ = write!(text, " {t:?}");
-                }
-                Fields::UserCmd { sequence } => {
-                    let _ = write!(text, " sequence={sequence}");
-                }
-                Fields::CustomData { callback } => {
-                    let _ = write!(text, " callback={callback}");
-                }
-                Fields::Stop { tail } => {
-                    let _ = write!(text, " tail={tail}");
-                }
-                Fields::None {} => {}
-            }
-            writeln!(out, "{}", text.trim_end())?;
+            out.json_line(&item)?;
+            continue;
         }
+        let frame = &item.frame;
+        let mut text = format!(
+            "{:>10} {:>8} {:>8}  {:<12} {:>8} ",
+            item.offset,
+            item.len,
+            frame.tick,
+            frame.command().name(),
+            frame.payload().len()
+        );
+        let _ = match &frame.body {
+            Body::Signon(p) | Body::Packet(p) => {
+                write!(text, " seq_in={} seq_out={}", p.seq_in, p.seq_out)
+            }
+            Body::ConsoleCmd(bytes) => {
+                let bytes = bytes.strip_suffix(b"\0").unwrap_or(bytes);
+                // Quoted and escaped as a JSON string: control characters stay visible.
+                let quoted =
+                    serde_json::to_string(&String::from_utf8_lossy(bytes)).unwrap_or_default();
+                write!(text, " {quoted}")
+            }
+            Body::UserCmd { sequence, .. } => write!(text, " sequence={sequence}"),
+            Body::CustomData { callback, .. } => write!(text, " callback={callback}"),
+            Body::Stop { tail } => write!(text, " tail={}", hex::encode(tail)),
+            // synctick, datatables, stringtables: nothing more to show.
+            _ => Ok(()),
+        };
+        writeln!(out, "{}", text.trim_end())?;
     }
     out.flush()
 }
@@ -217,8 +164,8 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
             let _ = writeln!(
                 io::stderr().lock(),
                 "demokit: {} -> {}: stopped early, {} bytes",
-                input.display(),
-                output.path().display(),
+                shown_name(input),
+                output.name(),
                 bytes.len()
             );
             return Err(read_failure(input, &e));
@@ -231,8 +178,8 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
     let _ = writeln!(
         io::stderr().lock(),
         "demokit: {} -> {}: {} bytes; {frames} frames laid out again, header kept",
-        input.display(),
-        output.path().display(),
+        shown_name(input),
+        output.name(),
         bytes.len()
     );
     Ok(())
@@ -263,7 +210,7 @@ pub(crate) fn repair_file(
     })?;
     write_output(output, &repaired.bytes)?;
     let report = &repaired.report;
-    let mut out = Output::new();
+    let mut out = Output::for_report(output.is_stdout());
     if json {
         out.json_line(report)?;
     } else {
@@ -276,11 +223,13 @@ pub(crate) fn repair_file(
             );
         }
         for change in &report.changes {
-            row(
-                &mut text,
-                change.field,
-                format_args!("{} -> {}", change.old, change.new),
-            );
+            // The time as people read it; the report (and --json) keep the exact value.
+            let time = |v: &str| v.parse().map_or_else(|_| v.to_string(), seconds);
+            let (old, new) = match change.field {
+                "playback_time" => (time(&change.old), time(&change.new)),
+                _ => (change.old.clone(), change.new.clone()),
+            };
+            row(&mut text, change.field, format_args!("{old} -> {new}"));
         }
         row(&mut text, "frames kept", report.frames_kept);
         if report.bytes_dropped > 0 {
@@ -297,12 +246,14 @@ pub(crate) fn repair_file(
             &mut text,
             "tick interval",
             format_args!(
-                "{} s ({})",
-                report.interval,
-                serde_json::to_value(report.interval_source)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
+                "{} ({})",
+                interval(report.interval),
+                match report.interval_source {
+                    IntervalSource::Given => "given",
+                    IntervalSource::GameDir => "the game's",
+                    IntervalSource::HeaderTime => "the header's time over its ticks",
+                    IntervalSource::Guessed => "a guess: the engine's default",
+                }
             ),
         );
         if let Some(e) = &report.read_error {

@@ -1,0 +1,262 @@
+//! What the CLI prints: buffered stdout that ends quietly on a closed pipe, JSON lines,
+//! aligned `key value` rows, file names, and `demokit: FILE: message` lines on stderr. It
+//! knows no format.
+//!
+//! File names are printed so that two different names never print alike: a name that is
+//! not UTF-8 shows each byte that is not part of a UTF-8 character as `\xNN` (the Unix
+//! bytes of the name; on Windows, its WTF-8 bytes), where a lossy conversion would turn
+//! them all into the same U+FFFD. In JSON such a name also gets `file_hex`, all its bytes
+//! in hex, to open the file by. `-` (standard input) is `<stdin>` in messages and `-` in
+//! JSON.
+
+use super::{Exit, Outcome, Stop};
+use serde::Serialize;
+use std::fmt::{Display, Write as _};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// `path` as text with each byte that is not part of a UTF-8 character written as
+/// `\xNN`: the name as it is when it is UTF-8, and never the same text for two names
+/// that differ only in such bytes.
+pub(crate) fn escaped_name(path: &Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(text, "\\x{b:02x}");
+        }
+    }
+    text
+}
+
+/// How a file is named in messages: `<stdin>` for `-`, else [`escaped_name`].
+pub(crate) fn shown_name(path: &Path) -> String {
+    if super::input::is_stdin(path) {
+        "<stdin>".into()
+    } else {
+        escaped_name(path)
+    }
+}
+
+/// A file's name in JSON, flattened into the object that names it.
+#[derive(Debug, Serialize)]
+pub(crate) struct FileJson {
+    /// The path as given or found, as [`escaped_name`] writes it (`-` for standard input).
+    file: String,
+    /// All bytes of the path in hex, when it is not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_hex: Option<String>,
+}
+
+impl FileJson {
+    /// The JSON name of `path`.
+    pub(crate) fn of(path: &Path) -> FileJson {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        FileJson {
+            file: escaped_name(path),
+            file_hex: std::str::from_utf8(bytes)
+                .is_err()
+                .then(|| hex::encode(bytes)),
+        }
+    }
+}
+
+/// The line `demokit: FILE: message` (with its newline).
+pub(crate) fn complaint(file: &Path, message: impl Display) -> String {
+    format!("demokit: {}: {message}\n", shown_name(file))
+}
+
+/// Prints `demokit: FILE: message` to stderr, ignoring a failing stderr.
+pub(crate) fn complain(file: &Path, message: impl Display) {
+    let _ = io::stderr()
+        .lock()
+        .write_all(complaint(file, message).as_bytes());
+}
+
+/// A read error of any format: where it is, what it says and the exit status it earns.
+/// Its `Display` is `at byte N: message`.
+pub(crate) trait Failure: Display {
+    /// Offset the error was found at.
+    fn offset(&self) -> u64;
+    /// What went wrong (without the offset).
+    fn message(&self) -> String;
+    /// I/O trouble or a format error.
+    fn exit(&self) -> Exit;
+}
+
+/// Prints `error` and returns the matching stop.
+pub(crate) fn read_failure(file: &Path, error: &impl Failure) -> Stop {
+    complain(file, error);
+    Stop(error.exit())
+}
+
+/// Buffered, locked stdout (or stderr, for the report of a command whose output file goes
+/// to stdout) that turns a closed pipe into a quiet, successful stop.
+pub(crate) struct Output {
+    /// The buffered stream.
+    inner: BufWriter<Box<dyn Write>>,
+    /// `<stdout>` or `<stderr>`, for a write error.
+    name: &'static str,
+}
+
+impl Output {
+    /// Locks stdout.
+    pub(crate) fn new() -> Self {
+        Output {
+            inner: BufWriter::with_capacity(64 * 1024, Box::new(io::stdout().lock())),
+            name: "<stdout>",
+        }
+    }
+
+    /// Where a command's report goes: stdout, or stderr when `stdout_taken` (the command
+    /// writes its output file there).
+    pub(crate) fn for_report(stdout_taken: bool) -> Self {
+        if !stdout_taken {
+            return Output::new();
+        }
+        Output {
+            inner: BufWriter::new(Box::new(io::stderr().lock())),
+            name: "<stderr>",
+        }
+    }
+
+    /// Turns a write error into a stop: quiet success for a closed pipe, else an I/O error.
+    fn failed(&self, error: io::Error) -> Stop {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            Stop(Exit::Success)
+        } else {
+            let _ = writeln!(
+                io::stderr().lock(),
+                "demokit: {}: cannot write: {error}",
+                self.name
+            );
+            Stop(Exit::Io)
+        }
+    }
+
+    /// Writes formatted text.
+    pub(crate) fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> Outcome {
+        let result = self.inner.write_fmt(args);
+        result.map_err(|e| self.failed(e))
+    }
+
+    /// Writes text as it is.
+    pub(crate) fn write_str(&mut self, text: &str) -> Outcome {
+        self.write_bytes(text.as_bytes())
+    }
+
+    /// Writes bytes as they are.
+    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) -> Outcome {
+        let result = self.inner.write_all(bytes);
+        result.map_err(|e| self.failed(e))
+    }
+
+    /// Writes `value` as one line of JSON.
+    pub(crate) fn json_line(&mut self, value: &impl Serialize) -> Outcome {
+        let result = serde_json::to_writer(&mut self.inner, value);
+        result.map_err(|e| self.failed(e.into()))?;
+        self.write_bytes(b"\n")
+    }
+
+    /// Flushes everything written so far.
+    pub(crate) fn flush(&mut self) -> Outcome {
+        let result = self.inner.flush();
+        result.map_err(|e| self.failed(e))
+    }
+}
+
+/// `value` as one line of JSON, newline included.
+pub(crate) fn json_line(value: &impl Serialize) -> String {
+    // Only plain structs, strings and numbers go in: serializing them cannot fail.
+    let mut line = serde_json::to_string(value).expect("JSON of plain data");
+    line.push('\n');
+    line
+}
+/// A read error in JSON output.
+#[derive(Debug, Serialize)]
+pub(crate) struct ErrorJson {
+    /// Offset the error was found at (`null` when none applies, as for an I/O error).
+    pub(crate) offset: Option<u64>,
+    /// What went wrong (without the offset).
+    pub(crate) message: String,
+}
+
+impl ErrorJson {
+    /// The JSON form of a read error.
+    pub(crate) fn of(error: &dyn Failure) -> ErrorJson {
+        ErrorJson {
+            offset: Some(error.offset()),
+            message: error.message(),
+        }
+    }
+}
+
+/// Appends one `key value` row, the values aligned in one column.
+pub(crate) fn row(out: &mut String, key: &str, value: impl Display) {
+    let _ = writeln!(out, "{key:<17} {value}");
+}
+
+/// `first to last`, or `none`.
+pub(crate) fn tick_range(first: Option<i32>, last: Option<i32>) -> String {
+    match (first, last) {
+        (Some(first), Some(last)) => format!("{first} to {last}"),
+        _ => "none".into(),
+    }
+}
+
+/// Seconds for people: rounded to the millisecond, without trailing zeros ("1.725 s" for
+/// the `f32` 1.7249999 a header holds as 115 ticks of 0.015 s). JSON keeps the exact value.
+pub(crate) fn seconds(value: f32) -> String {
+    trimmed(format!("{value:.3}"))
+}
+
+/// A tick interval for people: to the microsecond, with the tick rate it makes
+/// ("0.016667 s, 60 ticks/s").
+pub(crate) fn interval(value: f32) -> String {
+    let rate = if value > 0.0 {
+        format!(
+            ", {} ticks/s",
+            trimmed(format!("{:.2}", 1.0 / f64::from(value)))
+        )
+    } else {
+        String::new()
+    };
+    format!("{} s{rate}", trimmed(format!("{value:.6}")))
+}
+
+/// A decimal without trailing zeros after its point (and without the point if nothing
+/// follows it); "-0" becomes "0".
+fn trimmed(mut text: String) -> String {
+    if text.contains('.') {
+        let keep = text.trim_end_matches('0').trim_end_matches('.').len();
+        text.truncate(keep);
+    }
+    if text == "-0" {
+        text.remove(0);
+    }
+    text
+}
+
+/// Ticks as `n (t1, t2, ...)`, or `none`.
+pub(crate) fn tick_list(ticks: &[i32]) -> String {
+    if ticks.is_empty() {
+        return "none".into();
+    }
+    let list: Vec<String> = ticks.iter().map(i32::to_string).collect();
+    format!("{} ({})", ticks.len(), list.join(", "))
+}
+
+/// The name a unit variant of a library enum has in JSON ("kept", "game_dir", ...), with
+/// underscores as spaces: the same word in text as in JSON.
+pub(crate) fn name_of(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name.replace('_', " "),
+        _ => String::new(),
+    }
+}
+
+/// `n` and `noun`, plural unless `n` is 1: "1 keyframe", "20 deltas".
+pub(crate) fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
