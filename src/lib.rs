@@ -16,6 +16,19 @@
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
 //! * [`report`] holds what the tools of every format report in the same shape.
+//!
+//! # Cargo features
+//!
+//! | feature | default | what it gates |
+//! | --- | --- | --- |
+//! | `cli` | on | the `demokit` command-line tool (the binary) and the crates only it needs: clap, indicatif, rayon. Turns on `serde`, since the tool's JSON comes from the derives. The library's API is the same with or without it. |
+//! | `serde` | with `cli` | `Serialize` on the public record, summary and report types, and `Deserialize` on their owned forms (UUIDs through `uuid/serde`). serde itself is always a dependency: the teehistorian header is JSON. |
+//! | `proptest` | off | `twdemo::strategies`, `teehistorian::strategies` and `source::strategies`: the proptest strategies this crate's own property tests use, for whole files and single records of every kind, which always write without error and read back to themselves. |
+//!
+//! A library user who wants none of the tool's dependencies writes
+//! `demokit = { version = "0.1", default-features = false }` and adds `features =
+//! ["serde"]` for the derives; `features = ["proptest"]` (usually under
+//! `[dev-dependencies]`) for the strategies. docs.rs documents every feature.
 
 #![warn(missing_docs)]
 // No `unsafe` anywhere: no benchmark has shown a hot loop that needs it.

@@ -2,70 +2,14 @@
 
 mod common;
 
+use common::cli::{command, demokit, run, stderr, stdout};
+use common::sha256_hex;
+use common::temp::TempDir;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Runs `demokit` with `args`.
-fn demokit(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_demokit"))
-        .args(args)
-        .output()
-        .expect("demokit runs")
-}
-
-/// Runs `demokit SUBCOMMAND FILE [extra...]`.
-fn run(subcommand: &str, file: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![subcommand.as_ref(), file.as_os_str()];
-    args.extend(extra.iter().map(|s| std::ffi::OsStr::new(*s)));
-    demokit(&args)
-}
-
-/// The process's stderr as text.
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The process's stdout as text.
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    /// Creates a unique directory whose name contains `name`.
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!(
-            "demokit-cli-{name}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    /// The path of `file` inside the directory.
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    /// Removes the directory and everything in it.
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Stdio;
 
 /// The facts entry of the real demo whose file name ends with `name`.
 fn fact(shared: &Path, name: &str) -> (PathBuf, Value) {
@@ -102,11 +46,6 @@ fn cut_inside_last_data_chunk(data: &[u8]) -> (Vec<u8>, u64) {
         .expect("a data chunk");
     let cut = offset as usize + header_len + payload_len / 2;
     (data[..cut].to_vec(), offset)
-}
-
-/// The SHA-256 of `data` in lowercase hex.
-fn sha256_hex(data: &[u8]) -> String {
-    hex::encode(Sha256::digest(data))
 }
 
 /// `info --json` reports every header field and count that facts.json records.
@@ -526,11 +465,11 @@ fn missing_file_is_an_io_error() {
 /// Bad command lines exit with 2, and `--help` documents every exit code.
 #[test]
 fn usage_errors_exit_with_2_and_help_documents_exit_codes() {
-    let out = demokit(&["info".as_ref()]);
+    let out = demokit(&["info"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = demokit(&["frobnicate".as_ref()]);
+    let out = demokit(&["frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = demokit(&["--help".as_ref()]);
+    let out = demokit(&["--help"]);
     assert!(out.status.success());
     let help = stdout(&out);
     assert!(help.contains("Exit codes"), "{help}");
@@ -668,7 +607,7 @@ fn dump_into_a_closed_pipe_does_not_panic() {
     };
     let (path, _) = fact(&shared, "v6_ddnet_client_multeasymap_2020.demo");
     for json in [false, true] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_demokit"))
+        let mut child = command()
             .arg("dump")
             .arg(&path)
             .args(json.then_some("--json"))

@@ -3,23 +3,11 @@
 
 mod common;
 
+use common::cli::{demokit, stderr};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-/// Runs `demokit` with `args`.
-fn demokit<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_demokit"))
-        .args(args)
-        .output()
-        .expect("demokit runs")
-}
-
-/// The process's stderr as text.
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use std::process::Output;
 
 /// The single stdout line, parsed as JSON.
 fn json(out: &Output) -> Value {

@@ -16,6 +16,7 @@
 
 mod common;
 
+use common::cli::{BIN, command, stderr};
 use common::temp::TempDir;
 use demokit::source::{Body, Frame, SourceSlice, SourceWriter};
 use demokit::teehistorian::{Message, TeehistorianSlice, TeehistorianWriter};
@@ -185,7 +186,7 @@ impl Case {
 
     /// Runs the command.
     fn run(&self, input: &Path, output: Option<&Path>, flags: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_demokit"))
+        command()
             .args(self.args(input, output, flags))
             .output()
             .expect("demokit runs")
@@ -201,7 +202,7 @@ impl Case {
             .arg("-c")
             .arg("trap '' XFSZ; ulimit -f 8 && exec \"$@\"")
             .arg("sh")
-            .arg(env!("CARGO_BIN_EXE_demokit"))
+            .arg(BIN)
             .args(self.args(input, output, flags))
             .output()
             .expect("sh runs")
@@ -230,11 +231,6 @@ impl Case {
         );
         bytes
     }
-}
-
-/// The process's stderr as text.
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Asserts the exit status and that stderr names `path`.

@@ -3,31 +3,10 @@
 
 mod common;
 
+use common::cli::{demokit, json_lines, stderr};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// Runs `demokit` with `args`.
-fn demokit<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_demokit"))
-        .args(args)
-        .output()
-        .expect("demokit runs")
-}
-
-/// The process's stderr as text.
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Every stdout line, parsed as JSON.
-fn json_lines(out: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
 
 /// A scratch file path under the temp dir, unique to this process and `name`.
 fn scratch(name: &str) -> PathBuf {
@@ -39,17 +18,7 @@ fn real_files() -> Vec<(PathBuf, Value)> {
     let Some(shared) = common::shared_dir() else {
         return Vec::new();
     };
-    common::facts(&shared)["source"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let path = shared
-                .join("real-fixtures")
-                .join(f["file"].as_str().unwrap());
-            (path, f.clone())
-        })
-        .collect()
+    common::facts_files(&shared, "source")
 }
 
 /// `info --json` has every field the issue asks for, agreeing with facts.json.

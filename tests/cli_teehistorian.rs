@@ -3,106 +3,20 @@
 
 mod common;
 
+use common::cli::{demokit, json_lines, run, stderr, stdout};
+use common::sha256_hex;
+use common::temp::TempDir;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Runs `demokit` with `args`.
-fn demokit<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_demokit"))
-        .args(args)
-        .output()
-        .expect("demokit runs")
-}
-
-/// Runs `demokit SUBCOMMAND FILE [extra...]`.
-fn run(subcommand: &str, file: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![subcommand.as_ref(), file.as_os_str()];
-    args.extend(extra.iter().map(OsStr::new));
-    demokit(&args)
-}
-
-/// The process's stderr as text.
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The process's stdout as text.
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Every stdout line, parsed as JSON.
-fn json_lines(out: &Output) -> Vec<Value> {
-    stdout(out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
-/// The SHA-256 of `data` in lowercase hex.
-fn sha256_hex(data: &[u8]) -> String {
-    hex::encode(Sha256::digest(data))
-}
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    /// Creates a unique directory whose name contains `name`.
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!(
-            "demokit-cli-th-{name}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    /// The path of `file` inside the directory.
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-
-    /// Writes `data` to `file` inside the directory (creating its parents) and returns its
-    /// path.
-    fn write(&self, file: &str, data: &[u8]) -> PathBuf {
-        let path = self.path(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, data).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    /// Removes the directory and everything in it.
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Output;
 
 /// The teehistorian entries of facts.json with their paths.
 fn teehistorian_facts(shared: &Path) -> Vec<(PathBuf, Value)> {
-    let facts = common::facts(shared);
-    let entries = facts["teehistorian"].as_array().unwrap();
+    let entries = common::facts_files(shared, "teehistorian");
     assert_eq!(entries.len(), 3);
     entries
-        .iter()
-        .map(|f| {
-            let file = f["file"].as_str().unwrap();
-            (shared.join("real-fixtures").join(file), f.clone())
-        })
-        .collect()
 }
 
 /// DDNet's reference file, written by its own writer from the calls in

@@ -12,7 +12,7 @@ use demokit::{source, teehistorian as th, twdemo as tw};
 use std::path::PathBuf;
 
 #[global_allocator]
-static ALLOCATOR: common::alloc::LargestAllocation = common::alloc::LargestAllocation;
+static ALLOCATOR: common::alloc::CountingAllocator = common::alloc::CountingAllocator;
 
 /// How reading a file ended: items delivered, then an error (offset and kind) or none.
 #[derive(Debug)]

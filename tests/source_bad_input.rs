@@ -6,8 +6,9 @@
 
 mod common;
 
-use common::alloc::{LargestAllocation, largest_allocation};
+use common::alloc::{CountingAllocator, largest_allocation};
 
+use common::read::Dribble;
 use demokit::source::format::HEADER_SIZE;
 use demokit::source::writer::encode_frame;
 use demokit::source::{
@@ -18,22 +19,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 #[global_allocator]
-static ALLOCATOR: LargestAllocation = LargestAllocation;
-
-/// A source that hands out at most `n` bytes per `read`.
-struct Dribble<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
-    }
-}
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// What a reader delivered: each frame's offset, length and stop tail (if it is a stop),
 /// then the error.
@@ -471,24 +457,9 @@ fn files_without_stop_end_in_a_truncation_after_every_frame() {
     }
 }
 
-/// `../shared/real-fixtures`, or `None` (saying why) when it is missing outside CI. In CI
-/// (`CI=true`) a missing directory fails the test loudly.
+/// `../shared/real-fixtures`, or `None` (see [`common::shared_dir`]).
 fn real_fixtures() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "CI=true but {} is missing: the real fixtures must be beside the project",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping: {} not found (tests on real recordings need ../shared)",
-        dir.display()
-    );
-    None
+    Some(common::shared_dir()?.join("real-fixtures"))
 }
 
 /// The real Source demos, sorted by name.

@@ -4,6 +4,9 @@
 //! bytes never panic, and whatever the writer accepts reads back as given. Case counts follow PROPTEST_CASES (default 256); failures persist
 //! under proptest-regressions/.
 
+mod common;
+
+use common::read::Dribble;
 use demokit::source::format::{HEADER_SIZE, MAGIC};
 use demokit::source::strategies::{self, BodySpec, DemoSpec, FrameSpec};
 use demokit::source::{
@@ -20,21 +23,6 @@ fn config() -> ProptestConfig {
             "proptest-regressions/source_props.txt",
         ))),
         ..ProptestConfig::default()
-    }
-}
-
-/// A source that hands out at most `n` bytes per `read`.
-struct Dribble<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
     }
 }
 

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::read::Dribble;
+
 use demokit::source::summary::{Summary, validate};
 use demokit::source::{
     Command, CommandTable, ProfileOrigin, SourceReader, SourceSlice, playback_time, rewrite,
@@ -17,16 +19,11 @@ fn real_files() -> Vec<(PathBuf, Value, Vec<u8>)> {
     let Some(shared) = common::shared_dir() else {
         return Vec::new();
     };
-    let files: Vec<_> = common::facts(&shared)["source"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let path = shared
-                .join("real-fixtures")
-                .join(f["file"].as_str().unwrap());
+    let files: Vec<_> = common::facts_files(&shared, "source")
+        .into_iter()
+        .map(|(path, f)| {
             let data = std::fs::read(&path).unwrap();
-            (path, f.clone(), data)
+            (path, f, data)
         })
         .collect();
     assert_eq!(files.len(), 4, "facts.json lists the four Source demos");
@@ -133,26 +130,9 @@ fn rewrite_is_byte_identical() {
 /// reader, and the streamed summary equals the one from memory.
 #[test]
 fn streaming_and_slice_readers_agree() {
-    /// Delivers at most `step` bytes per `read`.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
-    }
-    impl std::io::Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = buf.len().min(self.step).min(self.data.len());
-            buf[..n].copy_from_slice(&self.data[..n]);
-            self.data = &self.data[n..];
-            Ok(n)
-        }
-    }
     for (path, _, data) in real_files() {
         let slice = SourceSlice::parse(&data).unwrap();
-        let mut stream = SourceReader::new(Trickle {
-            data: &data,
-            step: 4093,
-        })
-        .unwrap();
+        let mut stream = SourceReader::new(Dribble::new(&data, 4093)).unwrap();
         assert_eq!(stream.header(), slice.header());
         assert_eq!(stream.profile(), slice.profile());
         for (n, expected) in slice.frames().enumerate() {

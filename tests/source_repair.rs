@@ -2,29 +2,16 @@
 //! headers are restored bit for bit, and files cut anywhere become files that read to their
 //! stop command with a header that agrees with their frames.
 
+mod common;
+
 use demokit::source::format::{HEADER_SIZE, PLAYBACK_TIME_OFFSET};
 use demokit::source::repair::{IntervalSource, RepairError, RepairOptions, repair};
 use demokit::source::{Body, Command, SourceSlice, playback_time, stop_tick, tick_interval};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The real Source demos, or `None` (with the reason printed) when `../shared` is not
-/// beside the project. With `CI=true` a missing directory fails loudly instead.
+/// The real Source demos, or `None` (see [`common::shared_dir`]).
 fn real_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/source");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "CI=true but {} is missing: the real Source demos must be beside the project",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping: {} not found (these tests need the real Source demos in ../shared)",
-        dir.display()
-    );
-    None
+    Some(common::shared_dir()?.join("real-fixtures/source"))
 }
 
 /// Every `.dem` file of the real fixtures, by name, in name order.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::alloc::{LargestAllocation, largest_allocation};
+use common::alloc::{CountingAllocator, largest_allocation};
 
 use demokit::codec::varint;
 use demokit::teehistorian::format::FILE_UUID;
@@ -14,7 +14,7 @@ use demokit::teehistorian::{
 };
 
 #[global_allocator]
-static ALLOCATOR: LargestAllocation = LargestAllocation;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const HEADER: &[u8] = br#"{"version":"2"}"#;
 

@@ -180,7 +180,7 @@ fn record_file(path: &Path, ticks: i32) -> u64 {
 fn info_peak_rss(path: &Path) -> (u64, serde_json::Value) {
     let out = Command::new("/usr/bin/time")
         .arg("-v")
-        .arg(env!("CARGO_BIN_EXE_demokit"))
+        .arg(common::cli::BIN)
         .args(["info", "--json"])
         .arg(path)
         .output()

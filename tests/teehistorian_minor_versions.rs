@@ -4,6 +4,9 @@
 //! NUL) and as servers since minor 9 write them (up to 64 KiB). No record's layout changed
 //! between minors, so every one reads typed, validates and rewrites byte for byte.
 
+mod common;
+
+use common::read::Dribble;
 use demokit::teehistorian::{
     Ex, ExKind, Header, Message, Protocol, Recorder, TeehistorianSlice, rewrite, summary,
 };
@@ -267,7 +270,7 @@ fn console_commands_cut_by_the_old_packer() {
     assert_eq!((items[1].tick, items[3].tick, items[4].tick), (1, 2, 3));
     // The streaming reader agrees, whatever its source delivers per read.
     for chunk in [1, 7, 4096] {
-        let mut reader = TeehistorianReader::new(Dribble(&data, chunk)).unwrap();
+        let mut reader = TeehistorianReader::new(Dribble::new(&data, chunk)).unwrap();
         let mut seen = Vec::new();
         while let Some(m) = reader.next() {
             let m = m.unwrap();
@@ -332,17 +335,5 @@ fn console_commands_cut_by_the_old_packer() {
         rec.begin_inputs().unwrap();
         let result = rec.record_console_command(-1, 4, "say", &[&arg, "second"]);
         assert_eq!(result.is_err(), refused, "minor {minor}");
-    }
-}
-
-/// A source that hands out at most `.1` bytes per read.
-struct Dribble<'a>(&'a [u8], usize);
-
-impl std::io::Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.0.len().min(self.1).min(buf.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
     }
 }

@@ -1,6 +1,9 @@
 //! Property tests of the teehistorian module, using the public strategies of the `proptest`
 //! feature. Case counts follow PROPTEST_CASES; failures persist under proptest-regressions/.
 
+mod common;
+
+use common::read::Dribble;
 use demokit::codec::varint;
 use demokit::teehistorian::format::FILE_UUID;
 use demokit::teehistorian::strategies;
@@ -18,21 +21,6 @@ fn config() -> ProptestConfig {
             "proptest-regressions/teehistorian_props.txt",
         ))),
         ..ProptestConfig::default()
-    }
-}
-
-/// A source that hands out at most `n` bytes per `read`.
-struct Dribble<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
     }
 }
 

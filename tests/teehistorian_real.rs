@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::read::Dribble;
 use demokit::codec::uuid::teeworlds_uuid;
 use demokit::teehistorian::{
     Args, Ex, Header, Message, MessageAt, ReadError, ReadErrorKind, Summary, TeehistorianReader,
@@ -21,16 +22,9 @@ use std::path::{Path, PathBuf};
 /// Every teehistorian file of the shared directory: the facts.json entries (with their
 /// facts) and the reference file (without).
 fn files(shared: &Path) -> Vec<(PathBuf, Option<serde_json::Value>)> {
-    let mut out: Vec<_> = common::facts(shared)["teehistorian"]
-        .as_array()
-        .expect("facts.json has teehistorian entries")
-        .iter()
-        .map(|f| {
-            let path = shared
-                .join("real-fixtures")
-                .join(f["file"].as_str().unwrap());
-            (path, Some(f.clone()))
-        })
+    let mut out: Vec<_> = common::facts_files(shared, "teehistorian")
+        .into_iter()
+        .map(|(path, f)| (path, Some(f)))
         .collect();
     out.push((reference_path(shared), None));
     out
@@ -288,22 +282,6 @@ fn rewrite_is_byte_identical() {
             w.write(&item.unwrap().message).unwrap();
         }
         assert!(w.into_inner().unwrap() == data, "{}", path.display());
-    }
-}
-
-/// A source that hands out at most `n` bytes per `read`, to exercise the streaming reader's
-/// refills at every message boundary and inside messages.
-struct Dribble<'a> {
-    data: &'a [u8],
-    n: usize,
-}
-
-impl Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.n.min(buf.len()).min(self.data.len());
-        buf[..k].copy_from_slice(&self.data[..k]);
-        self.data = &self.data[k..];
-        Ok(k)
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::alloc::{CountingAllocator, allocations};
 use demokit::teehistorian::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::{
@@ -13,8 +14,6 @@ use demokit::teehistorian::{
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -267,48 +266,8 @@ proptest! {
 // No allocation per message
 // ---------------------------------------------------------------------------------------
 
-/// Counts allocations made on the current thread while armed (tests run in parallel).
-struct CountingAllocator;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_allocation() {
-    // try_with: the allocator also runs during thread teardown.
-    let _ = ARMED.try_with(|armed| {
-        if armed.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// Counts the allocations `f` makes on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|c| c.set(0));
-    ARMED.with(|a| a.set(true));
-    f();
-    ARMED.with(|a| a.set(false));
-    COUNT.with(|c| c.get())
-}
 
 #[test]
 fn events_allocate_nothing_per_message() {

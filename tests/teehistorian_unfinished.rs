@@ -7,17 +7,10 @@
 
 mod common;
 
+use common::cli::demokit;
 use common::temp::TempDir;
 use demokit::teehistorian::{self as th, Message, TeehistorianSlice, summary};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn demokit(args: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_demokit"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -8,14 +8,13 @@
 
 mod common;
 
+use common::alloc::{CountingAllocator, allocations};
 use demokit::codec::uuid::teeworlds_uuid;
 use demokit::teehistorian::format::FILE_UUID;
 use demokit::teehistorian::{
     FlushPolicy, Header, Message, Phase, Protocol, Recorder, RecorderError, TeehistorianReader,
     TeehistorianSlice, apply_input_diff,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::num::NonZeroU32;
@@ -1219,37 +1218,6 @@ fn pseudo_random_recordings_read_back_tick_by_tick() {
 // No allocation per message
 // ---------------------------------------------------------------------------------------
 
-/// Counts allocations made on the current thread while armed (tests run in parallel).
-struct CountingAllocator;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_allocation() {
-    // try_with: the allocator also runs during thread teardown.
-    let _ = ARMED.try_with(|armed| {
-        if armed.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
@@ -1290,12 +1258,11 @@ fn recording_ticks_allocates_nothing_once_the_buffer_has_grown() {
     for tick in 1..=20 {
         run_tick(&mut rec, tick);
     }
-    COUNT.with(|c| c.set(0));
-    ARMED.with(|a| a.set(true));
-    for tick in 21..=500 {
-        run_tick(&mut rec, tick);
-    }
-    ARMED.with(|a| a.set(false));
-    assert_eq!(COUNT.with(|c| c.get()), 0, "allocations while recording");
+    let count = allocations(|| {
+        for tick in 21..=500 {
+            run_tick(&mut rec, tick);
+        }
+    });
+    assert_eq!(count, 0, "allocations while recording");
     rec.finish().unwrap();
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::alloc::{LargestAllocation, largest_allocation};
+use common::alloc::{CountingAllocator, largest_allocation};
 
 use demokit::twdemo::{
     Chunk, ChunkAt, DemoReader, DemoSlice, PayloadDecoder, PayloadError, ReadError, ReadErrorKind,
@@ -12,7 +12,7 @@ use demokit::twdemo::{
 use std::path::PathBuf;
 
 #[global_allocator]
-static ALLOCATOR: LargestAllocation = LargestAllocation;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Everything the slice reader yields, decoding every payload: the chunks and the error.
 fn read_all(data: &[u8]) -> (Vec<ChunkAt<'_>>, Option<ReadError>) {

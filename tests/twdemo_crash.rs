@@ -9,11 +9,11 @@
 mod common;
 
 use common::child::record_then_kill;
+use common::cli::demokit;
 use common::temp::{TempFiles, temp_path};
 
 use demokit::twdemo::{self as tw, Chunk, DemoSlice, Recorder, RecorderConfig, SnapshotBuilder};
 use std::io::Write;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The environment variable that turns [`child_records`] on; its value is the output path.
@@ -78,13 +78,6 @@ fn child_records() {
         tick += 1;
     }
     rec.finish().unwrap();
-}
-
-fn demokit(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_demokit"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// A recording killed with SIGKILL after [`KILL_AFTER`] ticks holds every tick the child

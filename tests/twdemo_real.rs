@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::read::Dribble;
+
 use demokit::codec::huffman::LengthRule;
 use demokit::twdemo::demo::rewrite;
 use demokit::twdemo::{Chunk, Demo, DemoReader, DemoSlice, PayloadDecoder, Summary};
@@ -132,7 +134,7 @@ fn streaming_reader_agrees_with_slice_reader() {
         let data = std::fs::read(&path).unwrap();
         let slice = DemoSlice::parse(&data).unwrap();
         // A reader that hands out 7 bytes at a time exercises every refill boundary.
-        let mut stream = DemoReader::new(SmallReads(&data[..], 7)).unwrap();
+        let mut stream = DemoReader::new(Dribble::new(&data, 7)).unwrap();
         assert_eq!(stream.prelude(), slice.prelude());
         assert_eq!(stream.map(), slice.map());
         for (n, expected) in slice.chunks().enumerate() {
@@ -174,17 +176,5 @@ fn rewrite_is_byte_identical() {
             demo.to_bytes().unwrap() == data,
             "{name}: Demo round trip differs"
         );
-    }
-}
-
-/// A reader that returns at most `.1` bytes per call.
-struct SmallReads<'a>(&'a [u8], usize);
-
-impl std::io::Read for SmallReads<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(self.1).min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
     }
 }

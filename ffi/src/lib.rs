@@ -1,7 +1,7 @@
 //! A C ABI over demokit's recorders, so that C and C++ game servers (DDNet and its plugins)
 //! can record teehistorian files and demos through demokit.
 //!
-//! The interface is in `include/demokit.h`, generated from this crate by cbindgen (the test
+//! The interface is in `ffi/include/demokit.h`, generated from this crate by cbindgen (the test
 //! `ffi_header_is_current` fails when the committed header is stale). Its shape:
 //!
 //! * Opaque handles: [`DemokitThHeader`], [`DemokitThRecorder`], [`DemokitDemoRecorder`],

@@ -1,4 +1,4 @@
-//! The C ABI from C++: `examples/ffi_record.cpp` is compiled with g++ against the static and
+//! The C ABI from C++: `ffi/examples/ffi_record.cpp` is compiled with g++ against the static and
 //! the dynamic library, run, and its files compared with what the Rust API writes for the
 //! same calls; demokit reads them back. The program also checks the error paths (an
 //! unwritable path, calls out of order, null pointers, invalid UTF-8, a failing sink) and
@@ -10,8 +10,9 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn project() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+/// The C ABI crate's directory, which holds the header and the example program.
+fn ffi_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The directory holding the static and dynamic library built with this test binary:
@@ -53,8 +54,8 @@ fn compile(dir: &Path, dynamic: bool) -> PathBuf {
     let mut cmd = Command::new("g++");
     cmd.args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
         .arg("-I")
-        .arg(project().join("include"))
-        .arg(project().join("examples/ffi_record.cpp"))
+        .arg(ffi_dir().join("include"))
+        .arg(ffi_dir().join("examples/ffi_record.cpp"))
         .arg("-o")
         .arg(&out);
     if dynamic {

@@ -13,13 +13,13 @@ fn ffi_header_is_current() {
         .generate()
         .expect("cbindgen reads the crate")
         .write(&mut generated);
-    let path = crate_dir.join("../include/demokit.h");
+    let path = crate_dir.join("include/demokit.h");
     if std::env::var("DEMOKIT_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &generated).unwrap();
     }
     let committed = std::fs::read(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "include/demokit.h is stale: run `DEMOKIT_BLESS=1 cargo test -p demokit-ffi ffi_header_is_current`"
+        "ffi/include/demokit.h is stale: run `DEMOKIT_BLESS=1 cargo test -p demokit-ffi ffi_header_is_current`"
     );
 }

@@ -18,7 +18,7 @@ fn config() -> ProptestConfig {
     ProptestConfig {
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../proptest-regressions/ffi_props.txt"
+            "/proptest-regressions/ffi_props.txt"
         )))),
         ..ProptestConfig::default()
     }

@@ -1,17 +1,20 @@
-//! A global allocator for tests that bound memory: while armed on the current thread it
-//! records the largest single allocation and the peak of heap bytes live on that thread
-//! (allocated minus freed since arming), so that tests running in parallel do not see each
-//! other's allocations. A test binary installs it with
-//! `#[global_allocator] static ALLOCATOR: LargestAllocation = LargestAllocation;`.
+//! A global allocator for tests that bound memory or allocations: while armed on the
+//! current thread it counts allocations and records the largest single allocation and the
+//! peak of heap bytes live on that thread (allocated minus freed since arming), so that
+//! tests running in parallel do not see each other's allocations. A test binary installs it
+//! with `#[global_allocator] static ALLOCATOR: CountingAllocator = CountingAllocator;`;
+//! without that, [`measure`] sees nothing.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-/// The allocator: `System`, noting sizes.
-pub struct LargestAllocation;
+/// The allocator: `System`, counting.
+pub struct CountingAllocator;
 
 thread_local! {
     static ARMED: Cell<bool> = const { Cell::new(false) };
+    /// Allocations and reallocations.
+    static COUNT: Cell<usize> = const { Cell::new(0) };
     static LARGEST: Cell<usize> = const { Cell::new(0) };
     /// Bytes allocated minus bytes freed on this thread since arming; memory allocated
     /// before and freed while armed makes it negative, which only lowers the peak.
@@ -21,13 +24,13 @@ thread_local! {
 
 // SAFETY: every call is forwarded unchanged to `System`; noting a size touches only
 // thread-locals with const initializers, which do not allocate.
-unsafe impl GlobalAlloc for LargestAllocation {
+unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note(layout.size(), 0);
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note(0, layout.size());
+        note_free(layout.size());
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -36,23 +39,36 @@ unsafe impl GlobalAlloc for LargestAllocation {
     }
 }
 
+/// An allocation of `allocated` bytes (replacing `freed` bytes, for a reallocation).
 fn note(allocated: usize, freed: usize) {
     // try_with: the allocator runs during thread teardown too.
-    let _ = ARMED.try_with(|armed| {
-        if armed.get() {
-            let _ = LARGEST.try_with(|l| l.set(l.get().max(allocated)));
-            let _ = LIVE.try_with(|live| {
-                let now = live.get() + allocated as isize - freed as isize;
-                live.set(now);
-                let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
-            });
-        }
+    if ARMED.try_with(Cell::get).unwrap_or(false) {
+        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(allocated)));
+        live(allocated as isize - freed as isize);
+    }
+}
+
+/// `freed` bytes given back.
+fn note_free(freed: usize) {
+    if ARMED.try_with(Cell::get).unwrap_or(false) {
+        live(-(freed as isize));
+    }
+}
+
+fn live(change: isize) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + change;
+        live.set(now);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
     });
 }
 
 /// What [`measure`] saw.
 #[derive(Debug, Clone, Copy)]
 pub struct Usage {
+    /// How many allocations (and reallocations) were made.
+    pub count: usize,
     /// The largest single allocation.
     pub largest: usize,
     /// The most heap bytes live at once (of those allocated while measuring).
@@ -60,8 +76,9 @@ pub struct Usage {
 }
 
 /// Runs `f` and returns its result with the heap use it caused on this thread (zeros
-/// unless the test binary installed [`LargestAllocation`]).
+/// unless the test binary installed [`CountingAllocator`]).
 pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Usage) {
+    COUNT.with(|c| c.set(0));
     LARGEST.with(|l| l.set(0));
     LIVE.with(|l| l.set(0));
     PEAK.with(|p| p.set(0));
@@ -69,15 +86,22 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Usage) {
     let out = f();
     ARMED.with(|a| a.set(false));
     let usage = Usage {
-        largest: LARGEST.with(|l| l.get()),
-        peak: PEAK.with(|p| p.get()).max(0) as usize,
+        count: COUNT.with(Cell::get),
+        largest: LARGEST.with(Cell::get),
+        peak: PEAK.with(Cell::get).max(0) as usize,
     };
     (out, usage)
 }
 
 /// Runs `f` and returns its result with the largest allocation it made on this thread
-/// (0 unless the test binary installed [`LargestAllocation`]).
+/// (0 unless the test binary installed [`CountingAllocator`]).
 pub fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let (out, usage) = measure(f);
     (out, usage.largest)
+}
+
+/// How many allocations `f` made on this thread (0 unless the test binary installed
+/// [`CountingAllocator`]).
+pub fn allocations(f: impl FnOnce()) -> usize {
+    measure(f).1.count
 }

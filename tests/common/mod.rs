@@ -1,4 +1,8 @@
-//! Test support: locating `../shared` beside the project.
+//! Test support shared by the test binaries (each declares `mod common;` and uses what it
+//! needs): locating `../shared` and its facts, and the modules below: the CLI binary
+//! (`cli`), temporary files and directories (`temp`), the counting allocator (`alloc`), a
+//! reader that returns a few bytes at a time (`read`), crash-test children (`child`) and a
+//! simulated game server (`server`).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -31,9 +35,15 @@ pub fn facts(shared: &std::path::Path) -> serde_json::Value {
 
 /// The twdemo entries of `facts.json` with their file paths.
 pub fn twdemo_facts(shared: &std::path::Path) -> Vec<(PathBuf, serde_json::Value)> {
-    facts(shared)["twdemo"]
+    facts_files(shared, "twdemo")
+}
+
+/// The `facts.json` entries of `format` ("twdemo", "teehistorian", "source") with their
+/// file paths.
+pub fn facts_files(shared: &std::path::Path, format: &str) -> Vec<(PathBuf, serde_json::Value)> {
+    facts(shared)[format]
         .as_array()
-        .unwrap()
+        .unwrap_or_else(|| panic!("facts.json has no {format} entries"))
         .iter()
         .map(|f| {
             let path = shared
@@ -43,7 +53,16 @@ pub fn twdemo_facts(shared: &std::path::Path) -> Vec<(PathBuf, serde_json::Value
         })
         .collect()
 }
+/// The SHA-256 of `data` in lowercase hex.
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(data))
+}
+
 pub mod alloc;
 pub mod child;
+#[cfg(feature = "cli")]
+pub mod cli;
+pub mod read;
 pub mod server;
 pub mod temp;

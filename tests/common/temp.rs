@@ -43,9 +43,13 @@ impl TempDir {
         self.0.join(name)
     }
 
-    /// Writes `bytes` as `name` and returns its path.
+    /// Writes `bytes` as `name` (which may name subdirectories, created as needed) and
+    /// returns its path.
     pub fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.path(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
         std::fs::write(&path, bytes).unwrap();
         path
     }

@@ -3,7 +3,7 @@
 // error paths. ffi/tests/ffi.rs builds it against libdemokit_ffi (static and dynamic), runs
 // it, and checks the files against what the Rust API writes for the same calls.
 //
-//   g++ -std=c++17 -Iinclude examples/ffi_record.cpp target/debug/libdemokit_ffi.a
+//   g++ -std=c++17 -Iffi/include ffi/examples/ffi_record.cpp target/debug/libdemokit_ffi.a
 //       -lpthread -ldl -lm -o ffi_record   (one command)
 //   ./ffi_record OUT_DIR
 //
