@@ -590,6 +590,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "serde")]
     fn serde_serialization_keeps_the_order() {
         let json = br#"{"comment":"c","version":"2","map_name":"dm1","config":{"z":"1","a":"2"},"uuids":["u"],"x":null}"#;
         let h = Header::from_json(json).unwrap();
