@@ -12,10 +12,10 @@
 //!   the kept old items in their old order, then the new items in delta order.
 //! * [`Delta::parse`] splits a delta into its parts without applying it.
 //!
-//! Snapshots themselves are in [`snapshot`](super::snapshot); choosing keyframes and
+//! Snapshots themselves are in [`items`](super::items); choosing keyframes and
 //! writing chunks is the [`recorder`](super::recorder)'s job.
 
-use super::snapshot::{
+use super::items::{
     BuildError, MAX_ID, MAX_ITEMS, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
 };
 

@@ -35,15 +35,17 @@
 //! inside them), chunks of unknown type (dropped and counted, as the player ignores them),
 //! and whether the result plays ([`validate`](super::validate::validate)).
 
-use super::delta::{self, ItemSizes};
-use super::error::{PayloadError, ReadError, WriteError};
-use super::format::ChunkKind;
-use super::payload::PayloadDecoder;
-use super::reader::{Chunk, Chunks, DemoSlice, Prelude};
-use super::recorder::{KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig};
-use super::replay::SnapshotState;
-use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::codec::huffman::LengthRule;
+use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
+use crate::twdemo::container::format::ChunkKind;
+use crate::twdemo::container::payload::PayloadDecoder;
+use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice, Prelude};
+use crate::twdemo::snapshot::delta::{self, ItemSizes};
+use crate::twdemo::snapshot::recorder::{
+    KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig,
+};
+use crate::twdemo::snapshot::replay::SnapshotState;
+use crate::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use std::io::{Cursor, Seek, Write};
 
 /// How the output's keyframes are chosen after the first.

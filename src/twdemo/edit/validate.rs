@@ -26,13 +26,15 @@
 //! Not modelled: the game layer of the client (what it does with the messages and
 //! snapshot items it accepts), sixup snapshot translation, and maps DDNet ships itself.
 
-use super::delta::{self, DeltaError, ItemSizes};
-use super::error::{ReadError, ReadErrorKind};
-use super::format::{ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE};
-use super::payload::PayloadDecoder;
-use super::reader::{Chunk, DemoSlice};
-use super::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::datafile::check_load;
+use crate::twdemo::container::error::{ReadError, ReadErrorKind};
+use crate::twdemo::container::format::{
+    ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE,
+};
+use crate::twdemo::container::payload::PayloadDecoder;
+use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::snapshot::delta::{self, DeltaError, ItemSizes};
+use crate::twdemo::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use sha2::Digest;
 
 /// How DDNet's client ends with a demo.
@@ -395,10 +397,10 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                 Ok(_) => decoder.last_ints(),
                 Err(e) => {
                     let (kind, ddnet) = match e {
-                        super::error::PayloadError::Huffman(_) => {
+                        crate::twdemo::container::error::PayloadError::Huffman(_) => {
                             (ProblemKind::Huffman, "Error during network decompression")
                         }
-                        super::error::PayloadError::VarInt(_) => {
+                        crate::twdemo::container::error::PayloadError::VarInt(_) => {
                             (ProblemKind::IntPack, "Error during intpack decompression")
                         }
                     };

@@ -3,7 +3,7 @@
 //!
 //! It writes exactly what it is told: given the stored header and payload of a chunk it
 //! reproduces them byte for byte; given ints it encodes them as DDNet does. Policy (when a
-//! keyframe is due, when a marker may be relative) belongs to the [`Recorder`](super::Recorder).
+//! keyframe is due, when a marker may be relative) belongs to the [`Recorder`](crate::twdemo::Recorder).
 //!
 //! Whatever it writes reads back as what it was given: the prelude is read back with the
 //! reader's own parser before it is written, every tick marker goes through the reader's

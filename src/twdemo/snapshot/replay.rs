@@ -10,12 +10,12 @@
 //! What the items mean (which object a type is) is left to callers.
 
 use super::delta::{self, ItemSizes};
-use super::error::{PayloadError, ReadError};
-use super::format::ChunkKind;
-use super::payload::PayloadDecoder;
-use super::reader::{Chunk, Chunks, DemoSlice};
-use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
-use super::trim::SnapshotOrder;
+use super::items::{Snapshot, SnapshotBuf, SnapshotBuilder};
+use crate::twdemo::container::error::{PayloadError, ReadError};
+use crate::twdemo::container::format::ChunkKind;
+use crate::twdemo::container::payload::PayloadDecoder;
+use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice};
+use crate::twdemo::edit::trim::SnapshotOrder;
 
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +76,7 @@ struct Pending {
 }
 
 /// The snapshot DDNet's player holds, updated chunk by chunk: shared by [`SnapshotReplay`]
-/// and [`trim`](super::trim), so that both rebuild snapshots the same way.
+/// and [`trim`](crate::twdemo::edit::trim), so that both rebuild snapshots the same way.
 pub(crate) struct SnapshotState {
     sizes: ItemSizes,
     order: SnapshotOrder,

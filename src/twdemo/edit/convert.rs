@@ -7,7 +7,7 @@
 //!   header size form included: their encoding does not depend on the version;
 //! * tick markers are written again in the target version's forms, choosing between the
 //!   one-byte delta and the five-byte absolute form the way that version's recorder does
-//!   (see [`Recorder::record_tick_marker`](super::Recorder::record_tick_marker)): absolute
+//!   (see [`Recorder::record_tick_marker`](crate::twdemo::Recorder::record_tick_marker)): absolute
 //!   for the first marker, for every keyframe, and when the delta does not fit (0 to 31 from
 //!   version 5 on; 1 to 63 in versions 3 and 4, where 0 means "absolute tick follows");
 //! * the timeline-marker block is kept (versions 4 and up), added empty (converting up
@@ -21,13 +21,13 @@
 //! [`repair`](super::repair::repair) is for a source that ends inside a chunk (converting
 //! refuses such a source rather than silently cutting it).
 
-use super::error::{ReadError, WriteError};
-use super::format::{
+use crate::twdemo::container::error::{ReadError, WriteError};
+use crate::twdemo::container::format::{
     FIRST_VERSION_WITH_MARKERS, FIRST_VERSION_WITH_SHA256, MapSha256, OLDEST_VERSION,
     SHA256_EXTENSION_UUID, TickForm, TimelineMarkers, VersionHeader,
 };
-use super::reader::{Chunk, DemoSlice, Prelude, TickMarker};
-use super::writer::{DemoWriter, tick_marker_header};
+use crate::twdemo::container::reader::{Chunk, DemoSlice, Prelude, TickMarker};
+use crate::twdemo::container::writer::{DemoWriter, tick_marker_header};
 use sha2::Digest;
 
 /// What happened to an optional prelude block (timeline markers or map SHA-256).
@@ -176,7 +176,7 @@ fn recorder_tick_header(
     marker: TickMarker,
     last_tick: Option<i32>,
     tick_compression: bool,
-) -> Option<super::format::RawChunkHeader> {
+) -> Option<crate::twdemo::container::format::RawChunkHeader> {
     let delta = TickMarker {
         form: TickForm::Delta,
         ..marker
