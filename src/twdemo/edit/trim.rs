@@ -39,11 +39,12 @@ use crate::codec::huffman::LengthRule;
 use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
 use crate::twdemo::container::format::ChunkKind;
 use crate::twdemo::container::payload::PayloadDecoder;
-use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice, Prelude};
+use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice};
 use crate::twdemo::snapshot::delta::{self, ItemSizes};
 use crate::twdemo::snapshot::recorder::{
     KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig,
 };
+pub use crate::twdemo::snapshot::replay::SnapshotOrder;
 use crate::twdemo::snapshot::replay::SnapshotState;
 use crate::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use std::io::{Cursor, Seek, Write};
@@ -63,33 +64,6 @@ pub enum KeyframePolicy {
     /// [`Recorder::record_snapshot`]. The output replays to the input's items at every
     /// tick, but where a delta cannot express the input's order, in the delta's order.
     Ddnet,
-}
-
-/// The order a replay leaves items in after applying a delta.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum SnapshotOrder {
-    /// As applied: the kept items in their old order, then the new ones (DDNet's player).
-    AsApplied,
-    /// Sorted by key, as Teeworlds 0.7's `CSnapshotBuilder::Finish` leaves every snapshot
-    /// it builds, those its client rebuilds from deltas included.
-    SortedByKey,
-}
-
-impl SnapshotOrder {
-    /// The order of the player that recorded the demo, told from its prelude: sorted for a
-    /// vanilla Teeworlds 0.7 recording (network version `"0.7 ..."` and format version 5 or
-    /// older; DDNet writes its 0.7 recordings as version 6 and plays them as applied), as
-    /// applied otherwise.
-    pub fn for_prelude(prelude: &Prelude) -> SnapshotOrder {
-        let sixup = prelude.header.net_version.text_bytes().starts_with(b"0.7");
-        if sixup && prelude.version() < 6 {
-            SnapshotOrder::SortedByKey
-        } else {
-            SnapshotOrder::AsApplied
-        }
-    }
 }
 
 /// Choices a trim leaves open; the defaults follow the input.
