@@ -4,6 +4,7 @@
 
 mod common;
 
+use demokit::report::ProblemKind;
 use demokit::source::summary::{Summary, validate};
 use demokit::source::{
     Command, CommandTable, ProfileOrigin, SourceReader, SourceSlice, playback_time, rewrite,
@@ -199,19 +200,29 @@ fn validate_names_broken_header_fields() {
         broken[1056..1072].fill(0);
         let report = validate(&broken);
         assert!(!report.accepted(), "{}", path.display());
-        let fatal: Vec<u64> = report
+        let fatal: Vec<(u64, ProblemKind)> = report
             .problems
             .iter()
             .filter(|p| p.fatal)
-            .map(|p| p.offset)
+            .map(|p| (p.offset, p.kind))
             .collect();
         // signon_length, frames, ticks; playback_time follows ticks (0 x interval = 0).
-        assert_eq!(fatal, [1068, 1064, 1060], "{}: {report:?}", path.display());
+        assert_eq!(
+            fatal,
+            [
+                (1068, ProblemKind::SignonLength),
+                (1064, ProblemKind::FrameCount),
+                (1060, ProblemKind::TickCount)
+            ],
+            "{}: {report:?}",
+            path.display()
+        );
         // Cut inside the last frames: the missing stop is fatal, at the cut frame.
         let cut = &data[..data.len() - 40];
         let report = validate(cut);
         let first = report.first_fatal().unwrap();
         assert!(first.message.contains("expected"), "{first:?}");
+        assert_eq!(first.kind, ProblemKind::Truncated, "{first:?}");
     }
 }
 
