@@ -7,7 +7,7 @@
 use crate::codec::string::FixedStr;
 use binrw::binrw;
 
-/// The eight bytes every demo starts with: `"TWDEMO\0"` and the version.
+/// The seven bytes every demo starts with, before its version byte: `"TWDEMO\0"`.
 pub const MAGIC: [u8; 7] = *b"TWDEMO\0";
 
 /// Size of [`VersionHeader`] plus [`Header`]: where the timeline markers start.
