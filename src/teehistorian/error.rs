@@ -3,29 +3,9 @@
 
 use std::io;
 
-/// A teehistorian file could not be read past `offset`.
-#[derive(Debug, thiserror::Error)]
-#[error("at byte {offset}: {kind}")]
-pub struct ReadError {
-    /// Offset from the start of the file where the failing element starts (for a message, its
-    /// first byte).
-    pub offset: u64,
-    /// What went wrong.
-    pub kind: ReadErrorKind,
-}
-
-impl ReadError {
-    pub(crate) fn new(offset: u64, kind: ReadErrorKind) -> Self {
-        ReadError { offset, kind }
-    }
-
-    /// Whether the input ended inside an element (the header or a message): a file cut
-    /// short, or caught while a message was half written. (A file that ends on a message
-    /// boundary without FINISH is no error: the readers end there with `finished()` false.)
-    pub fn is_truncation(&self) -> bool {
-        matches!(self.kind, ReadErrorKind::UnexpectedEnd { .. })
-    }
-}
+/// A teehistorian file could not be read past its `offset`: the start of the failing
+/// element (for a message, its first byte).
+pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a teehistorian file can fail.
 #[derive(Debug, thiserror::Error)]
@@ -109,6 +89,15 @@ pub enum ReadErrorKind {
     /// The underlying reader failed.
     #[error("I/O error: {0}")]
     Io(#[from] io::Error),
+}
+
+impl crate::read::ErrorKind for ReadErrorKind {
+    /// The input ended inside an element (the header or a message): a file cut short, or
+    /// caught while a message was half written. (A file that ends on a message boundary
+    /// without FINISH is no error: the readers end there with `finished()` false.)
+    fn is_truncation(&self) -> bool {
+        matches!(self, ReadErrorKind::UnexpectedEnd { .. })
+    }
 }
 
 /// The JSON header could not be interpreted.

@@ -5,29 +5,8 @@ use crate::codec::huffman::HuffmanError;
 use crate::codec::varint::VarIntError;
 use std::io;
 
-/// A demo could not be read past `offset`.
-#[derive(Debug, thiserror::Error)]
-#[error("at byte {offset}: {kind}")]
-pub struct ReadError {
-    /// Offset from the start of the file where the failing element starts.
-    pub offset: u64,
-    /// What went wrong.
-    pub kind: ReadErrorKind,
-}
-
-impl ReadError {
-    pub(crate) fn new(offset: u64, kind: ReadErrorKind) -> Self {
-        ReadError { offset, kind }
-    }
-
-    /// Whether the input simply ended early (a truncated or still-growing file).
-    pub fn is_truncation(&self) -> bool {
-        matches!(
-            self.kind,
-            ReadErrorKind::UnexpectedEnd { .. } | ReadErrorKind::MapPastEnd { .. }
-        )
-    }
-}
+/// A demo could not be read past its `offset`: the start of the failing element.
+pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a demo can fail.
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +64,16 @@ pub enum ReadErrorKind {
     /// The underlying reader failed.
     #[error("I/O error: {0}")]
     Io(#[from] io::Error),
+}
+
+impl crate::read::ErrorKind for ReadErrorKind {
+    /// The input ended early: a truncated or still-growing file.
+    fn is_truncation(&self) -> bool {
+        matches!(
+            self,
+            ReadErrorKind::UnexpectedEnd { .. } | ReadErrorKind::MapPastEnd { .. }
+        )
+    }
 }
 
 /// A chunk payload could not be decoded (Huffman, then variable-width ints).
