@@ -9,6 +9,7 @@ pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a Source demo can fail.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with `"HL2DEMO\0"` (nor with another known demo stamp).
     #[error("expected the stamp \"HL2DEMO\\0\", found {found:02x?}")]
@@ -86,6 +87,7 @@ impl crate::read::ErrorKind for ReadErrorKind {
 
 /// Why a frame could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The profile's command table has no number for the command.
     #[error("the {table:?} command table has no {command:?} command")]

@@ -9,6 +9,7 @@ pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a teehistorian file can fail.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with the teehistorian UUID.
     #[error(
@@ -102,6 +103,7 @@ impl crate::read::ErrorKind for ReadErrorKind {
 
 /// The JSON header could not be interpreted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeaderError {
     /// Not a JSON object, not UTF-8, a key with a value of the wrong type, a duplicate key, or
     /// no `version`; the message is serde_json's.
@@ -117,6 +119,7 @@ impl From<serde_json::Error> for HeaderError {
 
 /// A message or header could not be encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// A string field contains a NUL byte, which would end it early.
     #[error("{what} contains a NUL byte")]
@@ -157,6 +160,7 @@ pub enum EncodeError {
 
 /// A teehistorian file could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The sink failed.
     #[error("I/O error: {0}")]

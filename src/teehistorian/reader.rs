@@ -109,6 +109,7 @@ impl TickState {
 
 /// Why [`TickState::apply`] cannot number a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TickError {
     /// The message would move the tick outside `0..=i32::MAX`.
     OutOfRange {

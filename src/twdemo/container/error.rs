@@ -1,6 +1,7 @@
 //! Errors of the demo reader and writer. Every read error names the byte offset where the
 //! problem was found and what was expected there.
 
+use super::format::{SizeForm, TickForm};
 use crate::codec::huffman::HuffmanError;
 use crate::codec::varint::VarIntError;
 use std::io;
@@ -10,6 +11,7 @@ pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a demo can fail.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with `"TWDEMO\0"`.
     #[error("expected the magic \"TWDEMO\\0\", found {found:02x?}")]
@@ -78,6 +80,7 @@ impl crate::read::ErrorKind for ReadErrorKind {
 
 /// A chunk payload could not be decoded (Huffman, then variable-width ints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PayloadError {
     /// The Huffman stream is corrupt ("Error during network decompression" in DDNet).
     #[error("Huffman decoding failed: {0}")]
@@ -89,6 +92,7 @@ pub enum PayloadError {
 
 /// A demo could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The sink failed.
     #[error("I/O error: {0}")]
@@ -103,9 +107,6 @@ pub enum WriteError {
         /// The format's limit.
         limit: usize,
     },
-    /// A chunk header form cannot express the value asked of it.
-    #[error("{0}")]
-    Unrepresentable(&'static str),
     /// A header field does not fit its fixed size with a NUL, or contains a NUL.
     #[error("header field {field} does not fit in {size} bytes with its NUL")]
     FieldTooLong {
@@ -117,13 +118,101 @@ pub enum WriteError {
     /// The version cannot be written.
     #[error("demo version {0} cannot be written (3 to 6 can)")]
     UnsupportedVersion(u8),
-    /// A call came out of order (for example a relative tick marker first).
-    #[error("{0}")]
-    Usage(&'static str),
-    /// What was given would be written as bytes that read back as something else (or not
-    /// at all); nothing was written.
-    #[error("refused, the bytes would not read back as given: {0}")]
-    Inconsistent(&'static str),
+    /// The map is not as long as the header's `map_size` says.
+    #[error("the map is {map_len} bytes, but the header's map_size is {map_size}")]
+    MapSizeMismatch {
+        /// The map's length.
+        map_len: usize,
+        /// The header's map size.
+        map_size: u32,
+    },
+    /// The prelude has a timeline-marker block where its version has none or lacks one
+    /// where it has one, or has a SHA-256 block before version 6.
+    #[error("the prelude's blocks do not match its version {version}")]
+    BlocksDoNotMatchVersion {
+        /// The prelude's version.
+        version: u8,
+    },
+    /// A tick marker that its form cannot express: a one-byte delta with no marker before
+    /// it or too far from the one before (more than 31 ticks from version 5 on, outside 1
+    /// to 63 before).
+    #[error(
+        "tick {tick} cannot be written as a {form:?} tick marker after {}",
+        match last_tick { Some(t) => format!("tick {t}"), None => "no tick marker".into() }
+    )]
+    TickForm {
+        /// The tick.
+        tick: i32,
+        /// The form asked for.
+        form: TickForm,
+        /// The tick of the marker before, if any.
+        last_tick: Option<i32>,
+    },
+    /// A tick outside `[0, 0x6FFFFFFF)`, which readers reject.
+    #[error("tick {tick} is outside [0, 0x6FFFFFFF), which readers reject")]
+    TickOutOfRange {
+        /// The tick.
+        tick: i64,
+    },
+    /// A chunk payload whose size the size form asked for cannot hold.
+    #[error("a {size}-byte chunk payload does not fit the {form:?} size form")]
+    SizeForm {
+        /// The payload's size.
+        size: usize,
+        /// The form asked for.
+        form: SizeForm,
+    },
+    /// A prelude that would not read back as given: a bad magic, a version below 3, a
+    /// header string without its NUL, or a version-6 map without the SHA-256 block that
+    /// starts like the block's UUID.
+    #[error(
+        "the prelude does not read back as given (bad magic, version below 3, a header \
+         string without its NUL, or a version-6 map without SHA-256 block that starts like \
+         the block's UUID)"
+    )]
+    PreludeDoesNotReadBack,
+    /// A raw chunk header whose fields are not the ones its lead byte announces.
+    #[error("the raw chunk header's fields are not the ones its lead byte announces")]
+    MalformedRawHeader,
+    /// A raw tick marker given without the tick it stands for.
+    #[error("a raw tick marker needs its tick")]
+    RawTickMissing,
+    /// A raw tick marker that a reader would put at another tick than the one given.
+    #[error(
+        "a raw tick marker for tick {tick} that a reader would put at {}",
+        match reads_as { Some(t) => format!("tick {t}"), None => "no tick".into() }
+    )]
+    RawTickMismatch {
+        /// The tick given.
+        tick: i32,
+        /// The tick a reader computes from the header, if any.
+        reads_as: Option<i32>,
+    },
+    /// A payload given with a tick marker, which has none.
+    #[error("a tick marker has no payload, but {len} bytes were given")]
+    TickMarkerPayload {
+        /// The payload's length.
+        len: usize,
+    },
+    /// A raw data chunk whose header's size differs from its payload's length.
+    #[error("the raw header's size is {header_size}, but the payload is {payload_len} bytes")]
+    RawSizeMismatch {
+        /// The size the header announces.
+        header_size: usize,
+        /// The payload's length.
+        payload_len: usize,
+    },
+    /// The map and the chunks after it would read as the SHA-256 block's UUID (a
+    /// version-6 map without the block that starts like it).
+    #[error("the map and the chunks after it would read as the SHA-256 block's UUID")]
+    ReadsAsSha256Block,
+    /// The file would end in the first bytes of the SHA-256 block's UUID, which a reader
+    /// takes for a cut block.
+    #[error(
+        "the file ends in the first bytes of the SHA-256 block's UUID, which a reader takes \
+         for a cut block"
+    )]
+    EndsAsCutSha256Block,
 }
 
 impl From<binrw::Error> for WriteError {

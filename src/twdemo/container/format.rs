@@ -267,6 +267,7 @@ impl RawChunkHeader {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum ChunkKind {
     /// Type 0: not used by any writer; readers skip it.
     Unknown,

@@ -76,6 +76,7 @@ pub struct ConvertReport {
 
 /// Why [`convert`] refused.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConvertError {
     /// The target version is not one demokit writes (3 to 6).
     #[error("cannot convert to demo version {0} (3 to 6 can be written)")]
@@ -138,10 +139,14 @@ pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), Con
         let item = item?;
         match item.chunk {
             Chunk::Tick(marker) => {
-                let header = recorder_tick_header(marker, writer.last_tick(), target_compression)
-                    .ok_or(WriteError::Unrepresentable(
-                    "tick marker has no absolute form",
-                ))?;
+                let last_tick = writer.last_tick();
+                let header = recorder_tick_header(marker, last_tick, target_compression).ok_or(
+                    WriteError::TickForm {
+                        tick: marker.tick,
+                        form: TickForm::Absolute,
+                        last_tick,
+                    },
+                )?;
                 // Two tick-marker headers store the same bytes exactly when their lead
                 // bytes and absolute ticks agree, whatever version reads them.
                 reencoded += (header != item.header) as usize;

@@ -79,6 +79,7 @@ impl RepairReport {
 
 /// Why [`repair`] refused.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RepairError {
     /// The header, its blocks or the embedded map are incomplete or invalid. A repair
     /// rebuilds only what the recorder patches at the end, never these.
@@ -286,6 +287,7 @@ impl std::error::Error for MapMismatch {}
 
 /// Why [`extract_map`] found no map.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExtractError {
     /// The header, its blocks or the map could not be read (the file ends inside the map).
     #[error("reading the demo: {0}")]

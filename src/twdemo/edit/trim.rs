@@ -152,6 +152,7 @@ fn serialize_rule<S: serde::Serializer>(rule: &LengthRule, s: S) -> Result<S::Ok
 
 /// Why a trim failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TrimError {
     /// `from` is after `to`.
     #[error("the range is empty: from {from} is after to {to}")]
@@ -204,6 +205,10 @@ pub enum TrimError {
     /// The output could not be written.
     #[error("writing the trimmed demo: {0}")]
     Write(#[from] WriteError),
+    /// The recorder was to start a second time, after starting it had failed and handed
+    /// its sink on: an error ends a trim, so this is not met by any input.
+    #[error("the trim's recorder was to start a second time")]
+    RecorderStartedTwice,
 }
 
 impl TrimError {
@@ -489,10 +494,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
             // A version-6 file without the block gets one, with the map's digest.
             map_sha256: prelude.map_sha256.map(|sha| sha.digest),
         };
-        let sink = self
-            .sink
-            .take()
-            .ok_or(WriteError::Usage("the recorder starts once"))?;
+        let sink = self.sink.take().ok_or(TrimError::RecorderStartedTwice)?;
         let mut recorder = Recorder::start(sink, &config, self.slice.map())?;
         // The sizes the input was replayed with, whatever the recorder took from the
         // network version (they agree, both come from it).

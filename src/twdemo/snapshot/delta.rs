@@ -292,6 +292,7 @@ pub fn is_empty(delta: &[i32]) -> bool {
 /// `UnpackDelta` returns for it (see [`code`](Self::code)); the player logs those and
 /// skips the delta. `update` counts the updates from 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DeltaError {
     /// Fewer than the 3 header ints.
     #[error("expected the 3 delta header ints, found {ints}")]

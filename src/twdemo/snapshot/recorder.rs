@@ -251,9 +251,7 @@ impl<W: Write + Seek> Recorder<W> {
     /// version 5 on, 63 before, as vanilla Teeworlds writes); otherwise it is one byte.
     pub fn record_tick_marker(&mut self, tick: i32, keyframe: bool) -> Result<(), WriteError> {
         if !(0..crate::twdemo::container::reader::MAX_TICK as i32).contains(&tick) {
-            return Err(WriteError::Unrepresentable(
-                "tick is outside [0, 0x6FFFFFFF), which readers reject",
-            ));
+            return Err(WriteError::TickOutOfRange { tick: tick.into() });
         }
         let form = if keyframe || !self.writer.delta_fits(tick) {
             TickForm::Absolute

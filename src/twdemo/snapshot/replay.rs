@@ -18,6 +18,7 @@ use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice, Prelude};
 
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// A chunk could not be read.
     #[error(transparent)]
