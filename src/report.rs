@@ -1,8 +1,16 @@
 //! What the tools of every format report in the same shape: the [`Report`] of a `validate`
 //! ([`twdemo::validate`](crate::twdemo::validate::validate),
 //! [`teehistorian::summary::validate`](crate::teehistorian::summary::validate),
-//! [`source::summary::validate`](crate::source::summary::validate)) and the [`Cut`] of a
-//! `repair`.
+//! [`source::summary::validate`](crate::source::summary::validate)), the [`Cut`] of a
+//! `repair` and the [`RewriteError`] of a `rewrite`.
+//!
+//! The three `rewrite` functions ([`twdemo::demo::rewrite`](crate::twdemo::demo::rewrite),
+//! [`teehistorian::rewrite`](crate::teehistorian::rewrite),
+//! [`source::rewrite`](crate::source::rewrite)) have one shape: they read a whole file and
+//! write it again into a sink, `fn rewrite<W: Write>(data: &[u8], sink: W) -> Result<(W,
+//! RewriteStats), (RewriteStats, RewriteError)>`, where each format's `RewriteStats` counts
+//! what it wrote and how. On an error everything before the element that failed has been
+//! written, and the counts say how much that is.
 //!
 //! A [`Problem`] carries a [`ProblemKind`] for code to match on and a message for people.
 //! The kinds of all three formats are one enum: a kind that means the same in two formats
@@ -25,6 +33,37 @@ pub struct Cut {
     /// What the reader said there.
     pub reason: String,
 }
+
+/// Why a `rewrite` stopped: the input could not be read, or what was read could not be
+/// written again (or the sink failed). Each format names it with its own error types.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError<R, W> {
+    /// The input could not be read (everything before the failing element was written).
+    #[error(transparent)]
+    Read(R),
+    /// What was read could not be written again, or the sink failed.
+    #[error(transparent)]
+    Write(W),
+}
+
+/// Lets `?` turn a format's read and write errors into its [`RewriteError`]. (One generic
+/// `From` per side would overlap where the two error types are the same.)
+macro_rules! rewrite_error_from {
+    ($read:ty, $write:ty) => {
+        impl From<$read> for $crate::report::RewriteError<$read, $write> {
+            fn from(e: $read) -> Self {
+                $crate::report::RewriteError::Read(e)
+            }
+        }
+
+        impl From<$write> for $crate::report::RewriteError<$read, $write> {
+            fn from(e: $write) -> Self {
+                $crate::report::RewriteError::Write(e)
+            }
+        }
+    };
+}
+pub(crate) use rewrite_error_from;
 
 /// What a problem is about. For a demo, the step of DDNet's client that finds it; for a
 /// teehistorian or Source file, what is wrong.

@@ -5,7 +5,7 @@
 //! the [`DemoWriter`]; only where the encoder would not reproduce the stored bytes (a foreign
 //! writer's quirk) is the stored form kept, and [`RewriteStats`] counts those.
 
-use super::error::{ReadError, ReadErrorKind, WriteError};
+use super::error::{ReadError, WriteError};
 use super::format::{ChunkKind, RawChunkHeader, SizeForm};
 use super::payload::{PayloadDecoder, PayloadEncoder};
 use super::reader::{Chunk, ChunkAt, DemoSlice, Prelude, TickMarker};
@@ -294,23 +294,8 @@ fn rewrite_chunk<W: Write>(
     }
 }
 
-/// Why a rewrite stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RewriteError {
-    /// The input could not be read.
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    /// The output could not be written.
-    #[error(transparent)]
-    Write(#[from] WriteError),
-}
+/// Why [`rewrite`] stopped: the input could not be read, or a chunk could not be written
+/// again (the shape every format's rewrite shares).
+pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
 
-impl RewriteError {
-    /// The read error's kind, if it is one.
-    pub fn read_kind(&self) -> Option<&ReadErrorKind> {
-        match self {
-            RewriteError::Read(e) => Some(&e.kind),
-            RewriteError::Write(_) => None,
-        }
-    }
-}
+crate::report::rewrite_error_from!(ReadError, WriteError);
