@@ -46,6 +46,14 @@ pub enum RewriteError<R, W> {
     Write(W),
 }
 
+/// For a rewrite's `map_err`: the error with the counts of what was written before it.
+pub(crate) fn stopped<S, E, R, W>(stats: S) -> impl FnOnce(E) -> (S, RewriteError<R, W>)
+where
+    RewriteError<R, W>: From<E>,
+{
+    move |e| (stats, RewriteError::from(e))
+}
+
 /// Lets `?` turn a format's read and write errors into its [`RewriteError`]. (One generic
 /// `From` per side would overlap where the two error types are the same.)
 macro_rules! rewrite_error_from {

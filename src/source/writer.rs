@@ -22,6 +22,7 @@ use super::reader::{
     Body, Frame, MAX_PAYLOAD_LEN, MAX_STREAM_STOP_TAIL, PacketBody, SourceSlice, parse_header,
     stop_tick,
 };
+use crate::report::stopped;
 use binrw::BinWrite;
 use std::io::{Cursor, Write};
 
@@ -300,18 +301,14 @@ pub fn rewrite<W: Write>(
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
     let mut stats = RewriteStats::default();
-    let slice = SourceSlice::parse(data).map_err(|e| (stats, RewriteError::from(e)))?;
+    let slice = SourceSlice::parse(data).map_err(stopped(stats))?;
     let mut writer = SourceWriter::with_profile(sink, slice.header(), *slice.profile())
-        .map_err(|e| (stats, RewriteError::from(e)))?;
+        .map_err(stopped(stats))?;
     for item in slice.frames() {
-        let item = item.map_err(|e| (stats, RewriteError::from(e)))?;
-        writer
-            .write_frame(&item.frame)
-            .map_err(|e| (stats, RewriteError::from(e)))?;
+        let item = item.map_err(stopped(stats))?;
+        writer.write_frame(&item.frame).map_err(stopped(stats))?;
         stats.frames += 1;
     }
-    let sink = writer
-        .finish()
-        .map_err(|e| (stats, RewriteError::from(e)))?;
+    let sink = writer.finish().map_err(stopped(stats))?;
     Ok((sink, stats))
 }

@@ -10,6 +10,7 @@ use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::{Message, has_legacy_packer};
 use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState, parse_header};
+use crate::report::stopped;
 use std::io::Write;
 
 /// Writes a teehistorian file to any [`Write`], front to back, never seeking.
@@ -200,23 +201,19 @@ pub fn rewrite<W: Write>(
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
     let mut stats = RewriteStats::default();
-    let slice = TeehistorianSlice::parse(data).map_err(|e| (stats, RewriteError::from(e)))?;
-    let mut writer = TeehistorianWriter::with_header_json(sink, slice.header_json())
-        .map_err(|e| (stats, RewriteError::from(e)))?;
+    let slice = TeehistorianSlice::parse(data).map_err(stopped(stats))?;
+    let mut writer =
+        TeehistorianWriter::with_header_json(sink, slice.header_json()).map_err(stopped(stats))?;
     for item in slice.messages() {
-        let item = item.map_err(|e| (stats, RewriteError::from(e)))?;
-        writer
-            .write_item(&item)
-            .map_err(|e| (stats, RewriteError::from(e)))?;
+        let item = item.map_err(stopped(stats))?;
+        writer.write_item(&item).map_err(stopped(stats))?;
         if item.non_canonical > 0 || item.cut_args > 0 {
             stats.copied += 1;
         } else {
             stats.reencoded += 1;
         }
     }
-    let sink = writer
-        .into_inner()
-        .map_err(|e| (stats, RewriteError::from(e)))?;
+    let sink = writer.into_inner().map_err(stopped(stats))?;
     Ok((sink, stats))
 }
 

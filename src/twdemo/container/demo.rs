@@ -11,6 +11,7 @@ use super::payload::{PayloadDecoder, PayloadEncoder};
 use super::reader::{Chunk, ChunkAt, DemoSlice, Prelude, TickMarker};
 use super::writer::{DemoWriter, tick_marker_header};
 use crate::codec::huffman::LengthRule;
+use crate::report::stopped;
 use std::io::Write;
 
 /// A demo held in memory.
@@ -228,14 +229,13 @@ pub fn rewrite<W: Write>(
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
     let mut stats = RewriteStats::default();
-    let slice = DemoSlice::parse(data).map_err(|e| (stats, RewriteError::Read(e)))?;
-    let mut writer = DemoWriter::new(sink, slice.prelude(), slice.map())
-        .map_err(|e| (stats, RewriteError::Write(e)))?;
+    let slice = DemoSlice::parse(data).map_err(stopped(stats))?;
+    let mut writer = DemoWriter::new(sink, slice.prelude(), slice.map()).map_err(stopped(stats))?;
     let tick_compression = slice.prelude().tick_compression();
     let mut decoder = PayloadDecoder::new();
     let mut encoder = PayloadEncoder::new();
     for item in slice.chunks() {
-        let item = item.map_err(|e| (stats, RewriteError::Read(e)))?;
+        let item = item.map_err(stopped(stats))?;
         rewrite_chunk(
             &item,
             tick_compression,
@@ -244,11 +244,9 @@ pub fn rewrite<W: Write>(
             &mut encoder,
             &mut stats,
         )
-        .map_err(|e| (stats, RewriteError::Write(e)))?;
+        .map_err(stopped(stats))?;
     }
-    let sink = writer
-        .into_inner()
-        .map_err(|e| (stats, RewriteError::Write(e)))?;
+    let sink = writer.into_inner().map_err(stopped(stats))?;
     Ok((sink, stats))
 }
 
