@@ -33,22 +33,26 @@ impl Format {
 /// The teehistorian file UUID ([`FILE_UUID`](crate::teehistorian::format::FILE_UUID)).
 pub const TEEHISTORIAN_UUID: [u8; 16] = crate::teehistorian::format::FILE_UUID;
 
-/// The format `data` starts like, if any.
+/// The format `data` starts like, if any, told by each format's own magic.
 ///
 /// A non-empty input that is cut off inside the demo magic counts as a demo, so that the
 /// demo reader can say where it ends rather than the caller calling it unknown.
 pub fn detect(data: &[u8]) -> Option<Format> {
-    const TWDEMO: &[u8; 7] = b"TWDEMO\0";
-    let twdemo_prefix = !data.is_empty() && TWDEMO.starts_with(&data[..data.len().min(7)]);
+    use crate::source::format::{GOLDSRC_MAGIC, MAGIC as SOURCE_MAGIC, SOURCE2_MAGIC};
+    use crate::teehistorian::format::FILE_UUID;
+    use crate::twdemo::format::MAGIC as TWDEMO_MAGIC;
+    let twdemo_prefix =
+        !data.is_empty() && TWDEMO_MAGIC.starts_with(&data[..data.len().min(TWDEMO_MAGIC.len())]);
     if twdemo_prefix {
         Some(Format::TwDemo)
-    } else if data.starts_with(&TEEHISTORIAN_UUID) {
+    } else if data.starts_with(&FILE_UUID) {
         Some(Format::Teehistorian)
-    } else if data.starts_with(b"HL2DEMO\0") {
+    } else if data.starts_with(&SOURCE_MAGIC) {
         Some(Format::SourceDemo)
-    } else if data.starts_with(b"HLDEMO\0") {
+    } else if data.starts_with(&GOLDSRC_MAGIC[..7]) {
+        // The first seven bytes, as the Source reader compares them when it names GoldSrc.
         Some(Format::GoldSrcDemo)
-    } else if data.starts_with(b"PBDEMS2\0") {
+    } else if data.starts_with(&SOURCE2_MAGIC) {
         Some(Format::Source2Demo)
     } else {
         None

@@ -15,6 +15,8 @@
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
+//! * [`read`] holds what the readers of every format share: the read error shape and the
+//!   streaming input buffer.
 //! * [`report`] holds what the tools of every format report in the same shape.
 //!
 //! # Cargo features
@@ -38,6 +40,7 @@ pub mod codec;
 pub mod datafile;
 pub mod detect;
 pub mod output;
+pub mod read;
 pub mod report;
 #[cfg(feature = "serde")]
 mod serde_util;

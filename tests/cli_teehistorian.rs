@@ -417,6 +417,7 @@ fn validate_trailing_data_and_non_canonical_ints() {
     assert_eq!(report["accepted"], false);
     assert_eq!(report["problems"][0]["offset"], data.len());
     assert_eq!(report["problems"][0]["fatal"], true);
+    assert_eq!(report["problems"][0]["kind"], "data_after_finish");
     let expected = format!(
         "demokit: {}: at byte {}: 2 bytes",
         trailing.display(),

@@ -163,7 +163,7 @@ fn read_demokit(data: &[u8]) -> Result<DemokitPass, demokit::twdemo::ReadError> 
             ChunkKind::Snapshot => Item::Snapshot(ints()),
             ChunkKind::SnapshotDelta => Item::Delta(ints()),
             ChunkKind::Message => Item::Message(decoded.to_bytes()),
-            ChunkKind::Unknown => unreachable!("handled above"),
+            _ => unreachable!("unknown chunks are handled above"),
         });
     }
     Ok(DemokitPass {

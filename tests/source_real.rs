@@ -5,11 +5,11 @@
 mod common;
 
 use common::read::Dribble;
-
+use demokit::report::ProblemKind;
 use demokit::source::summary::{Summary, validate};
 use demokit::source::{
-    Command, CommandTable, ProfileOrigin, SourceReader, SourceSlice, playback_time, rewrite,
-    tick_interval,
+    Command, CommandTable, ProfileOrigin, RewriteError, SourceReader, SourceSlice, playback_time,
+    rewrite, tick_interval,
 };
 use serde_json::Value;
 use std::path::PathBuf;
@@ -120,9 +120,31 @@ fn headers_profiles_and_counts_agree_with_facts() {
 fn rewrite_is_byte_identical() {
     for (path, _, data) in real_files() {
         let mut out = Vec::new();
-        let frames = rewrite(&data, &mut out).unwrap();
+        let frames = rewrite(&data, &mut out).unwrap().1.frames;
         assert!(frames > 100, "{}", path.display());
         assert!(out == data, "{}: rewrite differs", path.display());
+        // Cut inside the last frames: every frame before the cut is written, and counted.
+        let cut = &data[..data.len() - 40];
+        let mut out = Vec::new();
+        let (stats, error) = rewrite(cut, &mut out).unwrap_err();
+        assert!(
+            matches!(&error, RewriteError::Read(e) if e.is_truncation()),
+            "{}: {error}",
+            path.display()
+        );
+        let whole_frames_before_cut = SourceSlice::parse(&data)
+            .unwrap()
+            .frames()
+            .map(Result::unwrap)
+            .take_while(|f| f.offset + f.len as u64 <= cut.len() as u64)
+            .count();
+        assert_eq!(
+            stats.frames,
+            whole_frames_before_cut as u64,
+            "{}",
+            path.display()
+        );
+        assert!(cut.starts_with(&out), "{}", path.display());
     }
 }
 
@@ -179,19 +201,29 @@ fn validate_names_broken_header_fields() {
         broken[1056..1072].fill(0);
         let report = validate(&broken);
         assert!(!report.accepted(), "{}", path.display());
-        let fatal: Vec<u64> = report
+        let fatal: Vec<(u64, ProblemKind)> = report
             .problems
             .iter()
             .filter(|p| p.fatal)
-            .map(|p| p.offset)
+            .map(|p| (p.offset, p.kind))
             .collect();
         // signon_length, frames, ticks; playback_time follows ticks (0 x interval = 0).
-        assert_eq!(fatal, [1068, 1064, 1060], "{}: {report:?}", path.display());
+        assert_eq!(
+            fatal,
+            [
+                (1068, ProblemKind::SignonLength),
+                (1064, ProblemKind::FrameCount),
+                (1060, ProblemKind::TickCount)
+            ],
+            "{}: {report:?}",
+            path.display()
+        );
         // Cut inside the last frames: the missing stop is fatal, at the cut frame.
         let cut = &data[..data.len() - 40];
         let report = validate(cut);
         let first = report.first_fatal().unwrap();
         assert!(first.message.contains("expected"), "{first:?}");
+        assert_eq!(first.kind, ProblemKind::Truncated, "{first:?}");
     }
 }
 

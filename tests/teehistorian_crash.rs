@@ -156,7 +156,12 @@ fn crash_leaves_every_flushed_tick() {
     assert_eq!(report.bytes_dropped as u64, data.len() as u64 - complete);
     assert_eq!(summary.last_tick, Some(last_tick));
     assert_eq!(summary.messages, items.len() as u64 + 1);
-    assert_eq!(demokit::teehistorian::rewrite(&fixed).unwrap(), fixed);
+    assert_eq!(
+        demokit::teehistorian::rewrite(&fixed, Vec::new())
+            .unwrap()
+            .0,
+        fixed
+    );
 }
 
 /// Records `ticks` ticks of a 64-player server to `path`; returns the file's size.

@@ -292,7 +292,7 @@ fn repair_of_cut_demos() {
                     ),
                     "{ctx}"
                 );
-                let fatal = validate(input).first_fatal().and_then(|p| p.kind);
+                let fatal = validate(input).first_fatal().map(|p| p.kind);
                 assert!(
                     matches!(
                         fatal,
@@ -409,11 +409,11 @@ fn damaged_map_names_the_failed_check() {
         // warning, and the demo plays if the damaged map still loads.
         let v = validate(&bad);
         let crc_warned = v.problems.iter().any(|p| {
-            !p.fatal && p.kind == Some(ProblemKind::MapChecksum) && p.message.contains("CRC-32")
+            !p.fatal && p.kind == ProblemKind::MapChecksum && p.message.contains("CRC-32")
         });
         if has_sha {
             // Refused: the map either no longer loads or no longer matches the SHA-256.
-            let kind = v.first_fatal().and_then(|p| p.kind);
+            let kind = v.first_fatal().map(|p| p.kind);
             assert!(
                 matches!(kind, Some(ProblemKind::MapChecksum | ProblemKind::MapLoad)),
                 "{name}: {kind:?}"

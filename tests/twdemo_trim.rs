@@ -101,7 +101,8 @@ fn replay(data: &[u8], sorted: bool) -> Vec<TickInfo> {
                             None => early_messages.push(bytes),
                         }
                     }
-                    ChunkKind::Unknown => {}
+                    // Unknown, and kinds a later version may add: ignored, as DDNet does.
+                    _ => {}
                 }
             }
         }
@@ -763,9 +764,9 @@ fn handmade(version: u8, rule: LengthRule, ticks: &[HandTick]) -> Vec<u8> {
                     let bytes: Vec<u8> = ints.iter().flat_map(|i| i.to_le_bytes()).collect();
                     rec.record_message(&bytes).unwrap()
                 }
-                ChunkKind::Unknown => {
+                other => {
                     let bytes: Vec<u8> = ints.iter().flat_map(|i| i.to_le_bytes()).collect();
-                    rec.record_bytes(ChunkKind::Unknown, &bytes).unwrap()
+                    rec.record_bytes(*other, &bytes).unwrap()
                 }
             }
         }

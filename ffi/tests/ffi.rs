@@ -293,7 +293,7 @@ fn run_and_check(exe: &Path, label: &str) {
     let report = tw::validate::validate(&demo);
     assert_eq!(
         report.problems.iter().map(|p| p.kind).collect::<Vec<_>>(),
-        [Some(tw::validate::ProblemKind::MapLoad)],
+        [tw::validate::ProblemKind::MapLoad],
         "{report:?}"
     );
 }

@@ -96,6 +96,7 @@ impl LengthRule {
 
 /// Why a Huffman stream could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HuffmanError {
     /// The input ended before the EOF symbol.
     #[error("Huffman stream ends before its EOF code (after {decoded} output bytes)")]

@@ -11,6 +11,7 @@ pub const MAX_BYTES: usize = 5;
 
 /// Why packed ints could not be unpacked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VarIntError {
     /// The input ended inside an int whose last byte still had the extend bit set.
     #[error("variable-width int cut short at byte {offset}")]

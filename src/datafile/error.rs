@@ -19,6 +19,7 @@ impl DatafileError {
 
 /// The checks of DDNet's datafile reader, in the order it makes them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DatafileErrorKind {
     /// Fewer bytes than the 36-byte header.
     #[error("expected the 36-byte datafile header, but the file has {len} bytes")]
@@ -223,6 +224,7 @@ pub struct DataError {
 
 /// Why a data block does not load.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DataErrorKind {
     /// The index names no block.
     #[error("no such block (the file has {num_data})")]

@@ -87,6 +87,7 @@ pub struct MapError {
 
 /// The checks of `CMap::Load`, after the datafile's own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MapErrorKind {
     /// The file does not open as a datafile.
     #[error("not a valid datafile: {0}")]

@@ -10,6 +10,7 @@ use std::io::Write;
 
 /// Why a datafile cannot be written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DatafileWriteError {
     /// A type or id does not fit the 16 bits of an item key.
     #[error("item type {type_id} or id {id} is outside 0..=65535")]

@@ -4,30 +4,12 @@
 use super::profile::{Command, CommandTable};
 use std::io;
 
-/// A Source demo could not be read past `offset`.
-#[derive(Debug, thiserror::Error)]
-#[error("at byte {offset}: {kind}")]
-pub struct ReadError {
-    /// Offset from the start of the file where the failing element starts.
-    pub offset: u64,
-    /// What went wrong.
-    pub kind: ReadErrorKind,
-}
-
-impl ReadError {
-    pub(crate) fn new(offset: u64, kind: ReadErrorKind) -> Self {
-        ReadError { offset, kind }
-    }
-
-    /// Whether the input simply ended early (a truncated file, or one whose recorder never
-    /// wrote the stop command).
-    pub fn is_truncation(&self) -> bool {
-        matches!(self.kind, ReadErrorKind::UnexpectedEnd { .. })
-    }
-}
+/// A Source demo could not be read past its `offset`: the start of the failing element.
+pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a Source demo can fail.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with `"HL2DEMO\0"` (nor with another known demo stamp).
     #[error("expected the stamp \"HL2DEMO\\0\", found {found:02x?}")]
@@ -95,8 +77,17 @@ pub enum ReadErrorKind {
     Io(#[from] io::Error),
 }
 
+impl crate::read::ErrorKind for ReadErrorKind {
+    /// The input ended early: a truncated file, or one whose recorder never wrote the stop
+    /// command.
+    fn is_truncation(&self) -> bool {
+        matches!(self, ReadErrorKind::UnexpectedEnd { .. })
+    }
+}
+
 /// Why a frame could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The profile's command table has no number for the command.
     #[error("the {table:?} command table has no {command:?} command")]

@@ -25,4 +25,4 @@ pub use error::{ReadError, ReadErrorKind, WriteError};
 pub use format::{Header, ViewInfo};
 pub use profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
 pub use reader::{Body, Frame, FrameAt, Frames, PacketBody, SourceReader, SourceSlice, stop_tick};
-pub use writer::{RewriteError, SourceWriter, rewrite};
+pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite};

@@ -12,6 +12,7 @@ use super::format::{HEADER_SIZE, Header};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[non_exhaustive]
 pub enum Command {
     /// `dem_signon`: a network packet recorded while connecting.
     Signon,
@@ -67,6 +68,7 @@ impl Command {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum CommandTable {
     /// The oldest builds (network protocol below 14, e.g. HL2 old engine at 7): 1 to 7 only.
     Classic,

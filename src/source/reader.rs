@@ -12,6 +12,7 @@ use super::format::{
     PacketTrailer, SOURCE2_MAGIC, UserCmdPrefix, VIEW_INFO_SIZE, ViewInfo,
 };
 use super::profile::{Command, Profile, ProfileOrigin};
+use crate::read::Refill;
 use binrw::BinRead;
 use std::borrow::Cow;
 use std::io::{self, Cursor, Read};
@@ -525,8 +526,9 @@ pub const MAX_PAYLOAD_LEN: usize = 32 << 20;
 /// The most bytes after a stop command the streaming reader keeps (real files hold 3 to 5).
 pub const MAX_STREAM_STOP_TAIL: usize = 1 << 20;
 
-/// How much a streaming read asks of its source at least.
-const READ_CHUNK: usize = 64 * 1024;
+/// How many bytes of frames the streaming reader reads with the header, at least, before
+/// it detects a profile from them (the slice reader's detection sees the whole file).
+const DETECT_WINDOW: usize = 64 * 1024;
 
 /// How much of a file the streaming reader reads ahead at most to detect a profile the
 /// header leaves open (the slice reader looks at the first 64 frames, wherever they end).
@@ -539,15 +541,10 @@ pub const MAX_DETECT_PREFIX: usize = 16 << 20;
 /// so a length larger than the file costs no more memory than the file. Bytes after the
 /// stop command are kept up to [`MAX_STREAM_STOP_TAIL`].
 pub struct SourceReader<R: Read> {
-    inner: R,
+    input: Refill<R>,
     header: Header,
     profile: Profile,
     origin: ProfileOrigin,
-    buf: Vec<u8>,
-    start: usize,
-    /// File offset of `buf[0]`.
-    base: u64,
-    eof: bool,
     done: bool,
 }
 
@@ -559,48 +556,44 @@ impl<R: Read> SourceReader<R> {
         if !Profile::from_header(&reader.header).1 {
             // Read on until no candidate's probe runs out of input (or the cap), so that
             // detection sees what the slice reader's sees.
-            while !reader.eof && reader.buf.len() < MAX_DETECT_PREFIX {
+            while !reader.input.eof() && reader.input.head().len() < MAX_DETECT_PREFIX {
                 let header = reader.header;
+                let buffered = reader.input.head();
                 let ran_out =
-                    Profile::candidates().any(|p| p.probe_prefix(&header, &reader.buf, false).1);
+                    Profile::candidates().any(|p| p.probe_prefix(&header, buffered, false).1);
                 if !ran_out {
                     break;
                 }
-                reader.fill(None, 0)?;
+                reader.input.fill(None, 0)?;
             }
         }
-        let (profile, origin) = Profile::detect(&reader.header, &reader.buf);
+        let (profile, origin) = Profile::detect(&reader.header, reader.input.head());
         reader.profile = profile;
         reader.origin = origin;
-        reader.start = HEADER_SIZE;
+        reader.input.consume(HEADER_SIZE);
         Ok(reader)
     }
 
     /// Like [`new`](Self::new) with a profile chosen by the caller.
     pub fn with_profile(inner: R, profile: Profile) -> Result<Self, ReadError> {
         let mut reader = Self::start(inner, Some(profile))?;
-        reader.start = HEADER_SIZE;
+        reader.input.consume(HEADER_SIZE);
         Ok(reader)
     }
 
     fn start(inner: R, profile: Option<Profile>) -> Result<Self, ReadError> {
-        let mut reader = SourceReader {
-            inner,
-            header: Header::new(0, 0, "", "", "", ""),
+        let mut input = Refill::new(inner);
+        // The header and enough frames to detect a profile from.
+        while input.head().len() < HEADER_SIZE + DETECT_WINDOW && !input.eof() {
+            input.fill(None, 0)?;
+        }
+        Ok(SourceReader {
+            header: parse_header(input.head())?,
+            input,
             profile: profile.unwrap_or(Profile::SOURCE_2013),
             origin: ProfileOrigin::Given,
-            buf: Vec::new(),
-            start: 0,
-            base: 0,
-            eof: false,
             done: false,
-        };
-        // The header and enough frames to detect a profile from.
-        while reader.buf.len() < HEADER_SIZE + READ_CHUNK && !reader.eof {
-            reader.fill(None, 0)?;
-        }
-        reader.header = parse_header(&reader.buf)?;
-        Ok(reader)
+        })
     }
 
     /// The header.
@@ -620,7 +613,7 @@ impl<R: Read> SourceReader<R> {
 
     /// Offset of the next frame.
     pub fn position(&self) -> u64 {
-        self.base + self.start as u64
+        self.input.position()
     }
 
     /// Reads the next frame; `None` after the stop command or an error.
@@ -635,18 +628,18 @@ impl<R: Read> SourceReader<R> {
         // Find out how long the next frame is, reading more as needed; then cut it once
         // more to hand out a frame borrowing the settled buffer.
         let len = loop {
-            let rest = &self.buf[self.start..];
-            let kind = match step(&self.profile, rest, self.eof) {
+            let rest = self.input.rest();
+            let kind = match step(&self.profile, rest, self.input.eof()) {
                 Step::Frame { len, .. } => break len,
                 Step::NeedMore(need) => {
-                    if self.buf.len() - self.start > MAX_STREAM_STOP_TAIL
+                    if rest.len() > MAX_STREAM_STOP_TAIL
                         && rest.first() == self.profile.commands.number(Command::Stop).as_ref()
                     {
                         ReadErrorKind::StopTailTooLong {
                             limit: MAX_STREAM_STOP_TAIL,
                         }
                     } else {
-                        match self.fill(need, offset) {
+                        match self.input.fill(need, offset) {
                             Ok(()) => continue,
                             Err(e) => {
                                 self.done = true;
@@ -660,10 +653,9 @@ impl<R: Read> SourceReader<R> {
             self.done = true;
             return Some(Err(ReadError::new(offset, kind)));
         };
-        let start = self.start;
-        self.start += len;
-        let rest = &self.buf[start..start + len];
-        match step(&self.profile, rest, true) {
+        let (rest, read) = self.input.split();
+        read.consume(len);
+        match step(&self.profile, &rest[..len], true) {
             Step::Frame { frame, len } => {
                 self.done = frame.command() == Command::Stop;
                 Some(Ok(FrameAt { offset, len, frame }))
@@ -680,32 +672,6 @@ impl<R: Read> SourceReader<R> {
                 )))
             }
         }
-    }
-
-    /// Reads more input after the unread part: up to `need` unread bytes in total when the
-    /// frame's length is known, otherwise at least [`READ_CHUNK`] more and at least as much
-    /// as is already buffered. Sets `eof` when the source has nothing more.
-    fn fill(&mut self, need: Option<usize>, offset: u64) -> Result<(), ReadError> {
-        if self.start > 0 {
-            self.buf.drain(..self.start);
-            self.base += self.start as u64;
-            self.start = 0;
-        }
-        let have = self.buf.len();
-        // At least a chunk at a time, so that small frames do not cost a read call each.
-        let more = match need {
-            Some(total) if total > have => (total - have).max(READ_CHUNK),
-            _ => READ_CHUNK.max(have),
-        };
-        // `take` + `read_to_end` grows the buffer only as bytes arrive, never by `need`.
-        let got = (&mut self.inner)
-            .take(more as u64)
-            .read_to_end(&mut self.buf)
-            .map_err(|e| ReadError::new(offset, ReadErrorKind::Io(e)))?;
-        if got < more {
-            self.eof = true;
-        }
-        Ok(())
     }
 }
 

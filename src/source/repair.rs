@@ -109,6 +109,7 @@ pub struct Repaired {
 
 /// Why [`repair`] could not produce a file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RepairError {
     /// The input is not a Source demo, or ends inside its 1072-byte header: there is
     /// nothing to repair from.

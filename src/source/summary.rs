@@ -6,7 +6,7 @@ use super::error::ReadError;
 use super::format::{HEADER_SIZE, Header};
 use super::profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
 use super::reader::{Body, FrameAt, SourceReader, SourceSlice, stop_tick};
-use crate::twdemo::validate::{Problem, Report};
+use crate::report::{ProblemKind, Report};
 use std::collections::BTreeMap;
 use std::io::Read;
 
@@ -173,31 +173,26 @@ impl Summary {
 /// `demokit repair` recomputes them.
 pub fn validate(data: &[u8]) -> Report {
     let mut report = Report::default();
-    let mut problem = |offset: u64, message: String, fatal: bool| {
-        report.problems.push(Problem {
-            kind: None,
-            offset,
-            message,
-            fatal,
-        })
-    };
     let (s, error) = match Summary::scan(data) {
         Ok(scan) => scan,
         Err(e) => {
-            problem(e.offset, e.kind.to_string(), true);
+            report.fail(e.offset, ProblemKind::Header, e.kind.to_string());
             return report;
         }
     };
     if let Some(e) = error {
         let mut message = e.kind.to_string();
-        if e.is_truncation() {
+        let kind = if e.is_truncation() {
             // What a recorder that crashed or was killed leaves behind.
             message.push_str(
                 ": the file is cut (no stop command); `demokit repair` keeps every complete \
                  frame, appends a stop command and sets the header from the frames",
             );
-        }
-        problem(e.offset, message, true);
+            ProblemKind::Truncated
+        } else {
+            ProblemKind::Frame
+        };
+        report.fail(e.offset, kind, message);
     }
     // Offsets of the header fields, for the messages.
     const SIGNON_LENGTH_AT: u64 = 1068;
@@ -207,75 +202,75 @@ pub fn validate(data: &[u8]) -> Report {
     if let Some(sync) = s.first_synctick_offset {
         let expected = sync - HEADER_SIZE as u64;
         if i64::from(s.signon_length) != expected as i64 {
-            problem(
+            report.fail(
                 SIGNON_LENGTH_AT,
+                ProblemKind::SignonLength,
                 format!(
                     "header signon_length is {}, but the first synctick is {expected} bytes \
                      after the header",
                     s.signon_length
                 ),
-                true,
             );
         }
     } else if s.stop_offset.is_some() {
-        problem(
+        report.warn(
             HEADER_SIZE as u64,
-            "the file has no synctick frame, so its signon length cannot be checked".into(),
-            false,
+            ProblemKind::NoSynctick,
+            "the file has no synctick frame, so its signon length cannot be checked",
         );
     }
     let packets = s.count(Command::Packet);
     if i64::from(s.frames) != packets as i64 {
-        problem(
+        report.fail(
             FRAMES_AT,
+            ProblemKind::FrameCount,
             format!(
                 "header frames is {}, but the file holds {packets} packet frames",
                 s.frames
             ),
-            true,
         );
     }
     if let (Some(tick), Some(stop)) = (s.stop_tick, s.stop_offset) {
         if s.ticks != tick {
-            problem(
+            report.fail(
                 TICKS_AT,
+                ProblemKind::TickCount,
                 format!(
                     "header ticks is {}, but the stop command (at byte {stop}) is at tick {tick}",
                     s.ticks
                 ),
-                true,
             );
         }
         let (interval, known) = tick_interval(&s.game_dir);
         let expected = playback_time(s.ticks, interval);
         if !known {
-            problem(
+            report.warn(
                 TIME_AT,
+                ProblemKind::UnknownTickInterval,
                 format!(
                     "the tick interval of game directory {:?} is not known, so playback_time \
                      ({} s) was not checked",
                     s.game_dir, s.playback_time
                 ),
-                false,
             );
         } else if s.playback_time.to_bits() != expected.to_bits() {
-            problem(
+            report.fail(
                 TIME_AT,
+                ProblemKind::PlaybackTime,
                 format!(
                     "header playback_time is {} s, but {} ticks at {interval} s make {expected} s",
                     s.playback_time, s.ticks
                 ),
-                true,
             );
         }
     }
     if let (Some(len), Some(stop)) = (s.stop_tail_len, s.stop_offset)
         && !(3..=5).contains(&len)
     {
-        problem(
+        report.warn(
             stop + 1,
+            ProblemKind::StopTail,
             format!("the stop command is followed by {len} bytes (real files have 3 to 5)"),
-            false,
         );
     }
     report

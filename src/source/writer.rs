@@ -22,6 +22,7 @@ use super::reader::{
     Body, Frame, MAX_PAYLOAD_LEN, MAX_STREAM_STOP_TAIL, PacketBody, SourceSlice, parse_header,
     stop_tick,
 };
+use crate::report::stopped;
 use binrw::BinWrite;
 use std::io::{Cursor, Write};
 
@@ -275,30 +276,37 @@ impl<W: Write> SourceWriter<W> {
     }
 }
 
-/// Why [`rewrite`] stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RewriteError {
-    /// The input could not be read (after the frames before the error were written).
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    /// The output could not be written.
-    #[error(transparent)]
-    Write(#[from] WriteError),
+/// Why [`rewrite`] stopped: the input could not be read, or a frame could not be written
+/// again (the shape every format's rewrite shares).
+pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
+
+crate::report::rewrite_error_from!(ReadError, WriteError);
+
+/// What [`rewrite`] wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RewriteStats {
+    /// Frames written, the stop command included.
+    pub frames: u64,
 }
 
-/// Reads every frame of `input` and writes it back to `out` with the same profile; returns
-/// the number of frames. For any file the reader reads to its stop command, the output
-/// equals the input. A file that breaks off has everything before the break written, then
-/// the read error is returned.
-pub fn rewrite<W: Write>(input: &[u8], out: W) -> Result<u64, RewriteError> {
-    let slice = SourceSlice::parse(input)?;
-    let mut writer = SourceWriter::with_profile(out, slice.header(), *slice.profile())?;
-    let mut n = 0;
+/// Reads every frame of `data` and writes it into `sink` with the same profile. For any
+/// file the reader reads to its stop command, the output equals the input. A file that
+/// breaks off has everything before the break written, then the read error is returned
+/// with the count of frames written.
+pub fn rewrite<W: Write>(
+    data: &[u8],
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    let mut stats = RewriteStats::default();
+    let slice = SourceSlice::parse(data).map_err(stopped(stats))?;
+    let mut writer = SourceWriter::with_profile(sink, slice.header(), *slice.profile())
+        .map_err(stopped(stats))?;
     for item in slice.frames() {
-        let item = item?;
-        writer.write_frame(&item.frame)?;
-        n += 1;
+        let item = item.map_err(stopped(stats))?;
+        writer.write_frame(&item.frame).map_err(stopped(stats))?;
+        stats.frames += 1;
     }
-    writer.finish()?;
-    Ok(n)
+    let sink = writer.finish().map_err(stopped(stats))?;
+    Ok((sink, stats))
 }

@@ -3,32 +3,13 @@
 
 use std::io;
 
-/// A teehistorian file could not be read past `offset`.
-#[derive(Debug, thiserror::Error)]
-#[error("at byte {offset}: {kind}")]
-pub struct ReadError {
-    /// Offset from the start of the file where the failing element starts (for a message, its
-    /// first byte).
-    pub offset: u64,
-    /// What went wrong.
-    pub kind: ReadErrorKind,
-}
-
-impl ReadError {
-    pub(crate) fn new(offset: u64, kind: ReadErrorKind) -> Self {
-        ReadError { offset, kind }
-    }
-
-    /// Whether the input ended inside an element (the header or a message): a file cut
-    /// short, or caught while a message was half written. (A file that ends on a message
-    /// boundary without FINISH is no error: the readers end there with `finished()` false.)
-    pub fn is_truncation(&self) -> bool {
-        matches!(self.kind, ReadErrorKind::UnexpectedEnd { .. })
-    }
-}
+/// A teehistorian file could not be read past its `offset`: the start of the failing
+/// element (for a message, its first byte).
+pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 
 /// The ways reading a teehistorian file can fail.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with the teehistorian UUID.
     #[error(
@@ -111,8 +92,18 @@ pub enum ReadErrorKind {
     Io(#[from] io::Error),
 }
 
+impl crate::read::ErrorKind for ReadErrorKind {
+    /// The input ended inside an element (the header or a message): a file cut short, or
+    /// caught while a message was half written. (A file that ends on a message boundary
+    /// without FINISH is no error: the readers end there with `finished()` false.)
+    fn is_truncation(&self) -> bool {
+        matches!(self, ReadErrorKind::UnexpectedEnd { .. })
+    }
+}
+
 /// The JSON header could not be interpreted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeaderError {
     /// Not a JSON object, not UTF-8, a key with a value of the wrong type, a duplicate key, or
     /// no `version`; the message is serde_json's.
@@ -128,6 +119,7 @@ impl From<serde_json::Error> for HeaderError {
 
 /// A message or header could not be encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// A string field contains a NUL byte, which would end it early.
     #[error("{what} contains a NUL byte")]
@@ -168,6 +160,7 @@ pub enum EncodeError {
 
 /// A teehistorian file could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The sink failed.
     #[error("I/O error: {0}")]

@@ -68,4 +68,4 @@ pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };
 pub use summary::Summary;
-pub use writer::{RewriteError, TeehistorianWriter, rewrite};
+pub use writer::{RewriteError, RewriteStats, TeehistorianWriter, rewrite};

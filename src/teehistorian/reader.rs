@@ -19,6 +19,7 @@ use super::message::{
     has_legacy_packer,
 };
 use crate::codec::varint;
+use crate::read::Refill;
 use std::io::{self, Read};
 
 /// The absolute tick, numbered exactly as DDNet's writer does.
@@ -108,6 +109,7 @@ impl TickState {
 
 /// Why [`TickState::apply`] cannot number a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TickError {
     /// The message would move the tick outside `0..=i32::MAX`.
     OutOfRange {
@@ -557,10 +559,6 @@ impl<'a> Messages<'a> {
 
 impl std::iter::FusedIterator for Messages<'_> {}
 
-/// How much a streaming read asks of its source at least: enough that a run of small
-/// messages costs one `read` call per 64 KiB.
-const READ_CHUNK: usize = 64 * 1024;
-
 /// A streaming reader over any [`Read`]: it holds the header and the unread part of the
 /// current read chunk (plus, for a long message, that message).
 ///
@@ -568,53 +566,43 @@ const READ_CHUNK: usize = 64 * 1024;
 /// is read as the source delivers it, so a size field larger than the file costs no more
 /// memory than the file. Reads are buffered internally; there is no need for a `BufReader`.
 pub struct TeehistorianReader<R: Read> {
-    inner: R,
+    input: Refill<R>,
     header: Header,
     header_json: Vec<u8>,
     body_offset: u64,
-    /// Unread input; `buf[start..]` is not consumed yet.
-    buf: Vec<u8>,
-    start: usize,
-    /// File offset of `buf[0]`.
-    base: u64,
-    eof: bool,
     body: Body,
 }
 
 impl<R: Read> TeehistorianReader<R> {
     /// Reads and checks the file UUID and the header.
     pub fn new(inner: R) -> Result<Self, ReadError> {
-        let mut reader = TeehistorianReader {
-            inner,
-            header: Header::new(""),
-            header_json: Vec::new(),
-            body_offset: 0,
-            buf: Vec::new(),
-            start: 0,
-            base: 0,
-            eof: false,
-            body: Body::new(&Header::new("")),
-        };
-        while reader.buf.len() < FILE_UUID.len() && !reader.eof {
-            reader.fill(Some(FILE_UUID.len()), 0)?;
+        let mut input = Refill::new(inner);
+        while input.head().len() < FILE_UUID.len() && !input.eof() {
+            input.fill(Some(FILE_UUID.len()), 0)?;
         }
-        check_magic(&reader.buf[..reader.buf.len().min(FILE_UUID.len())])?;
+        let head = input.head();
+        check_magic(&head[..head.len().min(FILE_UUID.len())])?;
         // Search each newly read part once for the NUL.
         let mut searched = 0;
         let nul = loop {
-            let after_uuid = &reader.buf[FILE_UUID.len()..];
-            if let Some(i) = header_end(after_uuid, searched, reader.eof)? {
+            let after_uuid = &input.head()[FILE_UUID.len()..];
+            if let Some(i) = header_end(after_uuid, searched, input.eof())? {
                 break FILE_UUID.len() + i;
             }
             searched = after_uuid.len();
-            reader.fill(None, FILE_UUID.len() as u64)?;
+            input.fill(None, FILE_UUID.len() as u64)?;
         };
-        reader.header = parse_header(&reader.buf[FILE_UUID.len()..nul])?;
-        reader.body = Body::new(&reader.header);
-        reader.header_json = reader.buf[FILE_UUID.len()..nul].to_vec();
-        reader.start = nul + 1;
-        reader.body_offset = reader.start as u64;
-        Ok(reader)
+        let json = &input.head()[FILE_UUID.len()..nul];
+        let header = parse_header(json)?;
+        let header_json = json.to_vec();
+        input.consume(nul + 1);
+        Ok(TeehistorianReader {
+            body: Body::new(&header),
+            header,
+            header_json,
+            body_offset: input.position(),
+            input,
+        })
     }
 
     /// The typed header.
@@ -634,7 +622,7 @@ impl<R: Read> TeehistorianReader<R> {
 
     /// Offset of the next message.
     pub fn position(&self) -> u64 {
-        self.base + self.start as u64
+        self.input.position()
     }
 
     /// The tick of the last message read (0 before the first).
@@ -659,36 +647,39 @@ impl<R: Read> TeehistorianReader<R> {
         let offset = self.position();
         // Most messages hold only ints and borrow nothing, so they are decoded once, here;
         // the rest take the general path below.
-        if self.buf.len() - self.start < INT_WINDOW
-            && !self.eof
-            && let Err(e) = self.fill(None, offset)
+        if self.input.rest().len() < INT_WINDOW
+            && !self.input.eof()
+            && let Err(e) = self.input.fill(None, offset)
         {
             return Some(Err(self.fail(e)));
         }
         if !self.body.finished
-            && let Some(window) = self.buf[self.start..].first_chunk::<INT_WINDOW>()
+            && let Some(window) = self.input.rest().first_chunk::<INT_WINDOW>()
             && let Some(decoded) = decode_ints_only(window)
         {
-            let start = self.start;
-            let raw = &self.buf[start..start + decoded.len];
-            return Some(match commit(&mut self.body, decoded, raw, offset) {
-                Ok(item) => {
-                    self.start += raw.len();
-                    Ok(item)
-                }
-                Err(kind) => {
-                    self.body.done = true;
-                    Err(ReadError::new(offset, kind))
-                }
-            });
+            // `decoded` borrows nothing: the message handed out borrows only `rest`.
+            let len = decoded.len;
+            let (rest, read) = self.input.split();
+            return Some(
+                match commit(&mut self.body, decoded, &rest[..len], offset) {
+                    Ok(item) => {
+                        read.consume(len);
+                        Ok(item)
+                    }
+                    Err(kind) => {
+                        self.body.done = true;
+                        Err(ReadError::new(offset, kind))
+                    }
+                },
+            );
         }
         // First find out how long the next message is, reading more as needed; then decode
         // it once more to hand out a message borrowing the settled buffer.
         let len = loop {
-            let rest = &self.buf[self.start..];
-            let kind = match step(&self.body, rest, self.eof) {
+            let rest = self.input.rest();
+            let kind = match step(&self.body, rest, self.input.eof()) {
                 Step::Message(decoded) => break decoded.len,
-                Step::NeedMore(need) => match self.fill(need, offset) {
+                Step::NeedMore(need) => match self.input.fill(need, offset) {
                     Ok(()) => continue,
                     Err(e) => return Some(Err(self.fail(e))),
                 },
@@ -698,7 +689,7 @@ impl<R: Read> TeehistorianReader<R> {
                 }
                 Step::Fail(ReadErrorKind::DataAfterFinish { len }) => {
                     // Count what follows to the end, without keeping it.
-                    match io::copy(&mut self.inner, &mut io::sink()) {
+                    match io::copy(self.input.inner_mut(), &mut io::sink()) {
                         Ok(more) => ReadErrorKind::DataAfterFinish { len: len + more },
                         Err(e) => ReadErrorKind::Io(e),
                     }
@@ -707,8 +698,8 @@ impl<R: Read> TeehistorianReader<R> {
             };
             return Some(Err(self.fail(ReadError::new(offset, kind))));
         };
-        let start = self.start;
-        let raw = &self.buf[start..start + len];
+        let (rest, read) = self.input.split();
+        let raw = &rest[..len];
         let result = match self.body.decode(raw) {
             Ok(decoded) => commit(&mut self.body, decoded, raw, offset),
             // The same bytes decoded a moment ago; kept as an error rather than a panic.
@@ -719,7 +710,7 @@ impl<R: Read> TeehistorianReader<R> {
         };
         match result {
             Ok(item) => {
-                self.start += len;
+                read.consume(len);
                 Some(Ok(item))
             }
             Err(kind) => {
@@ -732,32 +723,6 @@ impl<R: Read> TeehistorianReader<R> {
     fn fail(&mut self, e: ReadError) -> ReadError {
         self.body.done = true;
         e
-    }
-
-    /// Reads more input after the unread part: up to `need` unread bytes in total when the
-    /// message's length is known, otherwise at least [`READ_CHUNK`] more and at least as
-    /// much as is already buffered (so a long message costs amortized linear work). Sets
-    /// `eof` when the source has nothing more.
-    fn fill(&mut self, need: Option<usize>, offset: u64) -> Result<(), ReadError> {
-        if self.start > 0 {
-            self.buf.drain(..self.start);
-            self.base += self.start as u64;
-            self.start = 0;
-        }
-        let have = self.buf.len();
-        let more = match need {
-            Some(total) if total > have => total - have,
-            _ => READ_CHUNK.max(have),
-        };
-        // `take` + `read_to_end` grows the buffer only as bytes arrive, never by `need`.
-        let got = (&mut self.inner)
-            .take(more as u64)
-            .read_to_end(&mut self.buf)
-            .map_err(|e| ReadError::new(offset, ReadErrorKind::Io(e)))?;
-        if got < more {
-            self.eof = true;
-        }
-        Ok(())
     }
 }
 

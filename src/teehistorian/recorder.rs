@@ -146,6 +146,7 @@ impl fmt::Display for Phase {
 /// Why a recorder call failed. Each names the call; except for [`RecorderError::Io`], a
 /// failed call changed nothing and the recorder can go on.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecorderError {
     /// The call is not allowed in the current phase of the tick loop.
     #[error("{call} called {phase}")]

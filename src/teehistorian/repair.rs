@@ -50,6 +50,7 @@ impl RepairReport {
 
 /// Why a file cannot be repaired.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RepairError {
     /// The file UUID or the JSON header cannot be read.
     #[error("the header cannot be read, so nothing after it can be kept: {0}")]

@@ -334,6 +334,7 @@ pub struct Event<'a> {
 
 /// Why a message does not fit the reconstructed state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SemanticErrorKind {
     /// PLAYER_DIFF for a client without a character.
     #[error("PLAYER_DIFF for client {cid}, which has no character")]

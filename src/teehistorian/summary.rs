@@ -2,10 +2,11 @@
 //! message counts from one pass over the messages), and what `demokit validate` checks.
 
 use super::error::{ReadError, ReadErrorKind};
+use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::Message;
 use super::reader::{MessageAt, TeehistorianReader, TeehistorianSlice};
-use crate::twdemo::validate::{Problem, Report};
+use crate::report::{ProblemKind, Report};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -234,7 +235,7 @@ impl KindCounts {
 /// 2 KiB packer of DDNet before minor version 9 cut (their last arguments were never
 /// written). Problems come in file order.
 pub fn validate(data: &[u8]) -> Report {
-    let mut problems = Vec::new();
+    let mut report = Report::default();
     let mut error = None;
     // Offset of the first message with non-canonical ints, and how many there are.
     let mut non_canonical: Option<(u64, u64)> = None;
@@ -266,61 +267,60 @@ pub fn validate(data: &[u8]) -> Report {
         }
     }
     if let Some((offset, count)) = non_canonical {
-        problems.push(Problem {
-            kind: None,
+        report.warn(
             offset,
-            message: format!(
+            ProblemKind::NonCanonicalInts,
+            format!(
                 "{count} message{s} hold{v} ints in a form DDNet does not write (the first is \
                  here); they read as DDNet reads them and a rewrite keeps them as stored",
                 s = if count == 1 { "" } else { "s" },
                 v = if count == 1 { "s" } else { "" },
             ),
-            fatal: false,
-        });
+        );
     }
     if let Some((offset, commands, args)) = cut {
-        problems.push(Problem {
+        report.warn(
             offset,
-            message: format!(
+            ProblemKind::CutConsoleCommands,
+            format!(
                 "{commands} console command{s} cut by the 2 KiB packer of the DDNet version \
                  that wrote the file (the first is here): {args} argument{a} never \
                  written; the rest reads, and a rewrite keeps the records as stored",
                 s = if commands == 1 { " was" } else { "s were" },
                 a = if args == 1 { " was" } else { "s were" },
             ),
-            fatal: false,
-            kind: None,
-        });
+        );
     }
     if let Some(offset) = unfinished_at {
-        problems.push(Problem {
+        report.warn(
             offset,
-            message: "the file ends without FINISH, on a message boundary: unfinished (the \
-                      server was still writing it, was stopped or crashed); every message \
-                      reads, and `demokit repair` appends FINISH"
-                .into(),
-            fatal: false,
-            kind: None,
-        });
+            ProblemKind::Unfinished,
+            "the file ends without FINISH, on a message boundary: unfinished (the server was \
+             still writing it, was stopped or crashed); every message reads, and `demokit \
+             repair` appends FINISH",
+        );
     }
     if let Some(e) = error {
-        let message = if e.is_truncation() && e.offset > 16 {
-            format!(
-                "{}: the file is cut inside a message; `demokit repair` keeps every complete \
-                 message before it and appends FINISH",
-                e.kind
-            )
-        } else {
-            e.kind.to_string()
+        let (kind, message) = match &e.kind {
+            // Errors in the file UUID or the header are reported at its start, 0 or 16; a
+            // message starts after the header's NUL.
+            _ if e.offset <= FILE_UUID.len() as u64 => (ProblemKind::Header, e.kind.to_string()),
+            ReadErrorKind::UnexpectedEnd { .. } => (
+                ProblemKind::Truncated,
+                format!(
+                    "{}: the file is cut inside a message; `demokit repair` keeps every \
+                     complete message before it and appends FINISH",
+                    e.kind
+                ),
+            ),
+            ReadErrorKind::DataAfterFinish { .. } => {
+                (ProblemKind::DataAfterFinish, e.kind.to_string())
+            }
+            _ => (ProblemKind::Message, e.kind.to_string()),
         };
-        problems.push(Problem {
-            kind: None,
-            offset: e.offset,
-            message,
-            fatal: true,
-        });
+        report.fail(e.offset, kind, message);
     }
-    Report { problems }
+    report
 }
 
 #[cfg(test)]
@@ -373,6 +373,7 @@ mod tests {
             (first, false)
         );
         assert!(report.problems[0].message.starts_with("2 messages hold"));
+        assert_eq!(report.problems[0].kind, ProblemKind::NonCanonicalInts);
 
         // Bytes after FINISH: fatal, after the warning.
         let mut trailing = bytes.clone();
@@ -385,6 +386,7 @@ mod tests {
             .map(|p| (p.offset, p.fatal))
             .collect();
         assert_eq!(offsets, [(first, false), (bytes.len() as u64, true)]);
+        assert_eq!(report.problems[1].kind, ProblemKind::DataAfterFinish);
 
         // No FINISH, on a message boundary: unfinished, a warning at the end.
         let unfinished = &bytes[..bytes.len() - 1];
@@ -393,6 +395,7 @@ mod tests {
         let last = report.problems.last().unwrap();
         assert_eq!((last.offset, last.fatal), (unfinished.len() as u64, false));
         assert!(last.message.contains("without FINISH"), "{}", last.message);
+        assert_eq!(last.kind, ProblemKind::Unfinished);
 
         // Cut inside a message (PLAYER_DIFF 1 lost its last int): fatal at its start,
         // pointing to repair.
@@ -400,6 +403,7 @@ mod tests {
         let report = validate(cut);
         let fatal = report.first_fatal().unwrap();
         assert_eq!(fatal.offset, bytes.len() as u64 - 5);
+        assert_eq!(fatal.kind, ProblemKind::Truncated);
         assert!(
             fatal.message.contains("demokit repair"),
             "{}",
@@ -407,6 +411,14 @@ mod tests {
         );
 
         // Not a teehistorian file at all.
-        assert_eq!(validate(b"TWDEMO\0").first_fatal().unwrap().offset, 0);
+        let fatal = validate(b"TWDEMO\0").first_fatal().cloned().unwrap();
+        assert_eq!((fatal.offset, fatal.kind), (0, ProblemKind::Header));
+
+        // A message id below EX: a message that does not read.
+        let mut unknown = bytes[..bytes.len() - 1].to_vec();
+        let at = unknown.len() as u64;
+        unknown.push(0x4c); // -13: packed sign bit and 12
+        let fatal = validate(&unknown).first_fatal().cloned().unwrap();
+        assert_eq!((fatal.offset, fatal.kind), (at, ProblemKind::Message));
     }
 }

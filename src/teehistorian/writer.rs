@@ -10,6 +10,7 @@ use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::{Message, has_legacy_packer};
 use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState, parse_header};
+use crate::report::stopped;
 use std::io::Write;
 
 /// Writes a teehistorian file to any [`Write`], front to back, never seeking.
@@ -170,28 +171,50 @@ impl<W: Write> TeehistorianWriter<W> {
     }
 }
 
-/// Why [`rewrite`] failed.
-#[derive(Debug, thiserror::Error)]
-pub enum RewriteError {
-    /// The input could not be read.
-    #[error("{0}")]
-    Read(#[from] ReadError),
-    /// A message could not be written again.
-    #[error("{0}")]
-    Write(#[from] WriteError),
+/// Why [`rewrite`] stopped: the input could not be read, or a message could not be written
+/// again (the shape every format's rewrite shares).
+pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
+
+crate::report::rewrite_error_from!(ReadError, WriteError);
+
+/// What [`rewrite`] did with each message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RewriteStats {
+    /// Messages encoded again from their decoded form.
+    pub reencoded: u64,
+    /// Messages copied as stored: their ints were not canonical, or DDNet's old packer cut
+    /// their arguments, so encoding them again would change their bytes.
+    pub copied: u64,
 }
 
-/// Reads a whole file and writes it again through [`TeehistorianWriter`]: the stored header
-/// JSON, then every message through [`write_item`](TeehistorianWriter::write_item). A file
-/// that reads without error comes out byte-identical.
-pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, RewriteError> {
-    let slice = TeehistorianSlice::parse(data)?;
+/// Reads a whole file and writes it again through [`TeehistorianWriter`] into `sink`: the
+/// stored header JSON, then every message through
+/// [`write_item`](TeehistorianWriter::write_item). A file that reads without error comes
+/// out byte-identical.
+///
+/// Each message is one `write_all` on `sink`: wrap a file in a
+/// [`BufWriter`](std::io::BufWriter). On an error, every message before it has been
+/// written (a file without FINISH if the input was cut), and the counts say how many.
+pub fn rewrite<W: Write>(
+    data: &[u8],
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    let mut stats = RewriteStats::default();
+    let slice = TeehistorianSlice::parse(data).map_err(stopped(stats))?;
     let mut writer =
-        TeehistorianWriter::with_header_json(Vec::with_capacity(data.len()), slice.header_json())?;
+        TeehistorianWriter::with_header_json(sink, slice.header_json()).map_err(stopped(stats))?;
     for item in slice.messages() {
-        writer.write_item(&item?)?;
+        let item = item.map_err(stopped(stats))?;
+        writer.write_item(&item).map_err(stopped(stats))?;
+        if item.non_canonical > 0 || item.cut_args > 0 {
+            stats.copied += 1;
+        } else {
+            stats.reencoded += 1;
+        }
     }
-    Ok(writer.into_inner()?)
+    let sink = writer.into_inner().map_err(stopped(stats))?;
+    Ok((sink, stats))
 }
 
 impl From<TickError> for WriteError {
@@ -207,6 +230,43 @@ impl From<TickError> for WriteError {
 mod tests {
     use super::*;
     use crate::teehistorian::message::Ex;
+
+    /// A rewrite of a cut file writes every message before the cut, counts them, and
+    /// returns the read error; a non-canonical message is counted as copied.
+    #[test]
+    fn rewrite_of_a_cut_file_keeps_what_reads() {
+        let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+        w.write(&Message::Join { cid: 0 }).unwrap();
+        // PLAYER_DIFF 0 with its cid in two bytes.
+        w.write_raw(&[0x80, 0x00, 0x01, 0x00]).unwrap();
+        let whole = w.finish().unwrap();
+        let (out, stats) = rewrite(&whole, Vec::new()).unwrap();
+        assert_eq!(out, whole);
+        // JOIN and FINISH re-encoded, the PLAYER_DIFF copied.
+        assert_eq!(
+            stats,
+            RewriteStats {
+                reencoded: 2,
+                copied: 1
+            }
+        );
+
+        let cut = &whole[..whole.len() - 2];
+        let mut out = Vec::new();
+        let (stats, error) = rewrite(cut, &mut out).unwrap_err();
+        assert_eq!(
+            stats,
+            RewriteStats {
+                reencoded: 1,
+                copied: 0
+            }
+        );
+        assert!(
+            matches!(&error, RewriteError::Read(e) if e.is_truncation()),
+            "{error}"
+        );
+        assert_eq!(out, whole[..whole.len() - 5]);
+    }
 
     #[test]
     fn writes_what_the_reader_reads() {
@@ -236,7 +296,7 @@ mod tests {
         assert_eq!(items.len(), 5);
         assert_eq!(items[3].non_canonical, 1);
         assert_eq!(items[4].message, Message::Finish);
-        assert_eq!(rewrite(&bytes).unwrap(), bytes);
+        assert_eq!(rewrite(&bytes, Vec::new()).unwrap().0, bytes);
     }
 
     #[test]

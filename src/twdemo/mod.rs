@@ -1,42 +1,31 @@
-//! Teeworlds and DDNet demos (`TWDEMO`, versions 3 to 6): the container.
+//! Teeworlds and DDNet demos (`TWDEMO`, versions 3 to 6), in three layers, each built on
+//! the ones before it:
 //!
-//! * [`format`](mod@format): the byte layouts as binrw structs.
-//! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding tick markers and
-//!   raw data chunks.
-//! * [`payload`]: chunk payload decoding and encoding (Huffman, then packed ints).
-//! * [`writer`]: emits any chunk sequence, byte-exactly when given the stored forms.
-//! * [`recorder`]: records a demo the way DDNet's recorder does, from ints or from full
-//!   snapshots (keyframes and deltas chosen as DDNet chooses them).
-//! * [`snapshot`]: snapshots as DDNet stores them (items, extended UUID item types), checked
-//!   as DDNet checks them, and a builder.
-//! * [`delta`]: snapshot deltas, created and applied with the protocol's item sizes.
-//! * [`demo`]: a whole demo as an owned value, for round trips and rewriting.
-//! * [`convert`]: between versions 3 to 6, payloads untouched.
-//! * [`repair`]: a recording cut off mid-write made whole again, and the embedded map.
-//! * [`replay`]: the full snapshot at every tick.
-//! * [`trim`]: a tick range cut out at any tick, starting with a rebuilt keyframe.
-//! * [`validate`]: what DDNet's player would reject.
+//! 1. [`container`]: the file as header, prelude and chunks; readers, a writer, payload
+//!    coding, and a whole demo as an owned value.
+//! 2. [`snapshot`](mod@snapshot): what snapshot and delta chunks hold; deltas, replay and
+//!    the recorder.
+//! 3. [`edit`]: trim, convert, repair and validate whole files.
+//!
+//! Each module is also reachable at its old place directly under `twdemo` (for example
+//! `twdemo::reader`, `twdemo::trim`), and the types used most are re-exported here.
 //!
 //! The meaning of snapshot items and network messages (which object a type is, what a
 //! message says) is left to callers.
 
-pub mod convert;
-pub mod delta;
-pub mod demo;
-pub mod error;
-pub mod format;
-pub mod payload;
-pub mod reader;
-pub mod recorder;
-pub mod repair;
-pub mod replay;
+pub mod container;
+pub mod edit;
 pub mod snapshot;
+
 #[cfg(any(test, feature = "proptest"))]
-pub mod strategies;
-pub mod summary;
-pub mod trim;
-pub mod validate;
-pub mod writer;
+#[doc(no_inline)]
+pub use container::strategies;
+#[doc(no_inline)]
+pub use container::{demo, error, format, payload, reader, summary, writer};
+#[doc(no_inline)]
+pub use edit::{convert, repair, trim, validate};
+#[doc(no_inline)]
+pub use snapshot::{delta, recorder, replay};
 
 pub use delta::{ItemSizes, apply_delta, create_delta};
 pub use demo::{DataRecord, Demo, Payload, Record};

@@ -154,13 +154,13 @@ pub(crate) fn dump(file: &Path, data: &[u8], json: bool) -> Outcome {
 /// by the writer. On a read error, the frames before it are written.
 pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcome {
     let mut bytes = Vec::with_capacity(data.len());
-    let result = source::rewrite(data, &mut bytes);
+    let result = source::rewrite(data, &mut bytes).map(|(_, stats)| stats);
     if result.is_ok() || !bytes.is_empty() {
         write_output(output, &bytes)?;
     }
     let frames = match result {
-        Ok(n) => n,
-        Err(source::RewriteError::Read(e)) => {
+        Ok(stats) => stats.frames,
+        Err((_, source::RewriteError::Read(e))) => {
             let _ = writeln!(
                 io::stderr().lock(),
                 "demokit: {} -> {}: stopped early, {} bytes",
@@ -170,7 +170,7 @@ pub(crate) fn rewrite(input: &Path, output: &Destination, data: &[u8]) -> Outcom
             );
             return Err(read_failure(input, &e));
         }
-        Err(source::RewriteError::Write(e)) => {
+        Err((_, source::RewriteError::Write(e))) => {
             complain(input, format_args!("cannot be written again: {e}"));
             return Err(Stop(Exit::Invalid));
         }

@@ -76,6 +76,7 @@ pub fn uuid_from_ints(ints: &[i32; 4]) -> Uuid {
 /// Why an int array is not a valid snapshot: which of DDNet's `CSnapshot::IsValid` checks
 /// failed, and for which item. DDNet's player logs such a snapshot and skips it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SnapshotError {
     /// Fewer than the 2 header ints.
     #[error("expected at least the 2 snapshot header ints, found {ints}")]
@@ -478,6 +479,7 @@ impl From<Snapshot<'_>> for SnapshotBuf {
 
 /// Why the builder refused an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The type is outside `0..=MAX_TYPE`.
     #[error("item type {type_id} is outside 0..={MAX_TYPE}")]

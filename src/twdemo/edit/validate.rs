@@ -26,152 +26,23 @@
 //! Not modelled: the game layer of the client (what it does with the messages and
 //! snapshot items it accepts), sixup snapshot translation, and maps DDNet ships itself.
 
-use super::delta::{self, DeltaError, ItemSizes};
-use super::error::{ReadError, ReadErrorKind};
-use super::format::{ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE};
-use super::payload::PayloadDecoder;
-use super::reader::{Chunk, DemoSlice};
-use super::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::datafile::check_load;
+use crate::twdemo::container::error::{ReadError, ReadErrorKind};
+use crate::twdemo::container::format::{
+    ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE,
+};
+use crate::twdemo::container::payload::PayloadDecoder;
+use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::snapshot::delta::{self, DeltaError, ItemSizes};
+use crate::twdemo::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use sha2::Digest;
 
-/// How DDNet's client ends with a demo.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum Verdict {
-    /// It loads and plays to the end.
-    Plays,
-    /// It refuses the demo or stops playing it with an error.
-    Rejects,
-    /// It hits an assertion and the client aborts.
-    Crashes,
-}
-
-/// What a problem is about: which of DDNet's steps finds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum ProblemKind {
-    /// "Error reading demo header": magic, a cut header, a string field without NUL or
-    /// not UTF-8.
-    Header,
-    /// "Demo version '%d' is not supported": a version below 3.
-    Version,
-    /// "Error reading timeline markers": the block is cut.
-    TimelineMarkers,
-    /// "Error reading SHA256": the SHA-256 block is cut.
-    Sha256Block,
-    /// A version-6 demo without the SHA-256 block ("Demo version incremented, but not
-    /// by DDNet"): a warning while loading, a crash once the map is extracted.
-    Sha256Missing,
-    /// "Error scanning demo file": no keyframe.
-    NoKeyframe,
-    /// "Could not find map": no map bytes, or a map name that is no path.
-    MapMissing,
-    /// The map's checksums against the header's.
-    MapChecksum,
-    /// "Could not find map": the map does not load as DDNet loads maps.
-    MapLoad,
-    /// "Error reading chunk header".
-    ChunkHeader,
-    /// "Error reading chunk data": a chunk cut short.
-    ChunkData,
-    /// "Error during network decompression": Huffman.
-    Huffman,
-    /// "Error during intpack decompression".
-    IntPack,
-    /// "Delta snapshot before any full snapshot".
-    DeltaBeforeSnapshot,
-    /// A full snapshot that fails `CSnapshot::IsValid` (logged and skipped).
-    SnapshotInvalid,
-    /// A delta that fails to unpack (logged and skipped).
-    DeltaFailed,
-    /// A delta unpacked over an item of negative type: DDNet asserts.
-    NegativeItemType,
-    /// A chunk of the unused type 0 (decoded, then ignored).
-    UnknownChunk,
-    /// "Empty demo": fewer than two tick markers.
-    EmptyDemo,
-}
-
-impl ProblemKind {
-    /// Whether a fatal problem of this kind crashes DDNet rather than being refused.
-    pub fn crashes(self) -> bool {
-        matches!(
-            self,
-            ProblemKind::Sha256Missing | ProblemKind::NegativeItemType
-        )
-    }
-}
-
-/// One finding.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Problem {
-    /// Offset the problem was found at.
-    pub offset: u64,
-    /// What DDNet would say, or what is wrong.
-    pub message: String,
-    /// Whether DDNet refuses, stops or crashes on it (false: it only logs it).
-    pub fatal: bool,
-    /// Which of DDNet's steps finds it (demos only: teehistorian and Source reports,
-    /// which share this type, leave it out).
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
-    pub kind: Option<ProblemKind>,
-}
-
-/// The outcome of [`validate`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Report {
-    /// The warnings, in file order, then the fatal problem DDNet stops at, if any.
-    pub problems: Vec<Problem>,
-}
+pub use crate::report::{Problem, ProblemKind, Report, Verdict};
 
 impl Report {
-    /// Whether DDNet's client would load and play the demo to its end.
-    pub fn accepted(&self) -> bool {
-        !self.problems.iter().any(|p| p.fatal)
-    }
-
-    /// The first fatal problem.
-    pub fn first_fatal(&self) -> Option<&Problem> {
-        self.problems.iter().find(|p| p.fatal)
-    }
-
-    /// How DDNet ends: plays, rejects, or crashes.
-    pub fn verdict(&self) -> Verdict {
-        match self.first_fatal() {
-            None => Verdict::Plays,
-            Some(p) if p.kind.is_some_and(ProblemKind::crashes) => Verdict::Crashes,
-            Some(_) => Verdict::Rejects,
-        }
-    }
-
-    /// Records a problem; `Err` for a fatal one, so that the walk stops where DDNet does.
-    fn push(
-        &mut self,
-        offset: u64,
-        kind: ProblemKind,
-        fatal: bool,
-        message: impl Into<String>,
-    ) -> Result<(), Stop> {
-        self.problems.push(Problem {
-            offset,
-            message: message.into(),
-            fatal,
-            kind: Some(kind),
-        });
-        if fatal { Err(Stop) } else { Ok(()) }
-    }
-
-    fn warn(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) {
-        let _ = self.push(offset, kind, false, message);
-    }
-
-    fn fail(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) -> Stop {
-        let _ = self.push(offset, kind, true, message);
+    /// Records a fatal problem; DDNet stops there, and so does the walk.
+    fn stop(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) -> Stop {
+        self.fail(offset, kind, message);
         Stop
     }
 }
@@ -203,7 +74,7 @@ fn walk(data: &[u8], r: &mut Report) -> Result<(), Stop> {
             let message = format!(
                 "header field {name} is not valid UTF-8: DDNet fails with \"Error reading demo header\""
             );
-            return Err(r.fail(offset, ProblemKind::Header, message));
+            return Err(r.stop(offset, ProblemKind::Header, message));
         }
     }
     let version = p.version();
@@ -241,7 +112,7 @@ fn load_failure(e: &ReadError, r: &mut Report) -> Stop {
         }
         _ => (ProblemKind::Header, "Error reading demo header".into()),
     };
-    r.fail(
+    r.stop(
         e.offset,
         kind,
         format!("{}: DDNet fails with \"{ddnet}\"", e.kind),
@@ -266,7 +137,7 @@ fn scan(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
     }
     if keyframes == 0 {
         let message = "no keyframe tick marker: DDNet fails with \"Error scanning demo file\"";
-        return Err(r.fail(slice.bytes().len() as u64, ProblemKind::NoKeyframe, message));
+        return Err(r.stop(slice.bytes().len() as u64, ProblemKind::NoKeyframe, message));
     }
     Ok(())
 }
@@ -300,7 +171,7 @@ fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
     let map_offset = slice.map_offset() as u64;
     if map.is_empty() {
         let message = format!("the demo embeds no map (map size 0): {not_found}");
-        return Err(r.fail(136, ProblemKind::MapMissing, message));
+        return Err(r.stop(136, ProblemKind::MapMissing, message));
     }
     if p.version() >= FIRST_VERSION_WITH_SHA256 && p.map_sha256.is_none() {
         let message = format!(
@@ -308,7 +179,7 @@ fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
             p.version(),
             p.version()
         );
-        return Err(r.fail(
+        return Err(r.stop(
             (HEADER_SIZE + TIMELINE_MARKERS_SIZE) as u64,
             ProblemKind::Sha256Missing,
             message,
@@ -316,11 +187,11 @@ fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
     }
     if let Some(why) = map_path_problem(&name) {
         let message = format!("the map cannot be saved under this name ({why}): {not_found}");
-        return Err(r.fail(72, ProblemKind::MapMissing, message));
+        return Err(r.stop(72, ProblemKind::MapMissing, message));
     }
     if let Err(e) = check_load(map) {
         let message = format!("the embedded map does not load ({}): {not_found}", e.kind);
-        return Err(r.fail(map_offset + e.offset, ProblemKind::MapLoad, message));
+        return Err(r.stop(map_offset + e.offset, ProblemKind::MapLoad, message));
     }
     let crc = crc32fast::hash(map);
     match &p.map_sha256 {
@@ -332,7 +203,7 @@ fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                     hex::encode(digest),
                     hex::encode(sha.digest)
                 );
-                return Err(r.fail(map_offset, ProblemKind::MapChecksum, message));
+                return Err(r.stop(map_offset, ProblemKind::MapChecksum, message));
             }
             if crc != h.map_crc {
                 r.warn(
@@ -383,7 +254,7 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                          complete chunk before it and finishes the header",
                     );
                 }
-                return Err(r.fail(e.offset, kind, message));
+                return Err(r.stop(e.offset, kind, message));
             }
         };
         let at = item.offset;
@@ -402,10 +273,10 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                 Ok(_) => decoder.last_ints(),
                 Err(e) => {
                     let (kind, ddnet) = match e {
-                        super::error::PayloadError::Huffman(_) => {
+                        crate::twdemo::container::error::PayloadError::Huffman(_) => {
                             (ProblemKind::Huffman, "Error during network decompression")
                         }
-                        super::error::PayloadError::VarInt(_) => {
+                        crate::twdemo::container::error::PayloadError::VarInt(_) => {
                             (ProblemKind::IntPack, "Error during intpack decompression")
                         }
                     };
@@ -413,7 +284,7 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                         "{} chunk: {e}: DDNet stops with \"{ddnet}\"",
                         chunk.kind.name()
                     );
-                    return Err(r.fail(at, kind, message));
+                    return Err(r.stop(at, kind, message));
                 }
             }
         };
@@ -434,7 +305,7 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
             ChunkKind::SnapshotDelta => {
                 let Some(from) = &last else {
                     let message = "delta before any valid full snapshot: DDNet stops with \"Delta snapshot before any full snapshot\"";
-                    return Err(r.fail(at, ProblemKind::DeltaBeforeSnapshot, message));
+                    return Err(r.stop(at, ProblemKind::DeltaBeforeSnapshot, message));
                 };
                 match delta::apply_delta_with(&from.as_snapshot(), ints, &sizes, &mut builder) {
                     Ok(()) => last = Some(builder.finish()),
@@ -445,7 +316,7 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                         let message = format!(
                             "the delta keeps item {item} of the previous snapshot, whose type {type_id} is negative: DDNet would crash (assertion \"Invalid snap item Type\" in its snapshot builder)"
                         );
-                        return Err(r.fail(at, ProblemKind::NegativeItemType, message));
+                        return Err(r.stop(at, ProblemKind::NegativeItemType, message));
                     }
                     Err(e) => r.warn(
                         at,
@@ -470,7 +341,7 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
             "{tick_markers} tick marker{}: DDNet needs two to start playing and stops with \"Empty demo\"",
             if tick_markers == 1 { "" } else { "s" }
         );
-        return Err(r.fail(slice.bytes().len() as u64, ProblemKind::EmptyDemo, message));
+        return Err(r.stop(slice.bytes().len() as u64, ProblemKind::EmptyDemo, message));
     }
     Ok(())
 }

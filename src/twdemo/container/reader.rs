@@ -4,7 +4,7 @@
 //!
 //! A reader stops at the first error and reports it with its offset; every chunk before it
 //! has been delivered. Payloads are handed out raw; decoding them is the caller's choice
-//! (see [`PayloadDecoder`](super::PayloadDecoder)), so a scan that only counts chunks pays
+//! (see [`PayloadDecoder`](crate::twdemo::PayloadDecoder)), so a scan that only counts chunks pays
 //! nothing for Huffman.
 
 use super::error::{ReadError, ReadErrorKind};

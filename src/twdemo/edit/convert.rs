@@ -7,7 +7,7 @@
 //!   header size form included: their encoding does not depend on the version;
 //! * tick markers are written again in the target version's forms, choosing between the
 //!   one-byte delta and the five-byte absolute form the way that version's recorder does
-//!   (see [`Recorder::record_tick_marker`](super::Recorder::record_tick_marker)): absolute
+//!   (see [`Recorder::record_tick_marker`](crate::twdemo::Recorder::record_tick_marker)): absolute
 //!   for the first marker, for every keyframe, and when the delta does not fit (0 to 31 from
 //!   version 5 on; 1 to 63 in versions 3 and 4, where 0 means "absolute tick follows");
 //! * the timeline-marker block is kept (versions 4 and up), added empty (converting up
@@ -21,13 +21,13 @@
 //! [`repair`](super::repair::repair) is for a source that ends inside a chunk (converting
 //! refuses such a source rather than silently cutting it).
 
-use super::error::{ReadError, WriteError};
-use super::format::{
+use crate::twdemo::container::error::{ReadError, WriteError};
+use crate::twdemo::container::format::{
     FIRST_VERSION_WITH_MARKERS, FIRST_VERSION_WITH_SHA256, MapSha256, OLDEST_VERSION,
     SHA256_EXTENSION_UUID, TickForm, TimelineMarkers, VersionHeader,
 };
-use super::reader::{Chunk, DemoSlice, Prelude, TickMarker};
-use super::writer::{DemoWriter, tick_marker_header};
+use crate::twdemo::container::reader::{Chunk, DemoSlice, Prelude, TickMarker};
+use crate::twdemo::container::writer::{DemoWriter, tick_marker_header};
 use sha2::Digest;
 
 /// What happened to an optional prelude block (timeline markers or map SHA-256).
@@ -76,6 +76,7 @@ pub struct ConvertReport {
 
 /// Why [`convert`] refused.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConvertError {
     /// The target version is not one demokit writes (3 to 6).
     #[error("cannot convert to demo version {0} (3 to 6 can be written)")]
@@ -138,10 +139,14 @@ pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), Con
         let item = item?;
         match item.chunk {
             Chunk::Tick(marker) => {
-                let header = recorder_tick_header(marker, writer.last_tick(), target_compression)
-                    .ok_or(WriteError::Unrepresentable(
-                    "tick marker has no absolute form",
-                ))?;
+                let last_tick = writer.last_tick();
+                let header = recorder_tick_header(marker, last_tick, target_compression).ok_or(
+                    WriteError::TickForm {
+                        tick: marker.tick,
+                        form: TickForm::Absolute,
+                        last_tick,
+                    },
+                )?;
                 // Two tick-marker headers store the same bytes exactly when their lead
                 // bytes and absolute ticks agree, whatever version reads them.
                 reencoded += (header != item.header) as usize;
@@ -176,7 +181,7 @@ fn recorder_tick_header(
     marker: TickMarker,
     last_tick: Option<i32>,
     tick_compression: bool,
-) -> Option<super::format::RawChunkHeader> {
+) -> Option<crate::twdemo::container::format::RawChunkHeader> {
     let delta = TickMarker {
         form: TickForm::Delta,
         ..marker

@@ -7,7 +7,7 @@
 use crate::codec::string::FixedStr;
 use binrw::binrw;
 
-/// The eight bytes every demo starts with: `"TWDEMO\0"` and the version.
+/// The seven bytes every demo starts with, before its version byte: `"TWDEMO\0"`.
 pub const MAGIC: [u8; 7] = *b"TWDEMO\0";
 
 /// Size of [`VersionHeader`] plus [`Header`]: where the timeline markers start.
@@ -302,6 +302,7 @@ impl RawChunkHeader {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum ChunkKind {
     /// Type 0: not used by any writer; readers skip it.
     Unknown,

@@ -25,10 +25,12 @@
 //! [`extract_map`] returns the embedded map with the header's CRC-32 and SHA-256 checked
 //! against it, the checks DDNet's client makes before it uses a demo's map.
 
-use super::error::{ReadError, ReadErrorKind};
-use super::format::{LENGTH_OFFSET, MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET};
-use super::reader::{Chunk, DemoSlice};
-use super::recorder::SERVER_TICK_SPEED;
+use crate::twdemo::container::error::{ReadError, ReadErrorKind};
+use crate::twdemo::container::format::{
+    LENGTH_OFFSET, MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET,
+};
+use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::snapshot::recorder::SERVER_TICK_SPEED;
 use sha2::Digest;
 use std::fmt;
 
@@ -77,6 +79,7 @@ impl RepairReport {
 
 /// Why [`repair`] refused.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RepairError {
     /// The header, its blocks or the embedded map are incomplete or invalid. A repair
     /// rebuilds only what the recorder patches at the end, never these.
@@ -299,6 +302,7 @@ impl std::error::Error for MapMismatch {}
 
 /// Why [`extract_map`] found no map.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExtractError {
     /// The header, its blocks or the map could not be read (the file ends inside the map).
     #[error("reading the demo: {0}")]

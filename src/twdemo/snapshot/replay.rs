@@ -10,15 +10,15 @@
 //! What the items mean (which object a type is) is left to callers.
 
 use super::delta::{self, ItemSizes};
-use super::error::{PayloadError, ReadError};
-use super::format::ChunkKind;
-use super::payload::PayloadDecoder;
-use super::reader::{Chunk, Chunks, DemoSlice};
-use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
-use super::trim::SnapshotOrder;
+use super::items::{Snapshot, SnapshotBuf, SnapshotBuilder};
+use crate::twdemo::container::error::{PayloadError, ReadError};
+use crate::twdemo::container::format::ChunkKind;
+use crate::twdemo::container::payload::PayloadDecoder;
+use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice, Prelude};
 
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// A chunk could not be read.
     #[error(transparent)]
@@ -79,8 +79,35 @@ struct Pending {
     messages: usize,
 }
 
+/// The order a replay leaves items in after applying a delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum SnapshotOrder {
+    /// As applied: the kept items in their old order, then the new ones (DDNet's player).
+    AsApplied,
+    /// Sorted by key, as Teeworlds 0.7's `CSnapshotBuilder::Finish` leaves every snapshot
+    /// it builds, those its client rebuilds from deltas included.
+    SortedByKey,
+}
+
+impl SnapshotOrder {
+    /// The order of the player that recorded the demo, told from its prelude: sorted for a
+    /// vanilla Teeworlds 0.7 recording (network version `"0.7 ..."` and format version 5 or
+    /// older; DDNet writes its 0.7 recordings as version 6 and plays them as applied), as
+    /// applied otherwise.
+    pub fn for_prelude(prelude: &Prelude) -> SnapshotOrder {
+        let sixup = prelude.header.net_version.text_bytes().starts_with(b"0.7");
+        if sixup && prelude.version() < 6 {
+            SnapshotOrder::SortedByKey
+        } else {
+            SnapshotOrder::AsApplied
+        }
+    }
+}
+
 /// The snapshot DDNet's player holds, updated chunk by chunk: shared by [`SnapshotReplay`]
-/// and [`trim`](super::trim), so that both rebuild snapshots the same way.
+/// and [`trim`](crate::twdemo::edit::trim), so that both rebuild snapshots the same way.
 pub(crate) struct SnapshotState {
     sizes: ItemSizes,
     order: SnapshotOrder,

@@ -7,24 +7,24 @@
 //!
 //! [`record_snapshot`](Recorder::record_snapshot) follows DDNet's `RecordSnapshot`:
 //! keyframes, deltas against the last written snapshot, and marker-only ticks. Building
-//! the snapshots is the caller's job ([`SnapshotBuilder`](super::snapshot::SnapshotBuilder)).
+//! the snapshots is the caller's job ([`SnapshotBuilder`](super::items::SnapshotBuilder)).
 //!
 //! When the sink fails (disk full, closed pipe), the call returns [`WriteError::Io`] and the
 //! recorder writes nothing more: how much of the failed write landed is unknown, so every
 //! later call, [`finish`](Recorder::finish) included, returns [`WriteError::Io`] of the same
 //! kind without touching the sink. The file then ends in whole chunks, possibly followed by
 //! part of one, with length 0 and no markers in the header, as a crash leaves it
-//! ([`repair`](super::repair::repair) finishes it).
+//! ([`repair`](crate::twdemo::edit::repair::repair) finishes it).
 
 use super::delta::{self, ItemSizes};
-use super::error::WriteError;
-use super::format::*;
-use super::reader::{Prelude, TickMarker};
-use super::snapshot::{Snapshot, SnapshotBuf};
-use super::writer::DemoWriter;
+use super::items::{Snapshot, SnapshotBuf};
 use crate::codec::huffman::LengthRule;
 use crate::codec::string::FixedStr;
 use crate::codec::varint;
+use crate::twdemo::container::error::WriteError;
+use crate::twdemo::container::format::*;
+use crate::twdemo::container::reader::{Prelude, TickMarker};
+use crate::twdemo::container::writer::DemoWriter;
 use sha2::Digest;
 use std::io::{self, Seek, SeekFrom, Write};
 
@@ -250,10 +250,8 @@ impl<W: Write + Seek> Recorder<W> {
     /// keyframe, or too far from the previous one for the one-byte form (31 ticks from
     /// version 5 on, 63 before, as vanilla Teeworlds writes); otherwise it is one byte.
     pub fn record_tick_marker(&mut self, tick: i32, keyframe: bool) -> Result<(), WriteError> {
-        if !(0..super::reader::MAX_TICK as i32).contains(&tick) {
-            return Err(WriteError::Unrepresentable(
-                "tick is outside [0, 0x6FFFFFFF), which readers reject",
-            ));
+        if !(0..crate::twdemo::container::reader::MAX_TICK as i32).contains(&tick) {
+            return Err(WriteError::TickOutOfRange { tick: tick.into() });
         }
         let form = if keyframe || !self.writer.delta_fits(tick) {
             TickForm::Absolute

@@ -12,10 +12,10 @@
 //!   the kept old items in their old order, then the new items in delta order.
 //! * [`Delta::parse`] splits a delta into its parts without applying it.
 //!
-//! Snapshots themselves are in [`snapshot`](super::snapshot); choosing keyframes and
+//! Snapshots themselves are in [`items`](super::items); choosing keyframes and
 //! writing chunks is the [`recorder`](super::recorder)'s job.
 
-use super::snapshot::{
+use super::items::{
     BuildError, MAX_ID, MAX_ITEMS, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
 };
 
@@ -292,6 +292,7 @@ pub fn is_empty(delta: &[i32]) -> bool {
 /// `UnpackDelta` returns for it (see [`code`](Self::code)); the player logs those and
 /// skips the delta. `update` counts the updates from 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DeltaError {
     /// Fewer than the 3 header ints.
     #[error("expected the 3 delta header ints, found {ints}")]

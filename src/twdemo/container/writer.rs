@@ -3,12 +3,12 @@
 //!
 //! It writes exactly what it is told: given the stored header and payload of a chunk it
 //! reproduces them byte for byte; given ints it encodes them as DDNet does. Policy (when a
-//! keyframe is due, when a marker may be relative) belongs to the [`Recorder`](super::Recorder).
+//! keyframe is due, when a marker may be relative) belongs to the [`Recorder`](crate::twdemo::Recorder).
 //!
 //! Whatever it writes reads back as what it was given: the prelude is read back with the
 //! reader's own parser before it is written, every tick marker goes through the reader's
 //! tick arithmetic, and a stored chunk header must be exactly what its lead byte announces.
-//! Anything else is refused with [`WriteError::Inconsistent`] and nothing is written.
+//! Anything else is refused with [`WriteError`] and nothing is written.
 
 use super::error::WriteError;
 use super::format::*;
@@ -38,17 +38,16 @@ impl<W: Write> DemoWriter<W> {
     /// `map.len()` must equal the header's `map_size`, or the file could not be read back.
     pub fn new(mut sink: W, prelude: &Prelude, map: &[u8]) -> Result<Self, WriteError> {
         if map.len() as u64 != prelude.header.map_size as u64 {
-            return Err(WriteError::Usage(
-                "the map's length differs from the header's map_size",
-            ));
+            return Err(WriteError::MapSizeMismatch {
+                map_len: map.len(),
+                map_size: prelude.header.map_size,
+            });
         }
         let version = prelude.version();
         if prelude.timeline_markers.is_some() != (version >= FIRST_VERSION_WITH_MARKERS)
             || (prelude.map_sha256.is_some() && version < FIRST_VERSION_WITH_SHA256)
         {
-            return Err(WriteError::Usage(
-                "the prelude's blocks do not match its version",
-            ));
+            return Err(WriteError::BlocksDoNotMatchVersion { version });
         }
         let mut head = Cursor::new(Vec::with_capacity(prelude.map_offset()));
         prelude.write(&mut head)?;
@@ -71,11 +70,7 @@ impl<W: Write> DemoWriter<W> {
         };
         head.extend_from_slice(&map[..probe]);
         if Prelude::parse(&head).ok().as_ref() != Some(prelude) {
-            return Err(WriteError::Inconsistent(
-                "the prelude does not read back as given (bad magic, version below 3, a \
-                 header string without its NUL, or a version-6 map without SHA-256 block \
-                 that starts like the block's UUID)",
-            ));
+            return Err(WriteError::PreludeDoesNotReadBack);
         }
         head.truncate(head.len() - probe);
         sink.write_all(&head)?;
@@ -112,14 +107,20 @@ impl<W: Write> DemoWriter<W> {
 
     /// Writes a tick marker in the form `marker.form` names.
     pub fn write_tick_marker(&mut self, marker: TickMarker) -> Result<(), WriteError> {
-        let header = tick_marker_header(&marker, self.last_tick(), self.tick_compression).ok_or(
-            WriteError::Unrepresentable("tick marker delta does not fit the one-byte form"),
+        let last_tick = self.last_tick();
+        let header = tick_marker_header(&marker, last_tick, self.tick_compression).ok_or(
+            WriteError::TickForm {
+                tick: marker.tick,
+                form: marker.form,
+                last_tick,
+            },
         )?;
         let mut ticks = self.ticks;
+        // The header holds the marker's tick and form, so only the tick's range can fail.
         if ticks.apply(&header).ok() != Some(marker) {
-            return Err(WriteError::Inconsistent(
-                "a tick marker outside the ticks a reader accepts (0 to 2^31 - 2)",
-            ));
+            return Err(WriteError::TickOutOfRange {
+                tick: marker.tick.into(),
+            });
         }
         self.put_chunk(&header, &[])?;
         self.ticks = ticks;
@@ -140,9 +141,11 @@ impl<W: Write> DemoWriter<W> {
                 limit: MAX_PAYLOAD_BYTES,
             });
         }
-        let header = RawChunkHeader::data(kind, payload.len(), form).ok_or(
-            WriteError::Unrepresentable("chunk size does not fit the requested size form"),
-        )?;
+        let header =
+            RawChunkHeader::data(kind, payload.len(), form).ok_or(WriteError::SizeForm {
+                size: payload.len(),
+                form,
+            })?;
         self.put_chunk(&header, payload)
     }
 
@@ -175,29 +178,27 @@ impl<W: Write> DemoWriter<W> {
         payload: &[u8],
     ) -> Result<(), WriteError> {
         if !header.is_well_formed(self.tick_compression) {
-            return Err(WriteError::Inconsistent(
-                "the raw chunk header's fields are not the ones its lead byte announces",
-            ));
+            return Err(WriteError::MalformedRawHeader);
         }
         if header.is_tick_marker() {
-            let tick = tick.ok_or(WriteError::Usage("a raw tick marker needs its tick"))?;
+            let tick = tick.ok_or(WriteError::RawTickMissing)?;
             let mut ticks = self.ticks;
-            if ticks.apply(header).ok().map(|m| m.tick) != Some(tick) {
-                return Err(WriteError::Inconsistent(
-                    "a raw tick marker that a reader would put at another tick",
-                ));
+            let reads_as = ticks.apply(header).ok().map(|m| m.tick);
+            if reads_as != Some(tick) {
+                return Err(WriteError::RawTickMismatch { tick, reads_as });
             }
             if !payload.is_empty() {
-                return Err(WriteError::Usage("a tick marker has no payload"));
+                return Err(WriteError::TickMarkerPayload { len: payload.len() });
             }
             self.put_chunk(header, &[])?;
             self.ticks = ticks;
             return Ok(());
         }
         if header.payload_size() != payload.len() {
-            return Err(WriteError::Usage(
-                "the raw header's size differs from the payload's length",
-            ));
+            return Err(WriteError::RawSizeMismatch {
+                header_size: header.payload_size(),
+                payload_len: payload.len(),
+            });
         }
         self.put_chunk(header, payload)
     }
@@ -221,10 +222,7 @@ impl<W: Write> DemoWriter<W> {
     pub fn into_inner(mut self) -> Result<W, WriteError> {
         self.sink.flush()?;
         if self.sha_prefix.is_some_and(|matched| matched > 0) {
-            return Err(WriteError::Inconsistent(
-                "the file ends in the first bytes of the SHA-256 block's UUID, which a \
-                 reader takes for a cut block",
-            ));
+            return Err(WriteError::EndsAsCutSha256Block);
         }
         Ok(self.sink)
     }
@@ -247,9 +245,7 @@ impl<W: Write> DemoWriter<W> {
             (agree == total).then_some(matched + agree)
         });
         if sha_prefix == Some(uuid.len()) {
-            return Err(WriteError::Inconsistent(
-                "the map and the chunks after it would read as the SHA-256 block's UUID",
-            ));
+            return Err(WriteError::ReadsAsSha256Block);
         }
         self.sink.write_all(head)?;
         self.sink.write_all(payload)?;
@@ -289,4 +285,88 @@ pub(crate) fn tick_marker_header(
         size_byte: None,
         size_word: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::twdemo::{DemoSlice, Recorder, RecorderConfig};
+
+    /// The prelude and map of a small recorded demo.
+    fn prelude_and_map() -> (Prelude, Vec<u8>) {
+        let config = RecorderConfig::ddnet("dm1", "2024-01-01_00-00-00");
+        let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"MAPDATA!").unwrap();
+        rec.record_tick_marker(1, true).unwrap();
+        let bytes = rec.finish().unwrap().into_inner();
+        let slice = DemoSlice::parse(&bytes).unwrap();
+        (*slice.prelude(), slice.map().to_vec())
+    }
+
+    /// Each refusal names what was wrong with the values involved, not a sentence.
+    #[test]
+    fn refusals_are_typed() {
+        let (prelude, map) = prelude_and_map();
+        assert!(matches!(
+            DemoWriter::new(Vec::new(), &prelude, &map[1..]).err(),
+            Some(WriteError::MapSizeMismatch {
+                map_len: 7,
+                map_size: 8
+            })
+        ));
+        let mut w = DemoWriter::new(Vec::new(), &prelude, &map).unwrap();
+        let delta = TickMarker {
+            tick: 5,
+            keyframe: false,
+            form: TickForm::Delta,
+        };
+        assert!(matches!(
+            w.write_tick_marker(delta),
+            Err(WriteError::TickForm {
+                tick: 5,
+                form: TickForm::Delta,
+                last_tick: None
+            })
+        ));
+        let absolute = TickMarker {
+            form: TickForm::Absolute,
+            ..delta
+        };
+        let header = tick_marker_header(&absolute, None, true).unwrap();
+        assert!(matches!(
+            w.write_raw(&header, None, &[]),
+            Err(WriteError::RawTickMissing)
+        ));
+        assert!(matches!(
+            w.write_raw(&header, Some(6), &[]),
+            Err(WriteError::RawTickMismatch {
+                tick: 6,
+                reads_as: Some(5)
+            })
+        ));
+        assert!(matches!(
+            w.write_raw(&header, Some(5), &[1]),
+            Err(WriteError::TickMarkerPayload { len: 1 })
+        ));
+        let data = RawChunkHeader::data(ChunkKind::Message, 3, SizeForm::Inline).unwrap();
+        assert!(matches!(
+            w.write_raw(&data, None, &[1, 2]),
+            Err(WriteError::RawSizeMismatch {
+                header_size: 3,
+                payload_len: 2
+            })
+        ));
+        let far = TickMarker {
+            tick: i32::MAX,
+            ..absolute
+        };
+        assert!(matches!(
+            w.write_tick_marker(far),
+            Err(WriteError::TickOutOfRange { tick }) if tick == i64::from(i32::MAX)
+        ));
+        // Nothing refused was written: the file holds the prelude and map only.
+        assert_eq!(
+            w.into_inner().unwrap().len(),
+            prelude.map_offset() + map.len()
+        );
+    }
 }

@@ -5,12 +5,13 @@
 //! the [`DemoWriter`]; only where the encoder would not reproduce the stored bytes (a foreign
 //! writer's quirk) is the stored form kept, and [`RewriteStats`] counts those.
 
-use super::error::{ReadError, ReadErrorKind, WriteError};
+use super::error::{ReadError, WriteError};
 use super::format::{ChunkKind, RawChunkHeader, SizeForm};
 use super::payload::{PayloadDecoder, PayloadEncoder};
 use super::reader::{Chunk, ChunkAt, DemoSlice, Prelude, TickMarker};
 use super::writer::{DemoWriter, tick_marker_header};
 use crate::codec::huffman::LengthRule;
+use crate::report::stopped;
 use std::io::Write;
 
 /// A demo held in memory.
@@ -247,14 +248,13 @@ pub fn rewrite<W: Write>(
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
     let mut stats = RewriteStats::default();
-    let slice = DemoSlice::parse(data).map_err(|e| (stats, RewriteError::Read(e)))?;
-    let mut writer = DemoWriter::new(sink, slice.prelude(), slice.map())
-        .map_err(|e| (stats, RewriteError::Write(e)))?;
+    let slice = DemoSlice::parse(data).map_err(stopped(stats))?;
+    let mut writer = DemoWriter::new(sink, slice.prelude(), slice.map()).map_err(stopped(stats))?;
     let tick_compression = slice.prelude().tick_compression();
     let mut decoder = PayloadDecoder::new();
     let mut encoder = PayloadEncoder::new();
     for item in slice.chunks() {
-        let item = item.map_err(|e| (stats, RewriteError::Read(e)))?;
+        let item = item.map_err(stopped(stats))?;
         rewrite_chunk(
             &item,
             tick_compression,
@@ -263,11 +263,9 @@ pub fn rewrite<W: Write>(
             &mut encoder,
             &mut stats,
         )
-        .map_err(|e| (stats, RewriteError::Write(e)))?;
+        .map_err(stopped(stats))?;
     }
-    let sink = writer
-        .into_inner()
-        .map_err(|e| (stats, RewriteError::Write(e)))?;
+    let sink = writer.into_inner().map_err(stopped(stats))?;
     Ok((sink, stats))
 }
 
@@ -313,23 +311,8 @@ fn rewrite_chunk<W: Write>(
     }
 }
 
-/// Why a rewrite stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RewriteError {
-    /// The input could not be read.
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    /// The output could not be written.
-    #[error(transparent)]
-    Write(#[from] WriteError),
-}
+/// Why [`rewrite`] stopped: the input could not be read, or a chunk could not be written
+/// again (the shape every format's rewrite shares).
+pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
 
-impl RewriteError {
-    /// The read error's kind, if it is one.
-    pub fn read_kind(&self) -> Option<&ReadErrorKind> {
-        match self {
-            RewriteError::Read(e) => Some(&e.kind),
-            RewriteError::Write(_) => None,
-        }
-    }
-}
+crate::report::rewrite_error_from!(ReadError, WriteError);

@@ -35,15 +35,18 @@
 //! inside them), chunks of unknown type (dropped and counted, as the player ignores them),
 //! and whether the result plays ([`validate`](super::validate::validate)).
 
-use super::delta::{self, ItemSizes};
-use super::error::{PayloadError, ReadError, WriteError};
-use super::format::ChunkKind;
-use super::payload::PayloadDecoder;
-use super::reader::{Chunk, Chunks, DemoSlice, Prelude};
-use super::recorder::{KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig};
-use super::replay::SnapshotState;
-use super::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::codec::huffman::LengthRule;
+use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
+use crate::twdemo::container::format::ChunkKind;
+use crate::twdemo::container::payload::PayloadDecoder;
+use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice};
+use crate::twdemo::snapshot::delta::{self, ItemSizes};
+use crate::twdemo::snapshot::recorder::{
+    KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig,
+};
+pub use crate::twdemo::snapshot::replay::SnapshotOrder;
+use crate::twdemo::snapshot::replay::SnapshotState;
+use crate::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use std::io::{Cursor, Seek, Write};
 
 /// How the output's keyframes are chosen after the first.
@@ -61,33 +64,6 @@ pub enum KeyframePolicy {
     /// [`Recorder::record_snapshot`]. The output replays to the input's items at every
     /// tick, but where a delta cannot express the input's order, in the delta's order.
     Ddnet,
-}
-
-/// The order a replay leaves items in after applying a delta.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum SnapshotOrder {
-    /// As applied: the kept items in their old order, then the new ones (DDNet's player).
-    AsApplied,
-    /// Sorted by key, as Teeworlds 0.7's `CSnapshotBuilder::Finish` leaves every snapshot
-    /// it builds, those its client rebuilds from deltas included.
-    SortedByKey,
-}
-
-impl SnapshotOrder {
-    /// The order of the player that recorded the demo, told from its prelude: sorted for a
-    /// vanilla Teeworlds 0.7 recording (network version `"0.7 ..."` and format version 5 or
-    /// older; DDNet writes its 0.7 recordings as version 6 and plays them as applied), as
-    /// applied otherwise.
-    pub fn for_prelude(prelude: &Prelude) -> SnapshotOrder {
-        let sixup = prelude.header.net_version.text_bytes().starts_with(b"0.7");
-        if sixup && prelude.version() < 6 {
-            SnapshotOrder::SortedByKey
-        } else {
-            SnapshotOrder::AsApplied
-        }
-    }
 }
 
 /// Choices a trim leaves open; the defaults follow the input.
@@ -176,6 +152,7 @@ fn serialize_rule<S: serde::Serializer>(rule: &LengthRule, s: S) -> Result<S::Ok
 
 /// Why a trim failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TrimError {
     /// `from` is after `to`.
     #[error("the range is empty: from {from} is after to {to}")]
@@ -228,6 +205,10 @@ pub enum TrimError {
     /// The output could not be written.
     #[error("writing the trimmed demo: {0}")]
     Write(#[from] WriteError),
+    /// The recorder was to start a second time, after starting it had failed and handed
+    /// its sink on: an error ends a trim, so this is not met by any input.
+    #[error("the trim's recorder was to start a second time")]
+    RecorderStartedTwice,
 }
 
 impl TrimError {
@@ -513,10 +494,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
             // A version-6 file without the block gets one, with the map's digest.
             map_sha256: prelude.map_sha256.map(|sha| sha.digest),
         };
-        let sink = self
-            .sink
-            .take()
-            .ok_or(WriteError::Usage("the recorder starts once"))?;
+        let sink = self.sink.take().ok_or(TrimError::RecorderStartedTwice)?;
         let mut recorder = Recorder::start(sink, &config, self.slice.map())?;
         // The sizes the input was replayed with, whatever the recorder took from the
         // network version (they agree, both come from it).
@@ -713,7 +691,7 @@ pub enum RangeBound {
     /// A tick number, as the tick markers store it.
     Tick(i32),
     /// Seconds after the demo's first tick, at the servers' fixed 50 ticks a second
-    /// ([`SERVER_TICK_SPEED`](super::recorder::SERVER_TICK_SPEED)), as DDNet's player shows
+    /// ([`SERVER_TICK_SPEED`](crate::twdemo::recorder::SERVER_TICK_SPEED)), as DDNet's player shows
     /// the time.
     Seconds(f64),
     /// The n-th timeline marker of the header, counting from 1.
@@ -837,7 +815,7 @@ pub fn resolve_range(
                 Some(RangeBound::Seconds(seconds)) => {
                     let first = first.ok_or(RangeError::NoTicks)?;
                     // A whisker of slack so that 0.1 s (not exact in binary) is 5 ticks.
-                    let ticks = seconds * f64::from(super::recorder::SERVER_TICK_SPEED);
+                    let ticks = seconds * f64::from(crate::twdemo::recorder::SERVER_TICK_SPEED);
                     let ticks = if is_from {
                         (ticks - 1e-6).ceil()
                     } else {
