@@ -438,6 +438,32 @@ macro_rules! to_view {
     };
 }
 
+/// One layout struct: its fields through binrw, each named by `$name` and its own name in
+/// the encoder's errors.
+macro_rules! layout_struct {
+    (
+        $(#[$doc:meta])* $variant:ident $(<$lt:lifetime>)?, $name:literal
+        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* })?
+    ) => {
+        $(#[$doc])*
+        #[binrw::binrw]
+        #[brw(little)]
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        pub struct $variant $(<$lt>)? {
+            $($(
+                $(#[$fdoc])*
+                #[br(parse_with = read_field!($kind))]
+                #[bw(
+                    write_with = write_field!($kind),
+                    args_raw = concat!($name, " ", stringify!($field))
+                )]
+                pub $field: layout_type!($kind),
+            )*)?
+        }
+    };
+}
+
 /// Defines the layout struct of each message of the table, [`MessageLayout`] and the
 /// conversions between it and [`Message`].
 macro_rules! define_message_layouts {
@@ -447,21 +473,9 @@ macro_rules! define_message_layouts {
         $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         $(
-            $(#[$doc])*
-            #[binrw::binrw]
-            #[brw(little)]
-            #[derive(Debug, Clone, PartialEq, Eq)]
-            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-            pub struct $variant $(<$lt>)? {
-                $($(
-                    $(#[$fdoc])*
-                    #[br(parse_with = read_field!($kind))]
-                    #[bw(
-                        write_with = write_field!($kind),
-                        args_raw = concat!($name, " ", stringify!($field))
-                    )]
-                    pub $field: layout_type!($kind),
-                )*)?
+            layout_struct! {
+                $(#[$doc])* $variant $(<$lt>)?, $name
+                $({ $( $(#[$fdoc])* $field : $kind ),* })?
             }
         )*
 
@@ -571,21 +585,9 @@ macro_rules! define_ex_layouts {
         pub mod ex {
             use super::*;
             $(
-                $(#[$doc])*
-                #[binrw::binrw]
-                #[brw(little)]
-                #[derive(Debug, Clone, PartialEq, Eq)]
-                #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-                pub struct $variant $(<$lt>)? {
-                    $($(
-                        $(#[$fdoc])*
-                        #[br(parse_with = read_field!($kind))]
-                        #[bw(
-                            write_with = write_field!($kind),
-                            args_raw = concat!($name, " ", stringify!($field))
-                        )]
-                        pub $field: layout_type!($kind),
-                    )*)?
+                layout_struct! {
+                    $(#[$doc])* $variant $(<$lt>)?, $name
+                    $({ $( $(#[$fdoc])* $field : $kind ),* })?
                 }
             )*
         }
