@@ -4,9 +4,10 @@
 //!
 //! * [`codec`] holds the shared primitives (Teeworlds variable-width ints, Huffman,
 //!   fixed-size string fields, Teeworlds UUIDs). It knows nothing about files.
-//! * [`twdemo`] is the Teeworlds/DDNet demo container: header layouts, streaming readers,
-//!   a writer and a recorder. It hands payloads to the codecs and leaves their meaning
-//!   (snapshots, network messages) to callers.
+//! * [`twdemo`] is the Teeworlds/DDNet demo, in three layers: the container (header
+//!   layouts, readers, a writer), the snapshot layer (snapshots, deltas, replay, the
+//!   recorder) and the editing tools (trim, convert, repair, validate). The meaning of
+//!   snapshot items and network messages is left to callers.
 //! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer.
 //! * [`source`] is the Source engine demo container (`HL2DEMO`): header, command frames,
 //!   per-game profiles, readers, a writer and a repair for unfinished recordings.
