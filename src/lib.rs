@@ -40,6 +40,7 @@
 pub mod codec;
 pub mod datafile;
 pub mod detect;
+pub mod gamenet;
 pub mod output;
 pub mod read;
 pub mod report;

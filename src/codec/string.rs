@@ -1,11 +1,148 @@
-//! Fixed-size, NUL-terminated string fields as Teeworlds headers store them.
+//! String and byte fields as Teeworlds formats store them.
 //!
-//! The field keeps all `N` raw bytes, including whatever follows the first NUL, so that a
-//! rewrite reproduces the original bytes even when a writer left garbage there. The text
-//! is the part before the first NUL.
+//! * [`FixedStr`]: a fixed-size, NUL-terminated field as headers store it. It keeps all `N`
+//!   raw bytes, including whatever follows the first NUL, so that a rewrite reproduces the
+//!   original bytes even when a writer left garbage there. The text is the part before the
+//!   first NUL.
+//! * [`NulStr`]: a NUL-terminated string of any length inside a packed record (teehistorian
+//!   messages, network messages), without its NUL; borrowed or owned.
+//! * [`Bytes`]: a run of raw bytes inside a record; borrowed or owned.
 
 use binrw::{BinRead, BinWrite};
+use std::borrow::Cow;
 use std::fmt;
+
+/// A NUL-terminated string field without its NUL: borrowed when a view or a writer hands it
+/// in, owned when read from JSON or through binrw.
+///
+/// With feature `serde` it is a JSON string when it is UTF-8 (as DDNet writes) and an array
+/// of byte values otherwise, so that no byte is lost or changed.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct NulStr<'a>(pub Cow<'a, [u8]>);
+
+impl<'a> NulStr<'a> {
+    /// A borrowed string.
+    pub const fn borrowed(bytes: &'a [u8]) -> Self {
+        NulStr(Cow::Borrowed(bytes))
+    }
+
+    /// The bytes, without the NUL.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The text, if it is UTF-8.
+    pub fn to_str(&self) -> Result<&str, std::str::Utf8Error> {
+        std::str::from_utf8(&self.0)
+    }
+
+    /// The text with invalid UTF-8 replaced, for display.
+    pub fn to_string_lossy(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.0)
+    }
+
+    /// The same string owning its bytes.
+    pub fn into_owned(self) -> NulStr<'static> {
+        NulStr(Cow::Owned(self.0.into_owned()))
+    }
+}
+
+impl<'a> From<&'a str> for NulStr<'a> {
+    fn from(text: &'a str) -> Self {
+        NulStr(Cow::Borrowed(text.as_bytes()))
+    }
+}
+
+impl fmt::Debug for NulStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.to_string_lossy())
+    }
+}
+
+/// A run of raw bytes inside a record: borrowed from a view, owned when read.
+///
+/// With feature `serde` it is a string of lowercase hex digits.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Bytes<'a>(pub Cow<'a, [u8]>);
+
+impl<'a> Bytes<'a> {
+    /// Borrowed bytes.
+    pub const fn borrowed(bytes: &'a [u8]) -> Self {
+        Bytes(Cow::Borrowed(bytes))
+    }
+
+    /// The same bytes, owned.
+    pub fn into_owned(self) -> Bytes<'static> {
+        Bytes(Cow::Owned(self.0.into_owned()))
+    }
+}
+
+impl fmt::Debug for Bytes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", hex::encode(&self.0))
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_forms {
+    use super::{Bytes, NulStr};
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::Serializer;
+    use serde::{Deserialize, Serialize};
+    use std::borrow::Cow;
+    use std::fmt;
+
+    impl Serialize for NulStr<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match self.to_str() {
+                Ok(text) => serializer.serialize_str(text),
+                Err(_) => serializer.collect_seq(self.0.iter()),
+            }
+        }
+    }
+
+    impl<'de> Deserialize<'de> for NulStr<'_> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct TextOrBytes;
+            impl<'de> Visitor<'de> for TextOrBytes {
+                type Value = Vec<u8>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a string or an array of byte values")
+                }
+                fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<u8>, E> {
+                    Ok(text.as_bytes().to_vec())
+                }
+                fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
+                    Ok(bytes.to_vec())
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(byte) = seq.next_element::<u8>()? {
+                        out.push(byte);
+                    }
+                    Ok(out)
+                }
+            }
+            let bytes = deserializer.deserialize_any(TextOrBytes)?;
+            Ok(NulStr(Cow::Owned(bytes)))
+        }
+    }
+
+    impl Serialize for Bytes<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.serialize_str(&hex::encode(&self.0))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Bytes<'_> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let text = Cow::<str>::deserialize(deserializer)?;
+            hex::decode(text.as_bytes())
+                .map(|bytes| Bytes(Cow::Owned(bytes)))
+                .map_err(de::Error::custom)
+        }
+    }
+}
 
 /// A string field of exactly `N` bytes whose text ends at the first NUL.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, BinRead, BinWrite)]

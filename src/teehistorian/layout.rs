@@ -24,6 +24,7 @@
 use super::error::EncodeError;
 use super::format::{ExFrame, INPUT_INTS, id, read_varint, write_varint};
 use super::message::{Args, Ex, ExKind, Message, RawStr};
+pub use crate::codec::string::{Bytes, NulStr};
 use binrw::io::{Read, Seek, SeekFrom, Write};
 use binrw::{BinRead, BinResult, BinWrite, Endian};
 use std::borrow::Cow;
@@ -36,20 +37,6 @@ pub type OwnedMessage = MessageLayout<'static>;
 // ---------------------------------------------------------------------------------------
 // Field encodings (see the table in `records`).
 // ---------------------------------------------------------------------------------------
-
-/// A NUL-terminated string field (`str`), without its NUL; borrowed when written from a
-/// view, owned when read.
-///
-/// With feature `serde` it is a JSON string when it is UTF-8 (as DDNet writes) and an array
-/// of byte values otherwise, so that no byte is lost or changed.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct NulStr<'a>(pub Cow<'a, [u8]>);
-
-/// A byte payload: `bytes` (after an int size) or `rest` (to the end of an EX payload).
-///
-/// With feature `serde` it is a string of lowercase hex digits.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct Bytes<'a>(pub Cow<'a, [u8]>);
 
 /// A list of NUL-terminated strings after an int count (`args`): the arguments of a console
 /// command. Borrowed from a view's [`Args`], or owned in their packed file form.
@@ -106,18 +93,6 @@ impl PartialEq for StrList<'_> {
 }
 
 impl Eq for StrList<'_> {}
-
-impl fmt::Debug for NulStr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        RawStr(&self.0).fmt(f)
-    }
-}
-
-impl fmt::Debug for Bytes<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", hex::encode(&self.0))
-    }
-}
 
 impl fmt::Debug for StrList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -846,12 +821,10 @@ impl MessageLayout<'_> {
 mod serde_forms {
     //! The JSON forms of the field encodings.
 
-    use super::{Bytes, Ex, Message, NulStr, RawStr, StrList};
-    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use super::{Ex, Message, NulStr, StrList};
+    use serde::de::{self, Deserializer};
     use serde::ser::Serializer;
     use serde::{Deserialize, Serialize};
-    use std::borrow::Cow;
-    use std::fmt;
 
     /// A message serializes as its layout does (borrowing: no copy of its bytes).
     impl Serialize for Message<'_> {
@@ -864,54 +837,6 @@ mod serde_forms {
     impl Serialize for Ex<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             self.to_layout().serialize(serializer)
-        }
-    }
-
-    impl Serialize for NulStr<'_> {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            RawStr(&self.0).serialize(serializer)
-        }
-    }
-
-    impl<'de> Deserialize<'de> for NulStr<'_> {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct TextOrBytes;
-            impl<'de> Visitor<'de> for TextOrBytes {
-                type Value = Vec<u8>;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a string or an array of byte values")
-                }
-                fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<u8>, E> {
-                    Ok(text.as_bytes().to_vec())
-                }
-                fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
-                    Ok(bytes.to_vec())
-                }
-                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(byte) = seq.next_element::<u8>()? {
-                        out.push(byte);
-                    }
-                    Ok(out)
-                }
-            }
-            let bytes = deserializer.deserialize_any(TextOrBytes)?;
-            Ok(NulStr(Cow::Owned(bytes)))
-        }
-    }
-
-    impl Serialize for Bytes<'_> {
-        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serializer.serialize_str(&hex::encode(&self.0))
-        }
-    }
-
-    impl<'de> Deserialize<'de> for Bytes<'_> {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            let text = Cow::<str>::deserialize(deserializer)?;
-            hex::decode(text.as_bytes())
-                .map(|bytes| Bytes(Cow::Owned(bytes)))
-                .map_err(de::Error::custom)
         }
     }
 

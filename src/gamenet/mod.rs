@@ -1,0 +1,324 @@
+//! The game protocol: what snapshot items and network messages are, by name, for Teeworlds
+//! 0.6 with DDNet's extensions ([`six`]) and for Teeworlds 0.7 ([`seven`]).
+//!
+//! Each protocol is one table (read from DDNet's `datasrc/network.py` and
+//! `datasrc/seven/network.py` at the reference commit, and from its engine's system
+//! messages), from which the macros of `table` make a struct per object and message, a
+//! kind enum, and `Object` / `Message` enums with their readers and writers. Typed records
+//! keep every value as the wire holds it (no clamping, strings as raw bytes) and pack back
+//! to exactly the ints and bytes they came from; an item or message the table does not
+//! know, or that does not decode exactly, stays raw ([`RawObject`], [`RawMessage`]) and
+//! re-encodes unchanged.
+//!
+//! This layer knows items and messages one at a time. Where they come from (demo chunks,
+//! snapshot replay, teehistorian MESSAGE records) and what they add up to over time (the
+//! players, the chat, the kills) is for the formats' game layers.
+//!
+//! ```
+//! use demokit::gamenet::six::{Message, SvChat};
+//!
+//! // A chat line as DDNet's server packs it: id 3 (game message), team, client id, text.
+//! let bytes = [0x06, 0x00, 0x01, b'h', b'i', 0x00];
+//! let unpacked = Message::unpack(&bytes);
+//! let Message::SvChat(chat) = &unpacked.message else { panic!() };
+//! assert_eq!((chat.client_id, chat.message.to_str()?), (1, "hi"));
+//! let mut again = Vec::new();
+//! unpacked.pack(&mut again)?;
+//! assert_eq!(again, bytes);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#[macro_use]
+mod table;
+
+pub mod seven;
+pub mod six;
+pub mod wire;
+
+use crate::codec::string::{Bytes, NulStr};
+use crate::codec::varint;
+use std::borrow::Cow;
+use uuid::Uuid;
+pub use wire::{EncodeError, IntString, Unpacker};
+
+/// The protocol a recording speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Protocol {
+    /// Teeworlds 0.6 and DDNet ([`six`]).
+    Six,
+    /// Teeworlds 0.7, and DDNet clients on 0.7 servers ([`seven`]).
+    Seven,
+}
+
+impl Protocol {
+    /// The protocol of a demo header's network version: 0.7 when it starts with `"0.7"`
+    /// (where DDNet's player switches to its 0.7 translation), 0.6 otherwise.
+    pub fn for_net_version(net_version: &str) -> Protocol {
+        if net_version.starts_with("0.7") {
+            Protocol::Seven
+        } else {
+            Protocol::Six
+        }
+    }
+}
+
+/// The type of a snapshot item: a number below the extended range, or the UUID an
+/// extended type stands for.
+///
+/// With the `serde` feature: the number, or the UUID as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum ObjectType {
+    /// `NETOBJTYPE_*`.
+    Static(i32),
+    /// An extended type, by the UUID of its DDNet name.
+    Extended(Uuid),
+}
+
+/// The id of a network message: a number, or the UUID of a message DDNet sends behind
+/// `NETMSG_EX` / `NETMSGTYPE_EX`.
+///
+/// With the `serde` feature: the number, or the UUID as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum MessageId {
+    /// `NETMSG_*` or `NETMSGTYPE_*`.
+    Number(i32),
+    /// An extended message, by the UUID of its DDNet name.
+    Uuid(Uuid),
+}
+
+/// Why a record stayed raw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum RawWhy {
+    /// The protocol does not define its type or id.
+    UnknownType,
+    /// An item whose size does not fit its type (DDNet's client drops such items).
+    Size,
+    /// A message that ends inside its id or fields (DDNet's client drops it).
+    Malformed,
+    /// A message with an int not in its shortest form: typed, it would pack to other
+    /// bytes (DDNet never writes such ints).
+    NonCanonical,
+}
+
+/// A snapshot item kept as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RawObject<'a> {
+    /// The item type.
+    pub object_type: ObjectType,
+    /// The item's data.
+    pub data: Cow<'a, [i32]>,
+    /// Why it is raw.
+    pub why: RawWhy,
+}
+
+impl<'a> RawObject<'a> {
+    pub(crate) fn new(object_type: ObjectType, data: &'a [i32], why: RawWhy) -> Self {
+        RawObject {
+            object_type,
+            data: Cow::Borrowed(data),
+            why,
+        }
+    }
+
+    /// The same item owning its data.
+    pub fn into_owned(self) -> RawObject<'static> {
+        RawObject {
+            object_type: self.object_type,
+            data: Cow::Owned(self.data.into_owned()),
+            why: self.why,
+        }
+    }
+}
+
+/// A network message kept as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RawMessage<'a> {
+    /// The whole message, id included.
+    pub bytes: Bytes<'a>,
+    /// Why it is raw.
+    pub why: RawWhy,
+}
+
+impl<'a> RawMessage<'a> {
+    pub(crate) fn new(bytes: &'a [u8], why: RawWhy) -> Self {
+        RawMessage {
+            bytes: Bytes::borrowed(bytes),
+            why,
+        }
+    }
+
+    /// Whether it is a system message and its id, if the bytes hold an id.
+    pub fn id(&self) -> Option<(bool, MessageId)> {
+        unpack_message_id(&mut Unpacker::new(&self.bytes.0))
+    }
+
+    /// The same message owning its bytes.
+    pub fn into_owned(self) -> RawMessage<'static> {
+        RawMessage {
+            bytes: self.bytes.into_owned(),
+            why: self.why,
+        }
+    }
+}
+
+/// A message as unpacked from its bytes: the typed message and the bytes after its fields.
+///
+/// With the `serde` feature: `{"message": {...}, "trailing": <hex>}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Unpacked<'a, M> {
+    /// The message.
+    pub message: M,
+    /// Bytes after the message's fields: in demos, the zero padding of the message to whole
+    /// ints; otherwise usually none.
+    pub trailing: Bytes<'a>,
+}
+
+/// What the protocols' message enums share, for [`Unpacked::pack`].
+pub trait PackMessage {
+    /// Packs the message, id included; `Ok(true)` if bytes after it would be read back as
+    /// one of its fields.
+    fn pack_message(&self, out: &mut Vec<u8>) -> Result<bool, EncodeError>;
+}
+
+impl<M: PackMessage> Unpacked<'_, M> {
+    /// Packs the message and its trailing bytes: the bytes it was unpacked from. Refuses
+    /// trailing bytes that would be read back as part of the message.
+    pub fn pack(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let start = out.len();
+        let open = self.message.pack_message(out)?;
+        if open && !self.trailing.0.is_empty() {
+            out.truncate(start);
+            return Err(EncodeError::TrailingAfterOpenEnd {
+                record: "message",
+            });
+        }
+        out.extend_from_slice(&self.trailing.0);
+        Ok(())
+    }
+}
+
+/// Reads a message's id the way DDNet's `UnpackMessageId` does: an int holding
+/// `id << 1 | system`, and for id 0 (`NETMSG_EX`) a UUID after it.
+pub fn unpack_message_id(u: &mut Unpacker<'_>) -> Option<(bool, MessageId)> {
+    let header = u.int()?;
+    let system = header & 1 != 0;
+    let id = header >> 1;
+    if id == 0 {
+        Some((system, MessageId::Uuid(u.uuid()?)))
+    } else {
+        Some((system, MessageId::Number(id)))
+    }
+}
+
+/// Packs a message id as DDNet's `CMsgPacker` does.
+pub fn pack_message_id((system, id): (bool, MessageId), out: &mut Vec<u8>) {
+    match id {
+        MessageId::Number(n) => varint::pack_into((n << 1) | system as i32, out),
+        MessageId::Uuid(uuid) => {
+            varint::pack_into(system as i32, out);
+            out.extend_from_slice(uuid.as_bytes());
+        }
+    }
+}
+
+/// A fixed run of raw bytes inside a message (a SHA-256).
+///
+/// With the `serde` feature: lowercase hex.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RawBytes<const N: usize>(
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_util::hex_array"))] pub [u8; N],
+);
+
+impl<const N: usize> Default for RawBytes<N> {
+    fn default() -> Self {
+        RawBytes([0; N])
+    }
+}
+
+impl<const N: usize> std::fmt::Debug for RawBytes<N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+/// A field's owned form, for `into_owned` of the generated messages.
+pub(crate) trait Owned {
+    type Out;
+    fn owned(self) -> Self::Out;
+}
+
+impl Owned for i32 {
+    type Out = i32;
+    fn owned(self) -> i32 {
+        self
+    }
+}
+
+impl Owned for Option<i32> {
+    type Out = Option<i32>;
+    fn owned(self) -> Option<i32> {
+        self
+    }
+}
+
+impl<const N: usize> Owned for [i32; N] {
+    type Out = [i32; N];
+    fn owned(self) -> [i32; N] {
+        self
+    }
+}
+
+impl Owned for NulStr<'_> {
+    type Out = NulStr<'static>;
+    fn owned(self) -> NulStr<'static> {
+        self.into_owned()
+    }
+}
+
+impl<const N: usize> Owned for [NulStr<'_>; N] {
+    type Out = [NulStr<'static>; N];
+    fn owned(self) -> [NulStr<'static>; N] {
+        self.map(NulStr::into_owned)
+    }
+}
+
+impl Owned for Option<NulStr<'_>> {
+    type Out = Option<NulStr<'static>>;
+    fn owned(self) -> Option<NulStr<'static>> {
+        self.map(NulStr::into_owned)
+    }
+}
+
+impl Owned for Uuid {
+    type Out = Uuid;
+    fn owned(self) -> Uuid {
+        self
+    }
+}
+
+impl<const N: usize> Owned for RawBytes<N> {
+    type Out = RawBytes<N>;
+    fn owned(self) -> RawBytes<N> {
+        self
+    }
+}
+
+impl Owned for Bytes<'_> {
+    type Out = Bytes<'static>;
+    fn owned(self) -> Bytes<'static> {
+        self.into_owned()
+    }
+}

@@ -1,0 +1,1 @@
+//! Teeworlds 0.7 (placeholder while the table is written).
