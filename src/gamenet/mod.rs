@@ -64,6 +64,145 @@ impl Protocol {
     }
 }
 
+impl Protocol {
+    /// Types a snapshot item's data in this protocol.
+    ///
+    /// DDNet's extended objects (and the `EX` items that name their types) are the same in
+    /// both protocols: DDNet's servers put them into the snapshots of 0.7 clients too, so in
+    /// a 0.7 recording they are typed by [`six`].
+    pub fn decode_object(self, ty: ObjectType, data: &[i32]) -> AnyObject<'_> {
+        let ddnet_extension = matches!(ty, ObjectType::Extended(_) | ObjectType::Static(0));
+        match self {
+            Protocol::Seven if !ddnet_extension => {
+                AnyObject::Seven(seven::Object::decode(ty, data))
+            }
+            _ => AnyObject::Six(six::Object::decode(ty, data)),
+        }
+    }
+
+    /// Unpacks a network message in this protocol.
+    ///
+    /// Messages behind a UUID are DDNet's extensions in both protocols (DDNet's servers send
+    /// them to 0.7 clients too), so in a 0.7 recording they are typed by [`six`].
+    pub fn unpack_message(self, data: &[u8]) -> Unpacked<'_, AnyMessage<'_>> {
+        let ddnet_extension = matches!(
+            unpack_message_id(&mut Unpacker::new(data)),
+            Some((_, MessageId::Uuid(_)))
+        );
+        if self == Protocol::Seven && !ddnet_extension {
+            let u = seven::Message::unpack(data);
+            Unpacked {
+                message: AnyMessage::Seven(u.message),
+                trailing: u.trailing,
+            }
+        } else {
+            let u = six::Message::unpack(data);
+            Unpacked {
+                message: AnyMessage::Six(u.message),
+                trailing: u.trailing,
+            }
+        }
+    }
+}
+
+/// A snapshot item typed in one of the protocols.
+///
+/// With the `serde` feature: the object of the protocol as it is (its `"type"` names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum AnyObject<'a> {
+    /// A 0.6 / DDNet object.
+    Six(six::Object<'a>),
+    /// A 0.7 object.
+    Seven(seven::Object<'a>),
+}
+
+impl<'a> AnyObject<'a> {
+    /// DDNet's name of the object, or `"Raw"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AnyObject::Six(o) => o.name(),
+            AnyObject::Seven(o) => o.name(),
+        }
+    }
+
+    /// The raw item, if the object stayed raw.
+    pub fn as_raw(&self) -> Option<&RawObject<'a>> {
+        match self {
+            AnyObject::Six(six::Object::Raw(raw)) | AnyObject::Seven(seven::Object::Raw(raw)) => {
+                Some(raw)
+            }
+            _ => None,
+        }
+    }
+
+    /// Appends the item's data.
+    pub fn write_ints(&self, out: &mut Vec<i32>) -> Result<(), EncodeError> {
+        match self {
+            AnyObject::Six(o) => o.write_ints(out),
+            AnyObject::Seven(o) => o.write_ints(out),
+        }
+    }
+
+    /// The same object owning its data.
+    pub fn into_owned(self) -> AnyObject<'static> {
+        match self {
+            AnyObject::Six(o) => AnyObject::Six(o.into_owned()),
+            AnyObject::Seven(o) => AnyObject::Seven(o.into_owned()),
+        }
+    }
+}
+
+/// A network message typed in one of the protocols.
+///
+/// With the `serde` feature: the message of the protocol as it is (its `"type"` names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum AnyMessage<'a> {
+    /// A 0.6 / DDNet message.
+    Six(six::Message<'a>),
+    /// A 0.7 message.
+    Seven(seven::Message<'a>),
+}
+
+impl<'a> AnyMessage<'a> {
+    /// DDNet's name of the message, or `"Raw"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AnyMessage::Six(m) => m.name(),
+            AnyMessage::Seven(m) => m.name(),
+        }
+    }
+
+    /// The raw message, if it stayed raw.
+    pub fn as_raw(&self) -> Option<&RawMessage<'a>> {
+        match self {
+            AnyMessage::Six(six::Message::Raw(raw))
+            | AnyMessage::Seven(seven::Message::Raw(raw)) => Some(raw),
+            _ => None,
+        }
+    }
+
+    /// The same message owning its strings.
+    pub fn into_owned(self) -> AnyMessage<'static> {
+        match self {
+            AnyMessage::Six(m) => AnyMessage::Six(m.into_owned()),
+            AnyMessage::Seven(m) => AnyMessage::Seven(m.into_owned()),
+        }
+    }
+}
+
+impl PackMessage for AnyMessage<'_> {
+    fn pack_message(&self, out: &mut Vec<u8>) -> Result<bool, EncodeError> {
+        match self {
+            AnyMessage::Six(m) => m.pack(out),
+            AnyMessage::Seven(m) => m.pack(out),
+        }
+    }
+}
+
 /// The type of a snapshot item: a number below the extended range, or the UUID an
 /// extended type stands for.
 ///
@@ -200,9 +339,7 @@ impl<M: PackMessage> Unpacked<'_, M> {
         let open = self.message.pack_message(out)?;
         if open && !self.trailing.0.is_empty() {
             out.truncate(start);
-            return Err(EncodeError::TrailingAfterOpenEnd {
-                record: "message",
-            });
+            return Err(EncodeError::TrailingAfterOpenEnd { record: "message" });
         }
         out.extend_from_slice(&self.trailing.0);
         Ok(())

@@ -7,12 +7,19 @@
 //! common `x`, `y` fields come first, as in DDNet's `Common` base. `Character` holds the
 //! fields of `CharacterCore` first, as DDNet's derived struct does.
 //!
-//! Objects DDNet does not check the size of (`DDNetCharacter`, `GameInfoEx`,
-//! `SwitchState`) grew over DDNet's versions; older servers send fewer ints, so every field
-//! of theirs is optional (`None`: not sent; DDNet's client then uses the default named in
-//! the field's doc).
+//! DDNet's objects grew over its versions by fields with a default value, which older
+//! servers do not send and DDNet's client (`SecureUnpackObj`) fills with the default: those
+//! fields are optional here (`None`: not sent; the default is named in the field's doc). A
+//! vanilla message id DDNet no longer uses keeps its vanilla layout
+//! (`Sv_ExtraProjectile`).
 
 net_objects! {
+    /// The item that names an extended type (`NETOBJTYPE_EX`): its id is the internal type
+    /// number the snapshot gives the type, its data the type's UUID.
+    ExtendedType = 0, "EX" {
+        /// The UUID as 4 ints, each holding 4 bytes big-endian.
+        uuid: (ints 4),
+    }
     /// A player's input (`NETOBJTYPE_PLAYERINPUT`).
     PlayerInput = 1, "PlayerInput" {
         /// -1 left, 0 none, 1 right.
@@ -333,10 +340,10 @@ net_objects! {
         flags: int,
         /// `AUTHED_*`.
         auth_level: int,
-        /// Finish time, seconds (-1: unset).
-        finish_time_seconds: int,
-        /// Finish time, milliseconds part.
-        finish_time_millis: int,
+        /// Finish time, seconds (default -1: unset).
+        finish_time_seconds: (opt int),
+        /// Finish time, milliseconds part (default 0).
+        finish_time_millis: (opt int),
     }
     /// DDNet's game info (`gameinfo@netobj.ddnet.tw`); every field optional.
     GameInfoEx = (ex 0x933dea6a_da79_30ea_a98f_8af03689a945), "GameInfoEx" {
@@ -382,12 +389,12 @@ net_objects! {
         owner: int,
         /// `LASERTYPE_*`.
         kind: int,
-        /// Switch number.
-        switch_number: int,
-        /// Subtype.
-        subtype: int,
-        /// `LASERFLAG_*`.
-        flags: int,
+        /// Switch number (default -1).
+        switch_number: (opt int),
+        /// Subtype (default -1).
+        subtype: (opt int),
+        /// `LASERFLAG_*` (default 0).
+        flags: (opt int),
     }
     /// A DDNet projectile (`ddnet-projectile@netobj.ddnet.tw`).
     DdnetProjectile = (ex 0x6550fbce_f317_3b31_8ffe_d2b37f3ab40e), "DDNetProjectile" {
@@ -424,8 +431,8 @@ net_objects! {
         subtype: int,
         /// Switch number.
         switch_number: int,
-        /// `PICKUPFLAG_*`.
-        flags: int,
+        /// `PICKUPFLAG_*` (default 0).
+        flags: (opt int),
     }
     /// DDNet's spectator camera (`spectator-info@netobj.ddnet.org`).
     DdnetSpectatorInfo = (ex 0xd13307b2_9a19_37cb_8f8c_07c718521883), "DDNetSpectatorInfo" {
@@ -437,8 +444,8 @@ net_objects! {
         deadzone: int,
         /// Follow factor.
         follow_factor: int,
-        /// Spectators watching.
-        spectator_count: int,
+        /// Spectators watching (default 0).
+        spectator_count: (opt int),
     }
     /// How many spectate the recording player (`spectator-count@netobj.ddnet.org`).
     SpectatorCount = (ex 0x5e5ca96f_c728_30fd_bfb3_155b07692556), "SpectatorCount" {
@@ -509,6 +516,13 @@ net_objects! {
     }
 }
 
+impl ExtendedType {
+    /// The UUID the item names.
+    pub fn uuid(&self) -> uuid::Uuid {
+        crate::twdemo::snapshot::uuid_from_ints(&self.uuid)
+    }
+}
+
 net_messages! {
     // ---- Game messages (NETMSGTYPE_*), server to client ----
 
@@ -552,8 +566,14 @@ net_messages! {
         /// The packed ints.
         params: rest,
     }
-    /// An unused id.
-    Unused = 7, "Unused" {}
+    /// An extra projectile (Teeworlds 0.6 servers; DDNet calls the id `Unused` and sends
+    /// nothing under it).
+    SvExtraProjectile<'a> = 7, "Sv_ExtraProjectile" {
+        /// How many projectiles follow (vanilla servers send 1).
+        num: int,
+        /// The projectiles' ints, packed (6 per `Projectile`).
+        projectiles: rest,
+    }
     /// The client may enter the game.
     SvReadyToEnter = 8, "Sv_ReadyToEnter" {}
     /// A weapon was picked up.

@@ -36,23 +36,47 @@ macro_rules! obj_ty {
 
 /// Ints an object field kind takes.
 macro_rules! obj_len {
-    (int) => { 1 };
-    ((opt int)) => { 1 };
-    ((ints $n:literal)) => { $n };
-    ((opt ints $n:literal)) => { $n };
-    ((text $n:literal)) => { $n };
-    ((texts $n:literal $m:literal)) => { $n * $m };
+    (int) => {
+        1
+    };
+    ((opt int)) => {
+        1
+    };
+    ((ints $n:literal)) => {
+        $n
+    };
+    ((opt ints $n:literal)) => {
+        $n
+    };
+    ((text $n:literal)) => {
+        $n
+    };
+    ((texts $n:literal $m:literal)) => {
+        $n * $m
+    };
 }
 
 /// Reads an object field.
 macro_rules! obj_read {
-    ($r:ident, int) => { $r.int()? };
-    ($r:ident, (opt int)) => { if $r.is_empty() { None } else { Some($r.int()?) } };
-    ($r:ident, (ints $n:literal)) => { $r.array::<$n>()? };
-    ($r:ident, (opt ints $n:literal)) => {
-        if $r.is_empty() { None } else { Some($r.array::<$n>()?) }
+    ($r:ident, int) => {
+        $r.int()?
     };
-    ($r:ident, (text $n:literal)) => { $crate::gamenet::wire::IntString($r.array::<$n>()?) };
+    ($r:ident, (opt int)) => {
+        if $r.is_empty() { None } else { Some($r.int()?) }
+    };
+    ($r:ident, (ints $n:literal)) => {
+        $r.array::<$n>()?
+    };
+    ($r:ident, (opt ints $n:literal)) => {
+        if $r.is_empty() {
+            None
+        } else {
+            Some($r.array::<$n>()?)
+        }
+    };
+    ($r:ident, (text $n:literal)) => {
+        $crate::gamenet::wire::IntString($r.array::<$n>()?)
+    };
     ($r:ident, (texts $n:literal $m:literal)) => {{
         let mut all = [$crate::gamenet::wire::IntString([0; $n]); $m];
         for text in &mut all {
@@ -328,8 +352,12 @@ macro_rules! msg_ty {
 
 /// Reads a message field.
 macro_rules! msg_read {
-    ($u:ident, int) => { $u.int()? };
-    ($u:ident, (opt int)) => { $u.opt_int()? };
+    ($u:ident, int) => {
+        $u.int()?
+    };
+    ($u:ident, (opt int)) => {
+        $u.opt_int()?
+    };
     ($u:ident, (ints $n:literal)) => {{
         let mut all = [0i32; $n];
         for value in &mut all {
@@ -337,12 +365,22 @@ macro_rules! msg_read {
         }
         all
     }};
-    ($u:ident, str) => { $crate::codec::string::NulStr::borrowed($u.str()?) };
-    ($u:ident, (opt str)) => {
-        if $u.is_empty() { None } else { Some($crate::codec::string::NulStr::borrowed($u.str()?)) }
+    ($u:ident, str) => {
+        $crate::codec::string::NulStr::borrowed($u.str()?)
     };
-    ($u:ident, uuid) => { $u.uuid()? };
-    ($u:ident, (raw $n:literal)) => { $crate::gamenet::RawBytes($u.raw::<$n>()?) };
+    ($u:ident, (opt str)) => {
+        if $u.is_empty() {
+            None
+        } else {
+            Some($crate::codec::string::NulStr::borrowed($u.str()?))
+        }
+    };
+    ($u:ident, uuid) => {
+        $u.uuid()?
+    };
+    ($u:ident, (raw $n:literal)) => {
+        $crate::gamenet::RawBytes($u.raw::<$n>()?)
+    };
     ($u:ident, (strs $n:literal)) => {{
         let mut all: [$crate::codec::string::NulStr<'a>; $n] = Default::default();
         for text in &mut all {
@@ -350,7 +388,9 @@ macro_rules! msg_read {
         }
         all
     }};
-    ($u:ident, rest) => { $crate::codec::string::Bytes::borrowed($u.rest()) };
+    ($u:ident, rest) => {
+        $crate::codec::string::Bytes::borrowed($u.rest())
+    };
 }
 
 /// Packs a message field (`$v` is a reference to it).
@@ -414,10 +454,16 @@ macro_rules! msg_id {
         (true, $crate::gamenet::MessageId::Number($n))
     };
     ((ex $uuid:literal)) => {
-        (false, $crate::gamenet::MessageId::Uuid(uuid::Uuid::from_u128($uuid)))
+        (
+            false,
+            $crate::gamenet::MessageId::Uuid(uuid::Uuid::from_u128($uuid)),
+        )
     };
     ((sys_ex $uuid:literal)) => {
-        (true, $crate::gamenet::MessageId::Uuid(uuid::Uuid::from_u128($uuid)))
+        (
+            true,
+            $crate::gamenet::MessageId::Uuid(uuid::Uuid::from_u128($uuid)),
+        )
     };
 }
 
