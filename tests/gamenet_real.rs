@@ -83,3 +83,86 @@ fn explore() {
         }
     }
 }
+
+#[test]
+fn explore_teehistorian() {
+    use demokit::teehistorian::{Message, TeehistorianSlice};
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    for (path, _) in common::facts_files(&shared, "teehistorian") {
+        let data = std::fs::read(&path).unwrap();
+        let file = TeehistorianSlice::parse(&data).unwrap();
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for m in file.messages() {
+            let m = m.unwrap();
+            if let Message::NetMessage { data, .. } = m.message {
+                let u = Protocol::Six.unpack_message(data);
+                let name = match u.message.as_raw() {
+                    Some(r) => format!(
+                        "RAW {:?} {:?} {:02x?}",
+                        r.id(),
+                        r.why,
+                        &r.bytes.0[..r.bytes.0.len().min(12)]
+                    ),
+                    None => u.message.name().to_string(),
+                };
+                *counts
+                    .entry(format!("msg {name} trailing {}", u.trailing.0.len()))
+                    .or_default() += 1;
+            }
+        }
+        println!("== {}", path.display());
+        for (k, v) in counts {
+            println!("  {v:7} {k}");
+        }
+    }
+}
+
+#[test]
+fn explore_world() {
+    use demokit::twdemo::game::{Event, GameReplay};
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    for (path, _) in common::twdemo_facts(&shared) {
+        let data = std::fs::read(&path).unwrap();
+        let demo = DemoSlice::parse(&data).unwrap();
+        let mut replay = GameReplay::new(&demo);
+        let mut names = std::collections::BTreeSet::new();
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut lines = Vec::new();
+        let mut ticks = 0;
+        while let Some(t) = replay.next() {
+            let t = t.unwrap();
+            ticks += 1;
+            for p in t.world.players() {
+                names.insert((
+                    p.client_id,
+                    p.name.clone(),
+                    p.clan.clone(),
+                    p.skin.clone(),
+                    p.team,
+                ));
+            }
+            for e in t.world.events() {
+                *kinds.entry(e.kind_name()).or_default() += 1;
+                match e {
+                    Event::Chat { .. }
+                    | Event::Kill { .. }
+                    | Event::Join { .. }
+                    | Event::Leave { .. }
+                    | Event::RaceFinish { .. }
+                    | Event::Broadcast { .. } => lines.push(format!("{} {e:?}", t.tick)),
+                    _ => {}
+                }
+            }
+        }
+        println!("== {} ticks {ticks}", path.display());
+        println!("  players {names:?}");
+        println!("  kinds {kinds:?}");
+        for l in lines.iter().take(40) {
+            println!("  {l}");
+        }
+    }
+}

@@ -6,15 +6,18 @@
 //! 2. [`snapshot`](mod@snapshot): what snapshot and delta chunks hold; deltas, replay and
 //!    the recorder.
 //! 3. [`edit`]: trim, convert, repair and validate whole files.
+//! 4. [`game`]: the game protocol's view: typed snapshot items and messages, and the world
+//!    (players, characters, chat, kills, ...) tick by tick.
 //!
 //! Each module is also reachable at its old place directly under `twdemo` (for example
 //! `twdemo::reader`, `twdemo::trim`), and the types used most are re-exported here.
 //!
-//! The meaning of snapshot items and network messages (which object a type is, what a
-//! message says) is left to callers.
+//! The first three layers know snapshot items and messages as numbers; what they mean is
+//! the game layer's, built on the protocol tables of [`gamenet`](crate::gamenet).
 
 pub mod container;
 pub mod edit;
+pub mod game;
 pub mod snapshot;
 
 #[cfg(any(test, feature = "proptest"))]

@@ -1,0 +1,783 @@
+//! The state of a game at one tick, as a demo shows it: players, characters, the game's
+//! state, and what happened during the tick.
+//!
+//! [`World::update`] takes one tick's snapshot items (typed by the demo's protocol) and
+//! messages and brings the state up to date. Names are decoded only when their ints change,
+//! and nothing else is allocated per tick except for the events of that tick.
+
+use crate::gamenet::{AnyMessage, AnyObject, IntString, Protocol, seven, six};
+
+/// The most client ids a world tracks (DDNet's `MAX_CLIENTS`); items about other ids are
+/// left out of the world (they are still in [`GameTick::objects`](super::GameTick::objects)).
+pub const MAX_CLIENTS: usize = 128;
+
+/// A player: who it is and where it stands in the game.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Player {
+    /// Client id.
+    pub client_id: i32,
+    /// Name (invalid UTF-8 replaced).
+    pub name: String,
+    /// Clan.
+    pub clan: String,
+    /// ISO 3166-1 numeric country code, -1 none.
+    pub country: i32,
+    /// Skin (0.7: the body part's name).
+    pub skin: String,
+    /// -1 spectators, 0 the game (red in team modes), 1 blue.
+    pub team: i32,
+    /// Score (in race modes DDNet puts the best time here, negated, or -9999 if none).
+    pub score: i32,
+    /// Latency in ms, as the server reported it.
+    pub latency: i32,
+    /// Whether it is the player whose client recorded the demo.
+    pub local: bool,
+    /// DDNet's player flags (`EXPLAYERFLAG_*`: AFK 1, paused 2, spectating 4), when sent.
+    pub ddnet_flags: Option<i32>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    raw_names: RawNames,
+}
+
+impl Player {
+    /// Whether the player watches rather than plays: on the spectator team, or paused or
+    /// spectating in DDNet's sense.
+    pub fn is_spectating(&self) -> bool {
+        self.team == -1 || self.ddnet_flags.is_some_and(|f| f & 0b110 != 0)
+    }
+}
+
+/// The names as their ints, to decode them only when they change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct RawNames {
+    name: [i32; 4],
+    clan: [i32; 3],
+    skin: [i32; 6],
+}
+
+/// A character in the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Character {
+    /// Client id.
+    pub client_id: i32,
+    /// The tick of the physics state.
+    pub tick: i32,
+    /// Position.
+    pub x: i32,
+    /// Position.
+    pub y: i32,
+    /// Velocity × 256.
+    pub vel_x: i32,
+    /// Velocity × 256.
+    pub vel_y: i32,
+    /// Aim angle × 256 (radians).
+    pub angle: i32,
+    /// -1 left, 0 none, 1 right.
+    pub direction: i32,
+    /// Jump state bits.
+    pub jumped: i32,
+    /// Client id hooked, -1 none.
+    pub hooked_player: i32,
+    /// Hook state (-1 retracted ... 5 grabbed).
+    pub hook_state: i32,
+    /// Hook position.
+    pub hook_x: i32,
+    /// Hook position.
+    pub hook_y: i32,
+    /// `WEAPON_*`, -1 none.
+    pub weapon: i32,
+    /// Health 0 to 10 (0 where the recording client may not see it).
+    pub health: i32,
+    /// Armor 0 to 10.
+    pub armor: i32,
+    /// Ammo, -1 infinite.
+    pub ammo_count: i32,
+    /// `EMOTE_*`.
+    pub emote: i32,
+    /// DDNet's extra state (freeze, jumps, flags), when the server sends it.
+    pub ddnet: Option<six::DdnetCharacter>,
+}
+
+/// The game's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GameState {
+    /// `GAMEFLAG_*` (teams, flags; 0.7 also survival and race).
+    pub game_flags: i32,
+    /// `GAMESTATEFLAG_*` (0.6: game over 1, sudden death 2, paused 4, race time 8).
+    pub game_state_flags: i32,
+    /// The tick the round started (DDNet's race timer counts from it).
+    pub round_start_tick: i32,
+    /// Score limit.
+    pub score_limit: i32,
+    /// Time limit, minutes.
+    pub time_limit: i32,
+    /// Red team's score, in team modes.
+    pub teamscore_red: Option<i32>,
+    /// Blue team's score, in team modes.
+    pub teamscore_blue: Option<i32>,
+    /// Who carries the red flag (-1 at its stand, -2 taken, -3 missing), in flag modes.
+    pub flag_carrier_red: Option<i32>,
+    /// The same for the blue flag.
+    pub flag_carrier_blue: Option<i32>,
+    /// DDNet's game info flags (`GAMEINFOFLAG_*`), when sent.
+    pub ddnet_flags: Option<i32>,
+}
+
+/// Something that happened during a tick.
+///
+/// With the `serde` feature: the fields with `"kind"`, e.g. `{"kind": "chat", "client_id":
+/// 0, "team": 0, "text": "gg"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Event {
+    /// A chat line.
+    Chat {
+        /// Who said it, -1 the server.
+        client_id: i32,
+        /// 0.6: 0 all, 1 team, DDNet 2 whisper sent, 3 whisper received; 0.7: 1 all, 2 team,
+        /// 3 whisper.
+        team: i32,
+        /// The whisper's other side (0.7), when it is one.
+        target: Option<i32>,
+        /// The text (invalid UTF-8 replaced).
+        text: String,
+    },
+    /// A kill.
+    Kill {
+        /// Killer's client id.
+        killer: i32,
+        /// Victim's client id.
+        victim: i32,
+        /// `WEAPON_*`; -1 world (e.g. a death tile), -2 game (team change), -3 self kill.
+        weapon: i32,
+        /// Mode bits (flag carriers).
+        mode_special: i32,
+    },
+    /// A race finish (DDNet's and 0.7's race message).
+    RaceFinish {
+        /// Who finished.
+        client_id: i32,
+        /// Time, milliseconds.
+        time_ms: i32,
+        /// Difference to the personal record, milliseconds.
+        diff_ms: i32,
+        /// A new personal record.
+        record_personal: bool,
+        /// A new server record, when the server says.
+        record_server: Option<bool>,
+    },
+    /// A broadcast shown mid-screen.
+    Broadcast {
+        /// Text.
+        text: String,
+    },
+    /// The message of the day.
+    Motd {
+        /// Text.
+        text: String,
+    },
+    /// A vote started.
+    VoteStart {
+        /// Who called it (0.7), when known.
+        client_id: Option<i32>,
+        /// What is voted on.
+        description: String,
+        /// Why.
+        reason: String,
+        /// Seconds to vote.
+        timeout: i32,
+    },
+    /// A vote ended.
+    VoteEnd,
+    /// The vote's count.
+    VoteStatus {
+        /// Yes votes.
+        yes: i32,
+        /// No votes.
+        no: i32,
+        /// Abstentions.
+        pass: i32,
+        /// Voters.
+        total: i32,
+    },
+    /// An emoticon.
+    Emoticon {
+        /// Who.
+        client_id: i32,
+        /// `EMOTICON_*`.
+        emoticon: i32,
+    },
+    /// A player appeared (its client id was not in the game at the tick before).
+    Join {
+        /// Client id.
+        client_id: i32,
+        /// Name.
+        name: String,
+    },
+    /// A player disappeared.
+    Leave {
+        /// Client id.
+        client_id: i32,
+        /// Name it had.
+        name: String,
+    },
+    /// A character died (the snapshot's death event).
+    Death {
+        /// Who.
+        client_id: i32,
+        /// Where.
+        x: i32,
+        /// Where.
+        y: i32,
+    },
+    /// A character spawned.
+    Spawn {
+        /// Where.
+        x: i32,
+        /// Where.
+        y: i32,
+    },
+    /// An explosion.
+    Explosion {
+        /// Where.
+        x: i32,
+        /// Where.
+        y: i32,
+    },
+    /// A hammer hit.
+    HammerHit {
+        /// Where.
+        x: i32,
+        /// Where.
+        y: i32,
+    },
+}
+
+impl Event {
+    /// The kind's name as in JSON (`"chat"`, `"kill"`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Event::Chat { .. } => "chat",
+            Event::Kill { .. } => "kill",
+            Event::RaceFinish { .. } => "race_finish",
+            Event::Broadcast { .. } => "broadcast",
+            Event::Motd { .. } => "motd",
+            Event::VoteStart { .. } => "vote_start",
+            Event::VoteEnd => "vote_end",
+            Event::VoteStatus { .. } => "vote_status",
+            Event::Emoticon { .. } => "emoticon",
+            Event::Join { .. } => "join",
+            Event::Leave { .. } => "leave",
+            Event::Death { .. } => "death",
+            Event::Spawn { .. } => "spawn",
+            Event::Explosion { .. } => "explosion",
+            Event::HammerHit { .. } => "hammer_hit",
+        }
+    }
+}
+
+/// The game at one tick. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct World {
+    protocol: Protocol,
+    tick: i32,
+    players: Vec<Option<Player>>,
+    characters: Vec<Option<Character>>,
+    /// Client ids seen in this tick's snapshot.
+    seen: Vec<bool>,
+    /// DDNet's character extras of this tick's snapshot, joined to the characters at its
+    /// end (the items may come in either order).
+    ddnet_characters: Vec<Option<six::DdnetCharacter>>,
+    game: Option<GameState>,
+    events: Vec<Event>,
+    /// 0.7: what `Sv_ClientInfo` said of each client (a 0.7 client learns names from it,
+    /// not from the snapshot), until `Sv_ClientDrop`.
+    announced: Vec<Option<Player>>,
+}
+
+/// A client id as an index into the world's tables.
+fn slot(client_id: i32) -> Option<usize> {
+    usize::try_from(client_id).ok().filter(|&c| c < MAX_CLIENTS)
+}
+
+fn text<const N: usize>(ints: [i32; N]) -> String {
+    IntString(ints).to_string_lossy()
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl World {
+    /// An empty world for a demo of `protocol`.
+    pub fn new(protocol: Protocol) -> Self {
+        World {
+            protocol,
+            tick: 0,
+            players: vec![None; MAX_CLIENTS],
+            characters: vec![None; MAX_CLIENTS],
+            seen: vec![false; MAX_CLIENTS],
+            ddnet_characters: vec![None; MAX_CLIENTS],
+            game: None,
+            events: Vec::new(),
+            announced: vec![None; MAX_CLIENTS],
+        }
+    }
+
+    /// The protocol the demo speaks.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The tick.
+    pub fn tick(&self) -> i32 {
+        self.tick
+    }
+
+    /// The players in the game, by client id.
+    pub fn players(&self) -> impl Iterator<Item = &Player> {
+        self.players.iter().flatten()
+    }
+
+    /// The player with `client_id`, if it is in the game.
+    pub fn player(&self, client_id: i32) -> Option<&Player> {
+        self.players.get(slot(client_id)?)?.as_ref()
+    }
+
+    /// The characters in the world, by client id.
+    pub fn characters(&self) -> impl Iterator<Item = &Character> {
+        self.characters.iter().flatten()
+    }
+
+    /// The character of `client_id`, if it has one.
+    pub fn character(&self, client_id: i32) -> Option<&Character> {
+        self.characters.get(slot(client_id)?)?.as_ref()
+    }
+
+    /// The game's state, once the demo has shown it.
+    pub fn game(&self) -> Option<&GameState> {
+        self.game.as_ref()
+    }
+
+    /// What happened during the tick.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Starts `tick`: forgets the last tick's events.
+    pub(crate) fn begin(&mut self, tick: i32) {
+        self.tick = tick;
+        self.events.clear();
+    }
+
+    /// Brings players, characters and the game state up to the tick's snapshot, given as
+    /// (item id, typed object) pairs, and records joins, leaves and snapshot events.
+    pub(crate) fn apply_snapshot<'o>(&mut self, items: impl Iterator<Item = (i32, AnyObject<'o>)>) {
+        self.seen.fill(false);
+        self.characters.fill(None);
+        let mut game = GameState::default();
+        let mut saw_game = false;
+        for (id, object) in items {
+            match object {
+                AnyObject::Six(object) => self.apply_six(id, object, &mut game, &mut saw_game),
+                AnyObject::Seven(object) => self.apply_seven(id, object, &mut game, &mut saw_game),
+            }
+        }
+        if saw_game {
+            self.game = Some(game);
+        }
+        for client in 0..MAX_CLIENTS {
+            if let Some(extra) = self.ddnet_characters[client].take()
+                && let Some(character) = &mut self.characters[client]
+            {
+                character.ddnet = Some(extra);
+            }
+            if !self.seen[client]
+                && let Some(left) = self.players[client].take()
+            {
+                self.events.push(Event::Leave {
+                    client_id: left.client_id,
+                    name: left.name,
+                });
+            }
+        }
+    }
+
+    /// The player entry of `client_id`, made (with a join event to follow) if new.
+    fn player_mut(&mut self, client_id: i32) -> Option<&mut Player> {
+        let c = slot(client_id)?;
+        self.seen[c] = true;
+        if self.players[c].is_none() {
+            let announced = self.announced[c].clone();
+            self.players[c] = Some(announced.unwrap_or(Player {
+                client_id,
+                country: -1,
+                ..Player::default()
+            }));
+            // The name is known only once the rest of the snapshot is read: the join event
+            // takes it at the end of the tick (see `finish`).
+            self.events.push(Event::Join {
+                client_id,
+                name: String::new(),
+            });
+        }
+        self.players[c].as_mut()
+    }
+
+    fn apply_six(
+        &mut self,
+        id: i32,
+        object: six::Object<'_>,
+        game: &mut GameState,
+        saw_game: &mut bool,
+    ) {
+        use six::Object as O;
+        match object {
+            O::PlayerInfo(info) => {
+                if let Some(p) = self.player_mut(info.client_id) {
+                    p.team = info.team;
+                    p.score = info.score;
+                    p.latency = info.latency;
+                    p.local = info.local != 0;
+                }
+            }
+            O::ClientInfo(info) => {
+                if let Some(p) = self.player_mut(id) {
+                    set_names(p, info.name.0, info.clan.0, info.skin.0);
+                    p.country = info.country;
+                }
+            }
+            O::DdnetPlayer(info) => {
+                if let Some(p) = self.player_mut(id) {
+                    p.ddnet_flags = Some(info.flags);
+                }
+            }
+            O::Character(c) => {
+                self.set_character(
+                    id,
+                    Character {
+                        client_id: id,
+                        tick: c.tick,
+                        x: c.x,
+                        y: c.y,
+                        vel_x: c.vel_x,
+                        vel_y: c.vel_y,
+                        angle: c.angle,
+                        direction: c.direction,
+                        jumped: c.jumped,
+                        hooked_player: c.hooked_player,
+                        hook_state: c.hook_state,
+                        hook_x: c.hook_x,
+                        hook_y: c.hook_y,
+                        weapon: c.weapon,
+                        health: c.health,
+                        armor: c.armor,
+                        ammo_count: c.ammo_count,
+                        emote: c.emote,
+                        ddnet: None,
+                    },
+                );
+            }
+            O::DdnetCharacter(extra) => {
+                if let Some(c) = slot(id) {
+                    self.ddnet_characters[c] = Some(extra);
+                }
+            }
+            O::GameInfo(info) => {
+                *saw_game = true;
+                game.game_flags = info.game_flags;
+                game.game_state_flags = info.game_state_flags;
+                game.round_start_tick = info.round_start_tick;
+                game.score_limit = info.score_limit;
+                game.time_limit = info.time_limit;
+            }
+            O::GameData(data) => {
+                *saw_game = true;
+                game.teamscore_red = Some(data.teamscore_red);
+                game.teamscore_blue = Some(data.teamscore_blue);
+                game.flag_carrier_red = Some(data.flag_carrier_red);
+                game.flag_carrier_blue = Some(data.flag_carrier_blue);
+            }
+            O::GameInfoEx(info) => {
+                *saw_game = true;
+                game.ddnet_flags = info.flags;
+            }
+            O::Death(e) => self.events.push(Event::Death {
+                client_id: e.client_id,
+                x: e.x,
+                y: e.y,
+            }),
+            O::Spawn(e) => self.events.push(Event::Spawn { x: e.x, y: e.y }),
+            O::Explosion(e) => self.events.push(Event::Explosion { x: e.x, y: e.y }),
+            O::HammerHit(e) => self.events.push(Event::HammerHit { x: e.x, y: e.y }),
+            _ => {}
+        }
+    }
+
+    fn apply_seven(
+        &mut self,
+        id: i32,
+        object: seven::Object<'_>,
+        game: &mut GameState,
+        saw_game: &mut bool,
+    ) {
+        use seven::Object as O;
+        match object {
+            O::PlayerInfo(info) => {
+                if let Some(p) = self.player_mut(id) {
+                    p.score = info.score;
+                    p.latency = info.latency;
+                }
+            }
+            O::DeClientInfo(info) => {
+                if let Some(p) = self.player_mut(id) {
+                    set_names(p, info.name.0, info.clan.0, info.skin_part_names[0].0);
+                    p.country = info.country;
+                    p.team = info.team;
+                    p.local = info.local != 0;
+                }
+            }
+            O::Character(c) => {
+                self.set_character(
+                    id,
+                    Character {
+                        client_id: id,
+                        tick: c.tick,
+                        x: c.x,
+                        y: c.y,
+                        vel_x: c.vel_x,
+                        vel_y: c.vel_y,
+                        angle: c.angle,
+                        direction: c.direction,
+                        jumped: c.jumped,
+                        hooked_player: c.hooked_player,
+                        hook_state: c.hook_state,
+                        hook_x: c.hook_x,
+                        hook_y: c.hook_y,
+                        weapon: c.weapon,
+                        health: c.health,
+                        armor: c.armor,
+                        ammo_count: c.ammo_count,
+                        emote: c.emote,
+                        ddnet: None,
+                    },
+                );
+            }
+            O::GameData(data) => {
+                *saw_game = true;
+                game.round_start_tick = data.game_start_tick;
+                game.game_state_flags = data.game_state_flags;
+            }
+            O::GameDataTeam(data) => {
+                *saw_game = true;
+                game.teamscore_red = Some(data.teamscore_red);
+                game.teamscore_blue = Some(data.teamscore_blue);
+            }
+            O::GameDataFlag(data) => {
+                *saw_game = true;
+                game.flag_carrier_red = Some(data.flag_carrier_red);
+                game.flag_carrier_blue = Some(data.flag_carrier_blue);
+            }
+            O::DeGameInfo(info) => {
+                *saw_game = true;
+                game.game_flags = info.game_flags;
+                game.score_limit = info.score_limit;
+                game.time_limit = info.time_limit;
+            }
+            O::Death(e) => self.events.push(Event::Death {
+                client_id: e.client_id,
+                x: e.x,
+                y: e.y,
+            }),
+            O::Spawn(e) => self.events.push(Event::Spawn { x: e.x, y: e.y }),
+            O::Explosion(e) => self.events.push(Event::Explosion { x: e.x, y: e.y }),
+            O::HammerHit(e) => self.events.push(Event::HammerHit { x: e.x, y: e.y }),
+            _ => {}
+        }
+    }
+
+    fn set_character(&mut self, id: i32, character: Character) {
+        if let Some(c) = slot(id) {
+            self.characters[c] = Some(character);
+        }
+    }
+
+    /// Turns the tick's messages into events (and, in 0.7, player info).
+    pub(crate) fn apply_message(&mut self, message: &AnyMessage<'_>) {
+        match message {
+            AnyMessage::Six(m) => self.apply_six_message(m),
+            AnyMessage::Seven(m) => self.apply_seven_message(m),
+        }
+    }
+
+    fn apply_six_message(&mut self, message: &six::Message<'_>) {
+        use six::Message as M;
+        let event = match message {
+            M::SvChat(m) => Event::Chat {
+                client_id: m.client_id,
+                team: m.team,
+                target: None,
+                text: lossy(&m.message.0),
+            },
+            M::SvKillMsg(m) => Event::Kill {
+                killer: m.killer,
+                victim: m.victim,
+                weapon: m.weapon,
+                mode_special: m.mode_special,
+            },
+            M::SvRaceFinish(m) => Event::RaceFinish {
+                client_id: m.client_id,
+                time_ms: m.time,
+                diff_ms: m.diff,
+                record_personal: m.record_personal != 0,
+                record_server: m.record_server.map(|r| r != 0),
+            },
+            M::SvBroadcast(m) => Event::Broadcast {
+                text: lossy(&m.message.0),
+            },
+            M::SvMotd(m) => Event::Motd {
+                text: lossy(&m.message.0),
+            },
+            M::SvVoteSet(m) if m.timeout == 0 => Event::VoteEnd,
+            M::SvVoteSet(m) => Event::VoteStart {
+                client_id: None,
+                description: lossy(&m.description.0),
+                reason: lossy(&m.reason.0),
+                timeout: m.timeout,
+            },
+            M::SvVoteStatus(m) => Event::VoteStatus {
+                yes: m.yes,
+                no: m.no,
+                pass: m.pass,
+                total: m.total,
+            },
+            M::SvEmoticon(m) => Event::Emoticon {
+                client_id: m.client_id,
+                emoticon: m.emoticon,
+            },
+            _ => return,
+        };
+        self.events.push(event);
+    }
+
+    fn apply_seven_message(&mut self, message: &seven::Message<'_>) {
+        use seven::Message as M;
+        let event = match message {
+            M::SvChat(m) => Event::Chat {
+                client_id: m.client_id,
+                team: m.mode,
+                target: (m.target_id >= 0).then_some(m.target_id),
+                text: lossy(&m.message.0),
+            },
+            M::SvKillMsg(m) => Event::Kill {
+                killer: m.killer,
+                victim: m.victim,
+                weapon: m.weapon,
+                mode_special: m.mode_special,
+            },
+            M::SvRaceFinish(m) => Event::RaceFinish {
+                client_id: m.client_id,
+                time_ms: m.time,
+                diff_ms: m.diff,
+                record_personal: m.record_personal != 0,
+                record_server: m.record_server.map(|r| r != 0),
+            },
+            M::SvBroadcast(m) => Event::Broadcast {
+                text: lossy(&m.message.0),
+            },
+            M::SvMotd(m) => Event::Motd {
+                text: lossy(&m.message.0),
+            },
+            M::SvVoteSet(m) if m.timeout == 0 => Event::VoteEnd,
+            M::SvVoteSet(m) => Event::VoteStart {
+                client_id: (m.client_id >= 0).then_some(m.client_id),
+                description: lossy(&m.description.0),
+                reason: lossy(&m.reason.0),
+                timeout: m.timeout,
+            },
+            M::SvVoteStatus(m) => Event::VoteStatus {
+                yes: m.yes,
+                no: m.no,
+                pass: m.pass,
+                total: m.total,
+            },
+            M::SvEmoticon(m) => Event::Emoticon {
+                client_id: m.client_id,
+                emoticon: m.emoticon,
+            },
+            M::SvClientInfo(m) => {
+                if let Some(c) = slot(m.client_id) {
+                    let info = Player {
+                        client_id: m.client_id,
+                        name: lossy(&m.name.0),
+                        clan: lossy(&m.clan.0),
+                        country: m.country,
+                        skin: lossy(&m.skin_part_names[0].0),
+                        team: m.team,
+                        local: m.local != 0,
+                        ..Player::default()
+                    };
+                    if let Some(player) = &mut self.players[c] {
+                        player.name.clone_from(&info.name);
+                        player.clan.clone_from(&info.clan);
+                        player.skin.clone_from(&info.skin);
+                        player.country = info.country;
+                        player.team = info.team;
+                        player.local = info.local;
+                    }
+                    self.announced[c] = Some(info);
+                }
+                return;
+            }
+            M::SvClientDrop(m) => {
+                if let Some(c) = slot(m.client_id) {
+                    self.announced[c] = None;
+                }
+                return;
+            }
+            M::SvTeam(m) => {
+                if let Some(player) = slot(m.client_id).and_then(|c| self.players[c].as_mut()) {
+                    player.team = m.team;
+                }
+                return;
+            }
+            _ => return,
+        };
+        self.events.push(event);
+    }
+
+    /// Ends the tick: join events take the names the snapshot gave.
+    pub(crate) fn finish(&mut self) {
+        for event in &mut self.events {
+            if let Event::Join { client_id, name } = event
+                && let Some(player) = slot(*client_id).and_then(|c| self.players[c].as_ref())
+            {
+                name.clone_from(&player.name);
+            }
+        }
+    }
+}
+
+/// Updates a player's names from their ints, decoding only what changed.
+fn set_names<const S: usize>(player: &mut Player, name: [i32; 4], clan: [i32; 3], skin: [i32; S]) {
+    let mut skin6 = [0; 6];
+    for (to, from) in skin6.iter_mut().zip(skin) {
+        *to = from;
+    }
+    if player.raw_names.name != name || player.name.is_empty() {
+        player.name = text(name);
+        player.raw_names.name = name;
+    }
+    if player.raw_names.clan != clan {
+        player.clan = text(clan);
+        player.raw_names.clan = clan;
+    }
+    if player.raw_names.skin != skin6 {
+        player.skin = text(skin6);
+        player.raw_names.skin = skin6;
+    }
+}
