@@ -231,6 +231,46 @@ pub enum MessageId {
     Uuid(Uuid),
 }
 
+/// A field of an object or message, as the protocol table declares it: what tools that
+/// list fields (schemas, dumps) read, and what the property tests generate from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Field {
+    /// The field's name (its Rust name and its JSON key).
+    pub name: &'static str,
+    /// How it is stored.
+    pub kind: FieldKind,
+}
+
+/// How a field is stored (see the table in the `table` module's docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FieldKind {
+    /// One int.
+    Int,
+    /// A trailing int that may be left out.
+    OptInt,
+    /// A fixed number of ints.
+    Ints(usize),
+    /// A fixed number of trailing ints that may be left out together.
+    OptInts(usize),
+    /// A string stored in this many ints (objects).
+    Text(usize),
+    /// Several strings stored in ints: ints per string, strings.
+    Texts(usize, usize),
+    /// A NUL-terminated string (messages).
+    Str,
+    /// A trailing string that may be left out.
+    OptStr,
+    /// A fixed number of strings.
+    Strs(usize),
+    /// 16 raw bytes.
+    Uuid,
+    /// A fixed number of raw bytes.
+    Raw(usize),
+    /// Every byte to the end of the message.
+    Rest,
+}
+
 /// Why a record stayed raw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -305,12 +305,12 @@ net_objects! {
         angle: int,
     }
     /// A test object of DDNet's (`my-own-object@heinrich5991.de`).
-    MyOwnObject = (ex 0x0dc77a02_bfee_3a53_ac8e_0bb0241bd722), "MyOwnObject" {
+    MyOwnObject = (ex "my-own-object@heinrich5991.de" 0x0dc77a02_bfee_3a53_ac8e_0bb0241bd722), "MyOwnObject" {
         /// Test value.
         test: int,
     }
     /// DDNet's character state (`character@netobj.ddnet.tw`); every field optional.
-    DdnetCharacter = (ex 0x76ce455b_f9eb_3a48_add7_e04b941d045c), "DDNetCharacter" {
+    DdnetCharacter = (ex "character@netobj.ddnet.tw" 0x76ce455b_f9eb_3a48_add7_e04b941d045c), "DDNetCharacter" {
         /// `CHARACTERFLAG_*` (default 0).
         flags: (opt int),
         /// Tick the freeze ends (default 0).
@@ -335,7 +335,7 @@ net_objects! {
         tune_zone_override: (opt int),
     }
     /// DDNet's player state (`player@netobj.ddnet.tw`).
-    DdnetPlayer = (ex 0x22ca938d_1380_3e2b_9e7b_d2558ea6be11), "DDNetPlayer" {
+    DdnetPlayer = (ex "player@netobj.ddnet.tw" 0x22ca938d_1380_3e2b_9e7b_d2558ea6be11), "DDNetPlayer" {
         /// `EXPLAYERFLAG_*` (AFK, paused, spec).
         flags: int,
         /// `AUTHED_*`.
@@ -346,7 +346,7 @@ net_objects! {
         finish_time_millis: (opt int),
     }
     /// DDNet's game info (`gameinfo@netobj.ddnet.tw`); every field optional.
-    GameInfoEx = (ex 0x933dea6a_da79_30ea_a98f_8af03689a945), "GameInfoEx" {
+    GameInfoEx = (ex "gameinfo@netobj.ddnet.tw" 0x933dea6a_da79_30ea_a98f_8af03689a945), "GameInfoEx" {
         /// `GAMEINFOFLAG_*` (default 0).
         flags: (opt int),
         /// Version of this object (default 0).
@@ -359,7 +359,7 @@ net_objects! {
         max_team_size: (opt int),
     }
     /// A DDRace projectile (`projectile@netobj.ddnet.tw`).
-    DdraceProjectile = (ex 0x0e6db85c_2b61_386f_bbf2_d0d0471b9272), "DDRaceProjectile" {
+    DdraceProjectile = (ex "projectile@netobj.ddnet.tw" 0x0e6db85c_2b61_386f_bbf2_d0d0471b9272), "DDRaceProjectile" {
         /// Position.
         x: int,
         /// Position.
@@ -374,7 +374,7 @@ net_objects! {
         start_tick: int,
     }
     /// A DDNet laser (`laser@netobj.ddnet.tw`).
-    DdnetLaser = (ex 0x29de68a2_6928_31b8_8360_a2307e0d844f), "DDNetLaser" {
+    DdnetLaser = (ex "laser@netobj.ddnet.tw" 0x29de68a2_6928_31b8_8360_a2307e0d844f), "DDNetLaser" {
         /// End point.
         to_x: int,
         /// End point.
@@ -397,7 +397,7 @@ net_objects! {
         flags: (opt int),
     }
     /// A DDNet projectile (`ddnet-projectile@netobj.ddnet.tw`).
-    DdnetProjectile = (ex 0x6550fbce_f317_3b31_8ffe_d2b37f3ab40e), "DDNetProjectile" {
+    DdnetProjectile = (ex "ddnet-projectile@netobj.ddnet.tw" 0x6550fbce_f317_3b31_8ffe_d2b37f3ab40e), "DDNetProjectile" {
         /// Position.
         x: int,
         /// Position.
@@ -420,7 +420,7 @@ net_objects! {
         flags: int,
     }
     /// A DDNet pickup (`pickup@netobj.ddnet.tw`).
-    DdnetPickup = (ex 0xea5e4a51_58fb_3684_96e4_e0d267f4ca65), "DDNetPickup" {
+    DdnetPickup = (ex "pickup@netobj.ddnet.tw" 0xea5e4a51_58fb_3684_96e4_e0d267f4ca65), "DDNetPickup" {
         /// Position.
         x: int,
         /// Position.
@@ -435,7 +435,7 @@ net_objects! {
         flags: (opt int),
     }
     /// DDNet's spectator camera (`spectator-info@netobj.ddnet.org`).
-    DdnetSpectatorInfo = (ex 0xd13307b2_9a19_37cb_8f8c_07c718521883), "DDNetSpectatorInfo" {
+    DdnetSpectatorInfo = (ex "spectator-info@netobj.ddnet.org" 0xd13307b2_9a19_37cb_8f8c_07c718521883), "DDNetSpectatorInfo" {
         /// Whether the camera fields are set.
         has_camera_info: int,
         /// Zoom.
@@ -448,38 +448,38 @@ net_objects! {
         spectator_count: (opt int),
     }
     /// How many spectate the recording player (`spectator-count@netobj.ddnet.org`).
-    SpectatorCount = (ex 0x5e5ca96f_c728_30fd_bfb3_155b07692556), "SpectatorCount" {
+    SpectatorCount = (ex "spectator-count@netobj.ddnet.org" 0x5e5ca96f_c728_30fd_bfb3_155b07692556), "SpectatorCount" {
         /// Spectators.
         num_spectators: int,
     }
     /// Birthday confetti (`birthday@netevent.ddnet.org`).
-    Birthday = (ex 0x1fd35746_6263_358c_b4d6_6ef60e0efaaa), "Birthday" {
+    Birthday = (ex "birthday@netevent.ddnet.org" 0x1fd35746_6263_358c_b4d6_6ef60e0efaaa), "Birthday" {
         /// Position.
         x: int,
         /// Position.
         y: int,
     }
     /// A finish effect (`finish@netevent.ddnet.org`).
-    Finish = (ex 0x68bf8939_ef55_3878_9082_13527eb0a597), "Finish" {
+    Finish = (ex "finish@netevent.ddnet.org" 0x68bf8939_ef55_3878_9082_13527eb0a597), "Finish" {
         /// Position.
         x: int,
         /// Position.
         y: int,
     }
     /// A test event of DDNet's (`my-own-event@heinrich5991.de`).
-    MyOwnEvent = (ex 0x0c4fd27d_47e3_3871_a226_9f417486a311), "MyOwnEvent" {
+    MyOwnEvent = (ex "my-own-event@heinrich5991.de" 0x0c4fd27d_47e3_3871_a226_9f417486a311), "MyOwnEvent" {
         /// Test value.
         test: int,
     }
     /// Where a spectated character is (`spec-char@netobj.ddnet.tw`).
-    SpecChar = (ex 0x4b801c74_e24c_3ce0_b92c_b754d02cfc8a), "SpecChar" {
+    SpecChar = (ex "spec-char@netobj.ddnet.tw" 0x4b801c74_e24c_3ce0_b92c_b754d02cfc8a), "SpecChar" {
         /// Position.
         x: int,
         /// Position.
         y: int,
     }
     /// The switches of a team (`switch-state@netobj.ddnet.tw`); every field optional.
-    SwitchState = (ex 0xec15e669_ce11_3367_ae8e_b90e5b27b9d5), "SwitchState" {
+    SwitchState = (ex "switch-state@netobj.ddnet.tw" 0xec15e669_ce11_3367_ae8e_b90e5b27b9d5), "SwitchState" {
         /// The highest switch number (default 0).
         highest_switch_number: (opt int),
         /// One bit per switch, 256 switches (default all 0).
@@ -490,7 +490,7 @@ net_objects! {
         end_ticks: (opt ints 4),
     }
     /// Switch data of a map entity (`entity-ex@netobj.ddnet.tw`).
-    EntityEx = (ex 0x2de9aec3_32e4_3986_8f7e_e7459da7f535), "EntityEx" {
+    EntityEx = (ex "entity-ex@netobj.ddnet.tw" 0x2de9aec3_32e4_3986_8f7e_e7459da7f535), "EntityEx" {
         /// Switch number.
         switch_number: int,
         /// Map layer.
@@ -499,14 +499,14 @@ net_objects! {
         entity_class: int,
     }
     /// The server's best time on the map (`map-best-time@netobj.ddnet.org`).
-    MapBestTime = (ex 0x9ebfc6ed_bf50_30ca_988a_0ce8921ad85f), "MapBestTime" {
+    MapBestTime = (ex "map-best-time@netobj.ddnet.org" 0x9ebfc6ed_bf50_30ca_988a_0ce8921ad85f), "MapBestTime" {
         /// Seconds.
         map_best_time_seconds: int,
         /// Milliseconds part.
         map_best_time_millis: int,
     }
     /// A map sound at a position (`map-sound-world@netevent.ddnet.org`).
-    MapSoundWorld = (ex 0x54ecad2e_bfad_3be5_8903_621ba052458e), "MapSoundWorld" {
+    MapSoundWorld = (ex "map-sound-world@netevent.ddnet.org" 0x54ecad2e_bfad_3be5_8903_621ba052458e), "MapSoundWorld" {
         /// Position.
         x: int,
         /// Position.
@@ -739,24 +739,24 @@ net_messages! {
     // ---- DDNet's extended game messages ----
 
     /// A test message of DDNet's.
-    SvMyOwnMessage = (ex 0x1231e484_f607_3722_a89a_bd85db46f5d2), "Sv_MyOwnMessage" {
+    SvMyOwnMessage = (ex "my-own-message@heinrich5991.de" 0x1231e484_f607_3722_a89a_bd85db46f5d2), "Sv_MyOwnMessage" {
         /// Test value.
         test: int,
     }
     /// The client's view distance.
-    ClShowDistance = (ex 0x53bb28af_4252_3ac9_8fd3_6ccbc2a603e3), "Cl_ShowDistance" {
+    ClShowDistance = (ex "show-distance@netmsg.ddnet.tw" 0x53bb28af_4252_3ac9_8fd3_6ccbc2a603e3), "Cl_ShowDistance" {
         /// Width.
         x: int,
         /// Height.
         y: int,
     }
     /// Show other teams: 0 no, 1 yes, 2 own team only.
-    ClShowOthers = (ex 0x7f264cdd_71a2_3962_bbce_0f94bbd81913), "Cl_ShowOthers" {
+    ClShowOthers = (ex "showothers@netmsg.ddnet.tw" 0x7f264cdd_71a2_3962_bbce_0f94bbd81913), "Cl_ShowOthers" {
         /// Mode.
         show: int,
     }
     /// The client's camera.
-    ClCameraInfo = (ex 0x8c470228_ee11_3808_93b9_c5c87d08b51c), "Cl_CameraInfo" {
+    ClCameraInfo = (ex "camera-info@netmsg.ddnet.org" 0x8c470228_ee11_3808_93b9_c5c87d08b51c), "Cl_CameraInfo" {
         /// Zoom.
         zoom: int,
         /// Deadzone.
@@ -765,12 +765,12 @@ net_messages! {
         follow_factor: int,
     }
     /// Teams of every player: one int per client id (and more with 128 teams).
-    SvTeamsState<'a> = (ex 0xa091961a_95e8_3744_bb60_5eac9bd563c6), "Sv_TeamsState" {
+    SvTeamsState<'a> = (ex "teamsstate@netmsg.ddnet.tw" 0xa091961a_95e8_3744_bb60_5eac9bd563c6), "Sv_TeamsState" {
         /// The packed ints.
         teams: rest,
     }
     /// Race time.
-    SvDdraceTime = (ex 0x5dde8b3c_6f6f_37ac_a72a_bb341fe76de5), "Sv_DDRaceTime" {
+    SvDdraceTime = (ex "ddrace-time@netmsg.ddnet.tw" 0x5dde8b3c_6f6f_37ac_a72a_bb341fe76de5), "Sv_DDRaceTime" {
         /// Time, centiseconds.
         time: int,
         /// Checkpoint difference.
@@ -779,26 +779,26 @@ net_messages! {
         finish: int,
     }
     /// Records.
-    SvRecord = (ex 0x804f149f_9b53_3b0a_897f_59663a1c4eb9), "Sv_Record" {
+    SvRecord = (ex "record@netmsg.ddnet.tw" 0x804f149f_9b53_3b0a_897f_59663a1c4eb9), "Sv_Record" {
         /// Server record.
         server_time_best: int,
         /// Player record.
         player_time_best: int,
     }
     /// A team was killed.
-    SvKillMsgTeam = (ex 0xee610b6f_909f_311e_93f7_11a95f55a086), "Sv_KillMsgTeam" {
+    SvKillMsgTeam = (ex "killmsgteam@netmsg.ddnet.tw" 0xee610b6f_909f_311e_93f7_11a95f55a086), "Sv_KillMsgTeam" {
         /// Team.
         team: int,
         /// First to die, -1 none.
         first: int,
     }
     /// The client's own vote.
-    SvYourVote = (ex 0xbfd7f0fc_16d5_3e10_8015_a78380f13870), "Sv_YourVote" {
+    SvYourVote = (ex "yourvote@netmsg.ddnet.org" 0xbfd7f0fc_16d5_3e10_8015_a78380f13870), "Sv_YourVote" {
         /// -1 no, 0 none, 1 yes.
         voted: int,
     }
     /// A race finish.
-    SvRaceFinish = (ex 0xc915ba68_0a49_3324_915a_7a6220cecf33), "Sv_RaceFinish" {
+    SvRaceFinish = (ex "racefinish@netmsg.ddnet.org" 0xc915ba68_0a49_3324_915a_7a6220cecf33), "Sv_RaceFinish" {
         /// Who finished.
         client_id: int,
         /// Time, milliseconds.
@@ -811,7 +811,7 @@ net_messages! {
         record_server: (opt int),
     }
     /// A chat command the client may complete.
-    SvCommandInfo<'a> = (ex 0x90778f65_1b8f_322a_9713_cf741aa44a05), "Sv_CommandInfo" {
+    SvCommandInfo<'a> = (ex "commandinfo@netmsg.ddnet.org" 0x90778f65_1b8f_322a_9713_cf741aa44a05), "Sv_CommandInfo" {
         /// Command.
         name: str,
         /// Argument format.
@@ -820,30 +820,30 @@ net_messages! {
         help_text: str,
     }
     /// A chat command was removed.
-    SvCommandInfoRemove<'a> = (ex 0xeb2e77ce_e9a2_35aa_94be_235f523ac1aa), "Sv_CommandInfoRemove" {
+    SvCommandInfoRemove<'a> = (ex "commandinfo-remove@netmsg.ddnet.org" 0xeb2e77ce_e9a2_35aa_94be_235f523ac1aa), "Sv_CommandInfoRemove" {
         /// Command.
         name: str,
     }
     /// Vote options follow.
-    SvVoteOptionGroupStart = (ex 0x969d127c_b768_390d_8879_6104993769fa), "Sv_VoteOptionGroupStart" {}
+    SvVoteOptionGroupStart = (ex "sv-vote-option-group-start@netmsg.ddnet.org" 0x969d127c_b768_390d_8879_6104993769fa), "Sv_VoteOptionGroupStart" {}
     /// Vote options end.
-    SvVoteOptionGroupEnd = (ex 0x4f096765_39b1_3766_82dc_61b20ccf589a), "Sv_VoteOptionGroupEnd" {}
+    SvVoteOptionGroupEnd = (ex "sv-vote-option-group-end@netmsg.ddnet.org" 0x4f096765_39b1_3766_82dc_61b20ccf589a), "Sv_VoteOptionGroupEnd" {}
     /// Chat commands follow.
-    SvCommandInfoGroupStart = (ex 0x9e220138_d393_3cb0_90f1_e587c00ab1d0), "Sv_CommandInfoGroupStart" {}
+    SvCommandInfoGroupStart = (ex "sv-commandinfo-group-start@netmsg.ddnet.org" 0x9e220138_d393_3cb0_90f1_e587c00ab1d0), "Sv_CommandInfoGroupStart" {}
     /// Chat commands end.
-    SvCommandInfoGroupEnd = (ex 0x054125d8_0062_3891_840b_47462285a01f), "Sv_CommandInfoGroupEnd" {}
+    SvCommandInfoGroupEnd = (ex "sv-commandinfo-group-end@netmsg.ddnet.org" 0x054125d8_0062_3891_840b_47462285a01f), "Sv_CommandInfoGroupEnd" {}
     /// Info changes wait until this tick.
-    SvChangeInfoCooldown = (ex 0x746cb54c_6b2b_39a7_8cd8_7c7a1c6c3009), "Sv_ChangeInfoCooldown" {
+    SvChangeInfoCooldown = (ex "change-info-cooldown@netmsg.ddnet.org" 0x746cb54c_6b2b_39a7_8cd8_7c7a1c6c3009), "Sv_ChangeInfoCooldown" {
         /// Tick.
         wait_until: int,
     }
     /// A map sound heard everywhere.
-    SvMapSoundGlobal = (ex 0x669c9741_695a_369b_856c_a254f6b7f0cb), "Sv_MapSoundGlobal" {
+    SvMapSoundGlobal = (ex "map-sound-global@netmsg.ddnet.org" 0x669c9741_695a_369b_856c_a254f6b7f0cb), "Sv_MapSoundGlobal" {
         /// Map sound index.
         sound_id: int,
     }
     /// Another player's input ahead of its tick.
-    SvPreInput = (ex 0xb5d3a686_ad59_382c_b3de_d9fedc3320ae), "Sv_PreInput" {
+    SvPreInput = (ex "preinput@netmsg.ddnet.org" 0xb5d3a686_ad59_382c_b3de_d9fedc3320ae), "Sv_PreInput" {
         /// Direction.
         direction: int,
         /// Aim.
@@ -868,7 +868,7 @@ net_messages! {
         intended_tick: int,
     }
     /// A team save's code and state.
-    SvSaveCode<'a> = (ex 0xdc9edffb_266a_3bd6_b101_a949fa44e16b), "Sv_SaveCode" {
+    SvSaveCode<'a> = (ex "save-code@netmsg.ddnet.org" 0xdc9edffb_266a_3bd6_b101_a949fa44e16b), "Sv_SaveCode" {
         /// `SAVESTATE_*`.
         state: int,
         /// Error text.
@@ -885,22 +885,22 @@ net_messages! {
         team_members: str,
     }
     /// A server alert.
-    SvServerAlert<'a> = (ex 0x035206dc_9f8b_315c_9abf_5ab9153a857c), "Sv_ServerAlert" {
+    SvServerAlert<'a> = (ex "server-alert@netmsg.ddnet.org" 0x035206dc_9f8b_315c_9abf_5ab9153a857c), "Sv_ServerAlert" {
         /// Text.
         message: str,
     }
     /// A moderator alert.
-    SvModeratorAlert<'a> = (ex 0xd7c55683_7983_32f0_8d9a_877434ea19d5), "Sv_ModeratorAlert" {
+    SvModeratorAlert<'a> = (ex "moderator-alert@netmsg.ddnet.org" 0xd7c55683_7983_32f0_8d9a_877434ea19d5), "Sv_ModeratorAlert" {
         /// Text.
         message: str,
     }
     /// The client wants spectator counts.
-    ClEnableSpectatorCount = (ex 0xe19b66e8_0646_351b_aa03_d4aba7b9545f), "Cl_EnableSpectatorCount" {
+    ClEnableSpectatorCount = (ex "enable-spectator-count@netmsg.ddnet.org" 0xe19b66e8_0646_351b_aa03_d4aba7b9545f), "Cl_EnableSpectatorCount" {
         /// 1 to enable.
         enable: int,
     }
     /// The map's description.
-    SvMapInfo<'a> = (ex 0xda46b81d_a060_30c3_9abb_dd2945e8edb4), "Sv_MapInfo" {
+    SvMapInfo<'a> = (ex "map-info@netmsg.ddnet.org" 0xda46b81d_a060_30c3_9abb_dd2945e8edb4), "Sv_MapInfo" {
         /// Text.
         description: str,
     }
@@ -1055,29 +1055,29 @@ net_messages! {
     // ---- DDNet's extended system messages ----
 
     /// Which message a UUID is.
-    WhatIs = (sys_ex 0x245e5097_9fe0_39d6_bf7d_9a29e1691e4c), "NETMSG_WHATIS" {
+    WhatIs = (sys_ex "what-is@ddnet.tw" 0x245e5097_9fe0_39d6_bf7d_9a29e1691e4c), "NETMSG_WHATIS" {
         /// The UUID asked about.
         uuid: uuid,
     }
     /// The answer to a what-is.
-    ItIs<'a> = (sys_ex 0x6954847e_2e87_3603_b562_36da29ed1aca), "NETMSG_ITIS" {
+    ItIs<'a> = (sys_ex "it-is@ddnet.tw" 0x6954847e_2e87_3603_b562_36da29ed1aca), "NETMSG_ITIS" {
         /// The UUID.
         uuid: uuid,
         /// Its name.
         name: str,
     }
     /// The answer to a what-is for an unknown UUID.
-    IDontKnow = (sys_ex 0x416911b5_7973_33bf_8d52_7bf01e519cf0), "NETMSG_IDONTKNOW" {
+    IDontKnow = (sys_ex "i-dont-know@ddnet.tw" 0x416911b5_7973_33bf_8d52_7bf01e519cf0), "NETMSG_IDONTKNOW" {
         /// The UUID.
         uuid: uuid,
     }
     /// Whether rcon login takes a user name.
-    RconType = (sys_ex 0x12810e1f_a1db_3378_b4fb_164ed6505926), "NETMSG_RCONTYPE" {
+    RconType = (sys_ex "rcon-type@ddnet.tw" 0x12810e1f_a1db_3378_b4fb_164ed6505926), "NETMSG_RCONTYPE" {
         /// 1 if it does.
         username_required: int,
     }
     /// The map's SHA-256 and where to download it.
-    MapDetails<'a> = (sys_ex 0xf9117b3c_8039_3416_9fc0_aef2bcb75c03), "NETMSG_MAP_DETAILS" {
+    MapDetails<'a> = (sys_ex "map-details@ddnet.tw" 0xf9117b3c_8039_3416_9fc0_aef2bcb75c03), "NETMSG_MAP_DETAILS" {
         /// Map name.
         name: str,
         /// SHA-256.
@@ -1090,14 +1090,14 @@ net_messages! {
         url: (opt str),
     }
     /// What the server can do.
-    Capabilities = (sys_ex 0xf621a5a1_f585_3775_8e73_41beee79f2b2), "NETMSG_CAPABILITIES" {
+    Capabilities = (sys_ex "capabilities@ddnet.tw" 0xf621a5a1_f585_3775_8e73_41beee79f2b2), "NETMSG_CAPABILITIES" {
         /// Capability version.
         version: int,
         /// `SERVERCAPFLAG_*`.
         flags: int,
     }
     /// The client's DDNet version.
-    ClientVersion<'a> = (sys_ex 0x8c001304_8461_3e47_8787_f672b3835bd4), "NETMSG_CLIENTVER" {
+    ClientVersion<'a> = (sys_ex "clientver@ddnet.tw" 0x8c001304_8461_3e47_8787_f672b3835bd4), "NETMSG_CLIENTVER" {
         /// Connection UUID.
         connection_id: uuid,
         /// Version number.
@@ -1106,17 +1106,17 @@ net_messages! {
         ddnet_version_string: str,
     }
     /// A ping with an id.
-    PingEx = (sys_ex 0xbcb43bf5_427c_36d8_b5b8_7975c8c06aa1), "NETMSG_PINGEX" {
+    PingEx = (sys_ex "ping@ddnet.tw" 0xbcb43bf5_427c_36d8_b5b8_7975c8c06aa1), "NETMSG_PINGEX" {
         /// Id.
         id: uuid,
     }
     /// The answer to a ping with an id.
-    PongEx = (sys_ex 0xd8295530_14a7_3a0a_b02e_b2cee08d2033), "NETMSG_PONGEX" {
+    PongEx = (sys_ex "pong@ddnet.tw" 0xd8295530_14a7_3a0a_b02e_b2cee08d2033), "NETMSG_PONGEX" {
         /// Id.
         id: uuid,
     }
     /// A request for a checksum of the client.
-    ChecksumRequest = (sys_ex 0x60a7cef1_2ecc_3ed4_b138_00fd0c8f5994), "NETMSG_CHECKSUM_REQUEST" {
+    ChecksumRequest = (sys_ex "checksum-request@ddnet.tw" 0x60a7cef1_2ecc_3ed4_b138_00fd0c8f5994), "NETMSG_CHECKSUM_REQUEST" {
         /// Id.
         id: uuid,
         /// Start.
@@ -1125,45 +1125,45 @@ net_messages! {
         length: int,
     }
     /// A checksum.
-    ChecksumResponse = (sys_ex 0x88fc61ec_5a3c_3fc3_8dfa_fd3b715db9e0), "NETMSG_CHECKSUM_RESPONSE" {
+    ChecksumResponse = (sys_ex "checksum-response@ddnet.tw" 0x88fc61ec_5a3c_3fc3_8dfa_fd3b715db9e0), "NETMSG_CHECKSUM_RESPONSE" {
         /// Id.
         id: uuid,
         /// SHA-256.
         sha256: (raw 32),
     }
     /// A checksum could not be made.
-    ChecksumError = (sys_ex 0x090960d1_4000_3fd5_9670_4976ae702a6a), "NETMSG_CHECKSUM_ERROR" {
+    ChecksumError = (sys_ex "checksum-error@ddnet.tw" 0x090960d1_4000_3fd5_9670_4976ae702a6a), "NETMSG_CHECKSUM_ERROR" {
         /// Id.
         id: uuid,
         /// Error code.
         error: int,
     }
     /// Connect to another port of the server.
-    Redirect = (sys_ex 0x4efe406a_7774_33f1_bfde_1806ff6d1528), "NETMSG_REDIRECT" {
+    Redirect = (sys_ex "redirect@ddnet.org" 0x4efe406a_7774_33f1_bfde_1806ff6d1528), "NETMSG_REDIRECT" {
         /// Port.
         port: int,
     }
     /// Remote console commands follow.
-    RconCmdGroupStart = (sys_ex 0x85f67ffe_f1b1_3af3_98c4_26dbf77111b7), "NETMSG_RCON_CMD_GROUP_START" {
+    RconCmdGroupStart = (sys_ex "rcon-cmd-group-start@ddnet.org" 0x85f67ffe_f1b1_3af3_98c4_26dbf77111b7), "NETMSG_RCON_CMD_GROUP_START" {
         /// How many.
         length: int,
     }
     /// Remote console commands end.
-    RconCmdGroupEnd = (sys_ex 0x5e02c980_6ca1_3c99_a9af_4650ae956252), "NETMSG_RCON_CMD_GROUP_END" {}
+    RconCmdGroupEnd = (sys_ex "rcon-cmd-group-end@ddnet.org" 0x5e02c980_6ca1_3c99_a9af_4650ae956252), "NETMSG_RCON_CMD_GROUP_END" {}
     /// The map reloads.
-    MapReload = (sys_ex 0x9a9b28a3_19b0_37d9_b1f4_2cccfba05bac), "NETMSG_MAP_RELOAD" {}
+    MapReload = (sys_ex "map-reload@ddnet.org" 0x9a9b28a3_19b0_37d9_b1f4_2cccfba05bac), "NETMSG_MAP_RELOAD" {}
     /// Reconnect.
-    Reconnect = (sys_ex 0x5f4d5db7_3947_3711_b04e_07a1ff23c970), "NETMSG_RECONNECT" {}
+    Reconnect = (sys_ex "reconnect@ddnet.org" 0x5f4d5db7_3947_3711_b04e_07a1ff23c970), "NETMSG_RECONNECT" {}
     /// Map names for the map list: NUL-terminated strings back to back.
-    MaplistAdd<'a> = (sys_ex 0xca956101_b034_3339_92ca_aa104b20d770), "NETMSG_MAPLIST_ADD" {
+    MaplistAdd<'a> = (sys_ex "sv-maplist-add@ddnet.org" 0xca956101_b034_3339_92ca_aa104b20d770), "NETMSG_MAPLIST_ADD" {
         /// The strings.
         names: rest,
     }
     /// Map list entries follow.
-    MaplistGroupStart = (sys_ex 0xd2fafec0_5cd2_319a_a84d_480f2072dee4), "NETMSG_MAPLIST_GROUP_START" {
+    MaplistGroupStart = (sys_ex "sv-maplist-start@ddnet.org" 0xd2fafec0_5cd2_319a_a84d_480f2072dee4), "NETMSG_MAPLIST_GROUP_START" {
         /// How many.
         length: int,
     }
     /// Map list entries end.
-    MaplistGroupEnd = (sys_ex 0x43fd0a8b_8b23_350d_b3f6_0de549246a70), "NETMSG_MAPLIST_GROUP_END" {}
+    MaplistGroupEnd = (sys_ex "sv-maplist-end@ddnet.org" 0x43fd0a8b_8b23_350d_b3f6_0de549246a70), "NETMSG_MAPLIST_GROUP_END" {}
 }

@@ -19,10 +19,11 @@
 //! | `(strs N)` | — | `N` strings | `[NulStr; N]` |
 //! | `rest` | — | every byte left (read by hand in DDNet) | [`Bytes`](crate::codec::string::Bytes) |
 //!
-//! Object types: a number (`NETOBJTYPE_*`) or `(ex 0x...)`, the UUID of DDNet's name for an
-//! extended type. Message ids: a number (`NETMSGTYPE_*`), `(sys N)` for a system message,
-//! `(ex 0x...)` / `(sys_ex 0x...)` for messages sent behind a UUID. A test recomputes every
-//! UUID from the name.
+//! Object types: a number (`NETOBJTYPE_*`) or `(ex "name@domain" 0x...)`, an extended type
+//! by DDNet's name for it and the UUID derived from that name. Message ids: a number
+//! (`NETMSGTYPE_*`), `(sys N)` for a system message, `(ex "name" 0x...)` /
+//! `(sys_ex "name" 0x...)` for messages sent behind a UUID. A test recomputes every UUID
+//! from its name.
 
 /// The Rust type of an object field kind.
 macro_rules! obj_ty {
@@ -131,8 +132,61 @@ macro_rules! obj_type {
     ($n:literal) => {
         $crate::gamenet::ObjectType::Static($n)
     };
-    ((ex $uuid:literal)) => {
+    ((ex $name:literal $uuid:literal)) => {
         $crate::gamenet::ObjectType::Extended(uuid::Uuid::from_u128($uuid))
+    };
+}
+
+/// The extension name of a type or id from its table form, if it has one.
+macro_rules! extension_name {
+    ($n:literal) => {
+        None
+    };
+    ((sys $n:literal)) => {
+        None
+    };
+    (($kw:ident $name:literal $uuid:literal)) => {
+        Some($name)
+    };
+}
+
+/// The [`FieldKind`](crate::gamenet::FieldKind) of a table field kind.
+macro_rules! field_kind {
+    (int) => {
+        $crate::gamenet::FieldKind::Int
+    };
+    ((opt int)) => {
+        $crate::gamenet::FieldKind::OptInt
+    };
+    ((ints $n:literal)) => {
+        $crate::gamenet::FieldKind::Ints($n)
+    };
+    ((opt ints $n:literal)) => {
+        $crate::gamenet::FieldKind::OptInts($n)
+    };
+    ((text $n:literal)) => {
+        $crate::gamenet::FieldKind::Text($n)
+    };
+    ((texts $n:literal $m:literal)) => {
+        $crate::gamenet::FieldKind::Texts($n, $m)
+    };
+    (str) => {
+        $crate::gamenet::FieldKind::Str
+    };
+    ((opt str)) => {
+        $crate::gamenet::FieldKind::OptStr
+    };
+    ((strs $n:literal)) => {
+        $crate::gamenet::FieldKind::Strs($n)
+    };
+    (uuid) => {
+        $crate::gamenet::FieldKind::Uuid
+    };
+    ((raw $n:literal)) => {
+        $crate::gamenet::FieldKind::Raw($n)
+    };
+    (rest) => {
+        $crate::gamenet::FieldKind::Rest
     };
 }
 
@@ -159,6 +213,12 @@ macro_rules! net_objects {
                 pub const TYPE: $crate::gamenet::ObjectType = obj_type!($ty);
                 /// Ints of a whole item, optional fields included.
                 pub const INTS: usize = 0 $(+ obj_len!($kind))*;
+                /// The name DDNet derives the type's UUID from, for an extended type.
+                pub const EXTENSION: Option<&'static str> = extension_name!($ty);
+                /// The fields in item order.
+                pub const FIELDS: &'static [$crate::gamenet::Field] = &[
+                    $( $crate::gamenet::Field { name: stringify!($field), kind: field_kind!($kind) }, )*
+                ];
 
                 /// Reads an item's data; `None` if its size does not fit the object.
                 pub fn from_ints(ints: &[i32]) -> Option<Self> {
@@ -212,6 +272,16 @@ macro_rules! net_objects {
             /// The item type.
             pub const fn object_type(self) -> $crate::gamenet::ObjectType {
                 match self { $( ObjectKind::$name => $name::TYPE, )* }
+            }
+
+            /// The name DDNet derives the type's UUID from, for an extended type.
+            pub const fn extension(self) -> Option<&'static str> {
+                match self { $( ObjectKind::$name => $name::EXTENSION, )* }
+            }
+
+            /// The fields in item order.
+            pub const fn fields(self) -> &'static [$crate::gamenet::Field] {
+                match self { $( ObjectKind::$name => $name::FIELDS, )* }
             }
 
             /// The kind of an item type, if the protocol defines it.
@@ -453,13 +523,13 @@ macro_rules! msg_id {
     ((sys $n:literal)) => {
         (true, $crate::gamenet::MessageId::Number($n))
     };
-    ((ex $uuid:literal)) => {
+    ((ex $name:literal $uuid:literal)) => {
         (
             false,
             $crate::gamenet::MessageId::Uuid(uuid::Uuid::from_u128($uuid)),
         )
     };
-    ((sys_ex $uuid:literal)) => {
+    ((sys_ex $name:literal $uuid:literal)) => {
         (
             true,
             $crate::gamenet::MessageId::Uuid(uuid::Uuid::from_u128($uuid)),
@@ -488,6 +558,12 @@ macro_rules! net_messages {
                 pub const NAME: &'static str = $ddnet;
                 /// Whether it is a system message, and its id.
                 pub const ID: (bool, $crate::gamenet::MessageId) = msg_id!($id);
+                /// The name DDNet derives the message's UUID from, for an extended message.
+                pub const EXTENSION: Option<&'static str> = extension_name!($id);
+                /// The fields in wire order.
+                pub const FIELDS: &'static [$crate::gamenet::Field] = &[
+                    $( $crate::gamenet::Field { name: stringify!($field), kind: field_kind!($kind) }, )*
+                ];
 
                 /// Reads the fields (after the id).
                 #[allow(unused_variables)]
@@ -545,6 +621,16 @@ macro_rules! net_messages {
             /// Whether it is a system message, and its id.
             pub const fn id(self) -> (bool, $crate::gamenet::MessageId) {
                 match self { $( MessageKind::$name => msg_id!($id), )* }
+            }
+
+            /// The name DDNet derives the message's UUID from, for an extended message.
+            pub const fn extension(self) -> Option<&'static str> {
+                match self { $( MessageKind::$name => $name::EXTENSION, )* }
+            }
+
+            /// The fields in wire order.
+            pub const fn fields(self) -> &'static [$crate::gamenet::Field] {
+                match self { $( MessageKind::$name => $name::FIELDS, )* }
             }
 
             /// The kind of a message id, if the protocol defines it.
