@@ -33,6 +33,7 @@ mod table;
 
 pub mod seven;
 pub mod six;
+pub mod summary;
 pub mod wire;
 
 use crate::codec::string::{Bytes, NulStr};

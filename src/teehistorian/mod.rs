@@ -14,6 +14,8 @@
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding each message with
 //!   its offset and its tick as DDNet's writer numbers them ([`TickState`]).
 //! * [`writer`]: writes a header and messages; a read-and-write-again copy is byte-identical.
+//! * [`game`](mod@game): the players by name and their clients' messages, typed (the
+//!   game layer, on top of [`semantic`]).
 //! * [`summary`]: header fields, tick range and counts by kind, for `info`, and `validate`.
 //! * [`repair`](mod@repair): keeps every complete message of an unfinished or cut file and
 //!   appends FINISH.
@@ -41,6 +43,7 @@ pub mod records;
 
 pub mod error;
 pub mod format;
+pub mod game;
 pub mod header;
 pub mod layout;
 pub mod message;

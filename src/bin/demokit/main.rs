@@ -11,6 +11,7 @@
 //!   terminal.
 //! * [`info`] and [`validate`]: those two commands on one file.
 //! * [`twdemo`], [`teehistorian`], [`source`]: what each format's commands print.
+//! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --objects`).
 //! * [`edit`]: the editing commands (`convert`, `repair`, `trim`, `extract-map`,
 //!   `dump --snapshots`).
 //! * [`input`]: reading an input and telling its format; [`output`]: stdout, stderr
@@ -26,6 +27,7 @@
 mod batch;
 mod destination;
 mod edit;
+mod game;
 mod info;
 mod input;
 mod output;
@@ -53,7 +55,7 @@ teehistorian files and Source engine demos (HL2DEMO: TF2, HL2, Portal 1 and 2, L
 1 and 2, CS:GO) are supported; GoldSrc (HLDEMO) and Source 2 (PBDEMS2) demos are different
 formats and are refused.
 
-`info` and `validate` take several files and directories. Directories are searched
+`info`, `validate`, `chat`, `players` and `events` take several files and directories. Directories are searched
 recursively for recordings of the supported formats by their magic bytes; any other file found
 there is named on stderr as skipped (not a Teeworlds demo, teehistorian file or Source
 demo). The files are read in parallel on all cores and reported in sorted path order (with
@@ -123,8 +125,49 @@ enum Command {
         json: bool,
         /// Teeworlds demos: print the full snapshot at each tick instead (every item by
         /// type and id, deltas applied), one JSON object per tick with --json.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "objects")]
         snapshots: bool,
+        /// Print every snapshot item and message typed by name instead (Teeworlds demos:
+        /// tick by tick, in the protocol the header names; teehistorian: the game events,
+        /// each client message typed), one JSON object per record with --json.
+        #[arg(long)]
+        objects: bool,
+    },
+    /// Prints the chat lines of recordings.
+    ///
+    /// Demos: every chat line the server sent, with the speaker's name. Teehistorian files:
+    /// DDNet does not record chat, only what the server says through its console (`say`).
+    Chat {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print JSON Lines (one object per line said) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints the players of recordings: one line per player and client id, with the ticks
+    /// it was there and its last name, clan, country and team.
+    Players {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print JSON Lines (one object per player) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints what happened in recordings, tick by tick.
+    ///
+    /// Demos: chat, kills, race finishes, broadcasts, votes, emoticons, joins and leaves
+    /// (players appearing and disappearing), deaths, spawns, explosions and hammer hits.
+    /// Teehistorian files: joins and drops, names and teams, every client message typed,
+    /// console commands, finishes and DDNet's other records.
+    Events {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print JSON Lines (one object per event) instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Decodes every chunk or message and encodes it again into a new file.
     ///
@@ -277,12 +320,29 @@ fn main() -> ExitCode {
             file,
             json,
             snapshots: false,
+            objects: false,
         } => dump(file, *json),
         Command::Dump {
             file,
             json,
             snapshots: true,
+            ..
         } => with_twdemo(file, |data| edit::dump_snapshots(file, data, *json)),
+        Command::Dump {
+            file,
+            json,
+            objects: true,
+            ..
+        } => dump_objects(file, *json),
+        Command::Chat { files, json } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Chat, *json, batch)
+        }),
+        Command::Players { files, json } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Players, *json, batch)
+        }),
+        Command::Events { files, json } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Events, *json, batch)
+        }),
         Command::Rewrite { input, output } => output
             .destination(input)
             .and_then(|output| rewrite_file(input, &output)),
@@ -341,6 +401,15 @@ fn dump(file: &Path, json: bool) -> Outcome {
         Format::Teehistorian => teehistorian::dump(file, &data, json),
         Format::SourceDemo => source::dump(file, &data, json),
         _ => twdemo::dump(file, &data, json),
+    }
+}
+
+/// `demokit dump --objects`.
+fn dump_objects(file: &Path, json: bool) -> Outcome {
+    let (format, data) = load_supported(file)?;
+    match format {
+        Format::TwDemo | Format::Teehistorian => game::dump_objects(file, format, &data, json),
+        other => game::no_game_layer(file, other),
     }
 }
 

@@ -38,6 +38,7 @@ use super::container::reader::{Chunk, Chunks, DemoSlice};
 use super::snapshot::delta::ItemSizes;
 use super::snapshot::replay::{ReplayError, SnapshotOrder, SnapshotState};
 use super::snapshot::{EXTENDED_TYPE_ITEM, OFFSET_UUID_TYPE, Snapshot, uuid_from_ints};
+use crate::gamenet::summary::{ChatLine, GameLog, Stints};
 use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked};
 use uuid::Uuid;
 
@@ -342,4 +343,55 @@ impl<'a> GameReplay<'a> {
             protocol: self.protocol,
         }
     }
+}
+
+/// The chat lines, kills and player stints of a whole demo, in one replay; with the error
+/// that ended the replay early, if any (everything before it is kept).
+pub fn game_log(demo: &DemoSlice<'_>) -> (GameLog, Option<ReplayError>) {
+    let mut log = GameLog::default();
+    let mut stints = Stints::default();
+    let mut replay = GameReplay::new(demo);
+    let mut last_tick = 0;
+    let mut error = None;
+    while let Some(tick) = replay.next() {
+        let tick = match tick {
+            Ok(tick) => tick,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        let world = tick.world;
+        for event in world.events() {
+            match event {
+                Event::Join { client_id, .. } => {
+                    stints.open(*client_id, tick.tick);
+                }
+                Event::Leave { client_id, .. } => stints.close(*client_id, last_tick),
+                Event::Chat {
+                    client_id,
+                    team,
+                    text,
+                    ..
+                } => log.chat.push(ChatLine {
+                    tick: tick.tick,
+                    client_id: *client_id,
+                    name: world
+                        .player(*client_id)
+                        .map(|p| p.name.clone())
+                        .unwrap_or_default(),
+                    team: *team,
+                    text: text.clone(),
+                }),
+                Event::Kill { .. } => log.kills += 1,
+                _ => {}
+            }
+        }
+        for p in world.players() {
+            stints.update(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
+        }
+        last_tick = tick.tick;
+    }
+    log.players = stints.finish(last_tick);
+    (log, error)
 }

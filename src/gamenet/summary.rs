@@ -1,0 +1,141 @@
+//! What the game layers of both formats report in the same shape: chat lines and player
+//! stints, for tools that list them over many recordings.
+
+/// A chat line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ChatLine {
+    /// The tick it was said at.
+    pub tick: i32,
+    /// Who said it, -1 the server.
+    pub client_id: i32,
+    /// The speaker's name at that time (empty for the server or an unknown client).
+    pub name: String,
+    /// The channel as the protocol numbers it (0.6: 0 all, 1 team, DDNet 2 and 3
+    /// whispers; 0.7: 1 all, 2 team, 3 whisper; teehistorian: -1, the server's console).
+    pub team: i32,
+    /// The text (invalid UTF-8 replaced).
+    pub text: String,
+}
+
+/// One player's time in the game under one client id: from joining to leaving.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PlayerStint {
+    /// Client id.
+    pub client_id: i32,
+    /// The last name it had.
+    pub name: String,
+    /// Clan.
+    pub clan: String,
+    /// ISO 3166-1 numeric country code, -1 none.
+    pub country: i32,
+    /// The last team it was in (-1 spectators).
+    pub team: i32,
+    /// The tick it appeared at.
+    pub first_tick: i32,
+    /// The last tick it was there.
+    pub last_tick: i32,
+    /// Whether it left before the recording ended.
+    pub left: bool,
+}
+
+/// Open and closed stints, by client id.
+#[derive(Debug, Default)]
+pub(crate) struct Stints {
+    open: Vec<Option<PlayerStint>>,
+    closed: Vec<PlayerStint>,
+}
+
+impl Stints {
+    /// A stint begins.
+    pub(crate) fn open(&mut self, client_id: i32, tick: i32) -> Option<&mut PlayerStint> {
+        let c = usize::try_from(client_id).ok()?;
+        if self.open.len() <= c {
+            self.open.resize(c + 1, None);
+        }
+        if let Some(previous) = self.open[c].take() {
+            self.closed.push(previous);
+        }
+        self.open[c] = Some(PlayerStint {
+            client_id,
+            name: String::new(),
+            clan: String::new(),
+            country: -1,
+            team: 0,
+            first_tick: tick,
+            last_tick: tick,
+            left: false,
+        });
+        self.open[c].as_mut()
+    }
+
+    /// The open stint of a client id.
+    pub(crate) fn get(&mut self, client_id: i32) -> Option<&mut PlayerStint> {
+        self.open
+            .get_mut(usize::try_from(client_id).ok()?)?
+            .as_mut()
+    }
+
+    /// A stint ends at `last_tick`.
+    pub(crate) fn close(&mut self, client_id: i32, last_tick: i32) {
+        if let Some(c) = usize::try_from(client_id).ok()
+            && let Some(mut stint) = self.open.get_mut(c).and_then(Option::take)
+        {
+            stint.last_tick = last_tick;
+            stint.left = true;
+            self.closed.push(stint);
+        }
+    }
+
+    /// Every stint, in the order they began; those still open end at `last_tick`.
+    pub(crate) fn finish(mut self, last_tick: i32) -> Vec<PlayerStint> {
+        for stint in self.open.into_iter().flatten() {
+            self.closed.push(PlayerStint { last_tick, ..stint });
+        }
+        self.closed
+            .sort_by_key(|s| (s.first_tick, s.client_id, s.last_tick));
+        self.closed
+    }
+}
+
+/// The chat and the players of a whole recording.
+///
+/// With the `serde` feature: `{"chat": [...], "players": [...], "kills": n}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GameLog {
+    /// Every chat line, in order.
+    pub chat: Vec<ChatLine>,
+    /// Every player stint, in the order they began.
+    pub players: Vec<PlayerStint>,
+    /// Kills reported (demos: the server's kill messages).
+    pub kills: usize,
+}
+
+impl Stints {
+    /// Brings the open stint of `client_id` up to date, reusing its strings.
+    pub(crate) fn update(
+        &mut self,
+        client_id: i32,
+        tick: i32,
+        name: &str,
+        clan: &str,
+        country: i32,
+        team: i32,
+    ) {
+        if let Some(s) = self.get(client_id) {
+            if s.name != name {
+                s.name.clear();
+                s.name.push_str(name);
+            }
+            if s.clan != clan {
+                s.clan.clear();
+                s.clan.push_str(clan);
+            }
+            s.country = country;
+            s.team = team;
+            s.last_tick = tick;
+        }
+    }
+}

@@ -1,0 +1,446 @@
+//! The game layer of teehistorian files: who played, by name, and what their clients said
+//! and did, typed.
+//!
+//! Built on the [semantic layer](super::semantic): [`GameEvents`] follows its events and
+//! keeps a [`Roster`] of the players (name, clan, country, skin and team from their
+//! `Cl_StartInfo` / `Cl_ChangeInfo` messages and DDNet's EX records, the protocol from the
+//! join-version records). Each MESSAGE record is unpacked in its client's protocol
+//! ([`gamenet`](crate::gamenet): a 0.7 client's messages are recorded as it sent them), and
+//! the events that concern the game come out as [`GameEvent`]s; positions and inputs stay
+//! with the semantic layer's [`World`](super::semantic::World), which
+//! [`GameEvents::world`] lends.
+//!
+//! DDNet does not record chat (`Cl_Say`), votes or vote calls in teehistorian files (their
+//! messages are marked so in DDNet's protocol table); what the server itself says through
+//! its console (`say`) is a console command.
+
+use super::error::ReadError;
+use super::message::{Args, Ex, RawStr};
+use super::reader::MessageAt;
+use super::semantic::{Event, EventKind, Events, SemanticError, World};
+use crate::gamenet::summary::{ChatLine, GameLog, Stints};
+use crate::gamenet::{AnyMessage, Protocol, seven, six};
+use std::collections::VecDeque;
+
+/// The most client ids the roster tracks (DDNet's `MAX_CLIENTS`).
+const MAX_CLIENTS: usize = 128;
+
+/// A connected player.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Player {
+    /// Client id.
+    pub cid: i32,
+    /// Name (invalid UTF-8 replaced); empty until the client sent its info.
+    pub name: String,
+    /// Clan.
+    pub clan: String,
+    /// ISO 3166-1 numeric country code.
+    pub country: i32,
+    /// Skin (0.7: the body part's name).
+    pub skin: String,
+    /// Team: -1 spectators, 0 the game; DDNet's teams from the player-team record.
+    pub team: i32,
+    /// `true` for a 0.7 client.
+    pub sixup: bool,
+    /// The client's DDNet version, when it said.
+    pub ddnet_version: Option<i32>,
+    /// The tick it joined.
+    pub joined: i32,
+}
+
+/// The players connected at a point of the file.
+#[derive(Debug, Clone)]
+pub struct Roster {
+    players: Vec<Option<Player>>,
+    /// The protocol announced for each client id's next join.
+    next_sixup: Vec<bool>,
+}
+
+impl Default for Roster {
+    fn default() -> Self {
+        Roster {
+            players: vec![None; MAX_CLIENTS],
+            next_sixup: vec![false; MAX_CLIENTS],
+        }
+    }
+}
+
+fn slot(cid: i32) -> Option<usize> {
+    usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS)
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl Roster {
+    /// The connected players, by client id.
+    pub fn players(&self) -> impl Iterator<Item = &Player> {
+        self.players.iter().flatten()
+    }
+
+    /// The player with client id `cid`, if connected.
+    pub fn player(&self, cid: i32) -> Option<&Player> {
+        self.players.get(slot(cid)?)?.as_ref()
+    }
+
+    /// The protocol a client's messages are recorded in.
+    pub fn protocol(&self, cid: i32) -> Protocol {
+        match self.player(cid) {
+            Some(p) if p.sixup => Protocol::Seven,
+            _ => Protocol::Six,
+        }
+    }
+
+    fn player_mut(&mut self, cid: i32) -> Option<&mut Player> {
+        self.players.get_mut(slot(cid)?)?.as_mut()
+    }
+}
+
+/// Something that happened in the game.
+///
+/// With the `serde` feature: the fields with `"kind"`, e.g. `{"kind": "name", "cid": 0,
+/// "name": "nameless tee"}`.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum GameEvent<'a> {
+    /// A client joined.
+    Join {
+        /// Client id.
+        cid: i32,
+        /// Whether it is a 0.7 client.
+        sixup: bool,
+    },
+    /// A client left.
+    Drop {
+        /// Client id.
+        cid: i32,
+        /// The name it had.
+        name: String,
+        /// Why it left.
+        reason: RawStr<'a>,
+    },
+    /// A player's name was set or changed.
+    Name {
+        /// Client id.
+        cid: i32,
+        /// The new name.
+        name: String,
+    },
+    /// A player's team changed (DDNet's player-team record, or a team change the client
+    /// asked for).
+    Team {
+        /// Client id.
+        cid: i32,
+        /// The team.
+        team: i32,
+    },
+    /// A message a client sent, typed in its protocol.
+    Message {
+        /// Client id.
+        cid: i32,
+        /// The message.
+        message: AnyMessage<'a>,
+    },
+    /// A console command was executed (`cid` -1: by the server itself).
+    ConsoleCommand {
+        /// Client id.
+        cid: i32,
+        /// The command.
+        cmd: RawStr<'a>,
+        /// Its arguments.
+        args: Args<'a>,
+    },
+    /// A player finished the race.
+    Finish {
+        /// Client id.
+        cid: i32,
+        /// Time in ticks.
+        time: i32,
+    },
+    /// A team finished the race.
+    TeamFinish {
+        /// Team.
+        team: i32,
+        /// Time in ticks.
+        time: i32,
+    },
+    /// Another extension record (authentication, save and load, versions, ...).
+    Ex(Ex<'a>),
+}
+
+impl GameEvent<'_> {
+    /// The kind's name as in JSON (`"join"`, `"message"`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            GameEvent::Join { .. } => "join",
+            GameEvent::Drop { .. } => "drop",
+            GameEvent::Name { .. } => "name",
+            GameEvent::Team { .. } => "team",
+            GameEvent::Message { .. } => "message",
+            GameEvent::ConsoleCommand { .. } => "console_command",
+            GameEvent::Finish { .. } => "finish",
+            GameEvent::TeamFinish { .. } => "team_finish",
+            GameEvent::Ex(_) => "ex",
+        }
+    }
+}
+
+/// A [`GameEvent`] with the tick and the offset of the message it came from.
+///
+/// With the `serde` feature: `{"tick", "offset"}` and the event's fields.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct GameEventAt<'a> {
+    /// The tick.
+    pub tick: i32,
+    /// Offset of the message.
+    pub offset: u64,
+    /// What happened.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub event: GameEvent<'a>,
+}
+
+/// The game events of a file, with the roster kept up to date; see the [module
+/// docs](self).
+pub struct GameEvents<'a, I>
+where
+    I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
+{
+    events: Events<'a, I>,
+    roster: Roster,
+    queue: VecDeque<GameEventAt<'a>>,
+}
+
+impl<'a, I> GameEvents<'a, I>
+where
+    I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
+{
+    /// Game events over `messages` (e.g. [`TeehistorianSlice::messages`](super::TeehistorianSlice::messages)).
+    pub fn new(messages: I) -> Self {
+        GameEvents {
+            events: Events::new(messages),
+            roster: Roster::default(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// The players connected after the events yielded so far.
+    pub fn roster(&self) -> &Roster {
+        &self.roster
+    }
+
+    /// Positions and inputs after the events yielded so far.
+    pub fn world(&self) -> &World {
+        self.events.world()
+    }
+
+    /// The tick of the last event read.
+    pub fn tick(&self) -> i32 {
+        self.events.tick()
+    }
+
+    /// Follows one semantic event: updates the roster and queues what it means.
+    fn follow(&mut self, event: Event<'a>) {
+        let (tick, offset) = (event.tick, event.offset);
+        let push = |queue: &mut VecDeque<GameEventAt<'a>>, event| {
+            queue.push_back(GameEventAt {
+                tick,
+                offset,
+                event,
+            })
+        };
+        match event.kind {
+            EventKind::Join { cid } => {
+                if let Some(c) = slot(cid) {
+                    let sixup = std::mem::take(&mut self.roster.next_sixup[c]);
+                    self.roster.players[c] = Some(Player {
+                        cid,
+                        country: -1,
+                        sixup,
+                        joined: tick,
+                        ..Player::default()
+                    });
+                    push(&mut self.queue, GameEvent::Join { cid, sixup });
+                }
+            }
+            EventKind::Drop { cid, reason } => {
+                let name = slot(cid)
+                    .and_then(|c| self.roster.players[c].take())
+                    .map(|p| p.name)
+                    .unwrap_or_default();
+                push(&mut self.queue, GameEvent::Drop { cid, name, reason });
+            }
+            EventKind::NetMessage { cid, data } => {
+                let message = self.roster.protocol(cid).unpack_message(data).message;
+                for follow_up in self.apply_message(cid, &message) {
+                    push(&mut self.queue, follow_up);
+                }
+                push(&mut self.queue, GameEvent::Message { cid, message });
+            }
+            EventKind::ConsoleCommand { cid, cmd, args, .. } => {
+                push(
+                    &mut self.queue,
+                    GameEvent::ConsoleCommand { cid, cmd, args },
+                );
+            }
+            EventKind::Ex(ex) => {
+                let event = match ex {
+                    Ex::JoinVer7 { cid } | Ex::JoinVer6 { cid } => {
+                        if let Some(c) = slot(cid) {
+                            self.roster.next_sixup[c] = matches!(ex, Ex::JoinVer7 { .. });
+                        }
+                        GameEvent::Ex(ex)
+                    }
+                    Ex::PlayerName { cid, name } => {
+                        let name = lossy(name.as_bytes());
+                        if let Some(p) = self.roster.player_mut(cid) {
+                            p.name.clone_from(&name);
+                        }
+                        GameEvent::Name { cid, name }
+                    }
+                    Ex::PlayerTeam { cid, team } => {
+                        if let Some(p) = self.roster.player_mut(cid) {
+                            p.team = team;
+                        }
+                        GameEvent::Team { cid, team }
+                    }
+                    Ex::PlayerFinish { cid, time } => GameEvent::Finish { cid, time },
+                    Ex::TeamFinish { team, time } => GameEvent::TeamFinish { team, time },
+                    Ex::DdnetVersion {
+                        cid, ddnet_version, ..
+                    }
+                    | Ex::DdnetVersionOld { cid, ddnet_version } => {
+                        if let Some(p) = self.roster.player_mut(cid) {
+                            p.ddnet_version = Some(ddnet_version);
+                        }
+                        GameEvent::Ex(ex)
+                    }
+                    other => GameEvent::Ex(other),
+                };
+                push(&mut self.queue, event);
+            }
+            _ => {}
+        }
+    }
+
+    /// Updates the roster from a client's message; the name and team events it implies.
+    fn apply_message(&mut self, cid: i32, message: &AnyMessage<'_>) -> Vec<GameEvent<'a>> {
+        let Some(player) = self.roster.player_mut(cid) else {
+            return Vec::new();
+        };
+        let mut implied = Vec::new();
+        let mut set_info = |player: &mut Player, name: &[u8], clan: &[u8], country, skin: &[u8]| {
+            let name = lossy(name);
+            if player.name != name {
+                player.name.clone_from(&name);
+                implied.push(GameEvent::Name { cid, name });
+            }
+            player.clan = lossy(clan);
+            player.country = country;
+            player.skin = lossy(skin);
+        };
+        match message {
+            AnyMessage::Six(six::Message::ClStartInfo(m)) => {
+                set_info(player, &m.name.0, &m.clan.0, m.country, &m.skin.0);
+            }
+            AnyMessage::Six(six::Message::ClChangeInfo(m)) => {
+                set_info(player, &m.name.0, &m.clan.0, m.country, &m.skin.0);
+            }
+            AnyMessage::Seven(seven::Message::ClStartInfo(m)) => {
+                let skin = &m.skin_part_names[0].0;
+                set_info(player, &m.name.0, &m.clan.0, m.country, skin);
+            }
+            _ => {}
+        }
+        implied
+    }
+}
+
+impl<'a, I> Iterator for GameEvents<'a, I>
+where
+    I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
+{
+    type Item = Result<GameEventAt<'a>, SemanticError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(event) = self.queue.pop_front() {
+                return Some(Ok(event));
+            }
+            match self.events.next()? {
+                Ok(event) => self.follow(event),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// The players and the server's console chat (`say`) of a whole file, in one pass; with the
+/// error that ended it early, if any (everything before it is kept). Kills are the
+/// clients' `Cl_Kill` requests (DDNet records no kill messages).
+pub fn game_log<'a, I>(messages: I) -> (GameLog, Option<SemanticError>)
+where
+    I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
+{
+    let mut log = GameLog::default();
+    let mut stints = Stints::default();
+    let mut events = GameEvents::new(messages);
+    let mut error = None;
+    while let Some(event) = events.next() {
+        let event = match event {
+            Ok(event) => event,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        let tick = event.tick;
+        let cid = match &event.event {
+            GameEvent::Join { cid, .. } => {
+                stints.open(*cid, tick);
+                Some(*cid)
+            }
+            GameEvent::Drop { cid, .. } => {
+                stints.close(*cid, tick);
+                None
+            }
+            GameEvent::ConsoleCommand { cid, cmd, args } if cmd.as_bytes() == b"say" => {
+                log.chat.push(ChatLine {
+                    tick,
+                    client_id: *cid,
+                    name: String::new(),
+                    team: -1,
+                    text: args
+                        .iter()
+                        .next()
+                        .map(|a| a.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                });
+                None
+            }
+            GameEvent::Message {
+                cid,
+                message:
+                    AnyMessage::Six(six::Message::ClKill(_))
+                    | AnyMessage::Seven(seven::Message::ClKill(_)),
+            } => {
+                log.kills += 1;
+                Some(*cid)
+            }
+            GameEvent::Name { cid, .. }
+            | GameEvent::Team { cid, .. }
+            | GameEvent::Message { cid, .. } => Some(*cid),
+            _ => None,
+        };
+        if let Some(p) = cid.and_then(|cid| events.roster().player(cid)) {
+            stints.update(p.cid, tick, &p.name, &p.clan, p.country, p.team);
+        }
+    }
+    let last_tick = events.tick();
+    log.players = stints.finish(last_tick);
+    (log, error)
+}
