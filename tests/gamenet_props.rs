@@ -91,6 +91,11 @@ fn message_bytes(fields: &[Field], seed: &[u32], present: usize) -> Vec<u8> {
             FieldKind::Uuid => out.extend((0..16).map(|_| next() as u8)),
             FieldKind::Raw(n) => out.extend((0..n).map(|_| next() as u8)),
             FieldKind::Rest => out.extend((0..next() % 12).map(|_| next() as u8)),
+            FieldKind::Bytes => {
+                let len = next() % 12;
+                varint::pack_into(len as i32, &mut out);
+                out.extend((0..len).map(|_| next() as u8));
+            }
             other => panic!("{other:?} in a message"),
         }
     }

@@ -268,6 +268,8 @@ pub enum FieldKind {
     Uuid,
     /// A fixed number of raw bytes.
     Raw(usize),
+    /// An int size, then that many raw bytes.
+    Bytes,
     /// Every byte to the end of the message.
     Rest,
 }

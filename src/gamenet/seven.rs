@@ -733,10 +733,8 @@ net_messages! {
         part: int,
         /// Snapshot CRC.
         crc: int,
-        /// Part size.
-        part_size: int,
-        /// The part.
-        data: rest,
+        /// The part, after its size.
+        data: bytes,
     }
     /// An empty snapshot delta.
     SnapEmpty = (sys 7), "NETMSG_SNAPEMPTY" {
@@ -753,10 +751,8 @@ net_messages! {
         delta_tick: int,
         /// Snapshot CRC.
         crc: int,
-        /// Part size.
-        part_size: int,
-        /// The data.
-        data: rest,
+        /// The data, after its size.
+        data: bytes,
     }
     /// An unused snapshot message.
     SnapSmall<'a> = (sys 9), "NETMSG_SNAPSMALL" {

@@ -931,10 +931,8 @@ net_messages! {
         crc: int,
         /// Chunk number.
         chunk: int,
-        /// Chunk size.
-        chunk_size: int,
-        /// The chunk.
-        data: rest,
+        /// The chunk, after its size.
+        data: bytes,
     }
     /// The connection is ready.
     ConReady = (sys 4), "NETMSG_CON_READY" {}
@@ -950,10 +948,8 @@ net_messages! {
         part: int,
         /// Snapshot CRC.
         crc: int,
-        /// Part size.
-        part_size: int,
-        /// The part.
-        data: rest,
+        /// The part, after its size.
+        data: bytes,
     }
     /// An empty snapshot delta.
     SnapEmpty = (sys 6), "NETMSG_SNAPEMPTY" {
@@ -970,10 +966,8 @@ net_messages! {
         delta_tick: int,
         /// Snapshot CRC.
         crc: int,
-        /// Part size.
-        part_size: int,
-        /// The data.
-        data: rest,
+        /// The data, after its size.
+        data: bytes,
     }
     /// An unused snapshot message.
     SnapSmall<'a> = (sys 8), "NETMSG_SNAPSMALL" {

@@ -17,6 +17,7 @@
 //! | `(texts N M)` | `M` strings of `N` ints | — | `[IntString<N>; M]` |
 //! | `str` | — | a NUL-terminated string | [`NulStr`](crate::codec::string::NulStr) |
 //! | `(strs N)` | — | `N` strings | `[NulStr; N]` |
+//! | `bytes` | — | an int size, then that many raw bytes | [`Bytes`](crate::codec::string::Bytes) |
 //! | `rest` | — | every byte left (read by hand in DDNet) | [`Bytes`](crate::codec::string::Bytes) |
 //!
 //! Object types: a number (`NETOBJTYPE_*`) or `(ex "name@domain" 0x...)`, an extended type
@@ -187,6 +188,9 @@ macro_rules! field_kind {
     };
     (rest) => {
         $crate::gamenet::FieldKind::Rest
+    };
+    (bytes) => {
+        $crate::gamenet::FieldKind::Bytes
     };
 }
 
@@ -418,6 +422,7 @@ macro_rules! msg_ty {
     ((raw $n:literal)) => { $crate::gamenet::RawBytes<$n> };
     ((strs $n:literal)) => { [$crate::codec::string::NulStr<'a>; $n] };
     (rest) => { $crate::codec::string::Bytes<'a> };
+    (bytes) => { $crate::codec::string::Bytes<'a> };
 }
 
 /// Reads a message field.
@@ -458,6 +463,9 @@ macro_rules! msg_read {
         }
         all
     }};
+    ($u:ident, bytes) => {
+        $crate::codec::string::Bytes::borrowed($u.sized()?)
+    };
     ($u:ident, rest) => {
         $crate::codec::string::Bytes::borrowed($u.rest())
     };
@@ -500,6 +508,9 @@ macro_rules! msg_write {
         for text in $v {
             $crate::gamenet::wire::pack_str(&mut $w, stringify!($f), &text.0)?;
         }
+    };
+    ($w:ident, $f:ident, $v:expr, bytes) => {
+        $crate::gamenet::wire::pack_sized(&mut $w, stringify!($f), &$v.0)?
     };
     ($w:ident, $f:ident, $v:expr, rest) => {{
         $w.present(stringify!($f))?;
@@ -656,6 +667,9 @@ macro_rules! net_messages {
         #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[cfg_attr(feature = "serde", serde(tag = "type"))]
         #[non_exhaustive]
+        // Messages are views handed out one at a time; boxing the few large ones (fifteen
+        // vote options) would allocate per message.
+        #[allow(clippy::large_enum_variant)]
         pub enum Message<'a> {
             $(
                 $(#[$doc])*

@@ -67,6 +67,14 @@ pub enum EncodeError {
         /// DDNet's name of the message.
         record: &'static str,
     },
+    /// A byte field longer than an int can count.
+    #[error("{record}: `{field}` is longer than an int can count")]
+    TooLong {
+        /// DDNet's name of the record.
+        record: &'static str,
+        /// The field.
+        field: &'static str,
+    },
     /// A string holds a NUL, which would end it early on reading.
     #[error("{record}: `{field}` holds a NUL")]
     NulInString {
@@ -172,6 +180,23 @@ impl<'a> Unpacker<'a> {
         Some(bytes)
     }
 
+    /// An int size, then that many raw bytes; `None` if the size is negative or more
+    /// bytes than are left.
+    pub fn sized(&mut self) -> Option<&'a [u8]> {
+        let start = self.pos;
+        let len = usize::try_from(self.int()?).ok();
+        match len.and_then(|len| self.data.get(self.pos..self.pos.checked_add(len)?)) {
+            Some(bytes) => {
+                self.pos += bytes.len();
+                Some(bytes)
+            }
+            None => {
+                self.pos = start;
+                None
+            }
+        }
+    }
+
     /// A UUID as 16 raw bytes.
     pub fn uuid(&mut self) -> Option<Uuid> {
         self.raw::<16>().map(Uuid::from_bytes)
@@ -216,6 +241,22 @@ pub(crate) fn pack_str(
     }
     w.out.extend_from_slice(bytes);
     w.out.push(0);
+    Ok(())
+}
+
+/// Packs an int size, then the bytes.
+pub(crate) fn pack_sized(
+    w: &mut FieldWriter<'_, u8>,
+    field: &'static str,
+    bytes: &[u8],
+) -> Result<(), EncodeError> {
+    w.present(field)?;
+    let len = i32::try_from(bytes.len()).map_err(|_| EncodeError::TooLong {
+        record: w.record(),
+        field,
+    })?;
+    varint::pack_into(len, w.out);
+    w.out.extend_from_slice(bytes);
     Ok(())
 }
 

@@ -106,6 +106,8 @@ impl Roster {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 #[non_exhaustive]
+// One event at a time: boxing the message would allocate per message.
+#[allow(clippy::large_enum_variant)]
 pub enum GameEvent<'a> {
     /// A client joined.
     Join {

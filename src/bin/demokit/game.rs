@@ -95,10 +95,11 @@ fn fields_text(out: &mut String, value: &impl Serialize) {
     let Ok(Value::Object(mut fields)) = serde_json::to_value(value) else {
         return;
     };
-    let leading = ["tick", "kind"]
+    let mut ordered: Vec<(String, Value)> = ["tick", "kind"]
         .into_iter()
-        .filter_map(|key| Some((key.to_string(), fields.remove(key)?)));
-    let ordered: Vec<(String, Value)> = leading.chain(fields).collect();
+        .filter_map(|key| Some((key.to_string(), fields.remove(key)?)))
+        .collect();
+    ordered.extend(fields);
     let mut first = true;
     for (key, value) in ordered {
         if !first {
