@@ -151,6 +151,13 @@ struct SkippedJson<'a> {
     skipped: &'a str,
 }
 
+impl Job {
+    /// Whether the file was found in a directory (rather than named on the command line).
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+}
+
 impl Done {
     /// A file that could not be read at all (or not as any supported format).
     pub(crate) fn failed(

@@ -227,7 +227,9 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
             let error = error.map(Semantic);
             lines.done(path, error.as_ref().map(|e| e as _))
         }
-        other => Done {
+        // Found in a directory, a file without a game layer is passed over; named on its own,
+        // it is refused.
+        other if job.found() => Done {
             err: complaint(
                 path,
                 format_args!("skipped: a {} has no game layer here", other.name()),
@@ -235,6 +237,14 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
             status: Status::Skipped,
             ..Done::default()
         },
+        other => Done::failed(
+            path,
+            Some(other),
+            Exit::Invalid,
+            None,
+            format!("a {} has no game layer here", other.name()),
+            json,
+        ),
     }
 }
 
