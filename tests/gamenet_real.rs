@@ -269,3 +269,32 @@ fn world_characters_carry_ddnet_state() {
     assert_eq!(with_ddnet, characters);
     assert_eq!(deaths, 0);
 }
+
+#[test]
+fn ddnet_race_timer_runs_with_the_ticks() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let data = demo(&shared, "v6_ddnet_client_rainymore2_2020.demo");
+    let demo = DemoSlice::parse(&data).unwrap();
+    let mut replay = GameReplay::new(&demo);
+    let mut timed = Vec::new();
+    while let Some(tick) = replay.next() {
+        let tick = tick.unwrap();
+        if let Some(time) = tick.world.game().and_then(|g| g.race_time(tick.tick)) {
+            timed.push((tick.tick, time));
+        }
+    }
+    // The timer is on at every tick of the recording: it reads 0 while the player waits at
+    // the start, then runs with the ticks (the client recorded every second tick), and the
+    // recording ends 3189 ticks (63.78 s) into the race.
+    assert_eq!(timed.len(), 1597);
+    let &(last_tick, last_time) = timed.last().unwrap();
+    assert_eq!(last_time, 3189);
+    let start = last_tick - last_time;
+    let running: Vec<_> = timed.iter().filter(|&&(_, time)| time > 0).collect();
+    assert!(running.len() > 1590, "{}", running.len());
+    for &&(tick, time) in &running {
+        assert_eq!(time, tick - start, "tick {tick}");
+    }
+}

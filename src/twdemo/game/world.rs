@@ -107,8 +107,15 @@ pub struct GameState {
     pub game_flags: i32,
     /// `GAMESTATEFLAG_*` (0.6: game over 1, sudden death 2, paused 4, race time 8).
     pub game_state_flags: i32,
-    /// The tick the round started (DDNet's race timer counts from it).
+    /// The tick the round started.
     pub round_start_tick: i32,
+    /// Warmup ticks left; while the race-time flag is set, DDNet puts the negated tick the
+    /// recording player's race started here (see [`race_time`](Self::race_time)).
+    pub warmup_timer: i32,
+    /// Rounds per map (0.7: matches).
+    pub round_num: i32,
+    /// This round's number.
+    pub round_current: i32,
     /// Score limit.
     pub score_limit: i32,
     /// Time limit, minutes.
@@ -123,6 +130,17 @@ pub struct GameState {
     pub flag_carrier_blue: Option<i32>,
     /// DDNet's game info flags (`GAMEINFOFLAG_*`), when sent.
     pub ddnet_flags: Option<i32>,
+}
+
+impl GameState {
+    /// The race timer DDNet's HUD shows at `tick`, in ticks (50 a second): while the
+    /// race-time flag (`GAMESTATEFLAG_RACETIME`, 0.6 / DDNet) is set, the tick plus
+    /// [`warmup_timer`](Self::warmup_timer).
+    pub fn race_time(&self, tick: i32) -> Option<i32> {
+        const GAMESTATEFLAG_RACETIME: i32 = 8;
+        (self.game_state_flags & GAMESTATEFLAG_RACETIME != 0)
+            .then(|| tick.wrapping_add(self.warmup_timer))
+    }
 }
 
 /// Something that happened during a tick.
@@ -492,8 +510,11 @@ impl World {
                 game.game_flags = info.game_flags;
                 game.game_state_flags = info.game_state_flags;
                 game.round_start_tick = info.round_start_tick;
+                game.warmup_timer = info.warmup_timer;
                 game.score_limit = info.score_limit;
                 game.time_limit = info.time_limit;
+                game.round_num = info.round_num;
+                game.round_current = info.round_current;
             }
             O::GameData(data) => {
                 *saw_game = true;
@@ -587,6 +608,8 @@ impl World {
                 game.game_flags = info.game_flags;
                 game.score_limit = info.score_limit;
                 game.time_limit = info.time_limit;
+                game.round_num = info.match_num;
+                game.round_current = info.match_current;
             }
             O::Death(e) => self.events.push(Event::Death {
                 client_id: e.client_id,
