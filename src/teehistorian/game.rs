@@ -7,7 +7,7 @@
 //! join-version records). Each MESSAGE record is unpacked in its client's protocol
 //! ([`gamenet`](crate::gamenet): a 0.7 client's messages are recorded as it sent them), and
 //! the events that concern the game come out as [`GameEvent`]s; positions and inputs stay
-//! with the semantic layer's [`World`](super::semantic::World), which
+//! with the semantic layer's [`World`], which
 //! [`GameEvents::world`] lends.
 //!
 //! DDNet does not record chat (`Cl_Say`), votes or vote calls in teehistorian files (their

@@ -1,8 +1,8 @@
 //! The state of a game at one tick, as a demo shows it: players, characters, the game's
 //! state, and what happened during the tick.
 //!
-//! [`World::update`] takes one tick's snapshot items (typed by the demo's protocol) and
-//! messages and brings the state up to date. Names are decoded only when their ints change,
+//! [`GameReplay`](super::GameReplay) hands a [`World`] each tick's snapshot items (typed by
+//! the demo's protocol) and messages, which bring the state up to date. Names are decoded only when their ints change,
 //! and nothing else is allocated per tick except for the events of that tick.
 
 use crate::gamenet::{AnyMessage, AnyObject, IntString, Protocol, seven, six};
