@@ -32,14 +32,11 @@ pub mod world;
 
 pub use world::{Character, Event, GameState, Player, World};
 
-use super::container::format::ChunkKind;
-use super::container::payload::PayloadDecoder;
-use super::container::reader::{Chunk, Chunks, DemoSlice};
-use super::snapshot::delta::ItemSizes;
-use super::snapshot::replay::{ReplayError, SnapshotOrder, SnapshotState};
+use super::container::reader::DemoSlice;
+use super::snapshot::replay::{ReplayError, TickWalker};
 use super::snapshot::{EXTENDED_TYPE_ITEM, OFFSET_UUID_TYPE, Snapshot, uuid_from_ints};
 use crate::gamenet::summary::{ChatLine, GameLog, Stints};
-use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked};
+use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, six};
 use uuid::Uuid;
 
 /// One snapshot item, typed.
@@ -59,34 +56,57 @@ pub struct ObjectAt<'a> {
 /// The extended item types a snapshot names, to type its items in one pass.
 #[derive(Debug, Default)]
 struct ExtendedTypes {
-    types: Vec<(i32, Uuid)>,
+    /// Internal type, its UUID, and the kind DDNet's extension table gives it.
+    types: Vec<(i32, Uuid, Option<six::ObjectKind>)>,
 }
 
 impl ExtendedTypes {
     /// Reads the `EX` items of `snapshot` as DDNet's `GetExternalItemType` does (the first
-    /// item naming an internal type wins).
+    /// item naming an internal type wins), and looks each type up once.
     fn scan(&mut self, snapshot: &Snapshot<'_>) {
         self.types.clear();
         for item in snapshot.items() {
             if item.type_id == EXTENDED_TYPE_ITEM
                 && item.id >= OFFSET_UUID_TYPE
                 && let Some(ints) = item.data.first_chunk::<4>()
-                && !self.types.iter().any(|&(t, _)| t == item.id)
+                && !self.types.iter().any(|&(t, _, _)| t == item.id)
             {
-                self.types.push((item.id, uuid_from_ints(ints)));
+                let uuid = uuid_from_ints(ints);
+                let kind = six::ObjectKind::from_type(ObjectType::Extended(uuid));
+                self.types.push((item.id, uuid, kind));
             }
         }
     }
 
-    fn object_type(&self, type_id: i32) -> ObjectType {
-        if type_id >= OFFSET_UUID_TYPE
-            && let Some(&(_, uuid)) = self.types.iter().find(|&&(t, _)| t == type_id)
-        {
-            return ObjectType::Extended(uuid);
+    /// Types an item of `protocol`. Extended types are DDNet's extensions in both
+    /// protocols (as in [`Protocol::decode_object`]); an internal type no item names stays
+    /// a number, which no protocol defines: DDNet's client cannot type such an item either.
+    fn decode<'d>(&self, protocol: Protocol, type_id: i32, data: &'d [i32]) -> AnyObject<'d> {
+        match self.extended(type_id) {
+            Some((_, Some(kind))) => AnyObject::Six(six::Object::decode_as(kind, data)),
+            Some((uuid, None)) => protocol.decode_object(ObjectType::Extended(uuid), data),
+            None => protocol.decode_object(ObjectType::Static(type_id), data),
         }
-        // An internal type no item names stays a number, which no protocol defines: DDNet's
-        // client cannot type such an item either.
-        ObjectType::Static(type_id)
+    }
+
+    /// [`decode`](Self::decode) for a 0.6 / DDNet demo, without the other protocol's
+    /// larger enum.
+    fn decode_six<'d>(&self, type_id: i32, data: &'d [i32]) -> six::Object<'d> {
+        match self.extended(type_id) {
+            Some((_, Some(kind))) => six::Object::decode_as(kind, data),
+            Some((uuid, None)) => six::Object::decode(ObjectType::Extended(uuid), data),
+            None => six::Object::decode(ObjectType::Static(type_id), data),
+        }
+    }
+
+    fn extended(&self, type_id: i32) -> Option<(Uuid, Option<six::ObjectKind>)> {
+        if type_id < OFFSET_UUID_TYPE {
+            return None;
+        }
+        self.types
+            .iter()
+            .find(|&&(t, _, _)| t == type_id)
+            .map(|&(_, uuid, kind)| (uuid, kind))
     }
 }
 
@@ -150,7 +170,7 @@ impl<'r> GameTick<'r> {
             .map(move |item| ObjectAt {
                 type_id: item.type_id,
                 id: item.id,
-                object: protocol.decode_object(types.object_type(item.type_id), item.data),
+                object: types.decode(protocol, item.type_id, item.data),
             })
     }
 
@@ -185,50 +205,26 @@ impl serde::Serialize for GameTick<'_> {
     }
 }
 
-/// The tick whose chunks are being read.
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    tick: i32,
-    keyframe: bool,
-    offset: u64,
-}
-
 /// Replays a demo tick by tick with its game state; see the [module docs](self).
 pub struct GameReplay<'a> {
-    chunks: Chunks<'a>,
-    decoder: PayloadDecoder,
-    state: SnapshotState,
+    walker: TickWalker<'a>,
     protocol: Protocol,
     world: World,
     types: ExtendedTypes,
     messages: TickMessages,
-    pending: Option<Pending>,
-    /// Whether the pending tick's messages are still to be read (they stay in `messages`
-    /// until the tick after it begins).
-    fresh: bool,
-    done: bool,
 }
 
 impl<'a> GameReplay<'a> {
     /// A replay of `demo` in the protocol its network version names.
     pub fn new(demo: &DemoSlice<'a>) -> Self {
-        let prelude = demo.prelude();
-        let net_version = prelude.header.net_version.to_string_lossy();
+        let net_version = demo.prelude().header.net_version.to_string_lossy();
         let protocol = Protocol::for_net_version(&net_version);
         GameReplay {
-            chunks: demo.chunks(),
-            decoder: PayloadDecoder::new(),
-            state: SnapshotState::new(
-                ItemSizes::for_net_version(&net_version),
-                SnapshotOrder::for_prelude(prelude),
-            ),
+            walker: TickWalker::new(demo),
             protocol,
             world: World::new(protocol),
             types: ExtendedTypes::default(),
             messages: TickMessages::default(),
-            pending: None,
-            fresh: false,
-            done: false,
         }
     }
 
@@ -240,108 +236,57 @@ impl<'a> GameReplay<'a> {
     /// Snapshots and deltas skipped so far because they were invalid or did not apply
     /// (DDNet's player skips them too).
     pub fn skipped(&self) -> usize {
-        self.state.skipped
+        self.walker.state.skipped
     }
 
     /// The next tick; `None` at the end of the demo or after an error. Messages before the
     /// first tick marker belong to the first tick.
     #[allow(clippy::should_implement_trait)] // A lending iterator: ticks borrow the replay.
     pub fn next(&mut self) -> Option<Result<GameTick<'_>, ReplayError>> {
-        if self.done {
-            return None;
-        }
-        if self.fresh {
-            // The last tick's messages were handed out: start collecting the next one's.
-            self.messages.clear();
-            self.fresh = false;
-        }
-        loop {
-            let Some(item) = self.chunks.next() else {
-                self.done = true;
-                return self.pending.take().map(|p| Ok(self.finish_tick(p)));
-            };
-            let item = match item {
-                Ok(item) => item,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(ReplayError::Read(e)));
-                }
-            };
-            match item.chunk {
-                Chunk::Tick(marker) => {
-                    let next = Pending {
-                        tick: marker.tick,
-                        keyframe: marker.keyframe,
-                        offset: item.offset,
-                    };
-                    if let Some(previous) = self.pending.replace(next) {
-                        return Some(Ok(self.finish_tick(previous)));
-                    }
-                }
-                Chunk::Data(chunk) => {
-                    let kind = chunk.kind;
-                    if !matches!(
-                        kind,
-                        ChunkKind::Snapshot | ChunkKind::SnapshotDelta | ChunkKind::Message
-                    ) {
-                        continue;
-                    }
-                    if let Err(e) = self.decoder.decode(chunk.payload) {
-                        self.done = true;
-                        return Some(Err(ReplayError::Payload {
-                            offset: item.offset,
-                            error: e,
-                        }));
-                    }
-                    let ints = self.decoder.last_ints();
-                    match kind {
-                        ChunkKind::Snapshot => self.state.keyframe(ints),
-                        ChunkKind::SnapshotDelta => {
-                            if self.state.delta(ints).is_err() {
-                                self.done = true;
-                                return Some(Err(ReplayError::DeltaBeforeSnapshot {
-                                    offset: item.offset,
-                                }));
-                            }
-                        }
-                        _ => self.messages.push(ints),
-                    }
-                }
-            }
-        }
-    }
-
-    /// Brings the world up to the pending tick (whose chunks are all read) and lends it.
-    fn finish_tick(&mut self, p: Pending) -> GameTick<'_> {
-        // The next tick's chunks have not been read yet, except when the next marker is
-        // what ended this one: its messages are collected from the next call on.
-        self.fresh = true;
-        let snapshot = self.state.current.as_ref().map(|buf| buf.as_snapshot());
-        self.world.begin(p.tick);
+        self.messages.clear();
+        let messages = &mut self.messages;
+        let end = match self.walker.next(|ints, _| messages.push(ints))? {
+            Ok(end) => end,
+            Err(e) => return Some(Err(e)),
+        };
+        let snapshot = self
+            .walker
+            .state
+            .current
+            .as_ref()
+            .map(|buf| buf.as_snapshot());
+        self.world.begin(end.tick);
         if let Some(snapshot) = &snapshot {
             self.types.scan(snapshot);
-            let types = &self.types;
-            let protocol = self.protocol;
-            self.world.apply_snapshot(snapshot.items().map(|item| {
-                let ty = types.object_type(item.type_id);
-                (item.id, protocol.decode_object(ty, item.data))
-            }));
+            self.world.begin_snapshot();
+            for item in snapshot.items() {
+                if self.protocol == Protocol::Six {
+                    let object = self.types.decode_six(item.type_id, item.data);
+                    self.world.apply_six(item.id, object);
+                    continue;
+                }
+                match self.types.decode(self.protocol, item.type_id, item.data) {
+                    AnyObject::Six(object) => self.world.apply_six(item.id, object),
+                    AnyObject::Seven(object) => self.world.apply_seven(item.id, object),
+                }
+            }
+            self.world.end_snapshot();
         }
         for bytes in self.messages.iter() {
             self.world
                 .apply_message(&self.protocol.unpack_message(bytes).message);
         }
         self.world.finish();
-        GameTick {
-            tick: p.tick,
-            keyframe: p.keyframe,
-            offset: p.offset,
+        Some(Ok(GameTick {
+            tick: end.tick,
+            keyframe: end.keyframe,
+            offset: end.offset,
             world: &self.world,
             snapshot,
             types: &self.types,
             messages: &self.messages,
             protocol: self.protocol,
-        }
+        }))
     }
 }
 

@@ -5,7 +5,7 @@
 //! the demo's protocol) and messages, which bring the state up to date. Names are decoded only when their ints change,
 //! and nothing else is allocated per tick except for the events of that tick.
 
-use crate::gamenet::{AnyMessage, AnyObject, IntString, Protocol, seven, six};
+use crate::gamenet::{AnyMessage, IntString, Protocol, seven, six};
 
 /// The most client ids a world tracks (DDNet's `MAX_CLIENTS`); items about other ids are
 /// left out of the world (they are still in [`GameTick::objects`](super::GameTick::objects)).
@@ -298,6 +298,76 @@ impl Event {
     }
 }
 
+/// An event from a message or object both protocols define with the same fields.
+macro_rules! same_event {
+    (kill $m:expr) => {
+        Event::Kill {
+            killer: $m.killer,
+            victim: $m.victim,
+            weapon: $m.weapon,
+            mode_special: $m.mode_special,
+        }
+    };
+    (race_finish $m:expr) => {
+        Event::RaceFinish {
+            client_id: $m.client_id,
+            time_ms: $m.time,
+            diff_ms: $m.diff,
+            record_personal: $m.record_personal != 0,
+            record_server: $m.record_server.map(|r| r != 0),
+        }
+    };
+    (vote_status $m:expr) => {
+        Event::VoteStatus {
+            yes: $m.yes,
+            no: $m.no,
+            pass: $m.pass,
+            total: $m.total,
+        }
+    };
+    (emoticon $m:expr) => {
+        Event::Emoticon {
+            client_id: $m.client_id,
+            emoticon: $m.emoticon,
+        }
+    };
+    (death $e:expr) => {
+        Event::Death {
+            client_id: $e.client_id,
+            x: $e.x,
+            y: $e.y,
+        }
+    };
+}
+
+/// A world character from a protocol's `Character` object, whose fields both protocols
+/// name alike.
+macro_rules! character_from {
+    ($id:expr, $c:expr) => {
+        Character {
+            client_id: $id,
+            tick: $c.tick,
+            x: $c.x,
+            y: $c.y,
+            vel_x: $c.vel_x,
+            vel_y: $c.vel_y,
+            angle: $c.angle,
+            direction: $c.direction,
+            jumped: $c.jumped,
+            hooked_player: $c.hooked_player,
+            hook_state: $c.hook_state,
+            hook_x: $c.hook_x,
+            hook_y: $c.hook_y,
+            weapon: $c.weapon,
+            health: $c.health,
+            armor: $c.armor,
+            ammo_count: $c.ammo_count,
+            emote: $c.emote,
+            ddnet: None,
+        }
+    };
+}
+
 /// The game at one tick. See the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct World {
@@ -311,6 +381,8 @@ pub struct World {
     /// end (the items may come in either order).
     ddnet_characters: Vec<Option<six::DdnetCharacter>>,
     game: Option<GameState>,
+    /// The game state of the snapshot being read, once one of its items is seen.
+    next_game: Option<GameState>,
     events: Vec<Event>,
     /// 0.7: what `Sv_ClientInfo` said of each client (a 0.7 client learns names from it,
     /// not from the snapshot), until `Sv_ClientDrop`.
@@ -341,6 +413,7 @@ impl World {
             seen: vec![false; MAX_CLIENTS],
             ddnet_characters: vec![None; MAX_CLIENTS],
             game: None,
+            next_game: None,
             events: Vec::new(),
             announced: vec![None; MAX_CLIENTS],
         }
@@ -392,20 +465,21 @@ impl World {
         self.events.clear();
     }
 
-    /// Brings players, characters and the game state up to the tick's snapshot, given as
-    /// (item id, typed object) pairs, and records joins, leaves and snapshot events.
-    pub(crate) fn apply_snapshot<'o>(&mut self, items: impl Iterator<Item = (i32, AnyObject<'o>)>) {
+    /// Starts reading the tick's snapshot: the items follow through
+    /// [`apply_six`](Self::apply_six) and [`apply_seven`](Self::apply_seven), then
+    /// [`end_snapshot`](Self::end_snapshot).
+    pub(crate) fn begin_snapshot(&mut self) {
         self.seen.fill(false);
-        self.characters.fill(None);
-        let mut game = GameState::default();
-        let mut saw_game = false;
-        for (id, object) in items {
-            match object {
-                AnyObject::Six(object) => self.apply_six(id, object, &mut game, &mut saw_game),
-                AnyObject::Seven(object) => self.apply_seven(id, object, &mut game, &mut saw_game),
-            }
+        for character in &mut self.characters {
+            *character = None;
         }
-        if saw_game {
+        self.next_game = None;
+    }
+
+    /// Ends the tick's snapshot: joins DDNet's character extras to the characters and
+    /// records who left.
+    pub(crate) fn end_snapshot(&mut self) {
+        if let Some(game) = self.next_game.take() {
             self.game = Some(game);
         }
         for client in 0..MAX_CLIENTS {
@@ -423,6 +497,11 @@ impl World {
                 });
             }
         }
+    }
+
+    /// The game state the snapshot being read builds.
+    fn next_game(&mut self) -> &mut GameState {
+        self.next_game.get_or_insert_with(GameState::default)
     }
 
     /// The player entry of `client_id`, made (with a join event to follow) if new.
@@ -446,13 +525,8 @@ impl World {
         self.players[c].as_mut()
     }
 
-    fn apply_six(
-        &mut self,
-        id: i32,
-        object: six::Object<'_>,
-        game: &mut GameState,
-        saw_game: &mut bool,
-    ) {
+    /// Reads one item of a 0.6 / DDNet snapshot (or one of DDNet's extensions in 0.7).
+    pub(crate) fn apply_six(&mut self, id: i32, object: six::Object<'_>) {
         use six::Object as O;
         match object {
             O::PlayerInfo(info) => {
@@ -474,39 +548,14 @@ impl World {
                     p.ddnet_flags = Some(info.flags);
                 }
             }
-            O::Character(c) => {
-                self.set_character(
-                    id,
-                    Character {
-                        client_id: id,
-                        tick: c.tick,
-                        x: c.x,
-                        y: c.y,
-                        vel_x: c.vel_x,
-                        vel_y: c.vel_y,
-                        angle: c.angle,
-                        direction: c.direction,
-                        jumped: c.jumped,
-                        hooked_player: c.hooked_player,
-                        hook_state: c.hook_state,
-                        hook_x: c.hook_x,
-                        hook_y: c.hook_y,
-                        weapon: c.weapon,
-                        health: c.health,
-                        armor: c.armor,
-                        ammo_count: c.ammo_count,
-                        emote: c.emote,
-                        ddnet: None,
-                    },
-                );
-            }
+            O::Character(c) => self.set_character(id, character_from!(id, c)),
             O::DdnetCharacter(extra) => {
                 if let Some(c) = slot(id) {
                     self.ddnet_characters[c] = Some(extra);
                 }
             }
             O::GameInfo(info) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.game_flags = info.game_flags;
                 game.game_state_flags = info.game_state_flags;
                 game.round_start_tick = info.round_start_tick;
@@ -517,21 +566,17 @@ impl World {
                 game.round_current = info.round_current;
             }
             O::GameData(data) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.teamscore_red = Some(data.teamscore_red);
                 game.teamscore_blue = Some(data.teamscore_blue);
                 game.flag_carrier_red = Some(data.flag_carrier_red);
                 game.flag_carrier_blue = Some(data.flag_carrier_blue);
             }
             O::GameInfoEx(info) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.ddnet_flags = info.flags;
             }
-            O::Death(e) => self.events.push(Event::Death {
-                client_id: e.client_id,
-                x: e.x,
-                y: e.y,
-            }),
+            O::Death(e) => self.events.push(same_event!(death e)),
             O::Spawn(e) => self.events.push(Event::Spawn { x: e.x, y: e.y }),
             O::Explosion(e) => self.events.push(Event::Explosion { x: e.x, y: e.y }),
             O::HammerHit(e) => self.events.push(Event::HammerHit { x: e.x, y: e.y }),
@@ -539,13 +584,8 @@ impl World {
         }
     }
 
-    fn apply_seven(
-        &mut self,
-        id: i32,
-        object: seven::Object<'_>,
-        game: &mut GameState,
-        saw_game: &mut bool,
-    ) {
+    /// Reads one item of a 0.7 snapshot.
+    pub(crate) fn apply_seven(&mut self, id: i32, object: seven::Object<'_>) {
         use seven::Object as O;
         match object {
             O::PlayerInfo(info) => {
@@ -562,60 +602,31 @@ impl World {
                     p.local = info.local != 0;
                 }
             }
-            O::Character(c) => {
-                self.set_character(
-                    id,
-                    Character {
-                        client_id: id,
-                        tick: c.tick,
-                        x: c.x,
-                        y: c.y,
-                        vel_x: c.vel_x,
-                        vel_y: c.vel_y,
-                        angle: c.angle,
-                        direction: c.direction,
-                        jumped: c.jumped,
-                        hooked_player: c.hooked_player,
-                        hook_state: c.hook_state,
-                        hook_x: c.hook_x,
-                        hook_y: c.hook_y,
-                        weapon: c.weapon,
-                        health: c.health,
-                        armor: c.armor,
-                        ammo_count: c.ammo_count,
-                        emote: c.emote,
-                        ddnet: None,
-                    },
-                );
-            }
+            O::Character(c) => self.set_character(id, character_from!(id, c)),
             O::GameData(data) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.round_start_tick = data.game_start_tick;
                 game.game_state_flags = data.game_state_flags;
             }
             O::GameDataTeam(data) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.teamscore_red = Some(data.teamscore_red);
                 game.teamscore_blue = Some(data.teamscore_blue);
             }
             O::GameDataFlag(data) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.flag_carrier_red = Some(data.flag_carrier_red);
                 game.flag_carrier_blue = Some(data.flag_carrier_blue);
             }
             O::DeGameInfo(info) => {
-                *saw_game = true;
+                let game = self.next_game();
                 game.game_flags = info.game_flags;
                 game.score_limit = info.score_limit;
                 game.time_limit = info.time_limit;
                 game.round_num = info.match_num;
                 game.round_current = info.match_current;
             }
-            O::Death(e) => self.events.push(Event::Death {
-                client_id: e.client_id,
-                x: e.x,
-                y: e.y,
-            }),
+            O::Death(e) => self.events.push(same_event!(death e)),
             O::Spawn(e) => self.events.push(Event::Spawn { x: e.x, y: e.y }),
             O::Explosion(e) => self.events.push(Event::Explosion { x: e.x, y: e.y }),
             O::HammerHit(e) => self.events.push(Event::HammerHit { x: e.x, y: e.y }),
@@ -646,19 +657,8 @@ impl World {
                 target: None,
                 text: lossy(&m.message.0),
             },
-            M::SvKillMsg(m) => Event::Kill {
-                killer: m.killer,
-                victim: m.victim,
-                weapon: m.weapon,
-                mode_special: m.mode_special,
-            },
-            M::SvRaceFinish(m) => Event::RaceFinish {
-                client_id: m.client_id,
-                time_ms: m.time,
-                diff_ms: m.diff,
-                record_personal: m.record_personal != 0,
-                record_server: m.record_server.map(|r| r != 0),
-            },
+            M::SvKillMsg(m) => same_event!(kill m),
+            M::SvRaceFinish(m) => same_event!(race_finish m),
             M::SvBroadcast(m) => Event::Broadcast {
                 text: lossy(&m.message.0),
             },
@@ -672,16 +672,8 @@ impl World {
                 reason: lossy(&m.reason.0),
                 timeout: m.timeout,
             },
-            M::SvVoteStatus(m) => Event::VoteStatus {
-                yes: m.yes,
-                no: m.no,
-                pass: m.pass,
-                total: m.total,
-            },
-            M::SvEmoticon(m) => Event::Emoticon {
-                client_id: m.client_id,
-                emoticon: m.emoticon,
-            },
+            M::SvVoteStatus(m) => same_event!(vote_status m),
+            M::SvEmoticon(m) => same_event!(emoticon m),
             _ => return,
         };
         self.events.push(event);
@@ -696,19 +688,8 @@ impl World {
                 target: (m.target_id >= 0).then_some(m.target_id),
                 text: lossy(&m.message.0),
             },
-            M::SvKillMsg(m) => Event::Kill {
-                killer: m.killer,
-                victim: m.victim,
-                weapon: m.weapon,
-                mode_special: m.mode_special,
-            },
-            M::SvRaceFinish(m) => Event::RaceFinish {
-                client_id: m.client_id,
-                time_ms: m.time,
-                diff_ms: m.diff,
-                record_personal: m.record_personal != 0,
-                record_server: m.record_server.map(|r| r != 0),
-            },
+            M::SvKillMsg(m) => same_event!(kill m),
+            M::SvRaceFinish(m) => same_event!(race_finish m),
             M::SvBroadcast(m) => Event::Broadcast {
                 text: lossy(&m.message.0),
             },
@@ -722,16 +703,8 @@ impl World {
                 reason: lossy(&m.reason.0),
                 timeout: m.timeout,
             },
-            M::SvVoteStatus(m) => Event::VoteStatus {
-                yes: m.yes,
-                no: m.no,
-                pass: m.pass,
-                total: m.total,
-            },
-            M::SvEmoticon(m) => Event::Emoticon {
-                client_id: m.client_id,
-                emoticon: m.emoticon,
-            },
+            M::SvVoteStatus(m) => same_event!(vote_status m),
+            M::SvEmoticon(m) => same_event!(emoticon m),
             M::SvClientInfo(m) => {
                 if let Some(c) = slot(m.client_id) {
                     let info = Player {

@@ -586,10 +586,17 @@ pub fn apply_delta_with(
     // answer without the quadratic cost. Its size is bounded by the input.
     let mut deleted_sorted = deleted.to_vec();
     deleted_sorted.sort_unstable();
+    let mut from_index = std::mem::take(&mut builder.from_index);
+    let mut built_index = std::mem::take(&mut builder.built_index);
+    let updates_max = (num_updated.max(0) as usize).min(rest.len() / 2);
+    from_index.reset(from.len());
+    built_index.reset(from.len() + updates_max);
     for (index, item) in from.items().enumerate() {
+        from_index.insert(item.key, index);
         if deleted_sorted.binary_search(&item.key).is_ok() {
             continue;
         }
+        built_index.insert(item.key, builder.len());
         // DDNet's builder refuses a negative type (a key DDNet's checks let through).
         if item.type_id < 0 {
             return Err(DeltaError::KeepFailed {
@@ -612,7 +619,7 @@ pub fn apply_delta_with(
         let update = next_update(&mut rest, index, sizes)?;
         let key = update.key();
         let bytes = update.data.len() * 4;
-        let target = match builder.index_of(key) {
+        let target = match built_index.get(key) {
             Some(existing) => {
                 let existing_bytes = builder.item_size(existing) * 4;
                 if existing_bytes != bytes {
@@ -625,14 +632,18 @@ pub fn apply_delta_with(
                 }
                 existing
             }
-            None => builder
-                .new_item(update.type_id, update.id, update.data.len())
-                .map_err(|reason| DeltaError::AddFailed {
-                    update: index,
-                    reason,
-                })?,
+            None => {
+                let new = builder
+                    .new_item(update.type_id, update.id, update.data.len())
+                    .map_err(|reason| DeltaError::AddFailed {
+                        update: index,
+                        reason,
+                    })?;
+                built_index.insert(key, new);
+                new
+            }
         };
-        match from.find(key) {
+        match from_index.get(key).and_then(|i| from.item(i)) {
             Some(old) => {
                 if old.data.len() * 4 != bytes {
                     return Err(DeltaError::OldSizeDiffers {
@@ -654,6 +665,8 @@ pub fn apply_delta_with(
             None => builder.item_data_mut(target).copy_from_slice(update.data),
         }
     }
+    builder.from_index = from_index;
+    builder.built_index = built_index;
     Ok(())
 }
 

@@ -521,6 +521,66 @@ pub struct SnapshotBuilder {
     data: Vec<i32>,
     /// The registered extended types; the index gives the internal type.
     extended: Vec<Uuid>,
+    /// Delta application's lookup of the old snapshot's keys (a scratch table kept here so
+    /// that its allocation is reused from one delta to the next).
+    pub(crate) from_index: KeyIndex,
+    /// Delta application's lookup of the keys built so far (DDNet's
+    /// `FindItemIndexByKey`, whose linear search made applying a delta quadratic).
+    pub(crate) built_index: KeyIndex,
+}
+
+/// Open-addressing map from item key to the first index with that key: what DDNet finds
+/// by a linear search, in constant time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyIndex {
+    slots: Vec<(i32, u32)>,
+    mask: usize,
+}
+
+impl KeyIndex {
+    pub(crate) fn reset(&mut self, n: usize) {
+        let cap = (n * 2).next_power_of_two().max(64);
+        if self.slots.len() != cap {
+            self.slots = vec![(0, 0); cap];
+            self.mask = cap - 1;
+        } else {
+            self.slots.fill((0, 0));
+        }
+    }
+    #[inline]
+    fn slot(&self, key: i32) -> usize {
+        ((key as u32).wrapping_mul(0x9E37_79B9) >> 7) as usize & self.mask
+    }
+    #[inline]
+    pub(crate) fn get(&self, key: i32) -> Option<usize> {
+        let mut i = self.slot(key);
+        loop {
+            let (k, v) = self.slots[i];
+            if v == 0 {
+                return None;
+            }
+            if k == key {
+                return Some(v as usize - 1);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+    /// Inserts unless the key is there (the first index wins); must have room.
+    #[inline]
+    pub(crate) fn insert(&mut self, key: i32, index: usize) {
+        let mut i = self.slot(key);
+        loop {
+            let (k, v) = self.slots[i];
+            if v == 0 {
+                self.slots[i] = (key, index as u32 + 1);
+                return;
+            }
+            if k == key {
+                return;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
 }
 
 impl SnapshotBuilder {
@@ -648,13 +708,6 @@ impl SnapshotBuilder {
         Ok(self.offsets.len() - 1)
     }
 
-    /// The index of the first item with `key` (DDNet's `FindItemIndexByKey`).
-    pub(crate) fn index_of(&self, key: i32) -> Option<usize> {
-        self.offsets
-            .iter()
-            .position(|&o| self.data[o as usize / 4] == key)
-    }
-
     /// The data ints of item `index`.
     pub(crate) fn item_data_mut(&mut self, index: usize) -> &mut [i32] {
         let start = self.offsets[index] as usize / 4 + KEY_INTS;
@@ -683,6 +736,11 @@ impl SnapshotBuilder {
         out.push(self.offsets.len() as i32);
         out.extend_from_slice(&self.offsets);
         out.extend_from_slice(&self.data);
+    }
+
+    /// Writes the snapshot built so far over `buf`, reusing its allocation.
+    pub fn finish_over(&self, buf: &mut SnapshotBuf) {
+        self.finish_into(&mut buf.ints);
     }
 
     /// The snapshot built so far. The builder keeps its items.

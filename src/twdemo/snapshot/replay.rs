@@ -70,13 +70,111 @@ pub struct ReplayedTick<'r> {
     pub messages: usize,
 }
 
-/// The tick whose chunks are being read.
+/// A tick whose chunks have all been read.
 #[derive(Debug, Clone, Copy)]
-struct Pending {
-    tick: i32,
-    keyframe: bool,
-    offset: u64,
-    messages: usize,
+pub(crate) struct TickEnd {
+    /// The tick.
+    pub(crate) tick: i32,
+    /// Whether its tick marker has the keyframe bit.
+    pub(crate) keyframe: bool,
+    /// Offset of its tick marker.
+    pub(crate) offset: u64,
+}
+
+/// The chunk walk every replay shares: reads chunks, keeps the snapshot as DDNet's player
+/// does, hands each message chunk's ints to the caller, and stops at the end of each tick.
+pub(crate) struct TickWalker<'a> {
+    chunks: Chunks<'a>,
+    decoder: PayloadDecoder,
+    /// The snapshot state after the chunks read so far.
+    pub(crate) state: SnapshotState,
+    pending: Option<TickEnd>,
+    done: bool,
+}
+
+impl<'a> TickWalker<'a> {
+    /// A walk over `demo` with the item sizes its net version calls for and the snapshot
+    /// order its writer used.
+    pub(crate) fn new(demo: &DemoSlice<'a>) -> Self {
+        let prelude = demo.prelude();
+        let net_version = prelude.header.net_version.to_string_lossy();
+        TickWalker {
+            chunks: demo.chunks(),
+            decoder: PayloadDecoder::new(),
+            state: SnapshotState::new(
+                ItemSizes::for_net_version(&net_version),
+                SnapshotOrder::for_prelude(prelude),
+            ),
+            pending: None,
+            done: false,
+        }
+    }
+
+    /// Reads to the end of the next tick, handing every message chunk of it to `message`
+    /// with `true`, and those before the first tick marker with `false`; `None` at the end
+    /// or after an error.
+    pub(crate) fn next(
+        &mut self,
+        mut message: impl FnMut(&[i32], bool),
+    ) -> Option<Result<TickEnd, ReplayError>> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let Some(item) = self.chunks.next() else {
+                self.done = true;
+                return self.pending.take().map(Ok);
+            };
+            let item = match item {
+                Ok(item) => item,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(ReplayError::Read(e)));
+                }
+            };
+            match item.chunk {
+                Chunk::Tick(marker) => {
+                    let next = TickEnd {
+                        tick: marker.tick,
+                        keyframe: marker.keyframe,
+                        offset: item.offset,
+                    };
+                    if let Some(previous) = self.pending.replace(next) {
+                        return Some(Ok(previous));
+                    }
+                }
+                Chunk::Data(chunk) => {
+                    let kind = chunk.kind;
+                    if !matches!(
+                        kind,
+                        ChunkKind::Snapshot | ChunkKind::SnapshotDelta | ChunkKind::Message
+                    ) {
+                        continue;
+                    }
+                    if let Err(e) = self.decoder.decode(chunk.payload) {
+                        self.done = true;
+                        return Some(Err(ReplayError::Payload {
+                            offset: item.offset,
+                            error: e,
+                        }));
+                    }
+                    let ints = self.decoder.last_ints();
+                    match kind {
+                        ChunkKind::Snapshot => self.state.keyframe(ints),
+                        ChunkKind::SnapshotDelta => {
+                            if self.state.delta(ints).is_err() {
+                                self.done = true;
+                                return Some(Err(ReplayError::DeltaBeforeSnapshot {
+                                    offset: item.offset,
+                                }));
+                            }
+                        }
+                        _ => message(ints, self.pending.is_some()),
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The order a replay leaves items in after applying a delta.
@@ -145,17 +243,17 @@ impl SnapshotState {
     /// Applies the ints of a DELTA chunk to the current snapshot; `Err` if there is none
     /// yet (where DDNet's player stops).
     pub(crate) fn delta(&mut self, ints: &[i32]) -> Result<(), ()> {
-        let Some(current) = &self.current else {
+        let Some(current) = &mut self.current else {
             return Err(());
         };
         match delta::apply_delta_with(&current.as_snapshot(), ints, &self.sizes, &mut self.builder)
         {
             Ok(()) => {
-                let mut next = self.builder.finish();
+                // The old snapshot is no longer needed: the new one goes into its buffer.
+                self.builder.finish_over(current);
                 if self.order == SnapshotOrder::SortedByKey {
-                    next.sort_by_key();
+                    current.sort_by_key();
                 }
-                self.current = Some(next);
             }
             // DDNet logs the unpack error and plays on with the previous snapshot.
             Err(_) => self.skipped += 1,
@@ -166,34 +264,24 @@ impl SnapshotState {
 
 /// Replays the snapshots of a demo tick by tick; see the [module docs](self).
 pub struct SnapshotReplay<'a> {
-    chunks: Chunks<'a>,
-    decoder: PayloadDecoder,
-    state: SnapshotState,
-    pending: Option<Pending>,
-    done: bool,
+    walker: TickWalker<'a>,
+    /// Message chunks read for the tick being read.
+    messages: usize,
 }
 
 impl<'a> SnapshotReplay<'a> {
     /// A replay of `demo` with the item sizes its net version calls for (0.7 or 0.6/DDNet)
     /// and the snapshot order its writer used ([`SnapshotOrder::for_prelude`]).
     pub fn new(demo: &DemoSlice<'a>) -> Self {
-        let prelude = demo.prelude();
-        let net_version = prelude.header.net_version.to_string_lossy();
         SnapshotReplay {
-            chunks: demo.chunks(),
-            decoder: PayloadDecoder::new(),
-            state: SnapshotState::new(
-                ItemSizes::for_net_version(&net_version),
-                SnapshotOrder::for_prelude(prelude),
-            ),
-            pending: None,
-            done: false,
+            walker: TickWalker::new(demo),
+            messages: 0,
         }
     }
 
     /// Snapshots and deltas skipped so far because they were invalid or did not apply.
     pub fn skipped(&self) -> usize {
-        self.state.skipped
+        self.walker.state.skipped
     }
 
     /// The next tick with its snapshot; `None` at the end of the demo or after an error.
@@ -201,70 +289,28 @@ impl<'a> SnapshotReplay<'a> {
     /// The snapshot borrows the replay, which the next call updates.
     #[allow(clippy::should_implement_trait)] // A lending iterator: items borrow the replay.
     pub fn next(&mut self) -> Option<Result<ReplayedTick<'_>, ReplayError>> {
-        if self.done {
-            return None;
-        }
-        loop {
-            let Some(item) = self.chunks.next() else {
-                self.done = true;
-                return self.pending.take().map(|p| Ok(self.tick(p)));
-            };
-            let item = match item {
-                Ok(item) => item,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(ReplayError::Read(e)));
-                }
-            };
-            match item.chunk {
-                Chunk::Tick(marker) => {
-                    let next = Pending {
-                        tick: marker.tick,
-                        keyframe: marker.keyframe,
-                        offset: item.offset,
-                        messages: 0,
-                    };
-                    if let Some(previous) = self.pending.replace(next) {
-                        return Some(Ok(self.tick(previous)));
-                    }
-                }
-                Chunk::Data(chunk) => match chunk.kind {
-                    ChunkKind::Snapshot | ChunkKind::SnapshotDelta => {
-                        if let Err(e) = self.decoder.decode(chunk.payload) {
-                            self.done = true;
-                            return Some(Err(ReplayError::Payload {
-                                offset: item.offset,
-                                error: e,
-                            }));
-                        }
-                        let ints = self.decoder.last_ints();
-                        if chunk.kind == ChunkKind::Snapshot {
-                            self.state.keyframe(ints);
-                        } else if self.state.delta(ints).is_err() {
-                            self.done = true;
-                            return Some(Err(ReplayError::DeltaBeforeSnapshot {
-                                offset: item.offset,
-                            }));
-                        }
-                    }
-                    ChunkKind::Message => {
-                        if let Some(p) = &mut self.pending {
-                            p.messages += 1;
-                        }
-                    }
-                    _ => {}
-                },
-            }
-        }
-    }
-
-    fn tick(&self, p: Pending) -> ReplayedTick<'_> {
-        ReplayedTick {
-            tick: p.tick,
-            keyframe: p.keyframe,
-            offset: p.offset,
-            snapshot: self.state.current.as_ref().map(SnapshotBuf::as_snapshot),
-            messages: p.messages,
-        }
+        let messages = &mut self.messages;
+        let end = match self
+            .walker
+            .next(|_, in_tick| *messages += usize::from(in_tick))?
+        {
+            Ok(end) => end,
+            Err(e) => return Some(Err(e)),
+        };
+        // The walk returns a tick as soon as the next marker is read: what was counted
+        // since the last tick is this one's.
+        let messages = std::mem::take(&mut self.messages);
+        Some(Ok(ReplayedTick {
+            tick: end.tick,
+            keyframe: end.keyframe,
+            offset: end.offset,
+            snapshot: self
+                .walker
+                .state
+                .current
+                .as_ref()
+                .map(SnapshotBuf::as_snapshot),
+            messages,
+        }))
     }
 }
