@@ -16,7 +16,7 @@
 //! writing chunks is the [`recorder`](super::recorder)'s job.
 
 use super::items::{
-    BuildError, MAX_ID, MAX_ITEMS, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
+    BuildError, KeyTable, MAX_ID, MAX_ITEMS, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
 };
 
 /// Ints of the delta header: deleted, updated and temporary item counts.
@@ -670,6 +670,92 @@ pub fn apply_delta_with(
     Ok(())
 }
 
+/// What applying a delta in place needs to know of the current snapshot: where each key's
+/// first item is, and whether changing items in place gives exactly the snapshot
+/// [`apply_delta_with`] would rebuild. Kept from one delta to the next while the keys do
+/// not change.
+#[derive(Debug, Default)]
+pub(crate) struct InPlace {
+    index: KeyTable,
+    /// Items packed from offset 0, no negative type, and sorted when the replay sorts:
+    /// then a rebuild lays out the same items the same way.
+    eligible: bool,
+    /// Items an update of the delta being checked touches.
+    touched: Vec<bool>,
+}
+
+impl InPlace {
+    /// Learns the keys of `snapshot`, the new current one; `sorted` if the replay sorts
+    /// each snapshot by key.
+    pub(crate) fn learn(&mut self, snapshot: &Snapshot<'_>, sorted: bool) {
+        self.index.reset(snapshot.len());
+        // Packed as a builder packs: the first item at offset 0 (the last one always ends
+        // at the data size), or no data at all.
+        let mut eligible = match snapshot.offsets().first() {
+            Some(&first) => first == 0,
+            None => snapshot.data_size() == 0,
+        };
+        let mut last_key = i32::MIN;
+        for (i, item) in snapshot.items().enumerate() {
+            self.index.insert(item.key, i);
+            eligible &= item.type_id >= 0 && (!sorted || item.key >= last_key);
+            last_key = item.key;
+        }
+        self.eligible = eligible;
+    }
+}
+
+/// Applies `delta` to `current` in place when that gives exactly what [`apply_delta_with`]
+/// gives (the common case: nothing deleted, nothing added, each update changing an item
+/// the snapshot holds, once, at its size); returns whether it did. Otherwise `current` is
+/// untouched and the caller rebuilds. `state` must have learnt `current`.
+pub(crate) fn apply_delta_in_place(
+    current: &mut SnapshotBuf,
+    delta: &[i32],
+    sizes: &ItemSizes,
+    state: &mut InPlace,
+) -> bool {
+    if !state.eligible {
+        return false;
+    }
+    let Ok((deleted, num_updated, updates)) = split_header(delta) else {
+        return false;
+    };
+    if !deleted.is_empty() || num_updated < 0 {
+        return false;
+    }
+    let snapshot = current.as_snapshot();
+    state.touched.clear();
+    state.touched.resize(snapshot.len(), false);
+    let mut rest = updates;
+    for update in 0..num_updated as usize {
+        let Ok(update) = next_update(&mut rest, update, sizes) else {
+            return false;
+        };
+        let Some(i) = state.index.get(update.key()) else {
+            return false;
+        };
+        let fits = snapshot
+            .item(i)
+            .is_some_and(|item| item.data.len() == update.data.len());
+        if !fits || std::mem::replace(&mut state.touched[i], true) {
+            return false;
+        }
+    }
+    let mut rest = updates;
+    for update in 0..num_updated as usize {
+        let Ok(update) = next_update(&mut rest, update, sizes) else {
+            return false;
+        };
+        if let Some(i) = state.index.get(update.key()) {
+            for (value, &diff) in current.item_data_mut(i).iter_mut().zip(update.data) {
+                *value = value.wrapping_add(diff);
+            }
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -752,5 +838,116 @@ mod tests {
         );
         assert_eq!(ItemSizes::NONE.with_static_size(64, 4), None);
         assert_eq!(ItemSizes::NONE.with_static_size(3, 6), None);
+    }
+
+    /// The ints of a delta: deleted keys, then updates (`(type, id, data)`, with the size
+    /// where `sizes` has none).
+    fn delta_ints(
+        deleted: &[(i32, i32)],
+        updates: &[(i32, i32, Vec<i32>)],
+        sizes: &ItemSizes,
+    ) -> Vec<i32> {
+        let mut out = vec![deleted.len() as i32, updates.len() as i32, 0];
+        out.extend(deleted.iter().map(|&(t, id)| key(t, id)));
+        for (t, id, data) in updates {
+            out.extend([*t, *id]);
+            if sizes.static_size(*t).is_none() {
+                out.push(data.len() as i32);
+            }
+            out.extend(data);
+        }
+        out
+    }
+
+    #[test]
+    fn in_place_applies_the_common_case() {
+        let from = snap(&[(5, 0, &[100, 200, 1]), (9, 1, &[7, 7])]);
+        let sizes = ItemSizes::NONE;
+        let delta = delta_ints(&[], &[(5, 0, vec![1, 0, 0])], &sizes);
+        let mut current = from.clone();
+        let mut state = InPlace::default();
+        state.learn(&current.as_snapshot(), false);
+        assert!(apply_delta_in_place(
+            &mut current,
+            &delta,
+            &sizes,
+            &mut state
+        ));
+        assert_eq!(
+            current,
+            apply_delta(&from.as_snapshot(), &delta, &sizes).unwrap()
+        );
+        // A new key, a deletion, or two updates of one item take the rebuild.
+        for delta in [
+            delta_ints(&[], &[(6, 0, vec![1])], &sizes),
+            delta_ints(&[(9, 1)], &[], &sizes),
+            delta_ints(&[], &[(5, 0, vec![1, 0, 0]), (5, 0, vec![1, 0, 0])], &sizes),
+            delta_ints(&[], &[(5, 0, vec![1, 0])], &sizes),
+        ] {
+            assert!(!apply_delta_in_place(
+                &mut current,
+                &delta,
+                &sizes,
+                &mut state
+            ));
+        }
+    }
+
+    proptest::proptest! {
+        /// Changing items in place gives exactly the snapshot a rebuild gives, whenever it
+        /// is taken: duplicate keys, sizes that differ, repeated updates, deletions, new
+        /// keys, unsorted items in a sorting replay and a first item after unused ints all
+        /// occur.
+        #[test]
+        fn in_place_gives_what_a_rebuild_gives(
+            items in proptest::collection::vec((0i32..5, 0i32..3, proptest::collection::vec(-3i32..3, 0..2)), 0..10),
+            updates in proptest::collection::vec((0i32..3, 0i32..2, proptest::collection::vec(-3i32..3, 0..2)), 0..6),
+            deleted in proptest::collection::vec((0i32..5, 0i32..3), 0..2),
+            sorted in proptest::bool::ANY,
+            gap in proptest::bool::weighted(0.1),
+            static_sizes in proptest::bool::ANY,
+        ) {
+            let sizes = if static_sizes { ItemSizes::DDNET_0_6 } else { ItemSizes::NONE };
+            let mut b = SnapshotBuilder::new();
+            for (t, id, data) in &items {
+                b.add_item(*t, *id, data).unwrap();
+            }
+            let mut from = b.finish();
+            if sorted && !gap {
+                from.sort_by_key();
+            }
+            if gap {
+                // The same items after one unused int: valid, but no builder lays it out.
+                let s = from.as_snapshot();
+                let n = s.len();
+                let mut ints = vec![s.data_size() as i32 + 4, n as i32];
+                ints.extend(s.offsets().iter().map(|o| o + 4));
+                ints.push(0);
+                ints.extend_from_slice(&s.as_ints()[2 + n..]);
+                from = SnapshotBuf::from_ints(ints).unwrap();
+            }
+            let updates: Vec<_> = updates
+                .into_iter()
+                .map(|(t, id, data)| match sizes.static_size(t) {
+                    Some(bytes) => (t, id, vec![1; bytes / 4]),
+                    None => (t, id, data),
+                })
+                .collect();
+            let delta = delta_ints(&deleted, &updates, &sizes);
+            let rebuilt = apply_delta(&from.as_snapshot(), &delta, &sizes).map(|mut next| {
+                if sorted {
+                    next.sort_by_key();
+                }
+                next
+            });
+            let mut current = from.clone();
+            let mut state = InPlace::default();
+            state.learn(&current.as_snapshot(), sorted);
+            if apply_delta_in_place(&mut current, &delta, &sizes, &mut state) {
+                proptest::prop_assert_eq!(Ok(current), rebuilt);
+            } else {
+                proptest::prop_assert_eq!(current, from);
+            }
+        }
     }
 }

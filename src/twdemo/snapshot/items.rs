@@ -432,6 +432,19 @@ impl SnapshotBuf {
         self.ints
     }
 
+    /// The data ints of item `index` (which must exist), to change them in place.
+    pub(crate) fn item_data_mut(&mut self, index: usize) -> &mut [i32] {
+        let snapshot = Snapshot::from_valid(&self.ints);
+        let data_start = HEADER_INTS + snapshot.len();
+        let offsets = snapshot.offsets();
+        let start = data_start + offsets[index] as usize / 4 + KEY_INTS;
+        let end = data_start
+            + offsets
+                .get(index + 1)
+                .map_or(self.ints[0] as usize / 4, |&o| o as usize / 4);
+        &mut self.ints[start..end]
+    }
+
     /// Orders the items by key, keeping the order of equal keys, and packs them from
     /// offset 0. This is the order Teeworlds 0.7's `CSnapshotBuilder::Finish` gives every
     /// snapshot it builds (DDNet's keeps insertion order), so a replay that applies a
@@ -523,21 +536,21 @@ pub struct SnapshotBuilder {
     extended: Vec<Uuid>,
     /// Delta application's lookup of the old snapshot's keys (a scratch table kept here so
     /// that its allocation is reused from one delta to the next).
-    pub(crate) from_index: KeyIndex,
+    pub(crate) from_index: KeyTable,
     /// Delta application's lookup of the keys built so far (DDNet's
     /// `FindItemIndexByKey`, whose linear search made applying a delta quadratic).
-    pub(crate) built_index: KeyIndex,
+    pub(crate) built_index: KeyTable,
 }
 
 /// Open-addressing map from item key to the first index with that key: what DDNet finds
 /// by a linear search, in constant time.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct KeyIndex {
+pub(crate) struct KeyTable {
     slots: Vec<(i32, u32)>,
     mask: usize,
 }
 
-impl KeyIndex {
+impl KeyTable {
     pub(crate) fn reset(&mut self, n: usize) {
         let cap = (n * 2).next_power_of_two().max(64);
         if self.slots.len() != cap {

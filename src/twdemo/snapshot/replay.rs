@@ -210,6 +210,8 @@ pub(crate) struct SnapshotState {
     sizes: ItemSizes,
     order: SnapshotOrder,
     builder: SnapshotBuilder,
+    /// The keys of the current snapshot, for deltas that change it in place.
+    in_place: delta::InPlace,
     /// The last valid snapshot, if any.
     pub(crate) current: Option<SnapshotBuf>,
     /// Snapshots and deltas skipped as the player skips them.
@@ -223,6 +225,7 @@ impl SnapshotState {
             sizes,
             order,
             builder: SnapshotBuilder::new(),
+            in_place: delta::InPlace::default(),
             current: None,
             skipped: 0,
         }
@@ -231,12 +234,23 @@ impl SnapshotState {
     /// Takes the ints of a SNAPSHOT chunk as the current snapshot, if they are valid.
     pub(crate) fn keyframe(&mut self, ints: &[i32]) {
         match Snapshot::parse(ints) {
-            Ok(snapshot) => match &mut self.current {
-                Some(current) => current.copy_from(snapshot),
-                None => self.current = Some(snapshot.to_buf()),
-            },
+            Ok(snapshot) => {
+                match &mut self.current {
+                    Some(current) => current.copy_from(snapshot),
+                    None => self.current = Some(snapshot.to_buf()),
+                }
+                self.learn();
+            }
             // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
             Err(_) => self.skipped += 1,
+        }
+    }
+
+    /// Learns the keys of a new current snapshot.
+    fn learn(&mut self) {
+        if let Some(current) = &self.current {
+            let sorted = self.order == SnapshotOrder::SortedByKey;
+            self.in_place.learn(&current.as_snapshot(), sorted);
         }
     }
 
@@ -246,6 +260,9 @@ impl SnapshotState {
         let Some(current) = &mut self.current else {
             return Err(());
         };
+        if delta::apply_delta_in_place(current, ints, &self.sizes, &mut self.in_place) {
+            return Ok(());
+        }
         match delta::apply_delta_with(&current.as_snapshot(), ints, &self.sizes, &mut self.builder)
         {
             Ok(()) => {
@@ -254,6 +271,7 @@ impl SnapshotState {
                 if self.order == SnapshotOrder::SortedByKey {
                     current.sort_by_key();
                 }
+                self.learn();
             }
             // DDNet logs the unpack error and plays on with the previous snapshot.
             Err(_) => self.skipped += 1,
