@@ -31,6 +31,9 @@
 //! outside the timed loops. Without `../shared` there is nothing to measure and the
 //! benchmark says so.
 
+mod common;
+
+use common::load;
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
@@ -40,56 +43,11 @@ use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
 use libtw2_demo::ddnet::{Chunk as Libtw2Chunk, DemoReader, Warning};
 use std::hint::black_box;
 use std::io::Cursor;
-use std::path::PathBuf;
-
-/// The demos measured: a short label and the file name (those of `benches/twdemo.rs`).
-const FILES: &[(&str, &str)] = &[
-    ("multeasymap", "v6_ddnet_client_multeasymap_2020.demo"),
-    ("rainymore2", "v6_ddnet_client_rainymore2_2020.demo"),
-    ("dm1_server", "v6_ddnet201_server_dm1.demo"),
-];
 
 /// Samples per benchmark, taken flat (the same number of runs in each): a run over all
 /// three demos takes up to a few hundred milliseconds, so criterion's default of 100
 /// linearly growing samples would not fit a measurement time of a few seconds.
 const SAMPLES: usize = 10;
-
-/// A demo loaded for the benchmarks.
-struct Loaded {
-    label: &'static str,
-    data: Vec<u8>,
-    /// Compressed payload bytes over all data chunks: the throughput.
-    payload_bytes: u64,
-}
-
-/// Loads [`FILES`], or returns `None` (saying why) when `../shared` is not there.
-fn load() -> Option<Vec<Loaded>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/twdemo");
-    if !dir.is_dir() {
-        eprintln!("skipping: {} not found", dir.display());
-        return None;
-    }
-    let demos = FILES
-        .iter()
-        .map(|&(label, file)| {
-            let data = std::fs::read(dir.join(file)).unwrap();
-            let payload_bytes = DemoSlice::parse(&data)
-                .unwrap()
-                .chunks()
-                .map(|c| match c.unwrap().chunk {
-                    Chunk::Data(d) => d.payload.len() as u64,
-                    Chunk::Tick(_) => 0,
-                })
-                .sum();
-            Loaded {
-                label,
-                data,
-                payload_bytes,
-            }
-        })
-        .collect();
-    Some(demos)
-}
 
 /// What a run saw, so that the work cannot be optimised away and the variants can be
 /// checked against each other.

@@ -13,61 +13,19 @@
 //! The files are loaded, and the inputs prepared, outside the timed loops. Without
 //! `../shared` there is nothing to measure and the benchmark says so.
 
+mod common;
+
+use common::{Loaded, load};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use demokit::codec::huffman::LengthRule;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder, PayloadEncoder};
 use libtw2_demo::{RawChunk, Reader, Warning};
 use std::hint::black_box;
 use std::io::Cursor;
-use std::path::PathBuf;
-
-/// The demos measured: a short label and the file name.
-const FILES: &[(&str, &str)] = &[
-    ("multeasymap", "v6_ddnet_client_multeasymap_2020.demo"),
-    ("rainymore2", "v6_ddnet_client_rainymore2_2020.demo"),
-    ("dm1_server", "v6_ddnet201_server_dm1.demo"),
-];
 
 /// Samples per benchmark. A whole-file run takes up to about 60 ms, so criterion's default
 /// of 100 would not fit a measurement time of a few seconds.
 const SAMPLES: usize = 30;
-
-/// A demo loaded for the benchmarks.
-struct Loaded {
-    label: &'static str,
-    data: Vec<u8>,
-    /// Compressed payload bytes over all data chunks: the decode throughput.
-    payload_bytes: u64,
-}
-
-/// Loads [`FILES`], or returns `None` (saying why) when `../shared` is not there.
-fn load() -> Option<Vec<Loaded>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/twdemo");
-    if !dir.is_dir() {
-        eprintln!("skipping: {} not found", dir.display());
-        return None;
-    }
-    let demos = FILES
-        .iter()
-        .map(|&(label, file)| {
-            let data = std::fs::read(dir.join(file)).unwrap();
-            let payload_bytes = DemoSlice::parse(&data)
-                .unwrap()
-                .chunks()
-                .map(|c| match c.unwrap().chunk {
-                    Chunk::Data(d) => d.payload.len() as u64,
-                    Chunk::Tick(_) => 0,
-                })
-                .sum();
-            Loaded {
-                label,
-                data,
-                payload_bytes,
-            }
-        })
-        .collect();
-    Some(demos)
-}
 
 /// demokit: parses the demo and decodes every data chunk; returns the number of ints, so
 /// that the work cannot be optimised away.

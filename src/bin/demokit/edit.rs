@@ -3,7 +3,9 @@
 //! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
-use super::output::{Output, complain, counted, name_of, read_failure, row, tick_list};
+use super::output::{
+    Output, complain, counted, name_of, read_failure, row, tick_list, warn_skipped,
+};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::twdemo::convert::convert;
@@ -360,15 +362,6 @@ pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
         }
         write!(out, "{text}")?;
     }
-    if replay.skipped() > 0 {
-        complain(
-            file,
-            format_args!(
-                "warning: {} snapshots or deltas were invalid and skipped, as DDNet's player \
-                 skips them",
-                replay.skipped()
-            ),
-        );
-    }
+    warn_skipped(file, replay.skipped());
     out.flush()
 }

@@ -5,6 +5,7 @@
 use super::batch::{Done, Job, Status, read_job};
 use super::output::{
     ErrorJson, Failure, FileJson, Output, complain, complaint, json_line, read_failure, shown_name,
+    warn_skipped,
 };
 use super::{Exit, Outcome, Stop};
 use demokit::detect::Format;
@@ -352,16 +353,7 @@ pub(crate) fn dump_objects(file: &Path, format: Format, data: &[u8], json: bool)
             write_record(&mut out, &record, json)?;
         }
     }
-    if replay.skipped() > 0 {
-        complain(
-            file,
-            format_args!(
-                "warning: {} snapshots or deltas were invalid and skipped, as DDNet's player \
-                 skips them",
-                replay.skipped()
-            ),
-        );
-    }
+    warn_skipped(file, replay.skipped());
     out.flush()
 }
 

@@ -74,6 +74,19 @@ pub(crate) fn complain(file: &Path, message: impl Display) {
         .write_all(complaint(file, message).as_bytes());
 }
 
+/// Warns that a demo replay skipped `skipped` snapshots or deltas (none: no warning).
+pub(crate) fn warn_skipped(file: &Path, skipped: usize) {
+    if skipped > 0 {
+        complain(
+            file,
+            format_args!(
+                "warning: {skipped} snapshots or deltas were invalid and skipped, as DDNet's \
+                 player skips them"
+            ),
+        );
+    }
+}
+
 /// A read error of any format: where it is, what it says and the exit status it earns.
 /// Its `Display` is `at byte N: message`.
 pub(crate) trait Failure: Display {

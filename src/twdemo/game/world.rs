@@ -331,6 +331,24 @@ macro_rules! same_event {
             emoticon: $m.emoticon,
         }
     };
+    (broadcast $m:expr) => {
+        Event::Broadcast {
+            text: lossy(&$m.message.0),
+        }
+    };
+    (motd $m:expr) => {
+        Event::Motd {
+            text: lossy(&$m.message.0),
+        }
+    };
+    (vote_start $m:expr, $client_id:expr) => {
+        Event::VoteStart {
+            client_id: $client_id,
+            description: lossy(&$m.description.0),
+            reason: lossy(&$m.reason.0),
+            timeout: $m.timeout,
+        }
+    };
     (death $e:expr) => {
         Event::Death {
             client_id: $e.client_id,
@@ -659,19 +677,10 @@ impl World {
             },
             M::SvKillMsg(m) => same_event!(kill m),
             M::SvRaceFinish(m) => same_event!(race_finish m),
-            M::SvBroadcast(m) => Event::Broadcast {
-                text: lossy(&m.message.0),
-            },
-            M::SvMotd(m) => Event::Motd {
-                text: lossy(&m.message.0),
-            },
+            M::SvBroadcast(m) => same_event!(broadcast m),
+            M::SvMotd(m) => same_event!(motd m),
             M::SvVoteSet(m) if m.timeout == 0 => Event::VoteEnd,
-            M::SvVoteSet(m) => Event::VoteStart {
-                client_id: None,
-                description: lossy(&m.description.0),
-                reason: lossy(&m.reason.0),
-                timeout: m.timeout,
-            },
+            M::SvVoteSet(m) => same_event!(vote_start m, None),
             M::SvVoteStatus(m) => same_event!(vote_status m),
             M::SvEmoticon(m) => same_event!(emoticon m),
             _ => return,
@@ -690,19 +699,10 @@ impl World {
             },
             M::SvKillMsg(m) => same_event!(kill m),
             M::SvRaceFinish(m) => same_event!(race_finish m),
-            M::SvBroadcast(m) => Event::Broadcast {
-                text: lossy(&m.message.0),
-            },
-            M::SvMotd(m) => Event::Motd {
-                text: lossy(&m.message.0),
-            },
+            M::SvBroadcast(m) => same_event!(broadcast m),
+            M::SvMotd(m) => same_event!(motd m),
             M::SvVoteSet(m) if m.timeout == 0 => Event::VoteEnd,
-            M::SvVoteSet(m) => Event::VoteStart {
-                client_id: (m.client_id >= 0).then_some(m.client_id),
-                description: lossy(&m.description.0),
-                reason: lossy(&m.reason.0),
-                timeout: m.timeout,
-            },
+            M::SvVoteSet(m) => same_event!(vote_start m, (m.client_id >= 0).then_some(m.client_id)),
             M::SvVoteStatus(m) => same_event!(vote_status m),
             M::SvEmoticon(m) => same_event!(emoticon m),
             M::SvClientInfo(m) => {
