@@ -393,6 +393,8 @@ pub struct World {
     tick: i32,
     players: Vec<Option<Player>>,
     characters: Vec<Option<Character>>,
+    /// The slots of `characters` that hold one.
+    live_characters: Vec<usize>,
     /// Client ids seen in this tick's snapshot.
     seen: Vec<bool>,
     /// DDNet's character extras of this tick's snapshot, joined to the characters at its
@@ -428,6 +430,7 @@ impl World {
             tick: 0,
             players: vec![None; MAX_CLIENTS],
             characters: vec![None; MAX_CLIENTS],
+            live_characters: Vec::new(),
             seen: vec![false; MAX_CLIENTS],
             ddnet_characters: vec![None; MAX_CLIENTS],
             game: None,
@@ -488,8 +491,10 @@ impl World {
     /// [`end_snapshot`](Self::end_snapshot).
     pub(crate) fn begin_snapshot(&mut self) {
         self.seen.fill(false);
-        for character in &mut self.characters {
-            *character = None;
+        // Only the slots the last snapshot filled: clearing all of them every tick showed
+        // in the profile.
+        for c in self.live_characters.drain(..) {
+            self.characters[c] = None;
         }
         self.next_game = None;
     }
@@ -653,8 +658,10 @@ impl World {
     }
 
     fn set_character(&mut self, id: i32, character: Character) {
-        if let Some(c) = slot(id) {
-            self.characters[c] = Some(character);
+        if let Some(c) = slot(id)
+            && self.characters[c].replace(character).is_none()
+        {
+            self.live_characters.push(c);
         }
     }
 

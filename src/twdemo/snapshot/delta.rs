@@ -705,6 +705,16 @@ impl InPlace {
     }
 }
 
+impl InPlace {
+    /// Takes over the key table [`apply_delta_with`] left in `builder` for the snapshot it
+    /// built (packed, no negative type), instead of learning the keys again; the builder
+    /// gets this table's allocation as its scratch. Only for a replay that does not sort.
+    pub(crate) fn adopt(&mut self, builder: &mut SnapshotBuilder) {
+        std::mem::swap(&mut self.index, &mut builder.built_index);
+        self.eligible = true;
+    }
+}
+
 /// Applies `delta` to `current` in place when that gives exactly what [`apply_delta_with`]
 /// gives (the common case: nothing deleted, nothing added, each update changing an item
 /// the snapshot holds, once, at its size); returns whether it did. Otherwise `current` is
@@ -735,9 +745,11 @@ pub(crate) fn apply_delta_in_place(
         let Some(i) = state.index.get(update.key()) else {
             return false;
         };
+        // The key is checked again, so that a table that does not describe `current`
+        // can only make this path give way to the rebuild, never change the wrong item.
         let fits = snapshot
             .item(i)
-            .is_some_and(|item| item.data.len() == update.data.len());
+            .is_some_and(|item| item.key == update.key() && item.data.len() == update.data.len());
         if !fits || std::mem::replace(&mut state.touched[i], true) {
             return false;
         }
