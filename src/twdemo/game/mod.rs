@@ -36,7 +36,7 @@ use super::container::reader::DemoSlice;
 use super::snapshot::replay::{ReplayError, TickWalker};
 use super::snapshot::{EXTENDED_TYPE_ITEM, OFFSET_UUID_TYPE, Snapshot, uuid_from_ints};
 use crate::gamenet::summary::{ChatLine, GameLog, Stints};
-use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, six};
+use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, seven, six};
 use uuid::Uuid;
 
 /// One snapshot item, typed.
@@ -89,13 +89,15 @@ impl ExtendedTypes {
         }
     }
 
-    /// [`decode`](Self::decode) for a 0.6 / DDNet demo, without the other protocol's
-    /// larger enum.
-    fn decode_six<'d>(&self, type_id: i32, data: &'d [i32]) -> six::Object<'d> {
+    /// The kind of an item type in `protocol`, as [`decode`](Self::decode) would type it;
+    /// `None` for what stays raw.
+    fn kind(&self, protocol: Protocol, type_id: i32) -> Option<AnyKind> {
         match self.extended(type_id) {
-            Some((_, Some(kind))) => six::Object::decode_as(kind, data),
-            Some((uuid, None)) => six::Object::decode(ObjectType::Extended(uuid), data),
-            None => six::Object::decode(ObjectType::Static(type_id), data),
+            Some((_, kind)) => kind.map(AnyKind::Six),
+            None if protocol == Protocol::Seven && type_id != EXTENDED_TYPE_ITEM => {
+                seven::ObjectKind::from_type(ObjectType::Static(type_id)).map(AnyKind::Seven)
+            }
+            None => six::ObjectKind::from_type(ObjectType::Static(type_id)).map(AnyKind::Six),
         }
     }
 
@@ -108,6 +110,13 @@ impl ExtendedTypes {
             .find(|&&(t, _, _)| t == type_id)
             .map(|&(_, uuid, kind)| (uuid, kind))
     }
+}
+
+/// An object kind of either protocol.
+#[derive(Debug, Clone, Copy)]
+enum AnyKind {
+    Six(six::ObjectKind),
+    Seven(seven::ObjectKind),
 }
 
 /// The decoded message chunks of one tick.
@@ -259,15 +268,17 @@ impl<'a> GameReplay<'a> {
         if let Some(snapshot) = &snapshot {
             self.types.scan(snapshot);
             self.world.begin_snapshot();
+            // Only the kinds the world reads are typed: most items of a busy map are
+            // projectiles, pickups and lasers, which the world leaves to `objects`.
             for item in snapshot.items() {
-                if self.protocol == Protocol::Six {
-                    let object = self.types.decode_six(item.type_id, item.data);
-                    self.world.apply_six(item.id, object);
-                    continue;
-                }
-                match self.types.decode(self.protocol, item.type_id, item.data) {
-                    AnyObject::Six(object) => self.world.apply_six(item.id, object),
-                    AnyObject::Seven(object) => self.world.apply_seven(item.id, object),
+                match self.types.kind(self.protocol, item.type_id) {
+                    Some(AnyKind::Six(kind)) if World::reads_six(kind) => self
+                        .world
+                        .apply_six(item.id, six::Object::decode_as(kind, item.data)),
+                    Some(AnyKind::Seven(kind)) if World::reads_seven(kind) => self
+                        .world
+                        .apply_seven(item.id, seven::Object::decode_as(kind, item.data)),
+                    _ => {}
                 }
             }
             self.world.end_snapshot();

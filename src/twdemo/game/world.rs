@@ -11,6 +11,9 @@ use crate::gamenet::{AnyMessage, IntString, Protocol, seven, six};
 /// left out of the world (they are still in [`GameTick::objects`](super::GameTick::objects)).
 pub const MAX_CLIENTS: usize = 128;
 
+// The world keeps sets of client ids as bits of a `u128`.
+const _: () = assert!(MAX_CLIENTS <= u128::BITS as usize);
+
 /// A player: who it is and where it stands in the game.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -395,11 +398,13 @@ pub struct World {
     characters: Vec<Option<Character>>,
     /// The slots of `characters` that hold one.
     live_characters: Vec<usize>,
-    /// Client ids seen in this tick's snapshot.
-    seen: Vec<bool>,
-    /// DDNet's character extras of this tick's snapshot, joined to the characters at its
-    /// end (the items may come in either order).
-    ddnet_characters: Vec<Option<six::DdnetCharacter>>,
+    /// Client ids seen in this tick's snapshot, one bit each.
+    seen: u128,
+    /// Client ids with a player entry, one bit each: who can leave.
+    present: u128,
+    /// DDNet's character extras of this tick's snapshot by client slot, joined to the
+    /// characters at its end (the items may come in either order).
+    ddnet_characters: Vec<(usize, six::DdnetCharacter)>,
     game: Option<GameState>,
     /// The game state of the snapshot being read, once one of its items is seen.
     next_game: Option<GameState>,
@@ -431,8 +436,9 @@ impl World {
             players: vec![None; MAX_CLIENTS],
             characters: vec![None; MAX_CLIENTS],
             live_characters: Vec::new(),
-            seen: vec![false; MAX_CLIENTS],
-            ddnet_characters: vec![None; MAX_CLIENTS],
+            seen: 0,
+            present: 0,
+            ddnet_characters: Vec::new(),
             game: None,
             next_game: None,
             events: Vec::new(),
@@ -490,7 +496,7 @@ impl World {
     /// [`apply_six`](Self::apply_six) and [`apply_seven`](Self::apply_seven), then
     /// [`end_snapshot`](Self::end_snapshot).
     pub(crate) fn begin_snapshot(&mut self) {
-        self.seen.fill(false);
+        self.seen = 0;
         // Only the slots the last snapshot filled: clearing all of them every tick showed
         // in the profile.
         for c in self.live_characters.drain(..) {
@@ -505,18 +511,21 @@ impl World {
         if let Some(game) = self.next_game.take() {
             self.game = Some(game);
         }
-        for client in 0..MAX_CLIENTS {
-            if let Some(extra) = self.ddnet_characters[client].take()
-                && let Some(character) = &mut self.characters[client]
-            {
+        for (client, extra) in self.ddnet_characters.drain(..) {
+            if let Some(character) = &mut self.characters[client] {
                 character.ddnet = Some(extra);
             }
-            if !self.seen[client]
-                && let Some(left) = self.players[client].take()
-            {
+        }
+        // Bit sets rather than a pass over every slot: this runs every tick.
+        let mut left = self.present & !self.seen;
+        self.present &= self.seen;
+        while left != 0 {
+            let client = left.trailing_zeros() as usize;
+            left &= left - 1;
+            if let Some(player) = self.players[client].take() {
                 self.events.push(Event::Leave {
-                    client_id: left.client_id,
-                    name: left.name,
+                    client_id: player.client_id,
+                    name: player.name,
                 });
             }
         }
@@ -530,7 +539,8 @@ impl World {
     /// The player entry of `client_id`, made (with a join event to follow) if new.
     fn player_mut(&mut self, client_id: i32) -> Option<&mut Player> {
         let c = slot(client_id)?;
-        self.seen[c] = true;
+        self.seen |= 1 << c;
+        self.present |= 1 << c;
         if self.players[c].is_none() {
             let announced = self.announced[c].clone();
             self.players[c] = Some(announced.unwrap_or(Player {
@@ -546,6 +556,47 @@ impl World {
             });
         }
         self.players[c].as_mut()
+    }
+
+    /// Whether [`apply_six`](Self::apply_six) reads objects of `kind`: the replay types
+    /// only these items (the world is kept each tick, typing the rest would be wasted).
+    pub(crate) fn reads_six(kind: six::ObjectKind) -> bool {
+        use six::ObjectKind as K;
+        matches!(
+            kind,
+            K::PlayerInfo
+                | K::ClientInfo
+                | K::DdnetPlayer
+                | K::Character
+                | K::DdnetCharacter
+                | K::GameInfo
+                | K::GameData
+                | K::GameInfoEx
+                | K::Death
+                | K::Spawn
+                | K::Explosion
+                | K::HammerHit
+        )
+    }
+
+    /// Whether [`apply_seven`](Self::apply_seven) reads objects of `kind` (see
+    /// [`reads_six`](Self::reads_six)).
+    pub(crate) fn reads_seven(kind: seven::ObjectKind) -> bool {
+        use seven::ObjectKind as K;
+        matches!(
+            kind,
+            K::PlayerInfo
+                | K::DeClientInfo
+                | K::Character
+                | K::GameData
+                | K::GameDataTeam
+                | K::GameDataFlag
+                | K::DeGameInfo
+                | K::Death
+                | K::Spawn
+                | K::Explosion
+                | K::HammerHit
+        )
     }
 
     /// Reads one item of a 0.6 / DDNet snapshot (or one of DDNet's extensions in 0.7).
@@ -574,7 +625,8 @@ impl World {
             O::Character(c) => self.set_character(id, character_from!(id, c)),
             O::DdnetCharacter(extra) => {
                 if let Some(c) = slot(id) {
-                    self.ddnet_characters[c] = Some(extra);
+                    self.ddnet_characters.retain(|&(other, _)| other != c);
+                    self.ddnet_characters.push((c, extra));
                 }
             }
             O::GameInfo(info) => {
@@ -782,5 +834,60 @@ fn set_names<const S: usize>(player: &mut Player, name: [i32; 4], clan: [i32; 3]
     if player.raw_names.skin != skin6 {
         player.skin = text(skin6);
         player.raw_names.skin = skin6;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Some ints that type as `decode` types them, trying each size up to 64 (every ones:
+    /// client id 1, which is a valid slot).
+    fn typed<T>(decode: impl Fn(&[i32]) -> Option<T>) -> T {
+        (0..=64)
+            .find_map(|n| decode(&vec![1; n]))
+            .expect("some size types")
+    }
+
+    /// The replay types only the kinds `reads_six` / `reads_seven` name; every other kind
+    /// must leave the world as it is, or the filter would lose state.
+    #[test]
+    fn kinds_the_world_skips_change_nothing() {
+        let mut skipped = 0;
+        for &kind in six::ObjectKind::ALL {
+            let object = typed(|ints| match six::Object::decode_as(kind, ints) {
+                six::Object::Raw(_) => None,
+                object => Some(object.into_owned()),
+            });
+            let mut world = World::new(Protocol::Six);
+            world.begin(1);
+            world.begin_snapshot();
+            let before = format!("{world:?}");
+            world.apply_six(1, object);
+            if !World::reads_six(kind) {
+                assert_eq!(format!("{world:?}"), before, "{}", kind.name());
+                skipped += 1;
+            } else {
+                assert_ne!(format!("{world:?}"), before, "{}", kind.name());
+            }
+        }
+        for &kind in seven::ObjectKind::ALL {
+            let object = typed(|ints| match seven::Object::decode_as(kind, ints) {
+                seven::Object::Raw(_) => None,
+                object => Some(object.into_owned()),
+            });
+            let mut world = World::new(Protocol::Seven);
+            world.begin(1);
+            world.begin_snapshot();
+            let before = format!("{world:?}");
+            world.apply_seven(1, object);
+            if !World::reads_seven(kind) {
+                assert_eq!(format!("{world:?}"), before, "{}", kind.name());
+                skipped += 1;
+            } else {
+                assert_ne!(format!("{world:?}"), before, "{}", kind.name());
+            }
+        }
+        assert!(skipped > 20, "{skipped}");
     }
 }

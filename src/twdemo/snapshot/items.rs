@@ -286,8 +286,10 @@ impl<'a> Snapshot<'a> {
 
     /// The items in their stored order.
     pub fn items(&self) -> Items<'a> {
+        let data_start = HEADER_INTS + self.num_items;
         Items {
-            snapshot: *self,
+            offsets: self.offsets(),
+            data: &self.ints[data_start..data_start + self.ints[0] as usize / 4],
             front: 0,
             back: self.num_items,
         }
@@ -351,20 +353,39 @@ impl<'a> Snapshot<'a> {
 /// Iterator over a snapshot's items, from [`Snapshot::items`].
 #[derive(Debug, Clone)]
 pub struct Items<'a> {
-    snapshot: Snapshot<'a>,
+    /// The item offsets in bytes, one per item not yet iterated plus those before `front`.
+    offsets: &'a [i32],
+    /// The data ints (keys and item data), exactly the header's data size.
+    data: &'a [i32],
     front: usize,
     back: usize,
+}
+
+impl<'a> Items<'a> {
+    /// Item `index`'s key and data. Parsing made sure every span lies inside the data and
+    /// holds at least the key; the slicing below still checks, but reads each offset once
+    /// rather than re-deriving the snapshot's regions per item as [`Snapshot::span`] does.
+    #[inline]
+    fn item(&self, index: usize) -> Item<'a> {
+        let start = self.offsets[index] as usize / 4;
+        let end = self
+            .offsets
+            .get(index + 1)
+            .map_or(self.data.len(), |&o| o as usize / 4);
+        Item::from_span(&self.data[start..end])
+    }
 }
 
 impl<'a> Iterator for Items<'a> {
     type Item = Item<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Item<'a>> {
         if self.front == self.back {
             return None;
         }
         self.front += 1;
-        Some(Item::from_span(self.snapshot.span(self.front - 1)))
+        Some(self.item(self.front - 1))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -378,7 +399,7 @@ impl DoubleEndedIterator for Items<'_> {
             return None;
         }
         self.back -= 1;
-        Some(Item::from_span(self.snapshot.span(self.back)))
+        Some(self.item(self.back))
     }
 }
 
