@@ -16,7 +16,8 @@
 //! writing chunks is the [`recorder`](super::recorder)'s job.
 
 use super::items::{
-    BuildError, KeyTable, MAX_ID, MAX_ITEMS, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
+    BuildError, HEADER_INTS as SNAPSHOT_HEADER_INTS, KEY_INTS, KeyTable, MAX_ID, MAX_ITEMS,
+    MAX_SIZE, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
 };
 
 /// Ints of the delta header: deleted, updated and temporary item counts.
@@ -680,8 +681,22 @@ pub(crate) struct InPlace {
     /// Items packed from offset 0, no negative type, and sorted when the replay sorts:
     /// then a rebuild lays out the same items the same way.
     eligible: bool,
+    /// Whether the replay sorts each snapshot by key: then added items (which a rebuild
+    /// would sort in) go to the rebuild.
+    sorted: bool,
     /// Items an update of the delta being checked touches.
     touched: Vec<bool>,
+    /// The delta's deleted keys, sorted.
+    deleted: Vec<i32>,
+    /// Keys the delta adds, with their sizes in ints, in order.
+    added: Vec<(i32, usize)>,
+    /// Each update of the delta being applied: the item it changes (an index into the
+    /// current snapshot, or `NEW` plus its place in `added`) and where its data lies in
+    /// the delta.
+    plan: Vec<(i32, usize, std::ops::Range<usize>)>,
+    /// The int array the next snapshot is laid out in when items come or go (the
+    /// previous snapshot's array, reused).
+    scratch: Vec<i32>,
 }
 
 impl InPlace {
@@ -702,6 +717,7 @@ impl InPlace {
             last_key = item.key;
         }
         self.eligible = eligible;
+        self.sorted = sorted;
     }
 }
 
@@ -712,13 +728,20 @@ impl InPlace {
     pub(crate) fn adopt(&mut self, builder: &mut SnapshotBuilder) {
         std::mem::swap(&mut self.index, &mut builder.built_index);
         self.eligible = true;
+        self.sorted = false;
     }
 }
 
 /// Applies `delta` to `current` in place when that gives exactly what [`apply_delta_with`]
-/// gives (the common case: nothing deleted, nothing added, each update changing an item
-/// the snapshot holds, once, at its size); returns whether it did. Otherwise `current` is
-/// untouched and the caller rebuilds. `state` must have learnt `current`.
+/// gives; returns whether it did. Otherwise `current` is untouched and the caller rebuilds.
+/// `state` must have learnt `current`.
+///
+/// Updates change the items they name in place; when the delta also deletes or adds
+/// items, the kept items are copied once into a new array with the added ones after them
+/// (the layout a rebuild gives) and only the keys are learnt again. What a rebuild would
+/// do differently or refuse is left to it: an update of a key the delta deletes (the
+/// rebuild re-adds it from the deleted item), a key updated twice, an update of another
+/// size, a snapshot over DDNet's limits.
 pub(crate) fn apply_delta_in_place(
     current: &mut SnapshotBuf,
     delta: &[i32],
@@ -731,10 +754,15 @@ pub(crate) fn apply_delta_in_place(
     let Ok((deleted, num_updated, updates)) = split_header(delta) else {
         return false;
     };
-    if !deleted.is_empty() || num_updated < 0 {
+    if num_updated < 0 {
         return false;
     }
     let snapshot = current.as_snapshot();
+    state.deleted.clear();
+    state.deleted.extend_from_slice(deleted);
+    state.deleted.sort_unstable();
+    state.added.clear();
+    state.plan.clear();
     state.touched.clear();
     state.touched.resize(snapshot.len(), false);
     let mut rest = updates;
@@ -742,30 +770,126 @@ pub(crate) fn apply_delta_in_place(
         let Ok(update) = next_update(&mut rest, update, sizes) else {
             return false;
         };
-        let Some(i) = state.index.get(update.key()) else {
-            return false;
-        };
-        // The key is checked again, so that a table that does not describe `current`
-        // can only make this path give way to the rebuild, never change the wrong item.
-        let fits = snapshot
-            .item(i)
-            .is_some_and(|item| item.key == update.key() && item.data.len() == update.data.len());
-        if !fits || std::mem::replace(&mut state.touched[i], true) {
+        let key = update.key();
+        if state.deleted.binary_search(&key).is_ok() {
             return false;
         }
+        let target = match state.index.get(key) {
+            Some(i) => {
+                // The key is checked again, so that a table that does not describe
+                // `current` can only make this path give way to the rebuild, never change
+                // the wrong item.
+                let fits = snapshot
+                    .item(i)
+                    .is_some_and(|item| item.key == key && item.data.len() == update.data.len());
+                if !fits || std::mem::replace(&mut state.touched[i], true) {
+                    return false;
+                }
+                i
+            }
+            None => {
+                // Few items come per tick; a long list goes to the rebuild rather than
+                // being searched quadratically.
+                if state.sorted
+                    || state.added.len() >= 64
+                    || state.added.iter().any(|&(k, _)| k == key)
+                {
+                    return false;
+                }
+                state.added.push((key, update.data.len()));
+                NEW + state.added.len() - 1
+            }
+        };
+        // `data` is a subslice of `delta`: its place is the pointer difference.
+        let start = update.data.as_ptr() as usize - delta.as_ptr() as usize;
+        let start = start / std::mem::size_of::<i32>();
+        state.plan.push((key, target, start..start + update.data.len()));
     }
-    let mut rest = updates;
-    for update in 0..num_updated as usize {
-        let Ok(update) = next_update(&mut rest, update, sizes) else {
+    if !state.deleted.is_empty() || !state.added.is_empty() {
+        let Some(num_kept) = relayout(current, state) else {
             return false;
         };
-        if let Some(i) = state.index.get(update.key()) {
-            for (value, &diff) in current.item_data_mut(i).iter_mut().zip(update.data) {
-                *value = value.wrapping_add(diff);
+        let removed = num_kept < state.touched.len();
+        if removed {
+            let sorted = state.sorted;
+            state.learn(&current.as_snapshot(), sorted);
+        } else {
+            for (i, &(key, _)) in state.added.iter().enumerate() {
+                state.index.insert(key, num_kept + i);
             }
         }
+        for (key, target, _) in &mut state.plan {
+            *target = if removed {
+                // Items moved: each is found by its key in the relearnt table (every key
+                // an update names is kept or added, so it is there).
+                match state.index.get(*key) {
+                    Some(i) => i,
+                    None => unreachable!("an updated key is in the new snapshot"),
+                }
+            } else if *target >= NEW {
+                num_kept + (*target - NEW)
+            } else {
+                *target
+            };
+        }
+    }
+    for (_, target, data) in &state.plan {
+        // New items start at zero, so adding the update to them copies it, as the
+        // rebuild does for a key the old snapshot lacks.
+        current.add_to_item(*target, &delta[data.clone()]);
     }
     true
+}
+
+/// Marks an update's target in [`InPlace::plan`] as an added item.
+const NEW: usize = usize::MAX / 2;
+
+/// Lays out the snapshot a delta with deletions or additions gives: the items of
+/// `current` whose keys `state.deleted` does not hold, then `state.added` (zeroed), packed
+/// from offset 0 as a rebuild packs them. Returns the number of kept items, or `None`
+/// (with `current` untouched) if the result would break DDNet's limits.
+fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
+    let snapshot = current.as_snapshot();
+    let deleted = &state.deleted;
+    let kept = snapshot
+        .items()
+        .filter(|item| deleted.binary_search(&item.key).is_err());
+    let (mut items, mut data_ints) = (0, 0);
+    for item in kept.clone() {
+        items += 1;
+        data_ints += KEY_INTS + item.data.len();
+    }
+    let num_kept = items;
+    for &(_, size) in &state.added {
+        items += 1;
+        data_ints += KEY_INTS + size;
+    }
+    if items > MAX_ITEMS || 4 * (SNAPSHOT_HEADER_INTS + items + data_ints) > MAX_SIZE {
+        return None;
+    }
+    let out = &mut state.scratch;
+    out.clear();
+    out.reserve(SNAPSHOT_HEADER_INTS + items + data_ints);
+    out.extend([4 * data_ints as i32, items as i32]);
+    let mut offset = 0;
+    let sizes = kept
+        .clone()
+        .map(|item| item.data.len())
+        .chain(state.added.iter().map(|&(_, size)| size));
+    for size in sizes {
+        out.push(4 * offset as i32);
+        offset += KEY_INTS + size;
+    }
+    for item in kept {
+        out.push(item.key);
+        out.extend_from_slice(item.data);
+    }
+    for &(key, size) in &state.added {
+        out.push(key);
+        out.resize(out.len() + size, 0);
+    }
+    current.swap_ints(&mut state.scratch);
+    Some(num_kept)
 }
 
 #[cfg(test)]
@@ -889,12 +1013,26 @@ mod tests {
             current,
             apply_delta(&from.as_snapshot(), &delta, &sizes).unwrap()
         );
-        // A new key, a deletion, or two updates of one item take the rebuild.
+        // A new key and a deletion are applied too, laid out as the rebuild lays them out.
         for delta in [
             delta_ints(&[], &[(6, 0, vec![1])], &sizes),
-            delta_ints(&[(9, 1)], &[], &sizes),
+            delta_ints(&[(9, 1)], &[(5, 0, vec![0, 1, 0]), (7, 3, vec![4])], &sizes),
+        ] {
+            let expected = apply_delta(&current.as_snapshot(), &delta, &sizes).unwrap();
+            assert!(apply_delta_in_place(
+                &mut current,
+                &delta,
+                &sizes,
+                &mut state
+            ));
+            assert_eq!(current, expected);
+        }
+        // Two updates of one item, an update of another size, or of a deleted key take
+        // the rebuild.
+        for delta in [
             delta_ints(&[], &[(5, 0, vec![1, 0, 0]), (5, 0, vec![1, 0, 0])], &sizes),
             delta_ints(&[], &[(5, 0, vec![1, 0])], &sizes),
+            delta_ints(&[(5, 0)], &[(5, 0, vec![1, 0, 0])], &sizes),
         ] {
             assert!(!apply_delta_in_place(
                 &mut current,

@@ -33,9 +33,9 @@ pub const MAX_EXTENDED_TYPES: usize = 64;
 pub const EXTENDED_TYPE_ITEM: i32 = 0;
 
 /// Ints before the offsets: `data_size` and `num_items`.
-const HEADER_INTS: usize = 2;
+pub(crate) const HEADER_INTS: usize = 2;
 /// Ints an item takes besides its data: the key.
-const KEY_INTS: usize = 1;
+pub(crate) const KEY_INTS: usize = 1;
 
 /// The key of the item of `type_id` and `id`: `(type << 16) | id`.
 ///
@@ -438,6 +438,24 @@ impl SnapshotBuf {
         Ok(SnapshotBuf { ints })
     }
 
+    /// Adds `diff` to the first ints of item `index`'s data, wrapping as DDNet does. The
+    /// item must exist and hold at least `diff.len()` ints.
+    #[inline]
+    pub(crate) fn add_to_item(&mut self, index: usize, diff: &[i32]) {
+        let data_start = HEADER_INTS + self.ints[1] as usize;
+        let start = data_start + self.ints[HEADER_INTS + index] as usize / 4 + KEY_INTS;
+        for (value, &d) in self.ints[start..start + diff.len()].iter_mut().zip(diff) {
+            *value = value.wrapping_add(d);
+        }
+    }
+
+    /// Swaps the int array with `ints`, which the caller built as a valid snapshot (the
+    /// old array goes to the caller, to be reused).
+    pub(crate) fn swap_ints(&mut self, ints: &mut Vec<i32>) {
+        debug_assert!(Snapshot::parse(ints).is_ok());
+        std::mem::swap(&mut self.ints, ints);
+    }
+
     /// The snapshot as a view.
     pub fn as_snapshot(&self) -> Snapshot<'_> {
         Snapshot::from_valid(&self.ints)
@@ -451,19 +469,6 @@ impl SnapshotBuf {
     /// The int array, owned.
     pub fn into_ints(self) -> Vec<i32> {
         self.ints
-    }
-
-    /// The data ints of item `index` (which must exist), to change them in place.
-    pub(crate) fn item_data_mut(&mut self, index: usize) -> &mut [i32] {
-        let snapshot = Snapshot::from_valid(&self.ints);
-        let data_start = HEADER_INTS + snapshot.len();
-        let offsets = snapshot.offsets();
-        let start = data_start + offsets[index] as usize / 4 + KEY_INTS;
-        let end = data_start
-            + offsets
-                .get(index + 1)
-                .map_or(self.ints[0] as usize / 4, |&o| o as usize / 4);
-        &mut self.ints[start..end]
     }
 
     /// Orders the items by key, keeping the order of equal keys, and packs them from
