@@ -40,6 +40,8 @@
 pub mod codec;
 pub mod datafile;
 pub mod detect;
+#[cfg(feature = "export")]
+pub mod export;
 pub mod gamenet;
 pub mod output;
 pub mod read;

@@ -42,7 +42,7 @@ enum Settled {
 
 /// The jobs for the paths on the command line, sorted by path and without repeats, and
 /// whether this is a batch (more than one path, or a directory) rather than one file.
-fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
+pub(crate) fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
     let mut jobs = Vec::new();
     let mut batch = paths.len() > 1;
     for path in paths {
@@ -230,6 +230,25 @@ pub(crate) fn read_rest(
     Ok(data)
 }
 
+/// A job's whole file, for commands that take every file in at once: `Ok(None)` when it
+/// is skipped (settled so while searching, or found in a directory and of no format
+/// demokit reads), `Err` with the message when it cannot be read.
+pub(crate) fn read_whole(job: &Job) -> Result<Option<Vec<u8>>, String> {
+    match &job.settled {
+        Some(Settled::Skip(_)) => return Ok(None),
+        Some(Settled::Fail(why)) => return Err(why.clone()),
+        None => {}
+    }
+    let mut data = Vec::new();
+    Input::open(&job.path)
+        .and_then(|mut file| file.read_to_end(&mut data))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if job.found && supported(&data).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(data))
+}
+
 /// Opens a job's file and reads its magic: the format, the bytes read so far and the file
 /// positioned after them, or what ends the job already (a skip or a failure).
 pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, Input), Done> {
@@ -321,7 +340,7 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
 }
 
 /// A progress bar on stderr when it is a terminal, else one that draws nothing.
-fn progress_bar(len: usize) -> ProgressBar {
+pub(crate) fn progress_bar(len: usize) -> ProgressBar {
     if !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

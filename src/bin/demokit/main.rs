@@ -27,6 +27,7 @@
 mod batch;
 mod destination;
 mod edit;
+mod export;
 mod game;
 mod info;
 mod input;
@@ -132,6 +133,19 @@ enum Command {
         /// each client message typed), one JSON object per record with --json.
         #[arg(long)]
         objects: bool,
+    },
+    /// Writes recordings as a Parquet dataset: one directory per table (files, chat,
+    /// players, ticks, inputs, frames), for DuckDB, Spark, pandas or Polars.
+    ///
+    /// Every file gets a row in `files`, with its error if it could not be read to the
+    /// end (the other tables keep what came before). Schemas: see the README.
+    Export {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// The dataset's directory (made if missing; the tables' files in it are replaced).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
     },
     /// Prints the chat lines of recordings.
     ///
@@ -334,6 +348,7 @@ fn main() -> ExitCode {
             objects: true,
             ..
         } => dump_objects(file, *json),
+        Command::Export { files, output } => export::export(files, output),
         Command::Chat { files, json } => run_jobs(files, |job, batch| {
             game::listing_job(job, game::Listing::Chat, *json, batch)
         }),

@@ -304,32 +304,42 @@ impl<'a> GameReplay<'a> {
 /// The chat lines, kills and player stints of a whole demo, in one replay; with the error
 /// that ended the replay early, if any (everything before it is kept).
 pub fn game_log(demo: &DemoSlice<'_>) -> (GameLog, Option<ReplayError>) {
-    let mut log = GameLog::default();
-    let mut stints = Stints::default();
+    let mut log = LogCollector::default();
     let mut replay = GameReplay::new(demo);
-    let mut last_tick = 0;
-    let mut error = None;
     while let Some(tick) = replay.next() {
-        let tick = match tick {
-            Ok(tick) => tick,
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        };
+        match tick {
+            Ok(tick) => log.tick(&tick),
+            Err(e) => return (log.finish(), Some(e)),
+        }
+    }
+    (log.finish(), None)
+}
+
+/// Builds a [`GameLog`] from the ticks of a replay, for callers that read each tick for
+/// other things too.
+#[derive(Debug, Default)]
+pub(crate) struct LogCollector {
+    log: GameLog,
+    stints: Stints,
+    last_tick: i32,
+}
+
+impl LogCollector {
+    /// Takes in the events and players of the next tick.
+    pub(crate) fn tick(&mut self, tick: &GameTick<'_>) {
         let world = tick.world;
         for event in world.events() {
             match event {
                 Event::Join { client_id, .. } => {
-                    stints.open(*client_id, tick.tick);
+                    self.stints.open(*client_id, tick.tick);
                 }
-                Event::Leave { client_id, .. } => stints.close(*client_id, last_tick),
+                Event::Leave { client_id, .. } => self.stints.close(*client_id, self.last_tick),
                 Event::Chat {
                     client_id,
                     team,
                     text,
                     ..
-                } => log.chat.push(ChatLine {
+                } => self.log.chat.push(ChatLine {
                     tick: tick.tick,
                     client_id: *client_id,
                     name: world
@@ -339,15 +349,20 @@ pub fn game_log(demo: &DemoSlice<'_>) -> (GameLog, Option<ReplayError>) {
                     team: *team,
                     text: text.clone(),
                 }),
-                Event::Kill { .. } => log.kills += 1,
+                Event::Kill { .. } => self.log.kills += 1,
                 _ => {}
             }
         }
         for p in world.players() {
-            stints.update(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
+            self.stints
+                .update(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
         }
-        last_tick = tick.tick;
+        self.last_tick = tick.tick;
     }
-    log.players = stints.finish(last_tick);
-    (log, error)
+
+    /// The log of the ticks taken in.
+    pub(crate) fn finish(mut self) -> GameLog {
+        self.log.players = self.stints.finish(self.last_tick);
+        self.log
+    }
 }

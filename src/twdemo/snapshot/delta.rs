@@ -803,7 +803,9 @@ pub(crate) fn apply_delta_in_place(
         // `data` is a subslice of `delta`: its place is the pointer difference.
         let start = update.data.as_ptr() as usize - delta.as_ptr() as usize;
         let start = start / std::mem::size_of::<i32>();
-        state.plan.push((key, target, start..start + update.data.len()));
+        state
+            .plan
+            .push((key, target, start..start + update.data.len()));
     }
     if !state.deleted.is_empty() || !state.added.is_empty() {
         let Some(num_kept) = relayout(current, state) else {

@@ -1,0 +1,538 @@
+//! Tables: recordings as Arrow record batches and Parquet datasets, for analysts.
+//!
+//! Every file becomes rows of a few tables, each declared once (see [`Table`]): `files`
+//! (one row per file, with its error if it could not be read to the end), `chat`,
+//! `players` (one row per player stint), `ticks` (one row per tick per character or
+//! player position), `inputs` (teehistorian: every input a client sent, as absolute
+//! values) and `frames` (Source: the frame index). Every row starts with the file's
+//! `path`, so tables join on it. [`Exporter`] reads files into the tables; a
+//! [`DatasetWriter`] writes their batches to Parquet, one directory per table.
+//!
+//! What this layer leaves to others: reading the formats (the format modules), walking
+//! directories and running in parallel (the CLI), and SQL (DuckDB, Spark, ... read the
+//! Parquet files).
+//!
+//! The schemas are versioned by [`SCHEMA_VERSION`], written into each Parquet file's
+//! metadata as `demokit.schema_version`; a change to a table's columns raises it.
+
+mod table;
+mod writer;
+
+/// The Arrow record batch the tables are handed on as.
+pub use arrow_array::RecordBatch;
+pub use writer::{DatasetWriter, ExportError};
+
+use crate::detect::{Format, detect};
+use crate::source::SourceSlice;
+use crate::teehistorian::{EventKind, Events, TeehistorianSlice};
+use crate::twdemo::DemoSlice;
+use crate::twdemo::game::{GameReplay, LogCollector};
+use table::tables;
+
+/// The version of the table schemas below.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Rows collected per table before a batch is handed on (bounds memory on long files).
+pub const BATCH_ROWS: usize = 64 * 1024;
+
+tables! {
+    /// One row per file.
+    Files "files", FileRow, FileColumns {
+        /// The file's path as given.
+        path: str,
+        /// `twdemo`, `teehistorian`, `source` or `unknown`.
+        format: str,
+        /// Size in bytes.
+        bytes: u64,
+        /// Format version (teehistorian: the header's `version`).
+        version: (opt str),
+        /// Map name.
+        map_name: (opt str),
+        /// Teehistorian: the header's `game_uuid`.
+        game_uuid: (opt str),
+        /// Teehistorian: the header's `start_time`; demos: the header's timestamp.
+        start_time: (opt str),
+        /// Teehistorian: the server's version; Source: the server's name.
+        server: (opt str),
+        /// The first tick (Source: the smallest).
+        first_tick: (opt i32),
+        /// The last tick (Source: the largest).
+        last_tick: (opt i32),
+        /// Records read: demo chunks, teehistorian messages or Source frames.
+        records: u64,
+        /// Teehistorian: whether the file ends with FINISH.
+        finished: (opt bool),
+        /// Why the file could not be read to the end, if it could not; the tables hold
+        /// what came before.
+        error: (opt str),
+        /// Where that error is, in bytes from the start of the file.
+        error_offset: (opt u64),
+    }
+
+    /// One row per chat line (teehistorian: the console's `say`).
+    Chat "chat", ChatRow, ChatColumns {
+        /// The file.
+        path: str,
+        /// The tick it was said at.
+        tick: i32,
+        /// Who said it, -1 the server.
+        client_id: i32,
+        /// The speaker's name then (empty if unknown).
+        name: str,
+        /// The channel as the protocol numbers it (see [`ChatLine`](crate::gamenet::summary::ChatLine)).
+        team: i32,
+        /// The text.
+        text: str,
+    }
+
+    /// One row per player stint: a client id from joining to leaving.
+    Players "players", PlayerRow, PlayerColumns {
+        /// The file.
+        path: str,
+        /// Client id.
+        client_id: i32,
+        /// The last name it had.
+        name: str,
+        /// Clan.
+        clan: str,
+        /// ISO 3166-1 numeric country code, -1 none.
+        country: i32,
+        /// The last team it was in (-1 spectators).
+        team: i32,
+        /// The tick it appeared at.
+        first_tick: i32,
+        /// The last tick it was there.
+        last_tick: i32,
+    }
+
+    /// One row per tick per character (demos) or per player with a position
+    /// (teehistorian).
+    Ticks "ticks", TickRow, TickColumns {
+        /// The file.
+        path: str,
+        /// The tick.
+        tick: i32,
+        /// Client id.
+        client_id: i32,
+        /// Position.
+        x: i32,
+        /// Position.
+        y: i32,
+        /// Demos: velocity (in 1/256 units per tick).
+        vel_x: (opt i32),
+        /// Demos: velocity.
+        vel_y: (opt i32),
+        /// Demos: the weapon held.
+        weapon: (opt i32),
+        /// Demos: health, where the protocol sends it.
+        health: (opt i32),
+        /// Demos: armor, where the protocol sends it.
+        armor: (opt i32),
+    }
+
+    /// One row per input a client sent (teehistorian), as absolute values.
+    Inputs "inputs", InputRow, InputColumns {
+        /// The file.
+        path: str,
+        /// The tick.
+        tick: i32,
+        /// Client id.
+        client_id: i32,
+        /// -1 left, 0 none, 1 right.
+        direction: i32,
+        /// Aim, relative to the character.
+        target_x: i32,
+        /// Aim, relative to the character.
+        target_y: i32,
+        /// Jump held.
+        jump: i32,
+        /// Fire presses counter.
+        fire: i32,
+        /// Hook held.
+        hook: i32,
+        /// Player flags (chatting, scoreboard, ...).
+        player_flags: i32,
+        /// Weapon wanted.
+        wanted_weapon: i32,
+        /// Next-weapon presses counter.
+        next_weapon: i32,
+        /// Previous-weapon presses counter.
+        prev_weapon: i32,
+        /// Whether it was stored whole (INPUT_NEW) rather than as a difference.
+        new: bool,
+    }
+
+    /// One row per frame of a Source demo.
+    Frames "frames", FrameRow, FrameColumns {
+        /// The file.
+        path: str,
+        /// The frame's place in the file, from 0.
+        index: u64,
+        /// Offset of its command byte.
+        offset: u64,
+        /// Its length in bytes.
+        len: u64,
+        /// The command's name.
+        command: str,
+        /// The tick.
+        tick: i32,
+        /// The player slot, in profiles that have one.
+        slot: (opt i32),
+    }
+}
+
+/// Reads recordings into the tables. Rows gather per table; every [`BATCH_ROWS`] rows (and
+/// at [`finish`](Self::finish)) they go to the sink as a record batch, so memory stays
+/// bounded whatever the length of a file.
+#[derive(Debug, Default)]
+pub struct Exporter {
+    files: FileColumns,
+    chat: ChatColumns,
+    players: PlayerColumns,
+    ticks: TickColumns,
+    inputs: InputColumns,
+    frames: FrameColumns,
+}
+
+/// What a file's reading ended with, for its `files` row.
+#[derive(Default)]
+struct Ending {
+    error: Option<String>,
+    offset: Option<u64>,
+}
+
+impl Ending {
+    fn at(error: impl std::fmt::Display, offset: u64) -> Ending {
+        Ending {
+            error: Some(error.to_string()),
+            offset: Some(offset),
+        }
+    }
+}
+
+impl Exporter {
+    /// An exporter with no rows.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads one file into the tables; `sink` gets the batches that fill up meanwhile.
+    /// Never fails: a file that is not a recording, or breaks off, gets its error in its
+    /// `files` row and keeps the rows read before the break.
+    pub fn add(&mut self, path: &str, data: &[u8], sink: &mut dyn FnMut(Table, RecordBatch)) {
+        let mut file = FileRow {
+            path,
+            format: "unknown",
+            bytes: data.len() as u64,
+            version: None,
+            map_name: None,
+            game_uuid: None,
+            start_time: None,
+            server: None,
+            first_tick: None,
+            last_tick: None,
+            records: 0,
+            finished: None,
+            error: None,
+            error_offset: None,
+        };
+        let (strings, ending) = match detect(data) {
+            Some(Format::TwDemo) => {
+                file.format = "twdemo";
+                self.twdemo(path, data, &mut file, sink)
+            }
+            Some(Format::Teehistorian) => {
+                file.format = "teehistorian";
+                self.teehistorian(path, data, &mut file, sink)
+            }
+            Some(Format::SourceDemo) => {
+                file.format = "source";
+                self.source(path, data, &mut file, sink)
+            }
+            Some(other) => (
+                FileStrings::default(),
+                Ending::at(format_args!("{other:?} files are not read by demokit"), 0),
+            ),
+            None => (
+                FileStrings::default(),
+                Ending::at("not a recording demokit knows", 0),
+            ),
+        };
+        file.version = strings.version.as_deref();
+        file.map_name = strings.map_name.as_deref();
+        file.game_uuid = strings.game_uuid.as_deref();
+        file.start_time = strings.start_time.as_deref();
+        file.server = strings.server.as_deref();
+        file.error = ending.error.as_deref();
+        file.error_offset = ending.offset;
+        self.files.push(&file);
+        self.flush(false, sink);
+    }
+
+    /// Records a file that could not be read at all (its `files` row carries `error`).
+    pub fn add_unreadable(&mut self, path: &str, error: &str) {
+        self.files.push(&FileRow {
+            path,
+            format: "unknown",
+            bytes: 0,
+            version: None,
+            map_name: None,
+            game_uuid: None,
+            start_time: None,
+            server: None,
+            first_tick: None,
+            last_tick: None,
+            records: 0,
+            finished: None,
+            error: Some(error),
+            error_offset: None,
+        });
+    }
+
+    /// Hands every table's remaining rows to `sink`.
+    pub fn finish(&mut self, sink: &mut dyn FnMut(Table, RecordBatch)) {
+        self.flush(true, sink);
+    }
+
+    /// Hands on the tables that have [`BATCH_ROWS`] rows (`all`: any rows).
+    fn flush(&mut self, all: bool, sink: &mut dyn FnMut(Table, RecordBatch)) {
+        let at = if all { 1 } else { BATCH_ROWS };
+        macro_rules! flush {
+            ($($field:ident $table:ident),*) => {$(
+                if self.$field.len() >= at {
+                    sink(Table::$table, self.$field.finish());
+                }
+            )*};
+        }
+        flush!(files Files, chat Chat, players Players, ticks Ticks, inputs Inputs, frames Frames);
+    }
+
+    fn twdemo(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        file: &mut FileRow<'_>,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) -> (FileStrings, Ending) {
+        let demo = match DemoSlice::parse(data) {
+            Ok(demo) => demo,
+            Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
+        };
+        let header = &demo.prelude().header;
+        let strings = FileStrings {
+            version: Some(demo.prelude().version().to_string()),
+            map_name: Some(lossy(header.map_name.text_bytes())),
+            start_time: Some(lossy(header.timestamp.text_bytes())),
+            ..FileStrings::default()
+        };
+        let mut ending = Ending::default();
+        let mut log = LogCollector::default();
+        let mut replay = GameReplay::new(&demo);
+        while let Some(tick) = replay.next() {
+            let tick = match tick {
+                Ok(tick) => tick,
+                Err(e) => {
+                    ending = Ending::at(&e, e.offset());
+                    break;
+                }
+            };
+            file.first_tick.get_or_insert(tick.tick);
+            file.last_tick = Some(tick.tick);
+            log.tick(&tick);
+            for c in tick.world.characters() {
+                self.ticks.push(&TickRow {
+                    path,
+                    tick: tick.tick,
+                    client_id: c.client_id,
+                    x: c.x,
+                    y: c.y,
+                    vel_x: Some(c.vel_x),
+                    vel_y: Some(c.vel_y),
+                    weapon: Some(c.weapon),
+                    health: Some(c.health),
+                    armor: Some(c.armor),
+                });
+            }
+            self.flush(false, sink);
+        }
+        file.records = demo.chunks().count() as u64;
+        self.game_log(path, log.finish());
+        (strings, ending)
+    }
+
+    fn teehistorian(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        file: &mut FileRow<'_>,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) -> (FileStrings, Ending) {
+        let th = match TeehistorianSlice::parse(data) {
+            Ok(th) => th,
+            Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
+        };
+        let header = th.header();
+        let strings = FileStrings {
+            version: Some(header.version.clone()),
+            map_name: header.map_name.clone(),
+            game_uuid: header.game_uuid.clone(),
+            start_time: header.start_time.clone(),
+            server: header.server_version.clone(),
+        };
+        let mut ending = Ending::default();
+        let mut events = Events::new(th.messages());
+        while let Some(event) = events.next() {
+            let event = match event {
+                Ok(event) => event,
+                Err(e) => {
+                    ending = Ending::at(&e, e.offset());
+                    break;
+                }
+            };
+            file.records += u64::from(!matches!(event.kind, EventKind::TickEnd));
+            match event.kind {
+                EventKind::Input { cid, input, new } => {
+                    let [
+                        direction,
+                        target_x,
+                        target_y,
+                        jump,
+                        fire,
+                        hook,
+                        player_flags,
+                        wanted_weapon,
+                        next_weapon,
+                        prev_weapon,
+                    ] = input;
+                    self.inputs.push(&InputRow {
+                        path,
+                        tick: event.tick,
+                        client_id: cid,
+                        direction,
+                        target_x,
+                        target_y,
+                        jump,
+                        fire,
+                        hook,
+                        player_flags,
+                        wanted_weapon,
+                        next_weapon,
+                        prev_weapon,
+                        new,
+                    });
+                }
+                EventKind::TickEnd => {
+                    file.first_tick.get_or_insert(event.tick);
+                    file.last_tick = Some(event.tick);
+                    for (cid, (x, y)) in events.world().players() {
+                        self.ticks.push(&TickRow {
+                            path,
+                            tick: event.tick,
+                            client_id: cid,
+                            x,
+                            y,
+                            vel_x: None,
+                            vel_y: None,
+                            weapon: None,
+                            health: None,
+                            armor: None,
+                        });
+                    }
+                    self.flush(false, sink);
+                }
+                _ => {}
+            }
+        }
+        file.finished = Some(events.finished());
+        let (log, _) = crate::teehistorian::game::game_log(th.messages());
+        self.game_log(path, log);
+        (strings, ending)
+    }
+
+    fn source(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        file: &mut FileRow<'_>,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) -> (FileStrings, Ending) {
+        let demo = match SourceSlice::parse(data) {
+            Ok(demo) => demo,
+            Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
+        };
+        let header = demo.header();
+        let strings = FileStrings {
+            version: Some(header.demo_protocol.to_string()),
+            map_name: Some(lossy(header.map.text_bytes())),
+            server: Some(lossy(header.server.text_bytes())),
+            ..FileStrings::default()
+        };
+        let mut ending = Ending::default();
+        for (index, frame) in demo.frames().enumerate() {
+            let frame = match frame {
+                Ok(frame) => frame,
+                Err(e) => {
+                    ending = Ending::at(&e, e.offset);
+                    break;
+                }
+            };
+            // Source ticks are not in order (sign-on frames, the stop frame): the range
+            // is the smallest and largest.
+            let tick = frame.frame.tick;
+            file.first_tick = Some(file.first_tick.map_or(tick, |t| t.min(tick)));
+            file.last_tick = Some(file.last_tick.map_or(tick, |t| t.max(tick)));
+            file.records += 1;
+            self.frames.push(&FrameRow {
+                path,
+                index: index as u64,
+                offset: frame.offset,
+                len: frame.len as u64,
+                command: frame.frame.command().name(),
+                tick: frame.frame.tick,
+                slot: frame.frame.slot.map(i32::from),
+            });
+            self.flush(false, sink);
+        }
+        (strings, ending)
+    }
+
+    /// The chat lines and player stints of a file.
+    fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
+        for line in &log.chat {
+            self.chat.push(&ChatRow {
+                path,
+                tick: line.tick,
+                client_id: line.client_id,
+                name: &line.name,
+                team: line.team,
+                text: &line.text,
+            });
+        }
+        for p in &log.players {
+            self.players.push(&PlayerRow {
+                path,
+                client_id: p.client_id,
+                name: &p.name,
+                clan: &p.clan,
+                country: p.country,
+                team: p.team,
+                first_tick: p.first_tick,
+                last_tick: p.last_tick,
+            });
+        }
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The text fields of a `files` row, owned while the row is made.
+#[derive(Default)]
+struct FileStrings {
+    version: Option<String>,
+    map_name: Option<String>,
+    game_uuid: Option<String>,
+    start_time: Option<String>,
+    server: Option<String>,
+}

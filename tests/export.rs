@@ -1,0 +1,247 @@
+//! `demokit::export` on the real recordings of `../shared/real-fixtures`: the Parquet
+//! dataset reads back (with the parquet crate's own Arrow reader) with exactly the rows the
+//! library's readers count by other routes, one `files` row per recording with no error,
+//! the schema version in every file; a cut recording keeps its rows before the cut and
+//! names its error; the CLI writes the same dataset.
+
+mod common;
+
+use common::temp::TempDir;
+use demokit::detect::{Format, detect};
+use demokit::export::{DatasetWriter, Exporter, SCHEMA_VERSION, Table};
+use demokit::source::SourceSlice;
+use demokit::teehistorian::{EventKind, Events, TeehistorianSlice};
+use demokit::twdemo::DemoSlice;
+use demokit::twdemo::game::GameReplay;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every recording under `dir` in a format demokit reads (as the CLI picks them from a
+/// directory), sorted.
+fn recordings(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                detect(&std::fs::read(&path).unwrap()),
+                Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The rows each table should get from `files`, counted through the format readers
+/// rather than through the exporter.
+fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
+    let mut rows = BTreeMap::new();
+    let mut add = |table: &'static str, n: usize| *rows.entry(table).or_insert(0) += n;
+    add("files", files.len());
+    for path in files {
+        let data = std::fs::read(path).unwrap();
+        if let Ok(demo) = DemoSlice::parse(&data) {
+            let mut replay = GameReplay::new(&demo);
+            while let Some(tick) = replay.next() {
+                add("ticks", tick.unwrap().world.characters().count());
+            }
+            let (log, error) = demokit::twdemo::game::game_log(&demo);
+            assert!(error.is_none());
+            add("chat", log.chat.len());
+            add("players", log.players.len());
+        } else if let Ok(th) = TeehistorianSlice::parse(&data) {
+            let mut events = Events::new(th.messages());
+            while let Some(event) = events.next() {
+                match event.unwrap().kind {
+                    EventKind::Input { .. } => add("inputs", 1),
+                    EventKind::TickEnd => add("ticks", events.world().players().count()),
+                    _ => {}
+                }
+            }
+            let (log, error) = demokit::teehistorian::game::game_log(th.messages());
+            assert!(error.is_none());
+            add("chat", log.chat.len());
+            add("players", log.players.len());
+        } else {
+            let demo = SourceSlice::parse(&data).unwrap();
+            add("frames", demo.frames().count());
+        }
+    }
+    rows
+}
+
+/// Exports `files` through the library into `dir`.
+fn export(files: &[PathBuf], dir: &Path) -> Vec<Table> {
+    let mut writer = DatasetWriter::create(dir).unwrap();
+    let mut exporter = Exporter::new();
+    let mut sink = |table, batch| writer.write(table, &batch).unwrap();
+    for path in files {
+        let data = std::fs::read(path).unwrap();
+        exporter.add(&path.to_string_lossy(), &data, &mut sink);
+    }
+    exporter.finish(&mut sink);
+    writer.finish().unwrap()
+}
+
+/// A table's file read back: its rows as batches, and its key-value metadata.
+fn read_table(
+    dir: &Path,
+    table: Table,
+) -> (Vec<demokit::export::RecordBatch>, Vec<(String, String)>) {
+    let file = std::fs::File::open(dir.join(table.name()).join("part-0.parquet")).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    assert_eq!(
+        builder.schema().fields(),
+        table.schema().fields(),
+        "{table:?}"
+    );
+    let metadata = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default()))
+        .collect();
+    let batches = builder.build().unwrap().map(Result::unwrap).collect();
+    (batches, metadata)
+}
+
+fn row_count(batches: &[demokit::export::RecordBatch]) -> usize {
+    batches.iter().map(|b| b.num_rows()).sum()
+}
+
+#[test]
+fn the_real_recordings_export_with_the_rows_the_readers_count() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let files = recordings(&shared.join("real-fixtures"));
+    assert_eq!(files.len(), 17, "the recordings of ../shared");
+    let dir = TempDir::new("export");
+    let written = export(&files, &dir.0);
+    assert_eq!(written, Table::ALL, "every table gets rows");
+    let expected = expected_rows(&files);
+    for &table in Table::ALL {
+        let (batches, metadata) = read_table(&dir.0, table);
+        assert_eq!(
+            row_count(&batches),
+            expected[table.name()],
+            "{}",
+            table.name()
+        );
+        assert!(metadata.contains(&(
+            "demokit.schema_version".to_owned(),
+            SCHEMA_VERSION.to_string()
+        )));
+    }
+    // One row per recording, none with an error, in the order given.
+    let (batches, _) = read_table(&dir.0, Table::Files);
+    let mut listed = Vec::new();
+    let mut errors = 0;
+    for batch in &batches {
+        errors += batch.column_by_name("error").unwrap().null_count();
+        let paths = batch.column_by_name("path").unwrap();
+        let paths = paths
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
+        listed.extend(paths.iter().map(|p| p.unwrap().to_owned()));
+    }
+    assert_eq!(errors, files.len(), "no file has an error");
+    let given: Vec<String> = files
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listed, given);
+}
+
+#[test]
+fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let path = shared.join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian");
+    let data = std::fs::read(&path).unwrap();
+    let cut = &data[..data.len() / 2];
+    let mut tables: BTreeMap<Table, usize> = BTreeMap::new();
+    let mut files = Vec::new();
+    let mut exporter = Exporter::new();
+    let mut sink = |table: Table, batch: demokit::export::RecordBatch| {
+        *tables.entry(table).or_default() += batch.num_rows();
+        if table == Table::Files {
+            files.push(batch);
+        }
+    };
+    exporter.add("cut.teehistorian", cut, &mut sink);
+    exporter.add("not-a-recording.txt", b"hello", &mut sink);
+    exporter.finish(&mut sink);
+    // The inputs before the cut, counted by the reader on the same bytes.
+    let th = TeehistorianSlice::parse(cut).unwrap();
+    let inputs = Events::new(th.messages())
+        .map_while(Result::ok)
+        .filter(|e| matches!(e.kind, EventKind::Input { .. }))
+        .count();
+    assert!(inputs > 0);
+    assert_eq!(tables[&Table::Inputs], inputs);
+    let batch = &files[0];
+    assert_eq!(batch.num_rows(), 2);
+    let errors = batch
+        .column_by_name("error")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .unwrap();
+    let offsets = batch
+        .column_by_name("error_offset")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::UInt64Array>()
+        .unwrap();
+    assert!(!errors.value(0).is_empty() && !errors.value(1).is_empty());
+    assert_eq!(arrow_array::Array::null_count(errors), 0);
+    assert!(offsets.value(0) > 0 && offsets.value(0) <= cut.len() as u64);
+    assert_eq!(offsets.value(1), 0);
+}
+
+#[test]
+fn the_cli_exports_a_directory() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let dir = TempDir::new("export-cli");
+    let out = common::cli::demokit(&[
+        "export".as_ref(),
+        shared.join("real-fixtures").as_os_str(),
+        "-o".as_ref(),
+        dir.0.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", common::cli::stderr(&out));
+    assert!(common::cli::stderr(&out).contains("exported 17 files"));
+    let files = recordings(&shared.join("real-fixtures"));
+    let expected = expected_rows(&files);
+    for &table in Table::ALL {
+        let (batches, _) = read_table(&dir.0, table);
+        assert_eq!(
+            row_count(&batches),
+            expected[table.name()],
+            "{}",
+            table.name()
+        );
+    }
+    // No file is left under a temporary name.
+    for &table in Table::ALL {
+        let names: Vec<_> = std::fs::read_dir(dir.0.join(table.name()))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["part-0.parquet"]);
+    }
+}
