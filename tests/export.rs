@@ -245,3 +245,150 @@ fn the_cli_exports_a_directory() {
         assert_eq!(names, ["part-0.parquet"]);
     }
 }
+
+/// A table's columns as the README lists them: `name: type`, `?` after a nullable type.
+fn readme_columns(table: Table) -> String {
+    table
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| {
+            let ty = match f.data_type() {
+                arrow_schema::DataType::Int32 => "int32",
+                arrow_schema::DataType::Int64 => "int64",
+                arrow_schema::DataType::UInt64 => "uint64",
+                arrow_schema::DataType::Boolean => "bool",
+                arrow_schema::DataType::Utf8 => "string",
+                other => panic!("no README name for {other}"),
+            };
+            let null = if f.is_nullable() { "?" } else { "" };
+            format!("`{}` {ty}{null}", f.name())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The README's schema table lists every table's columns as the declarations make them.
+#[test]
+fn the_readme_lists_the_schemas() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let missing: Vec<String> = Table::ALL
+        .iter()
+        .map(|&table| format!("| `{}` | {} |", table.name(), readme_columns(table)))
+        .filter(|line| !readme.contains(line.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README lacks the lines\n{}",
+        missing.join("\n")
+    );
+    assert!(readme.contains(&format!("schema version {SCHEMA_VERSION}")));
+}
+
+/// The Python with `duckdb` and `pyarrow` that `.ci/run` sets up (`DEMOKIT_PYTHON`), or
+/// `None` with a printed reason elsewhere; in CI a missing one fails.
+fn python_with_duckdb() -> Option<String> {
+    if let Ok(python) = std::env::var("DEMOKIT_PYTHON") {
+        return Some(python);
+    }
+    let found = std::process::Command::new("python3")
+        .args(["-c", "import duckdb, pyarrow"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some("python3".into());
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "CI=true but DEMOKIT_PYTHON is unset: .ci/run makes a virtualenv with duckdb and pyarrow"
+        );
+    }
+    eprintln!("skipping: no python3 with duckdb and pyarrow (set DEMOKIT_PYTHON, or run .ci/run)");
+    None
+}
+
+/// DuckDB and pyarrow read the dataset the CLI writes with the rows the readers count.
+#[test]
+fn duckdb_and_pyarrow_read_the_dataset() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let Some(python) = python_with_duckdb() else {
+        return;
+    };
+    let dir = TempDir::new("export-duckdb");
+    let out = common::cli::demokit(&[
+        "export".as_ref(),
+        shared.join("real-fixtures").as_os_str(),
+        "-o".as_ref(),
+        dir.0.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", common::cli::stderr(&out));
+    let expected = expected_rows(&recordings(&shared.join("real-fixtures")));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/check_export.py");
+    let run = std::process::Command::new(&python)
+        .arg(script)
+        .arg(&dir.0)
+        .arg(serde_json::to_string(&expected).unwrap())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout);
+    println!("{said}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success(), "{said}");
+    assert!(said.contains("fastest demo:"));
+}
+
+/// A second export into the same dataset skips the files it holds; a changed file is
+/// exported again into a new part.
+#[test]
+fn a_second_export_adds_only_what_changed() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let inputs = TempDir::new("export-incremental-in");
+    let fixtures = shared.join("real-fixtures");
+    for name in [
+        "twdemo/v4_tw075_client_dm1.demo",
+        "teehistorian/v2_ddnet201_dm1.teehistorian",
+    ] {
+        let data = std::fs::read(fixtures.join(name)).unwrap();
+        inputs.write(name.split('/').next_back().unwrap(), &data);
+    }
+    let dir = TempDir::new("export-incremental-out");
+    let export = || {
+        let out = common::cli::demokit(&[
+            "export".as_ref(),
+            inputs.0.as_os_str(),
+            "-o".as_ref(),
+            dir.0.as_os_str(),
+        ]);
+        assert!(out.status.success(), "{}", common::cli::stderr(&out));
+        common::cli::stderr(&out)
+    };
+    assert!(export().contains("exported 2 files"));
+    let said = export();
+    assert!(
+        said.contains("exported 0 files") && said.contains("2 unchanged"),
+        "{said}"
+    );
+    assert!(!dir.0.join("files/part-1.parquet").exists());
+    // A changed file (here: one byte more) is read again.
+    let changed = inputs.path("v4_tw075_client_dm1.demo");
+    let mut data = std::fs::read(&changed).unwrap();
+    data.push(0);
+    std::fs::write(&changed, &data).unwrap();
+    let said = export();
+    assert!(
+        said.contains("exported 1 files") && said.contains("1 unchanged"),
+        "{said}"
+    );
+    let file = std::fs::File::open(dir.0.join("files/part-1.parquet")).unwrap();
+    let rows: usize = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum();
+    assert_eq!(rows, 1);
+}

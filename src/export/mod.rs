@@ -20,7 +20,7 @@ mod writer;
 
 /// The Arrow record batch the tables are handed on as.
 pub use arrow_array::RecordBatch;
-pub use writer::{DatasetWriter, ExportError};
+pub use writer::{DatasetWriter, ExportError, ExportedFile};
 
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;
@@ -44,6 +44,9 @@ tables! {
         format: str,
         /// Size in bytes.
         bytes: u64,
+        /// Last modification time in nanoseconds since the Unix epoch, when known: with
+        /// `path` and `bytes`, what an incremental export compares to skip a file.
+        modified_ns: (opt i64),
         /// Format version (teehistorian: the header's `version`).
         version: (opt str),
         /// Map name.
@@ -220,10 +223,23 @@ impl Exporter {
     /// Never fails: a file that is not a recording, or breaks off, gets its error in its
     /// `files` row and keeps the rows read before the break.
     pub fn add(&mut self, path: &str, data: &[u8], sink: &mut dyn FnMut(Table, RecordBatch)) {
+        self.add_modified(path, None, data, sink);
+    }
+
+    /// [`add`](Self::add) with the file's modification time (nanoseconds since the Unix
+    /// epoch) for its `files` row.
+    pub fn add_modified(
+        &mut self,
+        path: &str,
+        modified_ns: Option<i64>,
+        data: &[u8],
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
         let mut file = FileRow {
             path,
             format: "unknown",
             bytes: data.len() as u64,
+            modified_ns,
             version: None,
             map_name: None,
             game_uuid: None,
@@ -275,6 +291,7 @@ impl Exporter {
             path,
             format: "unknown",
             bytes: 0,
+            modified_ns: None,
             version: None,
             map_name: None,
             game_uuid: None,

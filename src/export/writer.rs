@@ -1,9 +1,11 @@
-//! Writing the tables' batches as a Parquet dataset: `DIR/<table>/part-0.parquet`, one
-//! directory per table, so that DuckDB, Spark or pyarrow read each table as a dataset.
+//! Writing the tables' batches as a Parquet dataset: `DIR/<table>/part-<n>.parquet`, one
+//! directory per table and one part per run, so that DuckDB, Spark or pyarrow read each
+//! table as a dataset and a later run adds to it.
 
 use super::{SCHEMA_VERSION, Table};
 use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
@@ -32,6 +34,47 @@ pub enum ExportError {
     },
 }
 
+/// Adds the files one `files` part names to `out`.
+fn read_exported(path: &Path, out: &mut Vec<ExportedFile>) -> Result<(), ExportError> {
+    use arrow_array::{Array, Int64Array, StringArray, UInt64Array};
+    let parquet = |source| ExportError::Parquet {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(|source| ExportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(parquet)?
+        .build()
+        .map_err(parquet)?;
+    for batch in reader {
+        let batch = batch.map_err(|e| parquet(e.into()))?;
+        let column = |name: &str| batch.column_by_name(name).cloned();
+        let (Some(paths), Some(bytes), Some(modified)) =
+            (column("path"), column("bytes"), column("modified_ns"))
+        else {
+            continue;
+        };
+        let (Some(paths), Some(bytes), Some(modified)) = (
+            paths.as_any().downcast_ref::<StringArray>(),
+            bytes.as_any().downcast_ref::<UInt64Array>(),
+            modified.as_any().downcast_ref::<Int64Array>(),
+        ) else {
+            continue;
+        };
+        for row in 0..batch.num_rows() {
+            out.push(ExportedFile {
+                path: paths.value(row).to_owned(),
+                bytes: bytes.value(row),
+                modified_ns: modified.is_valid(row).then(|| modified.value(row)),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// One open table file: the writer and the names it is written under.
 struct Part {
     writer: ArrowWriter<File>,
@@ -49,7 +92,28 @@ struct Part {
 /// A table that gets no rows gets no file.
 pub struct DatasetWriter {
     dir: PathBuf,
+    /// The number of this run's parts: one past the highest part already in the dataset.
+    run: u64,
     parts: BTreeMap<Table, Part>,
+}
+
+/// A file an earlier run exported, as its `files` row names it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExportedFile {
+    /// The path as given then.
+    pub path: String,
+    /// Its size then.
+    pub bytes: u64,
+    /// Its modification time then, when known.
+    pub modified_ns: Option<i64>,
+}
+
+/// The number of a part file (`part-<n>.parquet`), if `name` is one.
+fn part_number(name: &str) -> Option<u64> {
+    name.strip_prefix("part-")?
+        .strip_suffix(".parquet")?
+        .parse()
+        .ok()
 }
 
 impl std::fmt::Debug for DatasetWriter {
@@ -62,22 +126,66 @@ impl std::fmt::Debug for DatasetWriter {
 }
 
 impl DatasetWriter {
-    /// A dataset in `dir` (made if missing).
+    /// A dataset in `dir` (made if missing); this run's files are new parts beside the
+    /// ones there.
     pub fn create(dir: impl AsRef<Path>) -> Result<Self, ExportError> {
         let dir = dir.as_ref().to_path_buf();
-        std::fs::create_dir_all(&dir).map_err(|source| ExportError::Io {
-            path: dir.clone(),
-            source,
-        })?;
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ExportError::Io { path, source }
+        };
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let mut run = 0;
+        for &table in Table::ALL {
+            let table_dir = dir.join(table.name());
+            if !table_dir.is_dir() {
+                continue;
+            }
+            for entry in std::fs::read_dir(&table_dir).map_err(io(&table_dir))? {
+                let entry = entry.map_err(io(&table_dir))?;
+                if let Some(n) = part_number(&entry.file_name().to_string_lossy()) {
+                    run = run.max(n + 1);
+                }
+            }
+        }
         Ok(DatasetWriter {
             dir,
+            run,
             parts: BTreeMap::new(),
         })
     }
 
-    /// The path a table's file gets.
+    /// The files the dataset in `dir` already holds, from its `files` table (none if
+    /// there is no dataset yet).
+    pub fn exported(dir: impl AsRef<Path>) -> Result<Vec<ExportedFile>, ExportError> {
+        let table_dir = dir.as_ref().join(Table::Files.name());
+        let mut out = Vec::new();
+        let Ok(entries) = std::fs::read_dir(&table_dir) else {
+            return Ok(out);
+        };
+        for entry in entries {
+            let path = entry
+                .map_err(|source| ExportError::Io {
+                    path: table_dir.clone(),
+                    source,
+                })?
+                .path();
+            if path
+                .file_name()
+                .and_then(|n| part_number(&n.to_string_lossy()))
+                .is_some()
+            {
+                read_exported(&path, &mut out)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The path a table's file gets in this run.
     pub fn table_path(&self, table: Table) -> PathBuf {
-        self.dir.join(table.name()).join("part-0.parquet")
+        self.dir
+            .join(table.name())
+            .join(format!("part-{}.parquet", self.run))
     }
 
     /// Appends a batch of `table`.

@@ -4,17 +4,23 @@
 use super::batch::{collect_jobs, progress_bar, read_whole};
 use super::output::shown_name;
 use super::{Exit, Outcome, Stop};
-use demokit::export::{DatasetWriter, ExportError, Exporter, RecordBatch, Table};
+use demokit::export::{DatasetWriter, ExportError, ExportedFile, Exporter, RecordBatch, Table};
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Exports the files `paths` name (directories searched) into a dataset in `out`; files
 /// are read in parallel, one whole file per worker at a time, and every file gets a row
-/// in `files`, with its error if it could not be read to the end.
+/// in `files`, with its error if it could not be read to the end. Files the dataset holds
+/// already (the same path, size and modification time) are skipped.
 pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
     let (jobs, _) = collect_jobs(paths);
+    let exported: HashSet<ExportedFile> = DatasetWriter::exported(out)
+        .map_err(failed)?
+        .into_iter()
+        .collect();
     let writer = DatasetWriter::create(out).map_err(failed)?;
     let writer = Mutex::new((writer, None::<ExportError>));
     let bar = progress_bar(jobs.len());
@@ -33,23 +39,35 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
             let mut exporter = Exporter::new();
             let mut sink = write;
             let path = job.path.to_string_lossy();
+            let modified_ns = modified_ns(&job.path);
+            let unchanged = std::fs::metadata(&job.path).is_ok_and(|m| {
+                exported.contains(&ExportedFile {
+                    path: path.to_string(),
+                    bytes: m.len(),
+                    modified_ns,
+                })
+            });
+            if unchanged {
+                bar.inc(1);
+                return (0, 0, 1);
+            }
             let counted = match read_whole(job) {
                 Ok(Some(data)) => {
-                    exporter.add(&path, &data, &mut sink);
-                    (1, 0)
+                    exporter.add_modified(&path, modified_ns, &data, &mut sink);
+                    (1, 0, 0)
                 }
-                Ok(None) => (0, 0),
+                Ok(None) => (0, 0, 0),
                 Err(why) => {
                     exporter.add_unreadable(&path, &why);
-                    (1, 1)
+                    (1, 1, 0)
                 }
             };
             exporter.finish(&mut sink);
             bar.inc(1);
             counted
         })
-        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    let (exported, failures) = counted;
+        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+    let (added, failures, skipped) = counted;
     bar.finish_and_clear();
     let (writer, error) = writer.into_inner().unwrap_or_else(|p| p.into_inner());
     if let Some(e) = error {
@@ -59,10 +77,18 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
     let names: Vec<&str> = tables.iter().map(|t| t.name()).collect();
     let _ = writeln!(
         io::stderr().lock(),
-        "demokit: exported {} files into {} ({}){}",
-        exported,
+        "demokit: exported {added} files into {}{}{}{}",
         shown_name(out),
-        names.join(", "),
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names.join(", "))
+        },
+        if skipped > 0 {
+            format!("; {skipped} unchanged since an earlier export, skipped")
+        } else {
+            String::new()
+        },
         if failures > 0 {
             format!("; {failures} could not be read (see their rows in files)")
         } else {
@@ -70,6 +96,13 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
         }
     );
     Ok(())
+}
+
+/// A file's modification time in nanoseconds since the Unix epoch, when the system says.
+fn modified_ns(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_nanos()).ok()
 }
 
 fn failed(e: ExportError) -> Stop {
