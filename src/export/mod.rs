@@ -540,6 +540,14 @@ impl Exporter {
     }
 }
 
+/// A file's modification time in nanoseconds since the Unix epoch, when the system says:
+/// the `modified_ns` of its `files` row.
+pub fn modified_ns(path: &std::path::Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_nanos()).ok()
+}
+
 fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

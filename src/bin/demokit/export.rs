@@ -4,7 +4,9 @@
 use super::batch::{collect_jobs, progress_bar, read_whole};
 use super::output::shown_name;
 use super::{Exit, Outcome, Stop};
-use demokit::export::{DatasetWriter, ExportError, ExportedFile, Exporter, RecordBatch, Table};
+use demokit::export::{
+    DatasetWriter, ExportError, ExportedFile, Exporter, RecordBatch, Table, modified_ns,
+};
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -96,13 +98,6 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
         }
     );
     Ok(())
-}
-
-/// A file's modification time in nanoseconds since the Unix epoch, when the system says.
-fn modified_ns(path: &Path) -> Option<i64> {
-    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
-    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
-    i64::try_from(since.as_nanos()).ok()
 }
 
 fn failed(e: ExportError) -> Stop {

@@ -1,0 +1,128 @@
+"""Teeworlds/DDNet demos, DDNet teehistorian files and Source engine demos as pyarrow tables.
+
+``demokit.open(path)`` reads one recording, ``demokit.scan(directory)`` every recording
+under a directory; both give a :class:`Recording` whose tables (``files``, ``chat``,
+``players``, ``ticks``, ``inputs``, ``frames``) are ``pyarrow.Table`` objects, handed over
+from Rust through the Arrow C stream interface without copying. Reading releases the GIL,
+so threads read files in parallel. The columns are those of ``demokit export``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Optional, Union
+
+import pyarrow as pa
+
+from . import _demokit
+
+__all__ = ["DemokitError", "Recording", "open", "scan", "SCHEMA_VERSION", "__version__"]
+
+__version__: str = _demokit.__version__
+SCHEMA_VERSION: int = _demokit.SCHEMA_VERSION
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class DemokitError(Exception):
+    """A recording that cannot be read: what is wrong, where, and in which file."""
+
+    def __init__(self, message: str, offset: Optional[int], path: str) -> None:
+        super().__init__(message if offset is None else f"{message} (at byte {offset})")
+        self.message = message
+        #: The byte offset of the problem in the file, when it has one.
+        self.offset = offset
+        #: The file.
+        self.path = path
+
+
+def _wrapped(call, *args):
+    try:
+        return call(*args)
+    except _demokit.NativeError as e:
+        message, offset, path = e.args
+        raise DemokitError(message, offset, path) from None
+
+
+class Recording:
+    """The tables of one recording, or of every recording under a directory."""
+
+    def __init__(self, read: Any) -> None:
+        self._read = read
+        self._tables: Dict[str, pa.Table] = {}
+
+    @property
+    def path(self) -> str:
+        """The file or directory read."""
+        return self._read.path
+
+    @property
+    def format(self) -> str:
+        """``TwDemo``, ``Teehistorian``, ``SourceDemo``, or ``directory`` for :func:`scan`."""
+        return self._read.format
+
+    @property
+    def header(self) -> Dict[str, Any]:
+        """The recording's summary (header fields, tick range, counts), as ``demokit info
+        --json`` gives it; empty for a directory."""
+        text = self._read.summary_json
+        return json.loads(text) if text else {}
+
+    @property
+    def error(self) -> Optional[DemokitError]:
+        """Why the recording could not be read to its end, if it could not; the tables
+        hold everything before that point."""
+        if self._read.error is None:
+            return None
+        message, offset = self._read.error
+        return DemokitError(message, offset, self._read.path)
+
+    def table(self, name: str) -> pa.Table:
+        """The table ``name`` (one of :attr:`TABLES`)."""
+        if name not in self._tables:
+            self._tables[name] = pa.table(self._read.table(name))
+        return self._tables[name]
+
+    #: The tables, in order.
+    TABLES = tuple(_demokit.Read.table_names())
+
+    def files(self) -> pa.Table:
+        """One row per file: format, version, map, tick range, error."""
+        return self.table("files")
+
+    def chat(self) -> pa.Table:
+        """One row per chat line (teehistorian: the server console's ``say``)."""
+        return self.table("chat")
+
+    def players(self) -> pa.Table:
+        """One row per player stint: a client id from joining to leaving."""
+        return self.table("players")
+
+    def ticks(self) -> pa.Table:
+        """One row per tick per character (demos) or player position (teehistorian)."""
+        return self.table("ticks")
+
+    def inputs(self) -> pa.Table:
+        """One row per input a client sent (teehistorian)."""
+        return self.table("inputs")
+
+    def frames(self) -> pa.Table:
+        """One row per frame (Source demos)."""
+        return self.table("frames")
+
+    def __repr__(self) -> str:
+        return f"<demokit.Recording {self.format} {self.path!r}>"
+
+
+def open(path: PathLike) -> Recording:  # noqa: A001 - the natural name, as in io.open
+    """Reads one recording. Raises :class:`DemokitError` if it is no recording demokit
+    reads or its header cannot be read; a recording that breaks off later opens, with
+    :attr:`Recording.error` set."""
+    return Recording(_wrapped(_demokit.read_file, os.fspath(path)))
+
+
+def scan(path: PathLike) -> Recording:
+    """Reads every recording under a directory (other files are left out) into one set of
+    tables, joined on ``path``."""
+    return Recording(_wrapped(_demokit.read_dir, os.fspath(path)))

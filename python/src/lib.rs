@@ -1,0 +1,235 @@
+//! The native half of the `demokit` Python package: reads recordings with the library's
+//! [`Exporter`] (the GIL released meanwhile) and hands its tables to Python through the
+//! Arrow C stream interface (`__arrow_c_stream__`), so that `pyarrow.table(...)` takes the
+//! columns without a copy. The Python half (`python/demokit/__init__.py`) gives them their
+//! names and turns the errors into `demokit.DemokitError`.
+//!
+//! No format logic lives here: the tables, their schemas and the summaries are the
+//! library's.
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use demokit::detect::{Format, detect};
+use demokit::export::{Exporter, Table, modified_ns};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+create_exception!(
+    _demokit,
+    NativeError,
+    PyException,
+    "A recording that cannot be read: args are (message, offset or None, path)."
+);
+
+/// One table's record batches, readable any number of times as an Arrow C stream.
+#[pyclass(frozen, module = "demokit._demokit")]
+struct ArrowStream {
+    table: Table,
+    batches: Vec<RecordBatch>,
+}
+
+#[pymethods]
+impl ArrowStream {
+    /// The Arrow PyCapsule interface: a stream of the table's batches.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        // The schema is the table's own; a consumer asking for another casts itself.
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new(
+            self.batches.clone().into_iter().map(Ok),
+            self.table.schema(),
+        );
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// The number of rows.
+    fn __len__(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+}
+
+/// What reading one file or directory gave: the tables, and for a file its format, its
+/// summary as JSON and the error that ended the reading early, if any.
+#[pyclass(frozen, module = "demokit._demokit")]
+struct Read {
+    #[pyo3(get)]
+    path: String,
+    #[pyo3(get)]
+    format: String,
+    #[pyo3(get)]
+    summary_json: Option<String>,
+    #[pyo3(get)]
+    error: Option<(String, Option<u64>)>,
+    tables: BTreeMap<Table, Vec<RecordBatch>>,
+}
+
+#[pymethods]
+impl Read {
+    /// The table named `name` as an Arrow stream (empty if the recording has no rows).
+    fn table(&self, name: &str) -> PyResult<ArrowStream> {
+        let table = Table::ALL
+            .iter()
+            .copied()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(name.to_owned()))?;
+        Ok(ArrowStream {
+            table,
+            batches: self.tables.get(&table).cloned().unwrap_or_default(),
+        })
+    }
+
+    /// The names of the tables, in order.
+    #[staticmethod]
+    fn table_names() -> Vec<&'static str> {
+        Table::ALL.iter().map(|t| t.name()).collect()
+    }
+}
+
+fn native_error(message: String, offset: Option<u64>, path: &Path) -> PyErr {
+    NativeError::new_err((message, offset, path.to_string_lossy().into_owned()))
+}
+
+/// The library's summary of a recording as JSON, or the error that keeps its header from
+/// being read.
+fn summary_json(format: Format, data: &[u8]) -> Result<String, (String, u64)> {
+    fn json<S: serde::Serialize, E: std::fmt::Display>(
+        scanned: Result<(S, Option<E>), E>,
+        offset: impl Fn(&E) -> u64,
+    ) -> Result<String, (String, u64)> {
+        match scanned {
+            Ok((summary, _)) => Ok(serde_json::to_string(&summary).unwrap_or_default()),
+            Err(e) => Err((e.to_string(), offset(&e))),
+        }
+    }
+    match format {
+        Format::TwDemo => json(demokit::twdemo::Summary::scan(data), |e| e.offset),
+        Format::Teehistorian => json(demokit::teehistorian::Summary::scan(data), |e| e.offset),
+        Format::SourceDemo => json(demokit::source::summary::Summary::scan(data), |e| e.offset),
+        other => Err((format!("{other:?} files are not read by demokit"), 0)),
+    }
+}
+
+/// Reads one recording: its summary and its tables. The GIL is released meanwhile.
+#[pyfunction]
+fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
+    let read = py.detach(|| -> Result<Read, (String, Option<u64>)> {
+        let data = std::fs::read(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
+        let format = detect(&data).ok_or_else(|| {
+            (
+                "not a recording demokit knows (Teeworlds demo, teehistorian, Source demo)"
+                    .to_owned(),
+                Some(0),
+            )
+        })?;
+        let summary = summary_json(format, &data).map_err(|(m, o)| (m, Some(o)))?;
+        let name = path.to_string_lossy();
+        let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
+        let mut exporter = Exporter::new();
+        let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
+        exporter.add_modified(&name, modified_ns(&path), &data, &mut sink);
+        exporter.finish(&mut sink);
+        let error = file_error(&tables);
+        Ok(Read {
+            path: name.into_owned(),
+            format: format!("{format:?}"),
+            summary_json: Some(summary),
+            error,
+            tables,
+        })
+    });
+    read.map_err(|(message, offset)| native_error(message, offset, &path))
+}
+
+/// The error the `files` row of a single file names.
+fn file_error(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> Option<(String, Option<u64>)> {
+    use arrow_array::{Array, StringArray, UInt64Array};
+    let batch = tables.get(&Table::Files)?.first()?;
+    let errors = batch
+        .column_by_name("error")?
+        .as_any()
+        .downcast_ref::<StringArray>()?;
+    let offsets = batch
+        .column_by_name("error_offset")?
+        .as_any()
+        .downcast_ref::<UInt64Array>()?;
+    (errors.is_valid(0)).then(|| {
+        (
+            errors.value(0).to_owned(),
+            offsets.is_valid(0).then(|| offsets.value(0)),
+        )
+    })
+}
+
+/// Every file under `dir` (recursively, symbolic links to directories not followed), sorted.
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            files_under(&entry.path(), out)?;
+        } else if kind.is_file() || entry.path().is_file() {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Reads every recording under a directory into one set of tables (files of no format
+/// demokit reads are left out; recordings that break off keep their rows and name their
+/// error in `files`). The GIL is released meanwhile.
+#[pyfunction]
+fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
+    let read = py.detach(|| -> Result<Read, String> {
+        let mut files = Vec::new();
+        files_under(&path, &mut files).map_err(|e| format!("cannot read the directory: {e}"))?;
+        files.sort();
+        let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
+        let mut exporter = Exporter::new();
+        let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
+        for file in &files {
+            let name = file.to_string_lossy();
+            match std::fs::read(file) {
+                Ok(data) => {
+                    if matches!(
+                        detect(&data),
+                        Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+                    ) {
+                        exporter.add_modified(&name, modified_ns(file), &data, &mut sink);
+                    }
+                }
+                Err(e) => exporter.add_unreadable(&name, &format!("cannot read: {e}")),
+            }
+        }
+        exporter.finish(&mut sink);
+        Ok(Read {
+            path: path.to_string_lossy().into_owned(),
+            format: "directory".to_owned(),
+            summary_json: None,
+            error: None,
+            tables,
+        })
+    });
+    read.map_err(|message| native_error(message, None, &path))
+}
+
+/// The native module `demokit._demokit`.
+#[pymodule]
+fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("NativeError", m.py().get_type::<NativeError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SCHEMA_VERSION", demokit::export::SCHEMA_VERSION)?;
+    m.add_class::<ArrowStream>()?;
+    m.add_class::<Read>()?;
+    m.add_function(wrap_pyfunction!(read_file, m)?)?;
+    m.add_function(wrap_pyfunction!(read_dir, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,171 @@
+"""The demokit Python package on the repository's fixtures and the real recordings of
+``../shared/real-fixtures`` (skipped when missing, failing with ``CI=true``).
+
+The tables must be exactly those ``demokit export`` writes for the same files (the CLI
+binary is ``DEMOKIT_BIN``, else ``target/debug/demokit``), errors must carry their byte
+offsets, and reading must work from several threads at once.
+"""
+
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pytest
+
+import demokit
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "real-fixtures"
+FIXTURE = ROOT / "fixtures" / "recorded_v6.demo"
+
+
+def shared() -> Path:
+    if (SHARED / "facts.json").is_file():
+        return SHARED
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {SHARED} is missing")
+    pytest.skip(f"{SHARED} not found (tests on real recordings need ../shared)")
+
+
+def demokit_bin() -> Path:
+    path = Path(os.environ.get("DEMOKIT_BIN", ROOT / "target" / "debug" / "demokit"))
+    if not path.is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but the CLI {path} is not built")
+        pytest.skip(f"the CLI {path} is not built (cargo build)")
+    return path
+
+
+def test_open_a_demo_gives_its_header_and_tables():
+    rec = demokit.open(FIXTURE)
+    assert rec.format == "TwDemo"
+    assert rec.header["map_name"] == "demokit_fixture"
+    assert rec.error is None
+    files = rec.files().to_pylist()
+    assert len(files) == 1
+    assert files[0]["path"] == str(FIXTURE)
+    assert files[0]["records"] == rec.header["counts"]["tick_markers"] + sum(
+        rec.header["counts"][k] for k in ("snapshots", "deltas", "messages", "unknown")
+    )
+    for name in demokit.Recording.TABLES:
+        table = rec.table(name)
+        assert isinstance(table, pa.Table)
+        assert table.schema.names[0] == "path"
+
+
+def test_not_a_recording_raises_with_the_offset(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"hello")
+    with pytest.raises(demokit.DemokitError) as caught:
+        demokit.open(path)
+    assert caught.value.offset == 0
+    assert caught.value.path == str(path)
+    with pytest.raises(demokit.DemokitError) as caught:
+        demokit.open(tmp_path / "missing.demo")
+    assert caught.value.offset is None
+    assert "cannot read" in caught.value.message
+
+
+def test_a_cut_recording_opens_with_its_error_and_the_rows_before():
+    data = (shared() / "teehistorian" / "v2_ddnet201_dm1.teehistorian").read_bytes()
+    whole_inputs = None
+    cut_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"demokit-cut-{os.getpid()}.teehistorian"
+    try:
+        cut_path.write_bytes(data[: len(data) // 2])
+        rec = demokit.open(cut_path)
+        assert rec.error is not None
+        assert 0 < rec.error.offset <= len(data) // 2
+        assert rec.inputs().num_rows > 0
+        whole_inputs = demokit.open(shared() / "teehistorian" / "v2_ddnet201_dm1.teehistorian")
+        assert whole_inputs.error is None
+        assert rec.inputs().num_rows < whole_inputs.inputs().num_rows
+        # The rows before the cut are the whole file's first rows.
+        n = rec.inputs().num_rows
+        cut_rows = rec.inputs().drop_columns(["path"])
+        whole_rows = whole_inputs.inputs().slice(0, n).drop_columns(["path"])
+        assert cut_rows.equals(whole_rows)
+    finally:
+        cut_path.unlink(missing_ok=True)
+
+
+def test_scan_gives_the_rows_demokit_export_writes(tmp_path):
+    fixtures = shared()
+    out = tmp_path / "dataset"
+    subprocess.run([demokit_bin(), "export", fixtures, "-o", out], check=True, capture_output=True)
+    scanned = demokit.scan(fixtures)
+    for name in demokit.Recording.TABLES:
+        exported = ds.dataset(out / name, format="parquet").to_table()
+        ours = scanned.table(name)
+        assert ours.schema == exported.schema, name
+        # The CLI reads files in parallel: compare the rows as sets of rows.
+        key = [(c, "ascending") for c in ours.schema.names if c != "modified_ns"]
+        ours = ours.drop_columns(["modified_ns"]) if name == "files" else ours
+        exported = exported.drop_columns(["modified_ns"]) if name == "files" else exported
+        key = [(c, o) for c, o in key if c in ours.schema.names]
+        # The CLI names files by the path it was given; the scan by the same directory.
+        assert ours.sort_by(key).equals(exported.sort_by(key)), name
+
+
+def test_every_real_recording_opens_without_error():
+    opened = 0
+    for folder in ("twdemo", "teehistorian", "source"):
+        for path in sorted((shared() / folder).iterdir()):
+            try:
+                rec = demokit.open(path)
+            except demokit.DemokitError as e:
+                # GoldSrc demos share the .dem suffix and are another format.
+                assert "GoldSrc" in e.message, (path, e)
+                continue
+            assert rec.error is None, (path, rec.error)
+            assert rec.files().num_rows == 1
+            opened += 1
+    assert opened == 17
+    # The files kept for their faults are named as such, at their offsets.
+    for path in sorted((shared() / "negative").iterdir()):
+        if path.suffix in (".demo", ".teehistorian", ".dem"):
+            try:
+                rec = demokit.open(path)
+            except demokit.DemokitError as e:
+                assert e.offset is not None, (path, e)
+                continue
+            assert rec.error is None or rec.error.offset is not None
+
+
+def test_threads_read_at_the_same_time():
+    paths = [FIXTURE] * 8
+    if (SHARED / "facts.json").is_file():
+        paths += sorted((SHARED / "twdemo").glob("*.demo"))
+    expected = {p: demokit.open(p).ticks().num_rows for p in set(paths)}
+    seen = {}
+    errors = []
+
+    def work(p):
+        try:
+            seen[(threading.get_ident(), p)] = demokit.open(p).ticks().num_rows
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in paths]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for (_, p), rows in seen.items():
+        assert rows == expected[p]
+
+
+def test_the_readme_example_runs():
+    readme = (ROOT / "python" / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    # The example scans "recordings/": point it at the fixtures.
+    code = code.replace('"recordings/"', repr(str(ROOT / "fixtures")))
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        exec(compile(code, "README.md", "exec"), {})
+    finally:
+        os.chdir(old)
