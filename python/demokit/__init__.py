@@ -17,7 +17,17 @@ import pyarrow as pa
 
 from . import _demokit
 
-__all__ = ["DemokitError", "Recording", "open", "scan", "SCHEMA_VERSION", "__version__"]
+__all__ = [
+    "DemokitError",
+    "Recording",
+    "open",
+    "scan",
+    "read_bytes",
+    "detect_format",
+    "schema",
+    "SCHEMA_VERSION",
+    "__version__",
+]
 
 __version__: str = _demokit.__version__
 SCHEMA_VERSION: int = _demokit.SCHEMA_VERSION
@@ -126,3 +136,26 @@ def scan(path: PathLike) -> Recording:
     """Reads every recording under a directory (other files are left out) into one set of
     tables, joined on ``path``."""
     return Recording(_wrapped(_demokit.read_dir, os.fspath(path)))
+
+
+def read_bytes(data: bytes, path: str, modified_ns: Optional[int] = None) -> Recording:
+    """Reads a file's bytes as ``demokit export`` reads a file: never raises for what the
+    bytes hold (its ``files`` row names the error). For engines that hand over file
+    contents, such as Spark's ``binaryFile`` source (see :mod:`demokit.spark`)."""
+    return Recording(_demokit.read_bytes(data, path, modified_ns))
+
+
+def detect_format(data: bytes) -> Optional[str]:
+    """The format of a file from its first bytes: ``TwDemo``, ``Teehistorian``,
+    ``SourceDemo`` (read by demokit), ``GoldSrcDemo``, ``Source2Demo`` (named, not read),
+    or ``None``."""
+    return _demokit.detect_format(data)
+
+
+#: The formats demokit reads, as :func:`detect_format` names them.
+READ_FORMATS = ("TwDemo", "Teehistorian", "SourceDemo")
+
+
+def schema(table: str) -> pa.Schema:
+    """The Arrow schema of ``table`` (one of :attr:`Recording.TABLES`)."""
+    return pa.table(_demokit.empty_table(table)).schema

@@ -76,11 +76,7 @@ struct Read {
 impl Read {
     /// The table named `name` as an Arrow stream (empty if the recording has no rows).
     fn table(&self, name: &str) -> PyResult<ArrowStream> {
-        let table = Table::ALL
-            .iter()
-            .copied()
-            .find(|t| t.name() == name)
-            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(name.to_owned()))?;
+        let table = table_named(name)?;
         Ok(ArrowStream {
             table,
             batches: self.tables.get(&table).cloned().unwrap_or_default(),
@@ -92,6 +88,24 @@ impl Read {
     fn table_names() -> Vec<&'static str> {
         Table::ALL.iter().map(|t| t.name()).collect()
     }
+}
+
+/// The table called `name`, or a `KeyError`.
+fn table_named(name: &str) -> PyResult<Table> {
+    Table::ALL
+        .iter()
+        .copied()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(name.to_owned()))
+}
+
+/// The table called `name` with no rows: its schema.
+#[pyfunction]
+fn empty_table(name: &str) -> PyResult<ArrowStream> {
+    Ok(ArrowStream {
+        table: table_named(name)?,
+        batches: Vec::new(),
+    })
 }
 
 fn native_error(message: String, offset: Option<u64>, path: &Path) -> PyErr {
@@ -169,6 +183,45 @@ fn file_error(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> Option<(String, Opt
     })
 }
 
+/// The format demokit detects from a file's first bytes (`TwDemo`, `Teehistorian`,
+/// `SourceDemo`, `GoldSrcDemo`, `Source2Demo`), or `None`.
+#[pyfunction]
+fn detect_format(data: &[u8]) -> Option<String> {
+    detect(data).map(|f| format!("{f:?}"))
+}
+
+/// Whether demokit reads files of the format `data` starts with (what a directory export
+/// takes in; other files found there are left out).
+fn readable(data: &[u8]) -> bool {
+    matches!(
+        detect(data),
+        Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+    )
+}
+
+/// Reads the bytes of one file as `demokit export` reads a file: never an exception for
+/// what the bytes hold (a file that is no recording, or breaks off, names its error in its
+/// `files` row). For engines that hand over file contents, such as Spark's `binaryFile`.
+/// The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (data, path, modified_ns = None))]
+fn read_bytes(py: Python<'_>, data: &[u8], path: &str, modified_ns: Option<i64>) -> Read {
+    py.detach(|| {
+        let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
+        let mut exporter = Exporter::new();
+        let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
+        exporter.add_modified(path, modified_ns, data, &mut sink);
+        exporter.finish(&mut sink);
+        Read {
+            path: path.to_owned(),
+            format: detect(data).map_or_else(|| "unknown".to_owned(), |f| format!("{f:?}")),
+            summary_json: None,
+            error: file_error(&tables),
+            tables,
+        }
+    })
+}
+
 /// Every file under `dir` (recursively, symbolic links to directories not followed), sorted.
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
@@ -199,10 +252,7 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
             let name = file.to_string_lossy();
             match std::fs::read(file) {
                 Ok(data) => {
-                    if matches!(
-                        detect(&data),
-                        Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
-                    ) {
+                    if readable(&data) {
                         exporter.add_modified(&name, modified_ns(file), &data, &mut sink);
                     }
                 }
@@ -231,5 +281,8 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Read>()?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(read_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(detect_format, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_table, m)?)?;
     Ok(())
 }

@@ -1,0 +1,66 @@
+"""The PySpark recipe (``demokit.spark``): Spark in local mode reads the real recordings
+as ``binaryFile``, expands them with demokit inside ``mapInArrow``, and gets the rows
+``demokit export`` writes for the same directory (``uint64`` columns as ``int64``, as Spark
+has no unsigned integers; ``modified_ns`` left out, Spark keeps microseconds).
+
+Needs ``pyspark`` and Java: skipped without them, unless ``DEMOKIT_REQUIRE_SPARK=1``
+(``.ci/run`` sets it).
+"""
+
+import os
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pytest
+
+import demokit
+from test_demokit import demokit_bin, shared
+
+try:
+    from pyspark.sql import SparkSession
+except ImportError:  # pragma: no cover - depends on the machine
+    SparkSession = None
+
+
+@pytest.fixture(scope="module")
+def spark():
+    if SparkSession is None:
+        if os.environ.get("DEMOKIT_REQUIRE_SPARK") == "1":
+            pytest.fail("DEMOKIT_REQUIRE_SPARK=1 but pyspark is not installed")
+        pytest.skip("pyspark is not installed")
+    # The workers run this Python, which has demokit and pyarrow.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("demokit-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+def test_spark_expands_recordings_into_the_exported_rows(spark, tmp_path):
+    from demokit import spark as dk
+
+    fixtures = shared().resolve()
+    out = tmp_path / "dataset"
+    subprocess.run(
+        [demokit_bin(), "export", fixtures, "-o", out], check=True, capture_output=True
+    )
+    for name in demokit.Recording.TABLES:
+        ours = dk.read_table(spark, str(fixtures), name).toArrow()
+        exported = ds.dataset(out / name, format="parquet").to_table()
+        exported = exported.cast(dk.arrow_schema(name))
+        if name == "files":
+            ours = ours.drop_columns(["modified_ns"])
+            exported = exported.drop_columns(["modified_ns"])
+        # Spark marks every column nullable: compare values, not nullability.
+        ours = ours.cast(pa.schema([f.with_nullable(True) for f in ours.schema]))
+        exported = exported.cast(pa.schema([f.with_nullable(True) for f in exported.schema]))
+        assert ours.num_rows == exported.num_rows, name
+        key = [(c, "ascending") for c in exported.schema.names]
+        assert ours.sort_by(key).equals(exported.sort_by(key)), name
