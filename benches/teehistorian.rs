@@ -38,14 +38,8 @@
 //! ratio from runs that alternate the two (median and quartiles of 31 rounds).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::teehistorian::{
-    FlushPolicy, Header, Recorder, Summary, TeehistorianReader, TeehistorianSlice,
-};
+use demokit::teehistorian::{FlushPolicy, Summary, TeehistorianReader, TeehistorianSlice};
 use std::hint::black_box;
-use std::io::Write;
-
-/// Ticks in the large file: about 900 bytes a tick, so about 55 MB.
-const FILE_TICKS: i32 = 60_000;
 
 /// Ticks recorded per iteration of the recorder benchmark.
 const RECORD_TICKS: i32 = 2_000;
@@ -55,43 +49,7 @@ const SAMPLES: usize = 10;
 
 #[path = "../tests/common/server.rs"]
 mod server;
-use server::Server;
-
-/// The header of every generated recording.
-fn header() -> Header {
-    Header {
-        map_name: Some("bench".into()),
-        ..Header::new("2")
-    }
-}
-
-/// Records `ticks` ticks of the 64-player server into `sink`; returns the sink.
-fn record<W: Write>(sink: W, ticks: i32, policy: FlushPolicy) -> W {
-    let mut rec = Recorder::new(sink, &header())
-        .unwrap()
-        .with_flush_policy(policy);
-    let mut server = Server::new(64);
-    server.start(&mut rec);
-    for tick in 1..=ticks {
-        server.tick(&mut rec, tick);
-    }
-    rec.finish().unwrap()
-}
-
-/// Records the large file to the temp dir, reads it back and removes it.
-fn large_file() -> Vec<u8> {
-    let path =
-        std::env::temp_dir().join(format!("demokit-bench-{}.teehistorian", std::process::id()));
-    let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path).unwrap());
-    record(file, FILE_TICKS, FlushPolicy::Never)
-        .into_inner()
-        .unwrap()
-        .sync_all()
-        .unwrap();
-    let data = std::fs::read(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    data
-}
+use server::{large_generated as large_file, record_generated as record};
 
 /// What a consumer of the messages computes: a count, and a checksum over the fields of
 /// the messages a replay or analysis tool reads (positions, inputs, tick skips), so that

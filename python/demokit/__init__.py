@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
 import pyarrow as pa
 
@@ -58,9 +58,12 @@ def _wrapped(call, *args):
 class Recording:
     """The tables of one recording, or of every recording under a directory."""
 
-    def __init__(self, read: Any) -> None:
+    def __init__(self, read: Any, reread: Optional[Any] = None) -> None:
         self._read = read
+        # For a file opened with some tables: reads another table when it is asked for.
+        self._reread = reread
         self._tables: Dict[str, pa.Table] = {}
+        self._header: Optional[Dict[str, Any]] = None
 
     @property
     def path(self) -> str:
@@ -75,9 +78,14 @@ class Recording:
     @property
     def header(self) -> Dict[str, Any]:
         """The recording's summary (header fields, tick range, counts), as ``demokit info
-        --json`` gives it; empty for a directory."""
-        text = self._read.summary_json
-        return json.loads(text) if text else {}
+        --json`` gives it; empty for a directory or bytes. Read when first asked for (a
+        pass over the file)."""
+        if self._header is None:
+            if self._reread is None:
+                self._header = {}
+            else:
+                self._header = json.loads(_wrapped(_demokit.summary, self._read.path))
+        return self._header
 
     @property
     def error(self) -> Optional[DemokitError]:
@@ -91,7 +99,10 @@ class Recording:
     def table(self, name: str) -> pa.Table:
         """The table ``name`` (one of :attr:`TABLES`)."""
         if name not in self._tables:
-            self._tables[name] = pa.table(self._read.table(name))
+            read = self._read
+            if self._reread is not None and not read.has_table(name):
+                read = self._reread([name])
+            self._tables[name] = pa.table(read.table(name))
         return self._tables[name]
 
     #: The tables, in order.
@@ -125,11 +136,17 @@ class Recording:
         return f"<demokit.Recording {self.format} {self.path!r}>"
 
 
-def open(path: PathLike) -> Recording:  # noqa: A001 - the natural name, as in io.open
-    """Reads one recording. Raises :class:`DemokitError` if it is no recording demokit
-    reads or its header cannot be read; a recording that breaks off later opens, with
+def open(path: PathLike, tables: Optional[Sequence[str]] = None) -> Recording:  # noqa: A001
+    """Reads one recording: every table, or only ``tables`` (any other is read when first
+    asked for). Raises :class:`DemokitError` if it is no recording demokit reads or its
+    header cannot be read; a recording that breaks off later opens, with
     :attr:`Recording.error` set."""
-    return Recording(_wrapped(_demokit.read_file, os.fspath(path)))
+    path = os.fspath(path)
+
+    def read(names):
+        return _wrapped(_demokit.read_file, path, None if names is None else list(names))
+
+    return Recording(read(tables), read)
 
 
 def scan(path: PathLike) -> Recording:

@@ -66,9 +66,9 @@ struct Read {
     #[pyo3(get)]
     format: String,
     #[pyo3(get)]
-    summary_json: Option<String>,
-    #[pyo3(get)]
     error: Option<(String, Option<u64>)>,
+    /// The tables read (the others were not asked for).
+    read_tables: Vec<Table>,
     tables: BTreeMap<Table, Vec<RecordBatch>>,
 }
 
@@ -81,6 +81,11 @@ impl Read {
             table,
             batches: self.tables.get(&table).cloned().unwrap_or_default(),
         })
+    }
+
+    /// Whether the table named `name` was read.
+    fn has_table(&self, name: &str) -> PyResult<bool> {
+        Ok(self.read_tables.contains(&table_named(name)?))
     }
 
     /// The names of the tables, in order.
@@ -132,9 +137,21 @@ fn summary_json(format: Format, data: &[u8]) -> Result<String, (String, u64)> {
     }
 }
 
-/// Reads one recording: its summary and its tables. The GIL is released meanwhile.
+/// Reads one recording: the tables named (all if `None`; `files` always). The GIL is
+/// released meanwhile. Raises for a file that is no recording demokit reads or whose
+/// header cannot be read.
 #[pyfunction]
-fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
+#[pyo3(signature = (path, tables = None))]
+fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyResult<Read> {
+    let wanted = match tables {
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| table_named(n))
+                .collect::<PyResult<Vec<Table>>>()?,
+        ),
+        None => None,
+    };
     let read = py.detach(|| -> Result<Read, (String, Option<u64>)> {
         let data = std::fs::read(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
         let format = detect(&data).ok_or_else(|| {
@@ -144,23 +161,65 @@ fn read_file(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
                 Some(0),
             )
         })?;
-        let summary = summary_json(format, &data).map_err(|(m, o)| (m, Some(o)))?;
+        if !readable(&data) {
+            return Err((format!("{format:?} files are not read by demokit"), Some(0)));
+        }
         let name = path.to_string_lossy();
         let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
-        let mut exporter = Exporter::new();
+        let mut exporter = match &wanted {
+            Some(wanted) => Exporter::with_tables(wanted),
+            None => Exporter::new(),
+        };
         let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
         exporter.add_modified(&name, modified_ns(&path), &data, &mut sink);
         exporter.finish(&mut sink);
         let error = file_error(&tables);
+        // A header that cannot be read is the caller's error, not a row.
+        if let Some((message, offset)) = &error
+            && file_row_is_empty(&tables)
+        {
+            return Err((message.clone(), *offset));
+        }
+        let read_tables = Table::ALL
+            .iter()
+            .copied()
+            .filter(|&t| exporter.wants(t))
+            .collect();
         Ok(Read {
             path: name.into_owned(),
             format: format!("{format:?}"),
-            summary_json: Some(summary),
             error,
+            read_tables,
             tables,
         })
     });
     read.map_err(|(message, offset)| native_error(message, offset, &path))
+}
+
+/// Whether the one `files` row has no first tick: the file broke off before any record,
+/// in its header.
+fn file_row_is_empty(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> bool {
+    use arrow_array::{Array, UInt64Array};
+    let Some(batch) = tables.get(&Table::Files).and_then(|b| b.first()) else {
+        return true;
+    };
+    let records = batch
+        .column_by_name("records")
+        .and_then(|c| c.as_any().downcast_ref::<UInt64Array>().map(|a| a.value(0)));
+    let version = batch.column_by_name("version").map(|c| c.is_null(0));
+    records == Some(0) && version == Some(true)
+}
+
+/// The library's summary of a recording (what `demokit info --json` prints) as JSON; the
+/// GIL is released meanwhile.
+#[pyfunction]
+fn summary(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    let json = py.detach(|| -> Result<String, (String, Option<u64>)> {
+        let data = std::fs::read(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
+        let format = detect(&data).ok_or(("not a recording demokit knows".to_owned(), Some(0)))?;
+        summary_json(format, &data).map_err(|(m, o)| (m, Some(o)))
+    });
+    json.map_err(|(message, offset)| native_error(message, offset, &path))
 }
 
 /// The error the `files` row of a single file names.
@@ -215,8 +274,8 @@ fn read_bytes(py: Python<'_>, data: &[u8], path: &str, modified_ns: Option<i64>)
         Read {
             path: path.to_owned(),
             format: detect(data).map_or_else(|| "unknown".to_owned(), |f| format!("{f:?}")),
-            summary_json: None,
             error: file_error(&tables),
+            read_tables: Table::ALL.to_vec(),
             tables,
         }
     })
@@ -263,8 +322,8 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
         Ok(Read {
             path: path.to_string_lossy().into_owned(),
             format: "directory".to_owned(),
-            summary_json: None,
             error: None,
+            read_tables: Table::ALL.to_vec(),
             tables,
         })
     });
@@ -284,5 +343,6 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
     m.add_function(wrap_pyfunction!(empty_table, m)?)?;
+    m.add_function(wrap_pyfunction!(summary, m)?)?;
     Ok(())
 }

@@ -189,6 +189,8 @@ tables! {
 /// bounded whatever the length of a file.
 #[derive(Debug, Default)]
 pub struct Exporter {
+    /// Tables left out, one bit per [`Table`] (none by default).
+    skipped: u32,
     files: FileColumns,
     chat: ChatColumns,
     players: PlayerColumns,
@@ -214,9 +216,28 @@ impl Ending {
 }
 
 impl Exporter {
-    /// An exporter with no rows.
+    /// An exporter with no rows, for every table.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An exporter for `tables` only (and `files`, which every file gets a row of): the
+    /// work that only other tables need is not done (for teehistorian files, a second pass
+    /// for the chat and players).
+    pub fn with_tables(tables: &[Table]) -> Self {
+        let wanted = tables
+            .iter()
+            .chain([&Table::Files])
+            .fold(0, |bits, &t| bits | 1 << t as u32);
+        Exporter {
+            skipped: !wanted,
+            ..Self::default()
+        }
+    }
+
+    /// Whether rows of `table` are collected.
+    pub fn wants(&self, table: Table) -> bool {
+        self.skipped & 1 << table as u32 == 0
     }
 
     /// Reads one file into the tables; `sink` gets the batches that fill up meanwhile.
@@ -344,6 +365,8 @@ impl Exporter {
         };
         let mut ending = Ending::default();
         let mut log = LogCollector::default();
+        let wants_log = self.wants(Table::Chat) || self.wants(Table::Players);
+        let wants_ticks = self.wants(Table::Ticks);
         let mut replay = GameReplay::new(&demo);
         while let Some(tick) = replay.next() {
             let tick = match tick {
@@ -355,7 +378,12 @@ impl Exporter {
             };
             file.first_tick.get_or_insert(tick.tick);
             file.last_tick = Some(tick.tick);
-            log.tick(&tick);
+            if wants_log {
+                log.tick(&tick);
+            }
+            if !wants_ticks {
+                continue;
+            }
             for c in tick.world.characters() {
                 self.ticks.push(&TickRow {
                     path,
@@ -397,6 +425,7 @@ impl Exporter {
             server: header.server_version.clone(),
         };
         let mut ending = Ending::default();
+        let (wants_inputs, wants_ticks) = (self.wants(Table::Inputs), self.wants(Table::Ticks));
         let mut events = Events::new(th.messages());
         while let Some(event) = events.next() {
             let event = match event {
@@ -408,7 +437,7 @@ impl Exporter {
             };
             file.records += u64::from(!matches!(event.kind, EventKind::TickEnd));
             match event.kind {
-                EventKind::Input { cid, input, new } => {
+                EventKind::Input { cid, input, new } if wants_inputs => {
                     let [
                         direction,
                         target_x,
@@ -441,6 +470,9 @@ impl Exporter {
                 EventKind::TickEnd => {
                     file.first_tick.get_or_insert(event.tick);
                     file.last_tick = Some(event.tick);
+                    if !wants_ticks {
+                        continue;
+                    }
                     for (cid, (x, y)) in events.world().players() {
                         self.ticks.push(&TickRow {
                             path,
@@ -461,8 +493,10 @@ impl Exporter {
             }
         }
         file.finished = Some(events.finished());
-        let (log, _) = crate::teehistorian::game::game_log(th.messages());
-        self.game_log(path, log);
+        if self.wants(Table::Chat) || self.wants(Table::Players) {
+            let (log, _) = crate::teehistorian::game::game_log(th.messages());
+            self.game_log(path, log);
+        }
         (strings, ending)
     }
 
@@ -499,6 +533,9 @@ impl Exporter {
             file.first_tick = Some(file.first_tick.map_or(tick, |t| t.min(tick)));
             file.last_tick = Some(file.last_tick.map_or(tick, |t| t.max(tick)));
             file.records += 1;
+            if !self.wants(Table::Frames) {
+                continue;
+            }
             self.frames.push(&FrameRow {
                 path,
                 index: index as u64,
@@ -515,7 +552,8 @@ impl Exporter {
 
     /// The chat lines and player stints of a file.
     fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
-        for line in &log.chat {
+        let (chat, players) = (self.wants(Table::Chat), self.wants(Table::Players));
+        for line in log.chat.iter().filter(|_| chat) {
             self.chat.push(&ChatRow {
                 path,
                 tick: line.tick,
@@ -525,7 +563,7 @@ impl Exporter {
                 text: &line.text,
             });
         }
-        for p in &log.players {
+        for p in log.players.iter().filter(|_| players) {
             self.players.push(&PlayerRow {
                 path,
                 client_id: p.client_id,

@@ -77,12 +77,14 @@ macro_rules! tables {
                     self.rows == 0
                 }
 
-                /// The rows collected as a record batch; the builder starts empty again.
+                /// The rows collected as a record batch; the builder starts empty again, with
+                /// room for as many rows (a file's batches are mostly full ones).
                 pub fn finish(&mut self) -> arrow_array::RecordBatch {
-                    self.rows = 0;
+                    let rows = std::mem::take(&mut self.rows);
                     let columns: Vec<arrow_array::ArrayRef> = vec![
                         $( std::sync::Arc::new(self.$field.finish()), )*
                     ];
+                    $( self.$field = $crate::export::table::new_builder!($kind, rows); )*
                     arrow_array::RecordBatch::try_new(Self::schema(), columns)
                         .expect("the columns follow the schema they are declared with")
                 }
@@ -125,6 +127,18 @@ macro_rules! builder_type {
     };
 }
 
+macro_rules! new_builder {
+    (str, $rows:expr) => {
+        arrow_array::builder::StringBuilder::with_capacity($rows, 16 * $rows)
+    };
+    ((opt $k:tt), $rows:expr) => {
+        $crate::export::table::new_builder!($k, $rows)
+    };
+    ($k:tt, $rows:expr) => {
+        <$crate::export::table::builder_type!($k)>::with_capacity($rows)
+    };
+}
+
 macro_rules! column_field {
     ($name:expr, (opt $k:tt)) => {
         arrow_schema::Field::new($name, $crate::export::table::data_type!($k), true)
@@ -161,4 +175,4 @@ macro_rules! append {
     };
 }
 
-pub(crate) use {append, builder_type, column_field, data_type, row_type, tables};
+pub(crate) use {append, builder_type, column_field, data_type, new_builder, row_type, tables};

@@ -13,6 +13,9 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+/// Rows per Parquet row group.
+const ROW_GROUP_ROWS: usize = 128 * 1024;
+
 /// Why a dataset could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -217,6 +220,9 @@ impl DatasetWriter {
         })?;
         let properties = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            // Row groups of this size bound what the writer buffers per table (a million
+            // rows, its default, is tens of MB for the widest tables).
+            .set_max_row_group_size(ROW_GROUP_ROWS)
             .set_key_value_metadata(Some(vec![KeyValue::new(
                 "demokit.schema_version".to_owned(),
                 SCHEMA_VERSION.to_string(),

@@ -1,8 +1,49 @@
 //! A deterministic simulated game server that drives the teehistorian `Recorder`, shared by
-//! the crash test and the teehistorian benchmark (which includes this file by path).
+//! the crash test, the teehistorian and export benchmarks and the example that writes the
+//! generated recording (which include this file by path).
 
-use demokit::teehistorian::{Protocol, Recorder};
+use demokit::teehistorian::{FlushPolicy, Header, Protocol, Recorder};
 use std::io::Write;
+
+/// Records `ticks` ticks of a 64-player [`Server`] into `sink` (header: version 2, map
+/// `bench`), flushing as `policy` says; returns the sink.
+pub fn record_generated<W: Write>(sink: W, ticks: i32, policy: FlushPolicy) -> W {
+    let header = Header {
+        map_name: Some("bench".into()),
+        ..Header::new("2")
+    };
+    let mut rec = Recorder::new(sink, &header)
+        .unwrap()
+        .with_flush_policy(policy);
+    let mut server = Server::new(64);
+    server.start(&mut rec);
+    for tick in 1..=ticks {
+        server.tick(&mut rec, tick);
+    }
+    rec.finish().unwrap()
+}
+
+/// Ticks in the large generated recording of the benchmarks: about 900 bytes a tick, so
+/// about 55 MB.
+pub const LARGE_TICKS: i32 = 60_000;
+
+/// The large generated recording, recorded to a file under the temp dir (as a server
+/// writes it), read back and removed.
+pub fn large_generated() -> Vec<u8> {
+    let path = std::env::temp_dir().join(format!(
+        "demokit-generated-{}.teehistorian",
+        std::process::id()
+    ));
+    let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path).unwrap());
+    record_generated(file, LARGE_TICKS, FlushPolicy::Never)
+        .into_inner()
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    let data = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    data
+}
 
 /// A deterministic server: `players` clients moving and giving inputs, with chat, console
 /// commands and EX records now and then. Client 0 never dies and sits at x = 1000 + tick,

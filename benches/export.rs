@@ -1,0 +1,201 @@
+//! `demokit::export` (what `demokit export` runs per file) beside the readers under it.
+//!
+//! Group `export`, one run, side by side on the same bytes in memory:
+//!
+//! * `teehistorian/export`: the large generated recording (a 64-player server, about
+//!   55 MB, as in `benches/teehistorian.rs`) into every table ([`Exporter::add`], batches
+//!   handed to [`black_box`]); `teehistorian/parse`: the same bytes through the semantic
+//!   layer alone ([`Events`], every event read), the floor under the export. Throughput:
+//!   file bytes.
+//! * `demos/export`: the three real demos of `benches/twdemo.rs` into every table;
+//!   `demos/world`: their game replay alone ([`GameReplay`], the world read each tick), the
+//!   floor under it. Throughput: file bytes (the figure `demokit export` users see; the
+//!   game benchmark counts compressed chunk bytes instead).
+//!
+//! Before measuring, the rows each export gives are printed, so that bytes/s convert to
+//! rows/s.
+//!
+//! Then, not timed by criterion: the peak memory (maximum resident set, from GNU time's
+//! `%M`) of the release CLI's `demokit export DIR -o OUT` over 1,000 and over 10,000
+//! copies of a small real demo, to show that it does not grow with the number of files.
+//! It needs `/usr/bin/time` and the CLI built (`cargo build --release`); without either, or
+//! without `../shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
+
+#[allow(dead_code)] // The demo benchmarks' loader; this one uses the demos' bytes only.
+mod common;
+
+#[path = "../tests/common/server.rs"]
+#[allow(dead_code)]
+mod server;
+
+use common::load;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use demokit::export::{Exporter, Table};
+use demokit::teehistorian::{Events, TeehistorianSlice};
+use demokit::twdemo::DemoSlice;
+use demokit::twdemo::game::GameReplay;
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Exports one file into every table; returns the rows per table.
+fn export(path: &str, data: &[u8]) -> BTreeMap<Table, usize> {
+    let mut rows = BTreeMap::new();
+    let mut exporter = Exporter::new();
+    let mut sink = |table: Table, batch: demokit::export::RecordBatch| {
+        *rows.entry(table).or_insert(0) += batch.num_rows();
+        black_box(batch);
+    };
+    exporter.add(path, data, &mut sink);
+    exporter.finish(&mut sink);
+    rows
+}
+
+/// The teehistorian semantic layer over the whole file: the events counted.
+fn teehistorian_events(data: &[u8]) -> usize {
+    let th = TeehistorianSlice::parse(data).unwrap();
+    let mut events = 0;
+    for event in Events::new(th.messages()) {
+        black_box(event.unwrap());
+        events += 1;
+    }
+    events
+}
+
+/// The game replay of a demo, reading each tick's world: the characters counted.
+fn demo_world(data: &[u8]) -> usize {
+    let demo = DemoSlice::parse(data).unwrap();
+    let mut replay = GameReplay::new(&demo);
+    let mut characters = 0;
+    while let Some(tick) = replay.next() {
+        characters += black_box(tick.unwrap().world).characters().count();
+    }
+    characters
+}
+
+fn print_rows(what: &str, bytes: usize, rows: &BTreeMap<Table, usize>) {
+    let total: usize = rows.values().sum();
+    let list: Vec<String> = rows
+        .iter()
+        .map(|(t, n)| format!("{} {n}", t.name()))
+        .collect();
+    eprintln!(
+        "export: {what}: {bytes} bytes, {total} rows ({})",
+        list.join(", ")
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let generated = server::large_generated();
+    let demos = load();
+    print_rows(
+        "generated teehistorian",
+        generated.len(),
+        &export("generated.teehistorian", &generated),
+    );
+    let mut group = c.benchmark_group("export");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(generated.len() as u64));
+    group.bench_function(BenchmarkId::new("teehistorian", "export"), |b| {
+        b.iter(|| export("generated.teehistorian", &generated))
+    });
+    group.bench_function(BenchmarkId::new("teehistorian", "parse"), |b| {
+        b.iter(|| teehistorian_events(&generated))
+    });
+    if let Some(demos) = demos {
+        let bytes: usize = demos.iter().map(|d| d.data.len()).sum();
+        let mut rows = BTreeMap::new();
+        for demo in &demos {
+            for (table, n) in export(demo.label, &demo.data) {
+                *rows.entry(table).or_insert(0) += n;
+            }
+        }
+        print_rows("the three demos", bytes, &rows);
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function(BenchmarkId::new("demos", "export"), |b| {
+            b.iter(|| {
+                for demo in &demos {
+                    export(demo.label, &demo.data);
+                }
+            })
+        });
+        group.bench_function(BenchmarkId::new("demos", "world"), |b| {
+            b.iter(|| {
+                for demo in &demos {
+                    demo_world(&demo.data);
+                }
+            })
+        });
+    }
+    group.finish();
+    memory();
+}
+
+/// The release CLI, if built.
+fn cli() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/demokit");
+    path.is_file().then_some(path)
+}
+
+/// Peak memory of `demokit export` over 1,000 and 10,000 copies of a small demo.
+fn memory() {
+    if std::env::var("DEMOKIT_BENCH_MEMORY").is_ok_and(|v| v == "0") {
+        return;
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo");
+    let (Some(cli), true, true) = (
+        cli(),
+        source.is_file(),
+        Path::new("/usr/bin/time").is_file(),
+    ) else {
+        eprintln!(
+            "export memory: skipped (needs target/release/demokit, ../shared and /usr/bin/time)"
+        );
+        return;
+    };
+    let data = std::fs::read(&source).unwrap();
+    let root = std::env::temp_dir().join(format!("demokit-export-memory-{}", std::process::id()));
+    let mut peaks = Vec::new();
+    for copies in [1_000, 10_000] {
+        let dir = root.join(format!("in-{copies}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..copies {
+            std::fs::write(dir.join(format!("{i:05}.demo")), &data).unwrap();
+        }
+        let out = root.join(format!("out-{copies}"));
+        let run = Command::new("/usr/bin/time")
+            .args(["-f", "%M"])
+            .arg(&cli)
+            .arg("export")
+            .arg(&dir)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+        eprintln!(
+            "export memory: {copies} files ({} bytes each): peak {:.1} MiB",
+            data.len(),
+            kib as f64 / 1024.0
+        );
+        peaks.push(kib);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    eprintln!(
+        "export memory: 10,000 / 1,000 files: {:.2}x",
+        peaks[1] as f64 / peaks[0] as f64
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
