@@ -18,7 +18,8 @@
 //! Then, not timed by criterion: the peak memory (maximum resident set, from GNU time's
 //! `%M`) of the release CLI's `demokit export DIR -o OUT` over 1,000 and over 10,000
 //! copies of a small real demo, to show that it does not grow with the number of files.
-//! It needs `/usr/bin/time` and the CLI built (`cargo build --release`); without either, or
+//! It needs `/usr/bin/time` and the CLI built with the command (`cargo build --release
+//! --features export`); without either, or
 //! without `../shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
 
 #[allow(dead_code)] // The demo benchmarks' loader; this one uses the demos' bytes only.
@@ -132,10 +133,14 @@ fn bench(c: &mut Criterion) {
     memory();
 }
 
-/// The release CLI, if built.
+/// The release CLI, if built with its `export` command.
 fn cli() -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/demokit");
-    path.is_file().then_some(path)
+    let has_export = Command::new(&path)
+        .args(["export", "--help"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    has_export.then_some(path)
 }
 
 /// Peak memory of `demokit export` over 1,000 and 10,000 copies of a small demo.
@@ -151,7 +156,8 @@ fn memory() {
         Path::new("/usr/bin/time").is_file(),
     ) else {
         eprintln!(
-            "export memory: skipped (needs target/release/demokit, ../shared and /usr/bin/time)"
+            "export memory: skipped (needs `cargo build --release --features export`, ../shared \
+             and /usr/bin/time)"
         );
         return;
     };

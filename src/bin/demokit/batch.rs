@@ -233,6 +233,7 @@ pub(crate) fn read_rest(
 /// A job's whole file, for commands that take every file in at once: `Ok(None)` when it
 /// is skipped (settled so while searching, or found in a directory and of no format
 /// demokit reads), `Err` with the message when it cannot be read.
+#[cfg(feature = "export")]
 pub(crate) fn read_whole(job: &Job) -> Result<Option<Vec<u8>>, String> {
     match &job.settled {
         Some(Settled::Skip(_)) => return Ok(None),

@@ -27,6 +27,7 @@
 mod batch;
 mod destination;
 mod edit;
+#[cfg(feature = "export")]
 mod export;
 mod game;
 mod info;
@@ -139,6 +140,7 @@ enum Command {
     ///
     /// Every file gets a row in `files`, with its error if it could not be read to the
     /// end (the other tables keep what came before). Schemas: see the README.
+    #[cfg(feature = "export")]
     Export {
         /// Recordings, or directories to search for them.
         #[arg(required = true, value_name = "FILE|DIR")]
@@ -348,6 +350,7 @@ fn main() -> ExitCode {
             objects: true,
             ..
         } => dump_objects(file, *json),
+        #[cfg(feature = "export")]
         Command::Export { files, output } => export::export(files, output),
         Command::Chat { files, json } => run_jobs(files, |job, batch| {
             game::listing_job(job, game::Listing::Chat, *json, batch)
