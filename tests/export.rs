@@ -211,20 +211,25 @@ fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
     assert_eq!(offsets.value(1), 0);
 }
 
+/// Runs `demokit export INPUT -o OUT`, which must succeed; returns what it said on stderr.
+fn cli_export(input: &Path, out: &Path) -> String {
+    let run = common::cli::demokit(&[
+        "export".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(run.status.success(), "{}", common::cli::stderr(&run));
+    common::cli::stderr(&run)
+}
+
 #[test]
 fn the_cli_exports_a_directory() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
     let dir = TempDir::new("export-cli");
-    let out = common::cli::demokit(&[
-        "export".as_ref(),
-        shared.join("real-fixtures").as_os_str(),
-        "-o".as_ref(),
-        dir.0.as_os_str(),
-    ]);
-    assert!(out.status.success(), "{}", common::cli::stderr(&out));
-    assert!(common::cli::stderr(&out).contains("exported 17 files"));
+    assert!(cli_export(&shared.join("real-fixtures"), &dir.0).contains("exported 17 files"));
     let files = recordings(&shared.join("real-fixtures"));
     let expected = expected_rows(&files);
     for &table in Table::ALL {
@@ -318,13 +323,7 @@ fn duckdb_and_pyarrow_read_the_dataset() {
         return;
     };
     let dir = TempDir::new("export-duckdb");
-    let out = common::cli::demokit(&[
-        "export".as_ref(),
-        shared.join("real-fixtures").as_os_str(),
-        "-o".as_ref(),
-        dir.0.as_os_str(),
-    ]);
-    assert!(out.status.success(), "{}", common::cli::stderr(&out));
+    cli_export(&shared.join("real-fixtures"), &dir.0);
     let expected = expected_rows(&recordings(&shared.join("real-fixtures")));
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/check_export.py");
     let run = std::process::Command::new(&python)
@@ -356,16 +355,7 @@ fn a_second_export_adds_only_what_changed() {
         inputs.write(name.split('/').next_back().unwrap(), &data);
     }
     let dir = TempDir::new("export-incremental-out");
-    let export = || {
-        let out = common::cli::demokit(&[
-            "export".as_ref(),
-            inputs.0.as_os_str(),
-            "-o".as_ref(),
-            dir.0.as_os_str(),
-        ]);
-        assert!(out.status.success(), "{}", common::cli::stderr(&out));
-        common::cli::stderr(&out)
-    };
+    let export = || cli_export(&inputs.0, &dir.0);
     assert!(export().contains("exported 2 files"));
     let said = export();
     assert!(
