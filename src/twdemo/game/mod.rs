@@ -33,8 +33,8 @@ pub mod world;
 pub use world::{Character, Event, GameState, Player, World};
 
 use super::container::reader::DemoSlice;
-use super::snapshot::replay::{ReplayError, TickWalker};
-use super::snapshot::{EXTENDED_TYPE_ITEM, OFFSET_UUID_TYPE, Snapshot, uuid_from_ints};
+use super::snapshot::replay::{Changes, ReplayError, TickWalker};
+use super::snapshot::{EXTENDED_TYPE_ITEM, Item, OFFSET_UUID_TYPE, Snapshot, uuid_from_ints};
 use crate::gamenet::summary::{ChatLine, GameLog, Stints};
 use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, seven, six};
 use uuid::Uuid;
@@ -217,10 +217,31 @@ impl serde::Serialize for GameTick<'_> {
 /// Replays a demo tick by tick with its game state; see the [module docs](self).
 pub struct GameReplay<'a> {
     walker: TickWalker<'a>,
+    reader: SnapshotReader,
+    messages: TickMessages,
+    /// A spare list for the snapshot state's change log.
+    spare: Vec<usize>,
+}
+
+/// Reads each tick's snapshot into the world: all of it, or only what changed since the
+/// last tick where that gives the same world.
+struct SnapshotReader {
     protocol: Protocol,
     world: World,
     types: ExtendedTypes,
-    messages: TickMessages,
+    /// The items the world reads again every tick (events, the game's state, 0.7's
+    /// players), by index, as the last full pass over the snapshot found them.
+    rereads: Vec<usize>,
+    /// Whether the world was [`regular`](World::regular) after the last snapshot: then a
+    /// tick whose snapshot kept its items in their places reads only the items that
+    /// changed and `rereads`.
+    incremental: bool,
+    /// Tests compare the incremental reading with full passes.
+    #[cfg(test)]
+    full_passes_only: bool,
+    /// Snapshots read incrementally, for tests to see that they were.
+    #[cfg(test)]
+    incremental_reads: usize,
 }
 
 impl<'a> GameReplay<'a> {
@@ -230,16 +251,25 @@ impl<'a> GameReplay<'a> {
         let protocol = Protocol::for_net_version(&net_version);
         GameReplay {
             walker: TickWalker::new(demo),
-            protocol,
-            world: World::new(protocol),
-            types: ExtendedTypes::default(),
+            reader: SnapshotReader {
+                protocol,
+                world: World::new(protocol),
+                types: ExtendedTypes::default(),
+                rereads: Vec::new(),
+                incremental: false,
+                #[cfg(test)]
+                full_passes_only: false,
+                #[cfg(test)]
+                incremental_reads: 0,
+            },
             messages: TickMessages::default(),
+            spare: Vec::new(),
         }
     }
 
     /// The protocol the demo is typed in.
     pub fn protocol(&self) -> Protocol {
-        self.protocol
+        self.reader.protocol
     }
 
     /// Snapshots and deltas skipped so far because they were invalid or did not apply
@@ -258,46 +288,137 @@ impl<'a> GameReplay<'a> {
             Ok(end) => end,
             Err(e) => return Some(Err(e)),
         };
+        let mut changes = self
+            .walker
+            .state
+            .take_changes(std::mem::take(&mut self.spare));
         let snapshot = self
             .walker
             .state
             .current
             .as_ref()
             .map(|buf| buf.as_snapshot());
-        self.world.begin(end.tick);
+        let reader = &mut self.reader;
+        reader.world.begin(end.tick);
         if let Some(snapshot) = &snapshot {
-            self.types.scan(snapshot);
-            self.world.begin_snapshot();
-            // Only the kinds the world reads are typed: most items of a busy map are
-            // projectiles, pickups and lasers, which the world leaves to `objects`.
-            for item in snapshot.items() {
-                match self.types.kind(self.protocol, item.type_id) {
-                    Some(AnyKind::Six(kind)) if World::reads_six(kind) => self
-                        .world
-                        .apply_six(item.id, six::Object::decode_as(kind, item.data)),
-                    Some(AnyKind::Seven(kind)) if World::reads_seven(kind) => self
-                        .world
-                        .apply_seven(item.id, seven::Object::decode_as(kind, item.data)),
-                    _ => {}
-                }
-            }
-            self.world.end_snapshot();
+            reader.read(snapshot, &mut changes);
+        }
+        if let Changes::Updated(spare) = changes {
+            self.spare = spare;
         }
         for bytes in self.messages.iter() {
-            self.world
-                .apply_message(&self.protocol.unpack_message(bytes).message);
+            reader
+                .world
+                .apply_message(&reader.protocol.unpack_message(bytes).message);
         }
-        self.world.finish();
+        reader.world.finish();
         Some(Ok(GameTick {
             tick: end.tick,
             keyframe: end.keyframe,
             offset: end.offset,
-            world: &self.world,
+            world: &reader.world,
             snapshot,
-            types: &self.types,
+            types: &reader.types,
             messages: &self.messages,
-            protocol: self.protocol,
+            protocol: reader.protocol,
         }))
+    }
+}
+
+impl SnapshotReader {
+    /// Brings the world up to `snapshot`, which `changes` tells from the last one read.
+    fn read(&mut self, snapshot: &Snapshot<'_>, changes: &mut Changes) {
+        let Changes::Updated(updated) = changes else {
+            return self.full_pass(snapshot);
+        };
+        if !self.incremental {
+            return self.full_pass(snapshot);
+        }
+        updated.sort_unstable();
+        updated.dedup();
+        // A changed `EX` item may type other items differently, and a changed item that
+        // sets another client's state than its id names leaves who is in the game to a
+        // full pass.
+        let irregular = updated.iter().any(|&i| {
+            snapshot.item(i).is_none_or(|item| {
+                item.type_id == EXTENDED_TYPE_ITEM
+                    || matches!(
+                        self.types.kind(self.protocol, item.type_id),
+                        Some(AnyKind::Six(kind)) if !World::regular_six(kind, item.id, item.data)
+                    )
+            })
+        });
+        if irregular {
+            return self.full_pass(snapshot);
+        }
+        self.world.begin_snapshot_again();
+        // Both lists are sorted: the items go to the world in snapshot order, as in a full
+        // pass, each once.
+        let (mut r, mut u) = (0, 0);
+        loop {
+            let i = match (self.rereads.get(r), updated.get(u)) {
+                (Some(&a), Some(&b)) => {
+                    r += usize::from(a <= b);
+                    u += usize::from(b <= a);
+                    a.min(b)
+                }
+                (Some(&a), None) => {
+                    r += 1;
+                    a
+                }
+                (None, Some(&b)) => {
+                    u += 1;
+                    b
+                }
+                (None, None) => break,
+            };
+            if let Some(item) = snapshot.item(i) {
+                self.read_item(item);
+            }
+        }
+        self.world.end_snapshot();
+        self.incremental = self.world.regular();
+        #[cfg(test)]
+        {
+            self.incremental_reads += 1;
+        }
+    }
+
+    /// Hands every item of `snapshot` to the world, noting the ones it reads again every
+    /// tick.
+    fn full_pass(&mut self, snapshot: &Snapshot<'_>) {
+        self.types.scan(snapshot);
+        self.world.begin_snapshot();
+        self.rereads.clear();
+        for (i, item) in snapshot.items().enumerate() {
+            if self.read_item(item) {
+                self.rereads.push(i);
+            }
+        }
+        self.world.end_snapshot();
+        self.incremental = self.world.regular();
+        #[cfg(test)]
+        if self.full_passes_only {
+            self.incremental = false;
+        }
+    }
+
+    /// Hands `item` to the world, typed, if the world reads its kind: most items of a busy
+    /// map are projectiles, pickups and lasers, which the world leaves to
+    /// [`GameTick::objects`]. Returns whether the world reads such an item again every
+    /// tick (rather than remembering it until it changes).
+    fn read_item(&mut self, item: Item<'_>) -> bool {
+        match self.types.kind(self.protocol, item.type_id) {
+            Some(AnyKind::Six(kind)) if World::reads_six(kind) => {
+                self.world.read_six(kind, item.id, item.data);
+                !World::remembers_six(kind)
+            }
+            Some(AnyKind::Seven(kind)) if World::reads_seven(kind) => {
+                self.world.read_seven(kind, item.id, item.data);
+                !World::remembers_seven(kind)
+            }
+            _ => false,
+        }
     }
 }
 
@@ -364,5 +485,162 @@ impl LogCollector {
     pub(crate) fn finish(mut self) -> GameLog {
         self.log.players = self.stints.finish(self.last_tick);
         self.log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The demos of `fixtures/` and, beside the repository, the real recordings of
+    /// `../shared/real-fixtures/twdemo` (required in CI).
+    fn demos() -> Vec<(String, Vec<u8>)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let shared = root.join("../shared/real-fixtures/twdemo");
+        if !shared.is_dir() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{} is missing",
+                shared.display()
+            );
+            eprintln!("skipping the real demos: {} is missing", shared.display());
+        }
+        let dirs = [root.join("fixtures"), shared];
+        let mut demos = Vec::new();
+        for dir in dirs.iter().filter(|d| d.is_dir()) {
+            for entry in std::fs::read_dir(dir).expect("readable directory") {
+                let path = entry.expect("directory entry").path();
+                if path.extension().is_some_and(|e| e == "demo") {
+                    let data = std::fs::read(&path).expect("readable demo");
+                    demos.push((path.display().to_string(), data));
+                }
+            }
+        }
+        demos
+    }
+
+    /// Replays `data` incrementally and with full passes that type every item, checking
+    /// that every tick's world is the same; returns the ticks compared and how many of
+    /// them were read incrementally.
+    fn compare_readings(path: &str, data: &[u8]) -> (usize, usize) {
+        let Ok(demo) = DemoSlice::parse(data) else {
+            return (0, 0);
+        };
+        let mut ticks = 0;
+        let mut incremental = GameReplay::new(&demo);
+        let mut full = GameReplay::new(&demo);
+        full.reader.full_passes_only = true;
+        full.reader.world.forgetful = true;
+        loop {
+            match (incremental.next(), full.next()) {
+                (None, None) => break,
+                (Some(Ok(a)), Some(Ok(b))) => {
+                    assert_eq!(a.tick, b.tick, "{path}");
+                    let (a, b) = (a.world, b.world);
+                    let at = format!("{path} tick {}", a.tick());
+                    let players = |w: &World| w.players().cloned().collect::<Vec<_>>();
+                    assert_eq!(players(a), players(b), "{at}");
+                    let characters = |w: &World| w.characters().copied().collect::<Vec<_>>();
+                    assert_eq!(characters(a), characters(b), "{at}");
+                    assert_eq!(a.game(), b.game(), "{at}");
+                    assert_eq!(a.events(), b.events(), "{at}");
+                    ticks += 1;
+                }
+                (Some(Err(a)), Some(Err(b))) => {
+                    assert_eq!(a.offset(), b.offset(), "{path}");
+                    break;
+                }
+                (a, b) => panic!("{path}: {:?} / {:?}", a.is_some(), b.is_some()),
+            }
+        }
+        (ticks, incremental.reader.incremental_reads)
+    }
+
+    /// The items [`generated_demo`] draws from: (type, id, size in ints), as DDNet 0.6
+    /// numbers and sizes them: player infos (one naming another client), client infos,
+    /// characters, the game info and death events.
+    const CANDIDATES: [(i32, i32, usize); 12] = [
+        (10, 0, 5),
+        (10, 1, 5),
+        (10, 2, 5),
+        (11, 0, 17),
+        (11, 1, 17),
+        (9, 0, 22),
+        (9, 1, 22),
+        (9, 2, 22),
+        (6, 0, 8),
+        (17, 0, 3),
+        (17, 1, 3),
+        (10, 3, 5),
+    ];
+
+    /// A demo of ticks whose snapshots hold the `CANDIDATES` a mask names, with data that
+    /// changes a few ints at a time (so most items stay the same from tick to tick).
+    fn generated_demo(ticks: &[(Option<u16>, Vec<(usize, usize, i32)>)]) -> Vec<u8> {
+        use crate::twdemo::snapshot::SnapshotBuilder;
+        use crate::twdemo::snapshot::recorder::{Recorder, RecorderConfig};
+        let config = RecorderConfig::ddnet("gen", "2026-11-26_10-00-00");
+        let mut rec = Recorder::start(std::io::Cursor::new(Vec::new()), &config, b"map")
+            .expect("recorder starts");
+        let mut data: Vec<Vec<i32>> = CANDIDATES.iter().map(|&(_, _, n)| vec![1; n]).collect();
+        let mut mask = u16::MAX;
+        for (tick, (new_mask, changes)) in ticks.iter().enumerate() {
+            mask = new_mask.unwrap_or(mask);
+            for &(item, int, value) in changes {
+                let item = &mut data[item % CANDIDATES.len()];
+                let len = item.len();
+                item[int % len] = value;
+            }
+            let mut builder = SnapshotBuilder::new();
+            for (i, &(type_id, id, _)) in CANDIDATES.iter().enumerate() {
+                if mask & 1 << i != 0 {
+                    builder.add_item(type_id, id, &data[i]).expect("item fits");
+                }
+            }
+            let snapshot = builder.finish();
+            rec.record_snapshot(tick as i32 + 1, snapshot.as_snapshot())
+                .expect("recorded");
+        }
+        rec.finish().expect("finished").into_inner()
+    }
+
+    proptest::proptest! {
+        /// Generated snapshots, irregular ones included (a player info naming another
+        /// client, items coming and going): the incremental world is the full one.
+        #[test]
+        fn incremental_reading_holds_on_generated_snapshots(
+            ticks in proptest::collection::vec(
+                (
+                    proptest::option::weighted(0.15, proptest::prelude::any::<u16>()),
+                    proptest::collection::vec((0..12usize, 0..22usize, -1..4i32), 0..4),
+                ),
+                1..60,
+            )
+        ) {
+            let data = generated_demo(&ticks);
+            compare_readings("generated", &data);
+        }
+    }
+
+    /// Reading only the items that changed, and typing only those whose ints changed,
+    /// gives, tick by tick, the world that typing every item of every snapshot gives.
+    #[test]
+    fn incremental_reading_gives_the_full_passes_world() {
+        let (mut ticks, mut real, mut incremental_reads) = (0, 0, 0);
+        for (path, data) in demos() {
+            real += usize::from(path.contains("real-fixtures"));
+            let (t, i) = compare_readings(&path, &data);
+            ticks += t;
+            incremental_reads += i;
+        }
+        assert!(ticks > 1000, "{ticks}");
+        assert!(
+            incremental_reads > ticks / 2,
+            "{incremental_reads} of {ticks}"
+        );
+        eprintln!(
+            "{ticks} ticks of {real} real demos and the fixtures compared, \
+             {incremental_reads} read incrementally"
+        );
     }
 }

@@ -395,16 +395,32 @@ pub struct World {
     protocol: Protocol,
     tick: i32,
     players: Vec<Option<Player>>,
+    /// Characters by client slot, kept from one snapshot to the next while it shows them.
     characters: Vec<Option<Character>>,
-    /// The slots of `characters` that hold one.
-    live_characters: Vec<usize>,
+    /// The slots of `characters` that hold one, one bit each.
+    live_characters: u128,
+    /// The slots whose character the snapshot being read shows.
+    seen_characters: u128,
     /// Client ids seen in this tick's snapshot, one bit each.
     seen: u128,
     /// Client ids with a player entry, one bit each: who can leave.
     present: u128,
-    /// DDNet's character extras of this tick's snapshot by client slot, joined to the
-    /// characters at its end (the items may come in either order).
-    ddnet_characters: Vec<(usize, six::DdnetCharacter)>,
+    /// DDNet's character extras by client slot, joined to the characters at the end of
+    /// each snapshot (the items may come in either order).
+    ddnet_characters: Vec<Option<six::DdnetCharacter>>,
+    /// The slots of `ddnet_characters` that hold one, and those the snapshot shows.
+    live_ddnet: u128,
+    seen_ddnet: u128,
+    /// The ints that last set each slot's state, by item kind.
+    last: [LastInts; CACHED_KINDS],
+    /// The slots each remembered kind set in the snapshot being read.
+    written: [u128; CACHED_KINDS],
+    /// Whether every remembered item read since the snapshot began was the only one
+    /// setting its state (see [`regular`](Self::regular)).
+    regular: bool,
+    /// Tests compare remembering items with typing every item every time.
+    #[cfg(test)]
+    pub(crate) forgetful: bool,
     game: Option<GameState>,
     /// The game state of the snapshot being read, once one of its items is seen.
     next_game: Option<GameState>,
@@ -435,10 +451,18 @@ impl World {
             tick: 0,
             players: vec![None; MAX_CLIENTS],
             characters: vec![None; MAX_CLIENTS],
-            live_characters: Vec::new(),
+            live_characters: 0,
+            seen_characters: 0,
             seen: 0,
             present: 0,
-            ddnet_characters: Vec::new(),
+            ddnet_characters: vec![None; MAX_CLIENTS],
+            live_ddnet: 0,
+            seen_ddnet: 0,
+            last: Default::default(),
+            written: [0; CACHED_KINDS],
+            regular: true,
+            #[cfg(test)]
+            forgetful: false,
             game: None,
             next_game: None,
             events: Vec::new(),
@@ -497,12 +521,28 @@ impl World {
     /// [`end_snapshot`](Self::end_snapshot).
     pub(crate) fn begin_snapshot(&mut self) {
         self.seen = 0;
-        // Only the slots the last snapshot filled: clearing all of them every tick showed
-        // in the profile.
-        for c in self.live_characters.drain(..) {
-            self.characters[c] = None;
-        }
+        self.seen_characters = 0;
+        self.seen_ddnet = 0;
+        self.begin_snapshot_again();
+    }
+
+    /// Starts reading a snapshot that holds the items of the last one, in their places,
+    /// some with new data: only those and the items the world reads every tick (those
+    /// [`remembers_six`](Self::remembers_six) and [`remembers_seven`](Self::remembers_seven)
+    /// leave out) follow, then [`end_snapshot`](Self::end_snapshot). Who is in the game
+    /// stays as the last snapshot showed it.
+    pub(crate) fn begin_snapshot_again(&mut self) {
         self.next_game = None;
+        self.written = [0; CACHED_KINDS];
+        self.regular = true;
+    }
+
+    /// Whether reading the snapshot just ended again with only its changed items (see
+    /// [`begin_snapshot_again`](Self::begin_snapshot_again)) gives what reading all of it
+    /// gives: each remembered item was the only one of its kind for its client, and named
+    /// its client by its id. Otherwise an item left out could have set the state last.
+    pub(crate) fn regular(&self) -> bool {
+        self.regular
     }
 
     /// Ends the tick's snapshot: joins DDNet's character extras to the characters and
@@ -511,17 +551,28 @@ impl World {
         if let Some(game) = self.next_game.take() {
             self.game = Some(game);
         }
-        for (client, extra) in self.ddnet_characters.drain(..) {
-            if let Some(character) = &mut self.characters[client] {
-                character.ddnet = Some(extra);
+        // Bit sets rather than passes over every slot: this runs every tick.
+        for c in slots(self.live_characters & !self.seen_characters) {
+            self.characters[c] = None;
+            self.last[CHARACTER].forget(c);
+        }
+        self.live_characters = self.seen_characters;
+        for c in slots(self.live_ddnet & !self.seen_ddnet) {
+            self.ddnet_characters[c] = None;
+            self.last[DDNET_CHARACTER].forget(c);
+        }
+        self.live_ddnet = self.seen_ddnet;
+        for c in slots(self.live_characters) {
+            if let Some(character) = &mut self.characters[c] {
+                character.ddnet = self.ddnet_characters[c];
             }
         }
-        // Bit sets rather than a pass over every slot: this runs every tick.
-        let mut left = self.present & !self.seen;
+        let left = self.present & !self.seen;
         self.present &= self.seen;
-        while left != 0 {
-            let client = left.trailing_zeros() as usize;
-            left &= left - 1;
+        for client in slots(left) {
+            for kind in PLAYER_KINDS {
+                self.last[kind].forget(client);
+            }
             if let Some(player) = self.players[client].take() {
                 self.events.push(Event::Leave {
                     client_id: player.client_id,
@@ -542,6 +593,9 @@ impl World {
         self.seen |= 1 << c;
         self.present |= 1 << c;
         if self.players[c].is_none() {
+            for kind in PLAYER_KINDS {
+                self.last[kind].forget(c);
+            }
             let announced = self.announced[c].clone();
             self.players[c] = Some(announced.unwrap_or(Player {
                 client_id,
@@ -599,6 +653,36 @@ impl World {
         )
     }
 
+    /// Whether the world remembers what an item of `kind` set until the item changes
+    /// (through [`read_six`](Self::read_six)), rather than reading it every tick.
+    pub(crate) fn remembers_six(kind: six::ObjectKind) -> bool {
+        use six::ObjectKind as K;
+        matches!(
+            kind,
+            K::PlayerInfo | K::ClientInfo | K::DdnetPlayer | K::Character | K::DdnetCharacter
+        )
+    }
+
+    /// The same for 0.7 (through [`read_seven`](Self::read_seven)): only characters, as
+    /// 0.7's player items share their fields with messages.
+    pub(crate) fn remembers_seven(kind: seven::ObjectKind) -> bool {
+        kind == seven::ObjectKind::Character
+    }
+
+    /// Whether an item of `kind` sets only the state of the client its id names (or none):
+    /// false for a player info naming another client in its data.
+    pub(crate) fn regular_six(kind: six::ObjectKind, id: i32, data: &[i32]) -> bool {
+        kind != six::ObjectKind::PlayerInfo || (data.get(1) == Some(&id) && slot(id).is_some())
+    }
+
+    /// Notes that a remembered item of kind `cached` sets slot `c`.
+    fn written(&mut self, cached: usize, c: usize) {
+        if self.written[cached] & 1 << c != 0 {
+            self.regular = false;
+        }
+        self.written[cached] |= 1 << c;
+    }
+
     /// Reads one item of a 0.6 / DDNet snapshot (or one of DDNet's extensions in 0.7).
     pub(crate) fn apply_six(&mut self, id: i32, object: six::Object<'_>) {
         use six::Object as O;
@@ -625,8 +709,8 @@ impl World {
             O::Character(c) => self.set_character(id, character_from!(id, c)),
             O::DdnetCharacter(extra) => {
                 if let Some(c) = slot(id) {
-                    self.ddnet_characters.retain(|&(other, _)| other != c);
-                    self.ddnet_characters.push((c, extra));
+                    self.ddnet_characters[c] = Some(extra);
+                    self.seen_ddnet |= 1 << c;
                 }
             }
             O::GameInfo(info) => {
@@ -710,10 +794,89 @@ impl World {
     }
 
     fn set_character(&mut self, id: i32, character: Character) {
-        if let Some(c) = slot(id)
-            && self.characters[c].replace(character).is_none()
-        {
-            self.live_characters.push(c);
+        if let Some(c) = slot(id) {
+            self.characters[c] = Some(character);
+            self.seen_characters |= 1 << c;
+        }
+    }
+
+    /// Reads one item of a 0.6 / DDNet snapshot (or one of DDNet's extensions in 0.7) of
+    /// `kind`, as [`apply_six`](Self::apply_six) reads it typed; an item whose ints are
+    /// those that last set its client's state is not typed again (from one tick to the
+    /// next, most of a snapshot's items do not change).
+    pub(crate) fn read_six(&mut self, kind: six::ObjectKind, id: i32, data: &[i32]) {
+        use six::ObjectKind as K;
+        #[cfg(test)]
+        if self.forgetful {
+            return self.apply_six(id, six::Object::decode_as(kind, data));
+        }
+        let cached = match kind {
+            K::PlayerInfo => PLAYER_INFO,
+            K::ClientInfo => CLIENT_INFO,
+            K::DdnetPlayer => DDNET_PLAYER,
+            K::Character => CHARACTER,
+            K::DdnetCharacter => DDNET_CHARACTER,
+            _ => return self.apply_six(id, six::Object::decode_as(kind, data)),
+        };
+        // A player's info names its client in its data (the second int): only the usual
+        // item, whose id is that client, is remembered; another one changes its client's
+        // state, which the remembered ints then no longer describe.
+        if !Self::regular_six(kind, id, data) {
+            if let Some(target) = data.get(1).and_then(|&t| slot(t)) {
+                self.last[PLAYER_INFO].forget(target);
+            }
+            self.regular = false;
+            return self.apply_six(id, six::Object::decode_as(kind, data));
+        }
+        // Other kinds with an id outside the world's slots change nothing.
+        let Some(c) = slot(id) else {
+            return self.apply_six(id, six::Object::decode_as(kind, data));
+        };
+        self.written(cached, c);
+        if self.last[cached].same(c, data) {
+            // What typing it again would do besides writing the same values.
+            match kind {
+                K::Character => self.seen_characters |= 1 << c,
+                K::DdnetCharacter => self.seen_ddnet |= 1 << c,
+                _ => {
+                    self.player_mut(id);
+                }
+            }
+            return;
+        }
+        let object = six::Object::decode_as(kind, data);
+        // Remembered after applying: a new player entry forgets its slot's ints.
+        let typed = !matches!(object, six::Object::Raw(_));
+        self.apply_six(id, object);
+        match typed {
+            true => self.last[cached].store(c, data),
+            false => self.last[cached].forget(c),
+        }
+    }
+
+    /// Reads one item of a 0.7 snapshot of `kind`, as [`read_six`](Self::read_six) does
+    /// (only characters are remembered: 0.7's player items share their fields with
+    /// messages).
+    pub(crate) fn read_seven(&mut self, kind: seven::ObjectKind, id: i32, data: &[i32]) {
+        #[cfg(test)]
+        if self.forgetful {
+            return self.apply_seven(id, seven::Object::decode_as(kind, data));
+        }
+        let c = slot(id).filter(|_| kind == seven::ObjectKind::Character);
+        let Some(c) = c else {
+            return self.apply_seven(id, seven::Object::decode_as(kind, data));
+        };
+        self.written(CHARACTER, c);
+        if self.last[CHARACTER].same(c, data) {
+            self.seen_characters |= 1 << c;
+            return;
+        }
+        let object = seven::Object::decode_as(kind, data);
+        let typed = !matches!(object, seven::Object::Raw(_));
+        self.apply_seven(id, object);
+        match typed {
+            true => self.last[CHARACTER].store(c, data),
+            false => self.last[CHARACTER].forget(c),
         }
     }
 
@@ -814,6 +977,75 @@ impl World {
                 name.clone_from(&player.name);
             }
         }
+    }
+}
+
+/// The set bits of `set`, lowest first.
+fn slots(mut set: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let c = set.trailing_zeros() as usize;
+        set &= set.wrapping_sub(1);
+        (c < u128::BITS as usize).then_some(c)
+    })
+}
+
+/// The item kinds whose last ints [`World`] remembers per client slot, as indices into
+/// `World::last`.
+const PLAYER_INFO: usize = 0;
+const CLIENT_INFO: usize = 1;
+const DDNET_PLAYER: usize = 2;
+const CHARACTER: usize = 3;
+const DDNET_CHARACTER: usize = 4;
+const CACHED_KINDS: usize = 5;
+/// The kinds whose state lives in a player entry: forgotten when the entry goes or comes.
+const PLAYER_KINDS: [usize; 3] = [PLAYER_INFO, CLIENT_INFO, DDNET_PLAYER];
+
+/// The ints an item of one kind last set each client slot's state with. Valid only while
+/// nothing else has written the fields that item sets: the world forgets a slot when its
+/// player or character goes or comes.
+#[derive(Clone, Default)]
+struct LastInts {
+    /// `LAST_INTS` ints per slot, allocated on first use.
+    ints: Vec<i32>,
+    lens: Vec<u8>,
+    /// The slots holding ints, one bit each.
+    valid: u128,
+}
+
+/// The most ints remembered per item (DDNet's character has 22; longer items are typed
+/// every time).
+const LAST_INTS: usize = 32;
+
+impl LastInts {
+    fn same(&self, c: usize, data: &[i32]) -> bool {
+        self.valid & (1 << c) != 0
+            && usize::from(self.lens[c]) == data.len()
+            && self.ints[c * LAST_INTS..][..data.len()] == *data
+    }
+
+    fn store(&mut self, c: usize, data: &[i32]) {
+        if data.len() > LAST_INTS {
+            return self.forget(c);
+        }
+        if self.ints.is_empty() {
+            self.ints = vec![0; MAX_CLIENTS * LAST_INTS];
+            self.lens = vec![0; MAX_CLIENTS];
+        }
+        self.ints[c * LAST_INTS..][..data.len()].copy_from_slice(data);
+        self.lens[c] = data.len() as u8;
+        self.valid |= 1 << c;
+    }
+
+    fn forget(&mut self, c: usize) {
+        self.valid &= !(1 << c);
+    }
+}
+
+impl std::fmt::Debug for LastInts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LastInts")
+            .field("valid", &format_args!("{:#x}", self.valid))
+            .finish()
     }
 }
 

@@ -697,6 +697,9 @@ pub(crate) struct InPlace {
     /// The int array the next snapshot is laid out in when items come or go (the
     /// previous snapshot's array, reused).
     scratch: Vec<i32>,
+    /// Whether the last delta applied in place kept every item in its place (it deleted
+    /// and added nothing).
+    kept_places: bool,
 }
 
 impl InPlace {
@@ -722,6 +725,13 @@ impl InPlace {
 }
 
 impl InPlace {
+    /// The items the last delta applied in place changed, by index, if it kept every
+    /// item in its place; `None` if items came, went or moved.
+    pub(crate) fn updated_in_place(&self) -> Option<impl Iterator<Item = usize> + '_> {
+        self.kept_places
+            .then(|| self.plan.iter().map(|&(_, target, _)| target))
+    }
+
     /// Takes over the key table [`apply_delta_with`] left in `builder` for the snapshot it
     /// built (packed, no negative type), instead of learning the keys again; the builder
     /// gets this table's allocation as its scratch. Only for a replay that does not sort.
@@ -807,7 +817,8 @@ pub(crate) fn apply_delta_in_place(
             .plan
             .push((key, target, start..start + update.data.len()));
     }
-    if !state.deleted.is_empty() || !state.added.is_empty() {
+    state.kept_places = state.deleted.is_empty() && state.added.is_empty();
+    if !state.kept_places {
         let Some(num_kept) = relayout(current, state) else {
             return false;
         };

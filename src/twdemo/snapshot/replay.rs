@@ -216,6 +216,33 @@ pub(crate) struct SnapshotState {
     pub(crate) current: Option<SnapshotBuf>,
     /// Snapshots and deltas skipped as the player skips them.
     pub(crate) skipped: usize,
+    /// What changed in `current` since the last [`take_changes`](Self::take_changes).
+    changes: Changes,
+}
+
+/// The items of the current snapshot that changed since a reader last looked, for readers
+/// that keep state derived from the items (the game world) and redo only what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Changes {
+    /// Items came or went, or their places moved: everything may differ.
+    All,
+    /// The same items in the same places; these (indices, maybe repeated) got new data.
+    Updated(Vec<usize>),
+}
+
+/// Past this many updated indices a change log says [`Changes::All`]: it stays bounded
+/// when nobody takes it (trimming shares the state and never looks).
+const MAX_LOGGED_UPDATES: usize = 4 * 1024;
+
+impl Changes {
+    fn updated(&mut self, indices: impl Iterator<Item = usize>) {
+        if let Changes::Updated(list) = self {
+            list.extend(indices);
+            if list.len() > MAX_LOGGED_UPDATES {
+                *self = Changes::All;
+            }
+        }
+    }
 }
 
 impl SnapshotState {
@@ -228,6 +255,7 @@ impl SnapshotState {
             in_place: delta::InPlace::default(),
             current: None,
             skipped: 0,
+            changes: Changes::All,
         }
     }
 
@@ -239,11 +267,21 @@ impl SnapshotState {
                     Some(current) => current.copy_from(snapshot),
                     None => self.current = Some(snapshot.to_buf()),
                 }
+                self.changes = Changes::All;
                 self.learn();
             }
             // DDNet logs "snapshot invalid" and plays on with the previous snapshot.
             Err(_) => self.skipped += 1,
         }
+    }
+
+    /// What changed in the current snapshot since the last call (the first call: `All`);
+    /// the log starts again empty. `buf` is a spare list for the next log (the last one
+    /// handed out, to keep its allocation).
+    pub(crate) fn take_changes(&mut self, buf: Vec<usize>) -> Changes {
+        let mut buf = buf;
+        buf.clear();
+        std::mem::replace(&mut self.changes, Changes::Updated(buf))
     }
 
     /// Learns the keys of a new current snapshot.
@@ -261,11 +299,16 @@ impl SnapshotState {
             return Err(());
         };
         if delta::apply_delta_in_place(current, ints, &self.sizes, &mut self.in_place) {
+            match self.in_place.updated_in_place() {
+                Some(indices) => self.changes.updated(indices),
+                None => self.changes = Changes::All,
+            }
             return Ok(());
         }
         match delta::apply_delta_with(&current.as_snapshot(), ints, &self.sizes, &mut self.builder)
         {
             Ok(()) => {
+                self.changes = Changes::All;
                 // The old snapshot is no longer needed: the new one goes into its buffer.
                 self.builder.finish_over(current);
                 if self.order == SnapshotOrder::SortedByKey {
