@@ -229,9 +229,13 @@ struct SnapshotReader {
     protocol: Protocol,
     world: World,
     types: ExtendedTypes,
+    /// What each item of the current snapshot is to the world.
+    roles: Vec<Role>,
     /// The items the world reads again every tick (events, the game's state, 0.7's
-    /// players), by index, as the last full pass over the snapshot found them.
+    /// players), by index.
     rereads: Vec<usize>,
+    /// The items to read at the next tick (scratch).
+    todo: Vec<usize>,
     /// Whether the world was [`regular`](World::regular) after the last snapshot: then a
     /// tick whose snapshot kept its items in their places reads only the items that
     /// changed and `rereads`.
@@ -255,7 +259,9 @@ impl<'a> GameReplay<'a> {
                 protocol,
                 world: World::new(protocol),
                 types: ExtendedTypes::default(),
+                roles: Vec::new(),
                 rereads: Vec::new(),
+                todo: Vec::new(),
                 incremental: false,
                 #[cfg(test)]
                 full_passes_only: false,
@@ -288,7 +294,7 @@ impl<'a> GameReplay<'a> {
             Ok(end) => end,
             Err(e) => return Some(Err(e)),
         };
-        let mut changes = self
+        let changes = self
             .walker
             .state
             .take_changes(std::mem::take(&mut self.spare));
@@ -301,7 +307,7 @@ impl<'a> GameReplay<'a> {
         let reader = &mut self.reader;
         reader.world.begin(end.tick);
         if let Some(snapshot) = &snapshot {
-            reader.read(snapshot, &mut changes);
+            reader.read(snapshot, &changes);
         }
         if let Changes::Updated(spare) = changes {
             self.spare = spare;
@@ -325,76 +331,143 @@ impl<'a> GameReplay<'a> {
     }
 }
 
+/// What an item of the current snapshot is to the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Not read (left to [`GameTick::objects`]).
+    Skipped,
+    /// Read again every tick.
+    Reread,
+    /// Remembered until it changes: its kind as [`World::remove`] takes it, and its slot
+    /// (small numbers: the roles of a snapshot's items are moved about every tick).
+    Remembered(u8, u8),
+    /// An `EX` item, naming an extended type.
+    Types,
+}
+
 impl SnapshotReader {
     /// Brings the world up to `snapshot`, which `changes` tells from the last one read.
-    fn read(&mut self, snapshot: &Snapshot<'_>, changes: &mut Changes) {
-        let Changes::Updated(updated) = changes else {
-            return self.full_pass(snapshot);
-        };
+    fn read(&mut self, snapshot: &Snapshot<'_>, changes: &Changes) {
         if !self.incremental {
             return self.full_pass(snapshot);
         }
-        updated.sort_unstable();
-        updated.dedup();
-        // A changed `EX` item may type other items differently, and a changed item that
-        // sets another client's state than its id names leaves who is in the game to a
-        // full pass.
-        let irregular = updated.iter().any(|&i| {
-            snapshot.item(i).is_none_or(|item| {
-                item.type_id == EXTENDED_TYPE_ITEM
-                    || matches!(
-                        self.types.kind(self.protocol, item.type_id),
-                        Some(AnyKind::Six(kind)) if !World::regular_six(kind, item.id, item.data)
-                    )
-            })
-        });
-        if irregular {
-            return self.full_pass(snapshot);
+        let done = match changes {
+            Changes::All => false,
+            Changes::Updated(updated) => {
+                let end = snapshot.len();
+                self.read_changed(snapshot, &[], end..end, updated)
+            }
+            Changes::Edited {
+                removed,
+                added,
+                updated,
+            } => self.read_changed(snapshot, removed, added.clone(), updated),
+        };
+        if !done {
+            self.full_pass(snapshot);
         }
-        self.world.begin_snapshot_again();
-        // Both lists are sorted: the items go to the world in snapshot order, as in a full
-        // pass, each once.
-        let (mut r, mut u) = (0, 0);
-        loop {
-            let i = match (self.rereads.get(r), updated.get(u)) {
-                (Some(&a), Some(&b)) => {
-                    r += usize::from(a <= b);
-                    u += usize::from(b <= a);
-                    a.min(b)
+    }
+
+    /// Reads only the items a change touched and those read every tick; `false` (with
+    /// the world to be read in full) where that might not give what a full pass gives:
+    /// an `EX` item changed, came or went (items may type differently), a changed item
+    /// sets another client's state than its id names, or a new item sets what another
+    /// one already does.
+    fn read_changed(
+        &mut self,
+        snapshot: &Snapshot<'_>,
+        removed: &[usize],
+        added: std::ops::Range<usize>,
+        updated: &[usize],
+    ) -> bool {
+        let types = |roles: &[Role], i: usize| roles.get(i).is_none_or(|&r| r == Role::Types);
+        if removed.iter().any(|&i| types(&self.roles, i)) {
+            return false;
+        }
+        let edited = !removed.is_empty() || !added.is_empty();
+        if !removed.is_empty() {
+            let world = &mut self.world;
+            let mut removed = removed.iter().copied().peekable();
+            let mut i = 0;
+            self.roles.retain(|&role| {
+                let gone = removed.next_if_eq(&i).is_some();
+                if let (true, Role::Remembered(kind, c)) = (gone, role) {
+                    world.remove(kind.into(), c.into());
                 }
-                (Some(&a), None) => {
-                    r += 1;
-                    a
+                i += 1;
+                !gone
+            });
+        }
+        if self.roles.len() != added.start || added.end != snapshot.len() {
+            return false;
+        }
+        self.roles.resize(added.end, Role::Skipped);
+        if edited {
+            self.find_rereads();
+        }
+        self.todo.clear();
+        self.todo.extend_from_slice(&self.rereads);
+        for &i in updated.iter() {
+            let role = match self.roles[i] {
+                // A kept item that stays out of the world, or is read anyway.
+                Role::Skipped | Role::Reread if i < added.start => continue,
+                Role::Types => return false,
+                Role::Remembered(kind, _) if usize::from(kind) != world::PLAYER_INFO => {
+                    self.roles[i]
                 }
-                (None, Some(&b)) => {
-                    u += 1;
-                    b
-                }
-                (None, None) => break,
+                // Added items, and player infos (whose data names their client), are
+                // looked at.
+                _ => match snapshot.item(i) {
+                    Some(item) => self.role(&item),
+                    None => return false,
+                },
             };
+            match role {
+                Role::Types => return false,
+                // A new item setting what another one already does.
+                Role::Remembered(kind, c)
+                    if i >= added.start && self.world.has(kind.into(), c.into()) =>
+                {
+                    return false;
+                }
+                // A player info that came to name another client.
+                Role::Reread if self.roles[i] != Role::Reread && i < added.start => return false,
+                _ => {}
+            }
+            self.todo.push(i);
+        }
+        // In snapshot order, as in a full pass, each once.
+        self.todo.sort_unstable();
+        self.todo.dedup();
+        self.world.begin_snapshot_again();
+        for t in 0..self.todo.len() {
+            let i = self.todo[t];
             if let Some(item) = snapshot.item(i) {
-                self.read_item(item);
+                self.roles[i] = self.read_item(item);
             }
         }
         self.world.end_snapshot();
+        if edited {
+            self.find_rereads();
+        }
         self.incremental = self.world.regular();
         #[cfg(test)]
         {
             self.incremental_reads += 1;
         }
+        true
     }
 
-    /// Hands every item of `snapshot` to the world, noting the ones it reads again every
-    /// tick.
+    /// Hands every item of `snapshot` to the world, noting what each is to it.
     fn full_pass(&mut self, snapshot: &Snapshot<'_>) {
         self.types.scan(snapshot);
         self.world.begin_snapshot();
-        self.rereads.clear();
-        for (i, item) in snapshot.items().enumerate() {
-            if self.read_item(item) {
-                self.rereads.push(i);
-            }
+        self.roles.clear();
+        for item in snapshot.items() {
+            let role = self.read_item(item);
+            self.roles.push(role);
         }
+        self.find_rereads();
         self.world.end_snapshot();
         self.incremental = self.world.regular();
         #[cfg(test)]
@@ -403,22 +476,53 @@ impl SnapshotReader {
         }
     }
 
+    fn find_rereads(&mut self) {
+        self.rereads.clear();
+        let rereads = self.roles.iter().enumerate();
+        let rereads = rereads.filter(|&(_, &role)| role == Role::Reread);
+        self.rereads.extend(rereads.map(|(i, _)| i));
+    }
+
+    /// What `item` is to the world.
+    fn role(&self, item: &Item<'_>) -> Role {
+        if item.type_id == EXTENDED_TYPE_ITEM {
+            return Role::Types;
+        }
+        let remembered = match self.types.kind(self.protocol, item.type_id) {
+            Some(AnyKind::Six(kind)) if World::reads_six(kind) => {
+                if !World::regular_six(kind, item.id, item.data) {
+                    return Role::Reread;
+                }
+                World::remembered(kind, item.id).ok_or(World::remembers_six(kind))
+            }
+            Some(AnyKind::Seven(kind)) if World::reads_seven(kind) => {
+                World::remembered_seven(kind, item.id).ok_or(World::remembers_seven(kind))
+            }
+            _ => return Role::Skipped,
+        };
+        match remembered {
+            // Both fit: five kinds, `MAX_CLIENTS` slots.
+            Ok((kind, c)) => Role::Remembered(kind as u8, c as u8),
+            // A remembered kind for no slot changes nothing: it stays out.
+            Err(true) => Role::Skipped,
+            Err(false) => Role::Reread,
+        }
+    }
+
     /// Hands `item` to the world, typed, if the world reads its kind: most items of a busy
     /// map are projectiles, pickups and lasers, which the world leaves to
-    /// [`GameTick::objects`]. Returns whether the world reads such an item again every
-    /// tick (rather than remembering it until it changes).
-    fn read_item(&mut self, item: Item<'_>) -> bool {
+    /// [`GameTick::objects`]. Returns what the item is to the world.
+    fn read_item(&mut self, item: Item<'_>) -> Role {
         match self.types.kind(self.protocol, item.type_id) {
             Some(AnyKind::Six(kind)) if World::reads_six(kind) => {
                 self.world.read_six(kind, item.id, item.data);
-                !World::remembers_six(kind)
             }
             Some(AnyKind::Seven(kind)) if World::reads_seven(kind) => {
                 self.world.read_seven(kind, item.id, item.data);
-                !World::remembers_seven(kind)
             }
-            _ => false,
+            _ => {}
         }
+        self.role(&item)
     }
 }
 
@@ -574,9 +678,13 @@ mod tests {
         (10, 3, 5),
     ];
 
+    /// A tick of [`generated_demo`]: a new mask of the candidates present (or the last
+    /// one), and changes (candidate, int, value) to their data.
+    type GeneratedTick = (Option<u16>, Vec<(usize, usize, i32)>);
+
     /// A demo of ticks whose snapshots hold the `CANDIDATES` a mask names, with data that
     /// changes a few ints at a time (so most items stay the same from tick to tick).
-    fn generated_demo(ticks: &[(Option<u16>, Vec<(usize, usize, i32)>)]) -> Vec<u8> {
+    fn generated_demo(ticks: &[GeneratedTick]) -> Vec<u8> {
         use crate::twdemo::snapshot::SnapshotBuilder;
         use crate::twdemo::snapshot::recorder::{Recorder, RecorderConfig};
         let config = RecorderConfig::ddnet("gen", "2026-11-26_10-00-00");

@@ -399,20 +399,22 @@ pub struct World {
     characters: Vec<Option<Character>>,
     /// The slots of `characters` that hold one, one bit each.
     live_characters: u128,
-    /// The slots whose character the snapshot being read shows.
-    seen_characters: u128,
-    /// Client ids seen in this tick's snapshot, one bit each.
+    /// Client ids the items read again every tick showed in this tick's snapshot, one
+    /// bit each (the remembered items' are in `has`).
     seen: u128,
     /// Client ids with a player entry, one bit each: who can leave.
     present: u128,
     /// DDNet's character extras by client slot, joined to the characters at the end of
     /// each snapshot (the items may come in either order).
     ddnet_characters: Vec<Option<six::DdnetCharacter>>,
-    /// The slots of `ddnet_characters` that hold one, and those the snapshot shows.
+    /// The slots of `ddnet_characters` that hold one.
     live_ddnet: u128,
-    seen_ddnet: u128,
     /// The ints that last set each slot's state, by item kind.
     last: [LastInts; CACHED_KINDS],
+    /// The slots an item of each remembered kind shows in the current snapshot: kept
+    /// while the snapshot keeps its items (see
+    /// [`begin_snapshot_again`](Self::begin_snapshot_again)).
+    has: [u128; CACHED_KINDS],
     /// The slots each remembered kind set in the snapshot being read.
     written: [u128; CACHED_KINDS],
     /// Whether every remembered item read since the snapshot began was the only one
@@ -452,13 +454,12 @@ impl World {
             players: vec![None; MAX_CLIENTS],
             characters: vec![None; MAX_CLIENTS],
             live_characters: 0,
-            seen_characters: 0,
             seen: 0,
             present: 0,
             ddnet_characters: vec![None; MAX_CLIENTS],
             live_ddnet: 0,
-            seen_ddnet: 0,
             last: Default::default(),
+            has: [0; CACHED_KINDS],
             written: [0; CACHED_KINDS],
             regular: true,
             #[cfg(test)]
@@ -520,21 +521,54 @@ impl World {
     /// [`apply_six`](Self::apply_six) and [`apply_seven`](Self::apply_seven), then
     /// [`end_snapshot`](Self::end_snapshot).
     pub(crate) fn begin_snapshot(&mut self) {
-        self.seen = 0;
-        self.seen_characters = 0;
-        self.seen_ddnet = 0;
+        self.has = [0; CACHED_KINDS];
         self.begin_snapshot_again();
     }
 
-    /// Starts reading a snapshot that holds the items of the last one, in their places,
-    /// some with new data: only those and the items the world reads every tick (those
+    /// Starts reading a snapshot made from the last one by changing, removing or adding
+    /// items: the removed ones are announced with [`remove`](Self::remove), then only the
+    /// changed and added ones and the items the world reads every tick (those
     /// [`remembers_six`](Self::remembers_six) and [`remembers_seven`](Self::remembers_seven)
-    /// leave out) follow, then [`end_snapshot`](Self::end_snapshot). Who is in the game
-    /// stays as the last snapshot showed it.
+    /// leave out) follow, in snapshot order, then [`end_snapshot`](Self::end_snapshot).
+    /// The remembered items left out still show their clients.
     pub(crate) fn begin_snapshot_again(&mut self) {
+        self.seen = 0;
         self.next_game = None;
         self.written = [0; CACHED_KINDS];
         self.regular = true;
+    }
+
+    /// A remembered item of kind `cached` (see [`remembered`](Self::remembered)) for
+    /// slot `c` left the snapshot.
+    pub(crate) fn remove(&mut self, cached: usize, c: usize) {
+        self.has[cached] &= !(1 << c);
+    }
+
+    /// Whether the current snapshot has a remembered item of kind `cached` for slot `c`.
+    pub(crate) fn has(&self, cached: usize, c: usize) -> bool {
+        self.has[cached] & 1 << c != 0
+    }
+
+    /// The remembered kind (an index for [`remove`](Self::remove)) and the slot of an item
+    /// of a 0.6 / DDNet `kind` with `id`, if the world remembers such an item.
+    pub(crate) fn remembered(kind: six::ObjectKind, id: i32) -> Option<(usize, usize)> {
+        use six::ObjectKind as K;
+        let cached = match kind {
+            K::PlayerInfo => PLAYER_INFO,
+            K::ClientInfo => CLIENT_INFO,
+            K::DdnetPlayer => DDNET_PLAYER,
+            K::Character => CHARACTER,
+            K::DdnetCharacter => DDNET_CHARACTER,
+            _ => return None,
+        };
+        Some((cached, slot(id)?))
+    }
+
+    /// The same for a 0.7 `kind`.
+    pub(crate) fn remembered_seven(kind: seven::ObjectKind, id: i32) -> Option<(usize, usize)> {
+        (kind == seven::ObjectKind::Character)
+            .then(|| slot(id).map(|c| (CHARACTER, c)))
+            .flatten()
     }
 
     /// Whether reading the snapshot just ended again with only its changed items (see
@@ -552,23 +586,28 @@ impl World {
             self.game = Some(game);
         }
         // Bit sets rather than passes over every slot: this runs every tick.
-        for c in slots(self.live_characters & !self.seen_characters) {
+        let shown = self.has[CHARACTER];
+        for c in slots(self.live_characters & !shown) {
             self.characters[c] = None;
             self.last[CHARACTER].forget(c);
         }
-        self.live_characters = self.seen_characters;
-        for c in slots(self.live_ddnet & !self.seen_ddnet) {
+        self.live_characters = shown;
+        let shown = self.has[DDNET_CHARACTER];
+        for c in slots(self.live_ddnet & !shown) {
             self.ddnet_characters[c] = None;
             self.last[DDNET_CHARACTER].forget(c);
         }
-        self.live_ddnet = self.seen_ddnet;
+        self.live_ddnet = shown;
         for c in slots(self.live_characters) {
             if let Some(character) = &mut self.characters[c] {
                 character.ddnet = self.ddnet_characters[c];
             }
         }
-        let left = self.present & !self.seen;
-        self.present &= self.seen;
+        let seen = PLAYER_KINDS
+            .iter()
+            .fold(self.seen, |seen, &kind| seen | self.has[kind]);
+        let left = self.present & !seen;
+        self.present &= seen;
         for client in slots(left) {
             for kind in PLAYER_KINDS {
                 self.last[kind].forget(client);
@@ -710,7 +749,7 @@ impl World {
             O::DdnetCharacter(extra) => {
                 if let Some(c) = slot(id) {
                     self.ddnet_characters[c] = Some(extra);
-                    self.seen_ddnet |= 1 << c;
+                    self.has[DDNET_CHARACTER] |= 1 << c;
                 }
             }
             O::GameInfo(info) => {
@@ -796,7 +835,7 @@ impl World {
     fn set_character(&mut self, id: i32, character: Character) {
         if let Some(c) = slot(id) {
             self.characters[c] = Some(character);
-            self.seen_characters |= 1 << c;
+            self.has[CHARACTER] |= 1 << c;
         }
     }
 
@@ -805,19 +844,10 @@ impl World {
     /// those that last set its client's state is not typed again (from one tick to the
     /// next, most of a snapshot's items do not change).
     pub(crate) fn read_six(&mut self, kind: six::ObjectKind, id: i32, data: &[i32]) {
-        use six::ObjectKind as K;
         #[cfg(test)]
         if self.forgetful {
             return self.apply_six(id, six::Object::decode_as(kind, data));
         }
-        let cached = match kind {
-            K::PlayerInfo => PLAYER_INFO,
-            K::ClientInfo => CLIENT_INFO,
-            K::DdnetPlayer => DDNET_PLAYER,
-            K::Character => CHARACTER,
-            K::DdnetCharacter => DDNET_CHARACTER,
-            _ => return self.apply_six(id, six::Object::decode_as(kind, data)),
-        };
         // A player's info names its client in its data (the second int): only the usual
         // item, whose id is that client, is remembered; another one changes its client's
         // state, which the remembered ints then no longer describe.
@@ -828,29 +858,34 @@ impl World {
             self.regular = false;
             return self.apply_six(id, six::Object::decode_as(kind, data));
         }
-        // Other kinds with an id outside the world's slots change nothing.
-        let Some(c) = slot(id) else {
+        // Kinds not remembered, and ids outside the world's slots (which change nothing).
+        let Some((cached, c)) = Self::remembered(kind, id) else {
             return self.apply_six(id, six::Object::decode_as(kind, data));
         };
         self.written(cached, c);
         if self.last[cached].same(c, data) {
-            // What typing it again would do besides writing the same values.
-            match kind {
-                K::Character => self.seen_characters |= 1 << c,
-                K::DdnetCharacter => self.seen_ddnet |= 1 << c,
-                _ => {
-                    self.player_mut(id);
-                }
-            }
+            // What typing it again would do besides writing the same values: the entry is
+            // there (a player's ints are forgotten when it goes), and the item shows it.
+            self.has[cached] |= 1 << c;
             return;
         }
         let object = six::Object::decode_as(kind, data);
-        // Remembered after applying: a new player entry forgets its slot's ints.
         let typed = !matches!(object, six::Object::Raw(_));
         self.apply_six(id, object);
-        match typed {
-            true => self.last[cached].store(c, data),
-            false => self.last[cached].forget(c),
+        // Remembered after applying: a new player entry forgets its slot's ints.
+        self.remember(cached, c, data, typed);
+    }
+
+    /// Notes what a remembered item of kind `cached` for slot `c` gave: its ints and that
+    /// the snapshot shows the slot, if it `typed`; neither if it did not (such an item
+    /// changes nothing).
+    fn remember(&mut self, cached: usize, c: usize, data: &[i32], typed: bool) {
+        if typed {
+            self.last[cached].store(c, data);
+            self.has[cached] |= 1 << c;
+        } else {
+            self.last[cached].forget(c);
+            self.has[cached] &= !(1 << c);
         }
     }
 
@@ -862,22 +897,18 @@ impl World {
         if self.forgetful {
             return self.apply_seven(id, seven::Object::decode_as(kind, data));
         }
-        let c = slot(id).filter(|_| kind == seven::ObjectKind::Character);
-        let Some(c) = c else {
+        let Some((cached, c)) = Self::remembered_seven(kind, id) else {
             return self.apply_seven(id, seven::Object::decode_as(kind, data));
         };
-        self.written(CHARACTER, c);
-        if self.last[CHARACTER].same(c, data) {
-            self.seen_characters |= 1 << c;
+        self.written(cached, c);
+        if self.last[cached].same(c, data) {
+            self.has[cached] |= 1 << c;
             return;
         }
         let object = seven::Object::decode_as(kind, data);
         let typed = !matches!(object, seven::Object::Raw(_));
         self.apply_seven(id, object);
-        match typed {
-            true => self.last[CHARACTER].store(c, data),
-            false => self.last[CHARACTER].forget(c),
-        }
+        self.remember(cached, c, data, typed);
     }
 
     /// Turns the tick's messages into events (and, in 0.7, player info).
@@ -991,7 +1022,7 @@ fn slots(mut set: u128) -> impl Iterator<Item = usize> {
 
 /// The item kinds whose last ints [`World`] remembers per client slot, as indices into
 /// `World::last`.
-const PLAYER_INFO: usize = 0;
+pub(crate) const PLAYER_INFO: usize = 0;
 const CLIENT_INFO: usize = 1;
 const DDNET_PLAYER: usize = 2;
 const CHARACTER: usize = 3;

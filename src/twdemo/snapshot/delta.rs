@@ -697,9 +697,11 @@ pub(crate) struct InPlace {
     /// The int array the next snapshot is laid out in when items come or go (the
     /// previous snapshot's array, reused).
     scratch: Vec<i32>,
-    /// Whether the last delta applied in place kept every item in its place (it deleted
-    /// and added nothing).
-    kept_places: bool,
+    /// The items (indices into the snapshot before it) the last delta applied in place
+    /// removed, in order.
+    removed: Vec<usize>,
+    /// The number of items it kept (the added ones follow them).
+    num_kept: usize,
 }
 
 impl InPlace {
@@ -725,11 +727,20 @@ impl InPlace {
 }
 
 impl InPlace {
-    /// The items the last delta applied in place changed, by index, if it kept every
-    /// item in its place; `None` if items came, went or moved.
-    pub(crate) fn updated_in_place(&self) -> Option<impl Iterator<Item = usize> + '_> {
-        self.kept_places
-            .then(|| self.plan.iter().map(|&(_, target, _)| target))
+    /// What the last delta applied in place did to the items' places: the items it
+    /// removed (indices before it, in order: the others kept their order), the items it
+    /// added (indices after it: they follow the kept ones), and the items it updated
+    /// (indices after it, the added ones among them).
+    pub(crate) fn last_edit(
+        &self,
+    ) -> (
+        &[usize],
+        std::ops::Range<usize>,
+        impl Iterator<Item = usize> + '_,
+    ) {
+        let added = self.num_kept..self.num_kept + self.added.len();
+        let updated = self.plan.iter().map(|&(_, target, _)| target);
+        (&self.removed, added, updated)
     }
 
     /// Takes over the key table [`apply_delta_with`] left in `builder` for the snapshot it
@@ -817,11 +828,13 @@ pub(crate) fn apply_delta_in_place(
             .plan
             .push((key, target, start..start + update.data.len()));
     }
-    state.kept_places = state.deleted.is_empty() && state.added.is_empty();
-    if !state.kept_places {
+    state.removed.clear();
+    state.num_kept = snapshot.len();
+    if !state.deleted.is_empty() || !state.added.is_empty() {
         let Some(num_kept) = relayout(current, state) else {
             return false;
         };
+        state.num_kept = num_kept;
         let removed = num_kept < state.touched.len();
         if removed {
             let sorted = state.sorted;
@@ -864,6 +877,14 @@ const NEW: usize = usize::MAX / 2;
 fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
     let snapshot = current.as_snapshot();
     let deleted = &state.deleted;
+    state.removed.clear();
+    state.removed.extend(
+        snapshot
+            .items()
+            .enumerate()
+            .filter(|(_, item)| deleted.binary_search(&item.key).is_ok())
+            .map(|(i, _)| i),
+    );
     let kept = snapshot
         .items()
         .filter(|item| deleted.binary_search(&item.key).is_err());

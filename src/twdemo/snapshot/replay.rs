@@ -224,10 +224,20 @@ pub(crate) struct SnapshotState {
 /// that keep state derived from the items (the game world) and redo only what changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Changes {
-    /// Items came or went, or their places moved: everything may differ.
+    /// Anything may differ (a new keyframe, a rebuilt snapshot, several edits).
     All,
     /// The same items in the same places; these (indices, maybe repeated) got new data.
     Updated(Vec<usize>),
+    /// One delta removed and added items: the kept ones keep their order and the added
+    /// ones follow them.
+    Edited {
+        /// The removed items, as indices into the snapshot before, in order.
+        removed: Vec<usize>,
+        /// The added items (indices now).
+        added: std::ops::Range<usize>,
+        /// The items with new data (indices now, the added ones among them).
+        updated: Vec<usize>,
+    },
 }
 
 /// Past this many updated indices a change log says [`Changes::All`]: it stays bounded
@@ -235,12 +245,32 @@ pub(crate) enum Changes {
 const MAX_LOGGED_UPDATES: usize = 4 * 1024;
 
 impl Changes {
-    fn updated(&mut self, indices: impl Iterator<Item = usize>) {
-        if let Changes::Updated(list) = self {
-            list.extend(indices);
-            if list.len() > MAX_LOGGED_UPDATES {
-                *self = Changes::All;
+    /// Logs a delta applied in place (see [`delta::InPlace::last_edit`]). Updates add up
+    /// while the items stay in their places; an edit is logged only as the first change.
+    fn log(
+        &mut self,
+        removed: &[usize],
+        added: std::ops::Range<usize>,
+        updated: impl Iterator<Item = usize>,
+    ) {
+        let edits = !removed.is_empty() || !added.is_empty();
+        match self {
+            Changes::Updated(list) if !edits => {
+                list.extend(updated);
+                if list.len() > MAX_LOGGED_UPDATES {
+                    *self = Changes::All;
+                }
             }
+            Changes::Updated(list) if list.is_empty() => {
+                let mut updated_list = std::mem::take(list);
+                updated_list.extend(updated);
+                *self = Changes::Edited {
+                    removed: removed.to_vec(),
+                    added,
+                    updated: updated_list,
+                };
+            }
+            _ => *self = Changes::All,
         }
     }
 }
@@ -299,10 +329,8 @@ impl SnapshotState {
             return Err(());
         };
         if delta::apply_delta_in_place(current, ints, &self.sizes, &mut self.in_place) {
-            match self.in_place.updated_in_place() {
-                Some(indices) => self.changes.updated(indices),
-                None => self.changes = Changes::All,
-            }
+            let (removed, added, updated) = self.in_place.last_edit();
+            self.changes.log(removed, added, updated);
             return Ok(());
         }
         match delta::apply_delta_with(&current.as_snapshot(), ints, &self.sizes, &mut self.builder)
