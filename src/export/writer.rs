@@ -13,8 +13,22 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// Rows per Parquet row group.
+/// Rows per Parquet row group, at most.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// The most bytes a table's unwritten row group may hold before it is written: tables with
+/// few rows per file (`files`, `chat`, `players`) would otherwise keep a row for each of
+/// thousands of files in memory, and peak memory would grow with the number of files.
+const ROW_GROUP_BYTES: usize = 256 * 1024;
+
+/// The most bytes of a column's page, and of its dictionary.
+const PAGE_BYTES: usize = 32 * 1024;
+
+/// The most rows of a page. A dictionary-encoded column's page is small in bytes but
+/// holds an index and levels per row until it is cut: at the default (20,000 rows) every
+/// column of every table held that many rows once there were enough files, and peak memory
+/// grew with the number of files up to there. Smaller pages compress a little worse.
+const PAGE_ROWS: usize = 4 * 1024;
 
 /// Why a dataset could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -198,12 +212,15 @@ impl DatasetWriter {
             self.parts.insert(table, part);
         }
         let part = self.parts.get_mut(&table).expect("opened above");
-        part.writer
-            .write(batch)
-            .map_err(|source| ExportError::Parquet {
-                path: part.temporary.clone(),
-                source,
-            })
+        let parquet = |source| ExportError::Parquet {
+            path: part.temporary.clone(),
+            source,
+        };
+        part.writer.write(batch).map_err(parquet)?;
+        if part.writer.in_progress_size() >= ROW_GROUP_BYTES {
+            part.writer.flush().map_err(parquet)?;
+        }
+        Ok(())
     }
 
     fn open(&self, table: Table) -> Result<Part, ExportError> {
@@ -223,6 +240,11 @@ impl DatasetWriter {
             // Row groups of this size bound what the writer buffers per table (a million
             // rows, its default, is tens of MB for the widest tables).
             .set_max_row_group_size(ROW_GROUP_ROWS)
+            // Each column buffers a page, and a dictionary, before writing them: at the
+            // defaults (1 MiB each) dozens of columns hold tens of MB between them.
+            .set_data_page_size_limit(PAGE_BYTES)
+            .set_dictionary_page_size_limit(PAGE_BYTES)
+            .set_data_page_row_count_limit(PAGE_ROWS)
             .set_key_value_metadata(Some(vec![KeyValue::new(
                 "demokit.schema_version".to_owned(),
                 SCHEMA_VERSION.to_string(),
