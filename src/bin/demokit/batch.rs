@@ -43,65 +43,87 @@ enum Settled {
 /// The jobs for the paths on the command line, sorted by path and without repeats, and
 /// whether this is a batch (more than one path, or a directory) rather than one file.
 pub(crate) fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
-    let mut jobs = Vec::new();
-    let mut batch = paths.len() > 1;
-    for path in paths {
-        if !is_stdin(path) && path.is_dir() {
-            batch = true;
-            search(path, &mut jobs);
-        } else {
-            jobs.push(Job {
-                path: path.clone(),
-                found: false,
-                settled: None,
-            });
-        }
-    }
+    let batch = paths.len() > 1 || paths.iter().any(|p| !is_stdin(p) && p.is_dir());
+    let mut jobs: Vec<Job> = walk_jobs(paths).collect();
     // A path both named and found counts as named (it is read whatever its format).
     jobs.sort_by(|a, b| a.path.cmp(&b.path).then(a.found.cmp(&b.found)));
     jobs.dedup_by(|later, earlier| later.path == earlier.path);
     (jobs, batch)
 }
 
-/// Adds every file under `dir` to `jobs`. Symbolic links to files are followed, links to
-/// directories are not (they could form a cycle).
-fn search(dir: &Path, jobs: &mut Vec<Job>) {
-    let failed = |e: io::Error| Job {
-        path: dir.to_path_buf(),
+/// The jobs for the paths on the command line as a walk finds them: each named path, and
+/// for a directory every file under it (recursively; symbolic links to files are followed,
+/// links to directories are not, as they could form a cycle). Only the directories being
+/// walked are held, so a walk over millions of files takes no memory for them; the files
+/// come in directory order, a path named twice comes twice.
+pub(crate) fn walk_jobs(paths: &[PathBuf]) -> impl Iterator<Item = Job> + Send + use<> {
+    let mut named = paths.to_vec().into_iter();
+    // The directories being walked, innermost last.
+    let mut open: Vec<(PathBuf, std::fs::ReadDir)> = Vec::new();
+    std::iter::from_fn(move || {
+        loop {
+            let Some((dir, entries)) = open.last_mut() else {
+                let path = named.next()?;
+                if !is_stdin(&path) && path.is_dir() {
+                    match std::fs::read_dir(&path) {
+                        Ok(entries) => open.push((path, entries)),
+                        Err(e) => return Some(unreadable_directory(path, e)),
+                    }
+                    continue;
+                }
+                return Some(Job {
+                    path,
+                    found: false,
+                    settled: None,
+                });
+            };
+            let entry = match entries.next() {
+                None => {
+                    open.pop();
+                    continue;
+                }
+                Some(Ok(entry)) => entry,
+                Some(Err(e)) => {
+                    let dir = dir.clone();
+                    open.pop();
+                    return Some(unreadable_directory(dir, e));
+                }
+            };
+            let path = entry.path();
+            let skip = |why: &str| Some(Settled::Skip(why.to_string()));
+            let settled = match entry.file_type() {
+                Ok(t) if t.is_dir() => {
+                    match std::fs::read_dir(&path) {
+                        Ok(entries) => open.push((path, entries)),
+                        Err(e) => return Some(unreadable_directory(path, e)),
+                    }
+                    continue;
+                }
+                Ok(t) if t.is_file() => None,
+                Ok(t) if t.is_symlink() => match std::fs::metadata(&path) {
+                    Ok(m) if m.is_file() => None,
+                    Ok(m) if m.is_dir() => skip("a symbolic link to a directory (not followed)"),
+                    Ok(_) => skip("not a regular file"),
+                    Err(e) => skip(&format!("a symbolic link that cannot be followed ({e})")),
+                },
+                Ok(_) => skip("not a regular file"),
+                Err(e) => Some(Settled::Fail(format!("cannot read: {e}"))),
+            };
+            return Some(Job {
+                path,
+                found: true,
+                settled,
+            });
+        }
+    })
+}
+
+/// The job for a directory the walk could not read (or read on).
+fn unreadable_directory(dir: PathBuf, e: io::Error) -> Job {
+    Job {
+        path: dir,
         found: true,
         settled: Some(Settled::Fail(format!("cannot read the directory: {e}"))),
-    };
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => return jobs.push(failed(e)),
-    };
-    for entry in entries {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(e) => return jobs.push(failed(e)),
-        };
-        let path = entry.path();
-        let skip = |why: &str| Some(Settled::Skip(why.to_string()));
-        let settled = match entry.file_type() {
-            Ok(t) if t.is_dir() => {
-                search(&path, jobs);
-                continue;
-            }
-            Ok(t) if t.is_file() => None,
-            Ok(t) if t.is_symlink() => match std::fs::metadata(&path) {
-                Ok(m) if m.is_file() => None,
-                Ok(m) if m.is_dir() => skip("a symbolic link to a directory (not followed)"),
-                Ok(_) => skip("not a regular file"),
-                Err(e) => skip(&format!("a symbolic link that cannot be followed ({e})")),
-            },
-            Ok(_) => skip("not a regular file"),
-            Err(e) => Some(Settled::Fail(format!("cannot read: {e}"))),
-        };
-        jobs.push(Job {
-            path,
-            found: true,
-            settled,
-        });
     }
 }
 

@@ -1,13 +1,13 @@
 //! `demokit export`: recordings as a Parquet dataset, one directory per table (the tables
 //! are the library's, [`demokit::export`]).
 
-use super::batch::{collect_jobs, progress_bar, read_whole};
+use super::batch::{progress_bar, read_whole, walk_jobs};
 use super::output::shown_name;
 use super::{Exit, Outcome, Stop};
 use demokit::export::{
     DatasetWriter, ExportError, ExportedFile, Exporter, RecordBatch, Table, modified_ns,
 };
-use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
+use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -17,15 +17,18 @@ use std::sync::Mutex;
 /// are read in parallel, one whole file per worker at a time, and every file gets a row
 /// in `files`, with its error if it could not be read to the end. Files the dataset holds
 /// already (the same path, size and modification time) are skipped.
+///
+/// The directories are walked as the workers take files, not listed first, so that memory
+/// does not grow with the number of files (a first walk only counts them, for the progress
+/// bar).
 pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
-    let (jobs, _) = collect_jobs(paths);
     let exported: HashSet<ExportedFile> = DatasetWriter::exported(out)
         .map_err(failed)?
         .into_iter()
         .collect();
     let writer = DatasetWriter::create(out).map_err(failed)?;
     let writer = Mutex::new((writer, None::<ExportError>));
-    let bar = progress_bar(jobs.len());
+    let bar = progress_bar(walk_jobs(paths).count());
     let write = |table: Table, batch: RecordBatch| {
         let mut guard = writer.lock().unwrap_or_else(|poison| poison.into_inner());
         let (writer, error) = &mut *guard;
@@ -35,8 +38,8 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
             *error = Some(e);
         }
     };
-    let counted = jobs
-        .par_iter()
+    let counted = walk_jobs(paths)
+        .par_bridge()
         .map(|job| {
             let mut exporter = Exporter::new();
             let mut sink = write;
@@ -53,7 +56,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
                 bar.inc(1);
                 return (0, 0, 1);
             }
-            let counted = match read_whole(job) {
+            let counted = match read_whole(&job) {
                 Ok(Some(data)) => {
                     exporter.add_modified(&path, modified_ns, &data, &mut sink);
                     (1, 0, 0)
