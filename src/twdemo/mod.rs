@@ -5,7 +5,8 @@
 //!    coding, and a whole demo as an owned value.
 //! 2. [`snapshot`](mod@snapshot): what snapshot and delta chunks hold; deltas, replay and
 //!    the recorder.
-//! 3. [`edit`]: trim, convert, repair and validate whole files.
+//! 3. [`edit`]: trim, convert, repair and validate whole files, and edit their timeline
+//!    markers.
 //! 4. [`game`]: the game protocol's view: typed snapshot items and messages, and the world
 //!    (players, characters, chat, kills, ...) tick by tick.
 //!
@@ -26,7 +27,7 @@ pub use container::strategies;
 #[doc(no_inline)]
 pub use container::{demo, error, format, payload, reader, summary, writer};
 #[doc(no_inline)]
-pub use edit::{convert, repair, trim, validate};
+pub use edit::{convert, markers, repair, trim, validate};
 #[doc(no_inline)]
 pub use snapshot::{delta, recorder, replay};
 

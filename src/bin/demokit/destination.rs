@@ -44,6 +44,26 @@ pub(crate) struct EditOutputArgs {
     force: bool,
 }
 
+/// The output arguments of a command that writes a file only when asked to change
+/// something (`markers`): `-o OUTPUT` or `--in-place`. Without either it only prints, so
+/// its lone positional argument stays the input (`demokit markers FILE`).
+#[derive(Debug, Args)]
+pub(crate) struct ChangeOutputArgs {
+    /// Write the changed demo to OUTPUT (- for standard output). It must not be the input
+    /// (under any name, hard link or symbolic link); an existing file is only replaced
+    /// with --force.
+    #[arg(short, long, value_name = "OUTPUT", conflicts_with = "in_place")]
+    output: Option<PathBuf>,
+    /// Replace the input itself with the changed demo. The result is written beside it and
+    /// renamed over it, so a failure leaves the input as it was.
+    #[arg(long)]
+    in_place: bool,
+    /// Replace OUTPUT if it exists (written beside it and renamed over it, so a failure
+    /// leaves the old one as it was).
+    #[arg(short, long)]
+    force: bool,
+}
+
 /// A checked output: the path a command writes and whether a file there may be replaced,
 /// or standard output.
 #[derive(Debug)]
@@ -121,24 +141,45 @@ impl EditOutputArgs {
                 overwrite(self.force),
                 " (--in-place replaces it with the result)",
             ),
-            _ if is_stdin(input) => {
-                complain(
-                    input,
-                    "--in-place needs a file to replace, not standard input; name an OUTPUT",
-                );
-                Err(Stop(Exit::Usage))
-            }
-            _ => {
-                output::check_output(input, Overwrite::Replace, &[])
-                    .map_err(|e| failure(&e, ""))?;
-                Ok(Destination {
-                    path: input.to_path_buf(),
-                    overwrite: Overwrite::Replace,
-                    stdout: false,
-                })
-            }
+            _ => in_place(input),
         }
     }
+}
+
+impl ChangeOutputArgs {
+    /// Checks the output against `input` before any work is done (exit 2 on a refusal),
+    /// as [`EditOutputArgs::destination`] does; `None` when neither `-o` nor `--in-place`
+    /// was given.
+    pub(crate) fn destination(&self, input: &Path) -> Outcome<Option<Destination>> {
+        match (&self.output, self.in_place) {
+            (Some(output), false) => checked(
+                input,
+                output,
+                overwrite(self.force),
+                " (--in-place replaces it with the result)",
+            )
+            .map(Some),
+            (_, true) => in_place(input).map(Some),
+            (None, false) => Ok(None),
+        }
+    }
+}
+
+/// The input itself as the destination (`--in-place`): a regular file, not standard input.
+fn in_place(input: &Path) -> Outcome<Destination> {
+    if is_stdin(input) {
+        complain(
+            input,
+            "--in-place needs a file to replace, not standard input; name an OUTPUT",
+        );
+        return Err(Stop(Exit::Usage));
+    }
+    output::check_output(input, Overwrite::Replace, &[]).map_err(|e| failure(&e, ""))?;
+    Ok(Destination {
+        path: input.to_path_buf(),
+        overwrite: Overwrite::Replace,
+        stdout: false,
+    })
 }
 
 /// Runs the library's checks on `output` for `input`; `same_file_hint` is added to the

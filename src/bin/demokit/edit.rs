@@ -1,14 +1,17 @@
 //! The CLI's editing commands: `convert`, `repair` (Teeworlds demos and teehistorian files),
-//! `extract-map` and `trim`. Each hands the bytes to [`demokit::twdemo`] or
+//! `extract-map`, `trim` and `markers`. Each hands the bytes to [`demokit::twdemo`] or
 //! [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
 use super::output::{
-    Output, complain, counted, name_of, read_failure, row, tick_list, warn_skipped,
+    Output, complain, counted, name_of, read_failure, row, seconds, tick_list, tick_range,
+    warn_skipped,
 };
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::twdemo::convert::convert;
+use demokit::twdemo::markers::{MarkersError, edit_markers, list_markers};
+use demokit::twdemo::recorder::SERVER_TICK_SPEED;
 use demokit::twdemo::repair::{ExtractedMap, extract_map, repair};
 use demokit::twdemo::replay::SnapshotReplay;
 use demokit::twdemo::trim::{RangeBound, RangeError, RuleSource, resolve_range, trim};
@@ -309,6 +312,96 @@ pub(crate) fn trim_file(
             "huffman rule",
             format_args!("{} ({source})", name_of(&report.huffman_rule)),
         );
+    })
+}
+
+/// `demokit markers FILE`: the markers as `m1`, `m2`, ... (what `trim` takes) with their
+/// time from the first tick; in JSON the library's
+/// [`MarkerList`](demokit::twdemo::markers::MarkerList). Chunks that stop reading early
+/// are named on stderr after the list, which covers the ticks before them (exit 1).
+pub(crate) fn list_markers_of(file: &Path, data: &[u8], json: bool) -> Outcome {
+    let list = list_markers(data).map_err(|e| read_failure(file, &e))?;
+    let mut out = Output::new();
+    if json {
+        out.json_line(&list)?;
+    } else {
+        let mut t = String::new();
+        row(&mut t, "version", list.version);
+        row(&mut t, "ticks", tick_range(list.first_tick, list.last_tick));
+        match list.stored_count {
+            None => row(
+                &mut t,
+                "timeline markers",
+                "none (version 3 has no marker block)",
+            ),
+            Some(count) => {
+                row(&mut t, "timeline markers", list.markers.len());
+                // The player clamps the count to 0..=64.
+                if i64::from(count) != list.markers.len() as i64 {
+                    row(
+                        &mut t,
+                        "stored count",
+                        format_args!("{count} (read as {})", list.markers.len()),
+                    );
+                }
+            }
+        }
+        for (i, &tick) in list.markers.iter().enumerate() {
+            let at = match list.first_tick {
+                Some(first) => format!(
+                    " ({} s)",
+                    seconds((tick as i64 - first as i64) as f32 / SERVER_TICK_SPEED as f32)
+                ),
+                None => String::new(),
+            };
+            row(
+                &mut t,
+                &format!("m{}", i + 1),
+                format_args!("tick {tick}{at}"),
+            );
+        }
+        write!(out, "{t}")?;
+    }
+    out.flush()?;
+    match &list.cut {
+        None => Ok(()),
+        Some(cut) => {
+            complain(
+                file,
+                format_args!(
+                    "at byte {}: {}; the ticks listed end there (`demokit repair` finishes \
+                     a cut-off recording)",
+                    cut.offset, cut.reason
+                ),
+            );
+            Err(Stop(Exit::Invalid))
+        }
+    }
+}
+
+/// `demokit markers IN --add TICK... --remove TICK... (-o OUT | --in-place)`: the demo
+/// with only its marker block changed, written atomically; nothing is written when the
+/// library refuses (exit 1).
+pub(crate) fn markers_file(
+    input: &Path,
+    output: &Destination,
+    data: &[u8],
+    add: &[i32],
+    remove: &[i32],
+    json: bool,
+) -> Outcome {
+    let (bytes, report) = edit_markers(data, add, remove).map_err(|e| match e {
+        MarkersError::Read(e) => read_failure(input, &e),
+        other => refused(input, "change the timeline markers", other),
+    })?;
+    write_output(output, &bytes)?;
+    print_report(output, &report, json, |t| {
+        if !report.changed {
+            row(t, "unchanged", "the demo already had these markers");
+        }
+        row(t, "timeline markers", tick_list(&report.after));
+        row(t, "added", tick_list(&report.added));
+        row(t, "removed", tick_list(&report.removed));
     })
 }
 

@@ -12,8 +12,8 @@
 //! * [`info`] and [`validate`]: those two commands on one file.
 //! * [`twdemo`], [`teehistorian`], [`source`]: what each format's commands print.
 //! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --objects`).
-//! * [`edit`]: the editing commands (`convert`, `repair`, `trim`, `extract-map`,
-//!   `dump --snapshots`).
+//! * [`edit`]: the editing commands (`convert`, `repair`, `trim`, `markers`,
+//!   `extract-map`, `dump --snapshots`).
 //! * [`input`]: reading an input and telling its format; [`output`]: stdout, stderr
 //!   messages and JSON lines; [`destination`]: every file a command writes, checked
 //!   against the input before any work and written atomically with [`demokit::output`].
@@ -42,7 +42,7 @@ use batch::run_jobs;
 use clap::{Parser, Subcommand};
 use demokit::detect::Format;
 use demokit::twdemo::trim::RangeBound;
-use destination::{Destination, EditOutputArgs, OutputArgs};
+use destination::{ChangeOutputArgs, Destination, EditOutputArgs, OutputArgs};
 use input::load_supported;
 use output::complain;
 use std::path::{Path, PathBuf};
@@ -71,11 +71,12 @@ A FILE or INPUT of - is standard input (a file named - is ./-); an OUTPUT of - i
 standard output (refused when that is a terminal), and the command's report then goes to
 stderr.
 
-The commands that write a file (rewrite, repair, convert, trim, extract-map) never destroy
-their input: an OUTPUT that is the input, under any spelling or through a hard or symbolic
-link, is refused (exit 2). An existing OUTPUT is refused too (exit 2) unless --force (-f)
-is given. repair and convert also take --in-place instead of OUTPUT to replace the input
-with the result. The result is written to a temporary file beside OUTPUT, synced to disk
+The commands that write a file (rewrite, repair, convert, trim, extract-map, and markers
+with --add or --remove) never destroy their input: an OUTPUT that is the input, under any
+spelling or through a hard or symbolic link, is refused (exit 2). An existing OUTPUT is
+refused too (exit 2) unless --force (-f) is given. repair and convert also take --in-place
+instead of OUTPUT to replace the input with the result, and so does markers, which names
+its OUTPUT with -o. The result is written to a temporary file beside OUTPUT, synced to disk
 and renamed over it: a failure leaves no partial file, and any file already there stays as
 it was.
 
@@ -272,6 +273,53 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Lists, adds or removes the timeline markers of a Teeworlds demo (versions 4 to 6).
+    ///
+    /// Without --add or --remove, prints the markers (m1, m2, ... as `trim` names them) with
+    /// their time from the first tick, and the demo's tick range. With them, writes the demo
+    /// with only its timeline-marker block changed, to -o OUTPUT or over the input
+    /// (--in-place); the markers are written in ascending order. DDNet's recorder rules
+    /// hold: at most 64 markers, each between the demo's first and last tick and at least
+    /// 50 ticks (one second) after the one before. Anything else (a tick to remove that is
+    /// no marker, one to add that is one already, a version-3 demo, which has no marker
+    /// block) is refused with exit 1 and nothing is written.
+    #[command(
+        group = clap::ArgGroup::new("edits")
+            .args(["add", "remove"])
+            .multiple(true)
+            .requires("destination"),
+        group = clap::ArgGroup::new("destination")
+            .args(["output", "in_place"])
+            .requires("edits"),
+    )]
+    Markers {
+        /// The demo.
+        input: PathBuf,
+        /// Ticks to mark: several after one --add, comma-separated, or --add again.
+        #[arg(
+            long,
+            num_args = 1..,
+            value_delimiter = ',',
+            allow_negative_numbers = true,
+            value_name = "TICK"
+        )]
+        add: Vec<i32>,
+        /// Markers to take away, by tick (as --add takes them).
+        #[arg(
+            long,
+            num_args = 1..,
+            value_delimiter = ',',
+            allow_negative_numbers = true,
+            value_name = "TICK"
+        )]
+        remove: Vec<i32>,
+        /// Where to write the changed demo.
+        #[command(flatten)]
+        output: ChangeOutputArgs,
+        /// Print the list or the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Writes the map embedded in a Teeworlds demo to a file.
     ///
     /// Its CRC-32 (and SHA-256, for a version-6 demo with the block) are checked against the
@@ -391,6 +439,18 @@ fn main() -> ExitCode {
         } => output.destination(input).and_then(|output| {
             with_twdemo(input, |data| {
                 edit::trim_file(input, &output, data, *from, *to, *json)
+            })
+        }),
+        Command::Markers {
+            input,
+            add,
+            remove,
+            output,
+            json,
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| match &output {
+                None => edit::list_markers_of(input, data, *json),
+                Some(output) => edit::markers_file(input, output, data, add, remove, *json),
             })
         }),
         Command::ExtractMap {

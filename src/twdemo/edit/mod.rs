@@ -3,12 +3,14 @@
 //! * [`trim`]: a tick range cut out at any tick, starting with a rebuilt keyframe.
 //! * [`convert`]: between versions 3 to 6, payloads untouched.
 //! * [`repair`]: a recording cut off mid-write made whole again, and the embedded map.
+//! * [`markers`]: the timeline markers listed, set, added or removed, nothing else touched.
 //! * [`validate`]: what DDNet's player would reject.
 //!
 //! Each reads a file through the [container layer](super::container), rebuilds snapshots
 //! through the [snapshot layer](super::snapshot) where it must, and writes a new file.
 
 pub mod convert;
+pub mod markers;
 pub mod repair;
 pub mod trim;
 pub mod validate;
