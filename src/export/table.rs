@@ -82,7 +82,7 @@ macro_rules! tables {
                 pub fn finish(&mut self) -> arrow_array::RecordBatch {
                     let rows = std::mem::take(&mut self.rows);
                     let columns: Vec<arrow_array::ArrayRef> = vec![
-                        $( std::sync::Arc::new(self.$field.finish()), )*
+                        $( $crate::export::table::finish!(self.$field, $kind), )*
                     ];
                     $( self.$field = $crate::export::table::new_builder!($kind, rows); )*
                     arrow_array::RecordBatch::try_new(Self::schema(), columns)
@@ -123,7 +123,7 @@ macro_rules! builder_type {
         arrow_array::builder::StringBuilder
     };
     ((opt $k:tt)) => {
-        $crate::export::table::builder_type!($k)
+        $crate::export::table::Nullable<$crate::export::table::builder_type!($k)>
     };
 }
 
@@ -131,8 +131,9 @@ macro_rules! new_builder {
     (str, $rows:expr) => {
         arrow_array::builder::StringBuilder::with_capacity($rows, 16 * $rows)
     };
+    // Grown as needed: an optional column may well stay empty.
     ((opt $k:tt), $rows:expr) => {
-        $crate::export::table::new_builder!($k, $rows)
+        $crate::export::table::Nullable::default()
     };
     ($k:tt, $rows:expr) => {
         <$crate::export::table::builder_type!($k)>::with_capacity($rows)
@@ -168,11 +169,51 @@ macro_rules! data_type {
 
 macro_rules! append {
     ($builder:expr, $value:expr, (opt $k:tt)) => {
-        $builder.append_option($value)
+        match $value {
+            // Nulls before the first value are only counted.
+            None if arrow_array::builder::ArrayBuilder::is_empty(&$builder.values) => {
+                $builder.leading_nulls += 1
+            }
+            None => $builder.values.append_null(),
+            Some(value) => {
+                if $builder.leading_nulls > 0 {
+                    $builder
+                        .values
+                        .append_nulls(std::mem::take(&mut $builder.leading_nulls));
+                }
+                $builder.values.append_value(value)
+            }
+        }
     };
     ($builder:expr, $value:expr, $k:tt) => {
         $builder.append_value($value)
     };
 }
 
-pub(crate) use {append, builder_type, column_field, data_type, new_builder, row_type, tables};
+/// The array a column's builder holds, taken out of it.
+macro_rules! finish {
+    ($builder:expr, (opt $k:tt)) => {
+        match std::mem::take(&mut $builder.leading_nulls) {
+            0 => std::sync::Arc::new($builder.values.finish()) as arrow_array::ArrayRef,
+            nulls => arrow_array::new_null_array(&$crate::export::table::data_type!($k), nulls),
+        }
+    };
+    ($builder:expr, $k:tt) => {
+        std::sync::Arc::new($builder.finish()) as arrow_array::ArrayRef
+    };
+}
+
+/// The builder of a nullable column. A column that is null in every row (a teehistorian
+/// file's velocities in `ticks`, say) is only counted, and becomes an all-null array at
+/// the end: appending a null per row showed in the profile.
+#[derive(Debug, Default)]
+pub(crate) struct Nullable<B> {
+    /// The values from the first non-null one on.
+    pub(crate) values: B,
+    /// The nulls before the first value.
+    pub(crate) leading_nulls: usize,
+}
+
+pub(crate) use {
+    append, builder_type, column_field, data_type, finish, new_builder, row_type, tables,
+};

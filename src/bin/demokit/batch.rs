@@ -44,7 +44,7 @@ enum Settled {
 /// whether this is a batch (more than one path, or a directory) rather than one file.
 pub(crate) fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
     let batch = paths.len() > 1 || paths.iter().any(|p| !is_stdin(p) && p.is_dir());
-    let mut jobs: Vec<Job> = walk_jobs(paths).collect();
+    let mut jobs: Vec<Job> = walk_jobs(paths.to_vec()).collect();
     // A path both named and found counts as named (it is read whatever its format).
     jobs.sort_by(|a, b| a.path.cmp(&b.path).then(a.found.cmp(&b.found)));
     jobs.dedup_by(|later, earlier| later.path == earlier.path);
@@ -56,8 +56,8 @@ pub(crate) fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
 /// links to directories are not, as they could form a cycle). Only the directories being
 /// walked are held, so a walk over millions of files takes no memory for them; the files
 /// come in directory order, a path named twice comes twice.
-pub(crate) fn walk_jobs(paths: &[PathBuf]) -> impl Iterator<Item = Job> + Send + use<> {
-    let mut named = paths.to_vec().into_iter();
+pub(crate) fn walk_jobs(paths: Vec<PathBuf>) -> impl Iterator<Item = Job> + Send {
+    let mut named = paths.into_iter();
     // The directories being walked, innermost last.
     let mut open: Vec<(PathBuf, std::fs::ReadDir)> = Vec::new();
     std::iter::from_fn(move || {

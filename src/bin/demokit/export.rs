@@ -28,7 +28,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
         .collect();
     let writer = DatasetWriter::create(out).map_err(failed)?;
     let writer = Mutex::new((writer, None::<ExportError>));
-    let bar = progress_bar(walk_jobs(paths).count());
+    let bar = progress_bar(walk_jobs(paths.to_vec()).count());
     let write = |table: Table, batch: RecordBatch| {
         let mut guard = writer.lock().unwrap_or_else(|poison| poison.into_inner());
         let (writer, error) = &mut *guard;
@@ -38,7 +38,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
             *error = Some(e);
         }
     };
-    let counted = walk_jobs(paths)
+    let counted = walk_jobs(paths.to_vec())
         .par_bridge()
         .map(|job| {
             let mut exporter = Exporter::new();
