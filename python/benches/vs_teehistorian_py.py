@@ -1,6 +1,6 @@
 """demokit's Python package against teehistorian-py (PyPI), reading the same teehistorian
 file: demokit to its ``ticks`` and ``inputs`` tables (every position of every player each
-tick, every input: pyarrow tables), teehistorian-py to every one of its messages as Python objects. Rounds
+tick, every input: pyarrow tables; ``DEMOKIT_TABLES=ticks`` for the positions alone), teehistorian-py to every one of its messages as Python objects. Rounds
 alternate the two; printed: each side's median time and the median and quartiles of the
 per-round ratios.
 
@@ -9,6 +9,7 @@ per-round ratios.
     python python/benches/vs_teehistorian_py.py /tmp/generated.teehistorian [ROUNDS]
 """
 
+import os
 import statistics
 import sys
 import time
@@ -16,10 +17,13 @@ import time
 import demokit
 import teehistorian_py
 
+# The tables demokit fills: DEMOKIT_TABLES=ticks for the positions alone.
+TABLES = os.environ.get("DEMOKIT_TABLES", "ticks,inputs").split(",")
+
 
 def run_demokit(path):
-    rec = demokit.open(path, tables=["ticks", "inputs"])
-    return rec.ticks().num_rows + rec.inputs().num_rows
+    rec = demokit.open(path, tables=TABLES)
+    return sum(getattr(rec, table)().num_rows for table in TABLES)
 
 
 def run_peer(path):
@@ -34,7 +38,7 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     size = len(open(path, "rb").read())
     print(f"file: {path}, {size / 1e6:.1f} MB")
-    print(f"demokit rows (ticks + inputs): {run_demokit(path)}, teehistorian-py messages: {run_peer(path)}")
+    print(f"demokit rows ({' + '.join(TABLES)}): {run_demokit(path)}, teehistorian-py messages: {run_peer(path)}")
     ours, theirs, ratios = [], [], []
     for _ in range(rounds):
         t = time.perf_counter()
