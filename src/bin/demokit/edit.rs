@@ -161,8 +161,8 @@ pub(crate) fn repair_teehistorian(
 }
 
 /// What `demokit extract-map --json` prints: the library's
-/// [`ExtractedMap`](demokit::twdemo::repair::ExtractedMap) (`name`, `offset`, `crc32` and
-/// `sha256` as `{expected, actual}`), the map's size, whether it matches, and its facts.
+/// [`demokit::twdemo::repair::ExtractedMap`] (`name`, `offset`, `crc32` and `sha256` as
+/// `{expected, actual}`), the map's size, whether it matches, and its facts.
 #[derive(Debug, Serialize)]
 struct ExtractJson<'a> {
     /// The map and its checks.

@@ -862,11 +862,7 @@ impl World {
         let Some((cached, c)) = Self::remembered(kind, id) else {
             return self.apply_six(id, six::Object::decode_as(kind, data));
         };
-        self.written(cached, c);
-        if self.last[cached].same(c, data) {
-            // What typing it again would do besides writing the same values: the entry is
-            // there (a player's ints are forgotten when it goes), and the item shows it.
-            self.has[cached] |= 1 << c;
+        if self.unchanged(cached, c, data) {
             return;
         }
         let object = six::Object::decode_as(kind, data);
@@ -874,6 +870,19 @@ impl World {
         self.apply_six(id, object);
         // Remembered after applying: a new player entry forgets its slot's ints.
         self.remember(cached, c, data, typed);
+    }
+
+    /// Whether a remembered item of kind `cached` for slot `c` holds the ints that last
+    /// set the slot's state; then it is only noted as showing the slot, which is all that
+    /// typing it again would add to writing the same values (the entry is there: a
+    /// player's ints are forgotten when it goes).
+    fn unchanged(&mut self, cached: usize, c: usize, data: &[i32]) -> bool {
+        self.written(cached, c);
+        let same = self.last[cached].same(c, data);
+        if same {
+            self.has[cached] |= 1 << c;
+        }
+        same
     }
 
     /// Notes what a remembered item of kind `cached` for slot `c` gave: its ints and that
@@ -900,9 +909,7 @@ impl World {
         let Some((cached, c)) = Self::remembered_seven(kind, id) else {
             return self.apply_seven(id, seven::Object::decode_as(kind, data));
         };
-        self.written(cached, c);
-        if self.last[cached].same(c, data) {
-            self.has[cached] |= 1 << c;
+        if self.unchanged(cached, c, data) {
             return;
         }
         let object = seven::Object::decode_as(kind, data);
