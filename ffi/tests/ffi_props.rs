@@ -277,7 +277,9 @@ proptest! {
             demokit_th_header_free(h);
         }
         let mut finished = false;
-        let mut succeeded = 0;
+        // Whole ticks (see `th_ops`) make most calls succeed; that some runs fail
+        // throughout (a first tick that does not advance, say) is no defect of the
+        // recorder, so no count of successes is asserted per case.
         for op in &ops {
             let tick = rust.as_ref().map_or(0, |r| r.tick());
             let expected = rust_th(&mut rust, op, &mut rust_out);
@@ -286,10 +288,7 @@ proptest! {
             prop_assert_ne!(got, DemokitStatus::Internal);
             prop_assert_eq!(got, expected, "{:?}", op);
             finished |= matches!(op, ThOp::Finish) && got == DemokitStatus::Ok;
-            succeeded += usize::from(got == DemokitStatus::Ok);
         }
-        // Whole ticks make most calls succeed; a run of failures only would test little.
-        prop_assert!(ops.len() < 8 || succeeded > 0);
         // SAFETY: closed once.
         unsafe { demokit_th_close(rec) };
         if let Some(r) = rust.take() {
