@@ -17,13 +17,12 @@
 mod common;
 
 use common::cli::{BIN, command, stderr};
+use common::recorded;
 use common::temp::TempDir;
 use demokit::source::{Body, Frame, SourceSlice, SourceWriter};
 use demokit::teehistorian::{Message, TeehistorianSlice, TeehistorianWriter};
-use demokit::twdemo::{Recorder, RecorderConfig};
 use std::borrow::Cow;
 use std::ffi::OsString;
-use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -32,25 +31,13 @@ const MIN_OUTPUT: usize = 16 * 1024;
 
 /// A Teeworlds demo with a 20 KiB map, keyframes, deltas, messages and timeline markers.
 fn demo() -> Vec<u8> {
-    let config = RecorderConfig::ddnet("output_safety", "2026-11-25_12-00-00");
-    let map: Vec<u8> = (0..20_000u32).map(|i| (i * 13 % 251) as u8).collect();
-    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
-    for tick in 1000..1400 {
-        let key = (tick - 1000) % 200 == 0;
-        rec.record_tick_marker(tick, key).unwrap();
-        if key {
-            rec.record_snapshot_ints(&[16, 1, 0, 5 << 16, tick % 97, 200, 1])
-                .unwrap();
-        } else {
-            rec.record_delta_ints(&[0, 1, 0, 5, 0, 2, 0, 0]).unwrap();
-        }
+    recorded::demo_with_map("output_safety", 1000..=1399, |rec, tick| {
         if tick % 50 == 0 {
             rec.record_message(format!("\x06\x00\x40tick {tick}\0").as_bytes())
                 .unwrap();
             rec.add_timeline_marker(tick);
         }
-    }
-    rec.finish().unwrap().into_inner()
+    })
 }
 
 /// A teehistorian file: the header of a committed fixture, then players moving over

@@ -20,8 +20,8 @@
 mod common;
 
 use common::cli::{BIN, command, demokit, json_lines, stderr, stdout};
-use common::shared_dir;
 use common::temp::TempDir;
+use common::{recorded, shared_dir};
 use demokit::twdemo::format::{
     MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET, TIMELINE_MARKERS_SIZE,
 };
@@ -285,23 +285,11 @@ fn what_ddnet_would_not_write_is_refused() {
 /// A demo with a 20 KiB map (so that a write limited to a few KiB fails midway), tick
 /// markers 1000 to 1400 and markers 1000, 1100 and 1200.
 fn demo() -> Vec<u8> {
-    let config = RecorderConfig::ddnet("markers", "2026-11-26_12-00-00");
-    let map: Vec<u8> = (0..20_000u32).map(|i| (i * 13 % 251) as u8).collect();
-    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
-    for tick in 1000..=1400 {
-        let key = (tick - 1000) % 200 == 0;
-        rec.record_tick_marker(tick, key).unwrap();
-        if key {
-            rec.record_snapshot_ints(&[16, 1, 0, 5 << 16, tick % 97, 200, 1])
-                .unwrap();
-        } else {
-            rec.record_delta_ints(&[0, 1, 0, 5, 0, 2, 0, 0]).unwrap();
-        }
+    recorded::demo_with_map("markers", 1000..=1400, |rec, tick| {
         if tick % 100 == 0 && tick < 1300 {
             assert!(rec.add_timeline_marker(tick));
         }
-    }
-    rec.finish().unwrap().into_inner()
+    })
 }
 
 /// Runs `demokit markers INPUT ARGS...`.

@@ -1,8 +1,8 @@
 //! Test support shared by the test binaries (each declares `mod common;` and uses what it
 //! needs): locating `../shared` and its facts, and the modules below: the CLI binary
 //! (`cli`), temporary files and directories (`temp`), the counting allocator (`alloc`), a
-//! reader that returns a few bytes at a time (`read`), crash-test children (`child`) and a
-//! simulated game server (`server`).
+//! reader that returns a few bytes at a time (`read`), crash-test children (`child`), small
+//! recorded demos (`recorded`) and a simulated game server (`server`).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -64,5 +64,6 @@ pub mod child;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod read;
+pub mod recorded;
 pub mod server;
 pub mod temp;
