@@ -226,6 +226,21 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<Decod
     }
 }
 
+/// Decodes `input` into `buf` from its start, treating `buf` as scratch space: its bytes
+/// are overwritten, it grows when it must and is never shortened, so a caller that reuses
+/// it pays for neither zero-filling nor truncation. Returns the bits used and the number of
+/// decoded bytes, `buf[..len]`; the bytes after them are garbage.
+///
+/// Otherwise as [`decompress`] (the same limit and errors).
+pub(crate) fn decompress_reusing(
+    input: &[u8],
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> Result<(Decoded, usize), HuffmanError> {
+    let (bits, end) = decode(input, buf, 0, limit)?;
+    Ok((Decoded { bits }, end))
+}
+
 /// Free output space needed before each fast round: a round decodes at most 63 bits, hence at
 /// most 63 symbols, and its last store reaches [`STORE_BYTES`] past the last symbol.
 const FAST_SPACE: usize = 64 + STORE_BYTES;
@@ -434,7 +449,8 @@ fn grow(
     // Never ask for more than the limit plus the slack, whatever the input claims.
     let ceiling = start.saturating_add(limit).saturating_add(FAST_SPACE);
     let doubled = start.saturating_add(2 * (out.len() - start));
-    let new_len = doubled.min(ceiling).max(o + need);
+    // A reused buffer may be longer than this call's ceiling: never shrink it.
+    let new_len = doubled.min(ceiling).max(o + need).max(out.len());
     out.reserve_exact(new_len - out.len());
     out.resize(new_len, 0);
     Ok(())
@@ -467,8 +483,12 @@ fn decode(
     // Real chunks expand 1x to 3x. Every code is at least one bit long, so the output can
     // never exceed 8 bytes per input byte; the limit bounds it anyway.
     let first_guess = input.len().saturating_mul(4).min(limit);
-    out.reserve_exact(first_guess + FAST_SPACE);
-    out.resize(start + first_guess + FAST_SPACE, 0);
+    // A reused buffer may already be long enough: its old bytes are overwritten, not zeroed.
+    let wanted = start + first_guess + FAST_SPACE;
+    if out.len() < wanted {
+        out.reserve_exact(wanted - out.len());
+        out.resize(wanted, 0);
+    }
 
     let mut r = Reader::at(0);
     let mut o = start;
@@ -1218,6 +1238,28 @@ mod tests {
                     prop_assert!(decoded.bits <= input.len() * 8);
                 }
                 Err(_) => prop_assert!(out.is_empty()),
+            }
+        }
+
+        /// Decoding into a reused buffer (longer or shorter than needed, holding old
+        /// bytes) gives what decoding into a fresh one gives, errors included.
+        #[test]
+        fn reused_buffer_decodes_as_fresh(plain in plain_bytes(), rule in rule(),
+                                          cut in any::<prop::sample::Index>(),
+                                          old in prop::collection::vec(any::<u8>(), 0..5000),
+                                          limit in 0usize..6000) {
+            let mut packed = compressed(&plain, rule);
+            packed.truncate(cut.index(packed.len() + 1).max(packed.len() / 2));
+            let fresh = decompressed(&packed, limit);
+            let mut buf = old;
+            let reused = decompress_reusing(&packed, &mut buf, limit);
+            match (fresh, reused) {
+                (Ok((out, decoded)), Ok((again, len))) => {
+                    prop_assert_eq!(decoded, again);
+                    prop_assert_eq!(&buf[..len], &out[..]);
+                }
+                (Err(e), Err(again)) => prop_assert_eq!(e, again),
+                (fresh, reused) => prop_assert!(false, "{:?} vs {:?}", fresh, reused.map(|r| r.1)),
             }
         }
 

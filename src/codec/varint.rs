@@ -214,47 +214,99 @@ pub fn unpack_ints(input: &[u8], out: &mut Vec<i32>, limit: usize) -> Result<usi
     // into a pre-sized slice keeps the hot loop free of capacity checks.
     let room = input.len().min(limit.saturating_sub(base));
     out.resize(base + room, 0);
-    let result = unpack_into(input, &mut out[base..], limit);
-    let written = match result {
-        Ok((n, _)) | Err((n, _)) => n,
-    };
+    let (written, result) = unpack_into(input, &mut out[base..], limit);
     out.truncate(base + written);
-    match result {
-        Ok((_, non_canonical)) => Ok(non_canonical),
-        Err((_, e)) => Err(e),
-    }
+    result
 }
 
-/// The loop behind [`unpack_ints`]: returns the ints written and the non-canonical count,
-/// or the ints written before the error.
-#[inline]
-fn unpack_into(
+/// [`unpack_ints`] into `buf` from its start, treating `buf` as scratch space: it grows
+/// when it must and is never shortened or zeroed, so a caller that reuses it pays for
+/// neither. Returns the number of ints written, `buf[..n]` (also on error: the ints before
+/// it), and the non-canonical count or the error.
+pub(crate) fn unpack_ints_reusing(
     input: &[u8],
-    dst: &mut [i32],
+    buf: &mut Vec<i32>,
     limit: usize,
-) -> Result<(usize, usize), (usize, VarIntError)> {
+) -> (usize, Result<usize, VarIntError>) {
+    let room = input.len().min(limit);
+    if buf.len() < room {
+        buf.resize(room, 0);
+    }
+    unpack_into(input, &mut buf[..room], limit)
+}
+
+/// The value of a one-byte int (extend bit clear).
+#[inline(always)]
+fn one_byte(byte: u8) -> i32 {
+    (byte & 0x3F) as i32 ^ -(((byte >> 6) & 1) as i32)
+}
+
+/// Whether an int [`unpack_word`] read as `value` in `len` bytes, the last being `last`, is
+/// in the form [`pack`] writes (see [`is_canonical`]).
+#[inline(always)]
+fn word_is_canonical(value: i32, len: usize, last: u8) -> bool {
+    packed_len(value) == len && (len < MAX_BYTES || last & 0xF0 == 0)
+}
+
+/// Bit 7 of each of eight bytes: the extend bits.
+const EXTEND_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The loop behind [`unpack_ints`]: the ints written to `dst` (on error, those before it)
+/// and the non-canonical count or the error.
+#[inline]
+fn unpack_into(input: &[u8], dst: &mut [i32], limit: usize) -> (usize, Result<usize, VarIntError>) {
     let mut pos = 0;
     let mut n = 0;
     let mut non_canonical = 0;
+    // Eight bytes at a time while both sides have room for eight: most ints in real chunks
+    // are single bytes (most of them zeros), which convert as a block without a branch per
+    // byte; a longer int ends the block at its first byte and is read from one word.
+    while let (Some(bytes), Some(slots)) = (input.get(pos..pos + 8), dst.get_mut(n..n + 8)) {
+        let word = u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+        // Converting all eight is cheaper than stopping early: slots past a longer int are
+        // written again by the ints that really go there.
+        for (k, slot) in slots.iter_mut().enumerate() {
+            *slot = one_byte((word >> (8 * k)) as u8);
+        }
+        let extend = word & EXTEND_BITS;
+        if extend == 0 {
+            pos += 8;
+            n += 8;
+            continue;
+        }
+        let singles = (extend.trailing_zeros() / 8) as usize;
+        pos += singles;
+        n += singles;
+        let Some(bytes) = input.get(pos..pos + 8) else {
+            break;
+        };
+        let (value, len, last) =
+            unpack_word(u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8])));
+        non_canonical += !word_is_canonical(value, len, last) as usize;
+        dst[n] = value;
+        pos += len;
+        n += 1;
+    }
+    // The last few bytes (or ints), one at a time.
     while pos < input.len() {
         let Some(slot) = dst.get_mut(n) else {
-            return Err((n, VarIntError::TooMany { limit }));
+            return (n, Err(VarIntError::TooMany { limit }));
         };
         let first = input[pos];
         if first & 0x80 == 0 {
-            // Most ints in real chunks are single bytes.
-            *slot = (first & 0x3F) as i32 ^ -(((first >> 6) & 1) as i32);
+            *slot = one_byte(first);
             pos += 1;
         } else {
-            let (value, len) =
-                unpack(&input[pos..]).ok_or((n, VarIntError::UnexpectedEnd { offset: pos }))?;
+            let Some((value, len)) = unpack(&input[pos..]) else {
+                return (n, Err(VarIntError::UnexpectedEnd { offset: pos }));
+            };
             non_canonical += !is_canonical(value, &input[pos..pos + len]) as usize;
             *slot = value;
             pos += len;
         }
         n += 1;
     }
-    Ok((n, non_canonical))
+    (n, Ok(non_canonical))
 }
 
 #[cfg(test)]
@@ -381,6 +433,41 @@ mod tests {
                 let (value, len, last) = unpack_word(u64::from_le_bytes(bytes));
                 prop_assert_eq!(unpack(&bytes), Some((value, len)));
                 prop_assert_eq!(last, bytes[len - 1]);
+            }
+
+            /// The block-wise loop gives what reading one int after another with
+            /// [`unpack`] gives: the same ints, non-canonical count, error and ints
+            /// before it, also into a reused buffer holding old ints.
+            #[test]
+            fn unpack_ints_reads_int_by_int(
+                bytes in proptest::collection::vec(
+                    prop_oneof![4 => 0u8..0x80, 1 => any::<u8>()], 0..80),
+                limit in 0usize..100,
+                old in proptest::collection::vec(any::<i32>(), 0..100),
+            ) {
+                let mut expected = Vec::new();
+                let (mut pos, mut non_canonical) = (0, 0);
+                let expected_result = loop {
+                    if pos == bytes.len() {
+                        break Ok(non_canonical);
+                    }
+                    if expected.len() == limit {
+                        break Err(VarIntError::TooMany { limit });
+                    }
+                    let Some((value, len)) = unpack(&bytes[pos..]) else {
+                        break Err(VarIntError::UnexpectedEnd { offset: pos });
+                    };
+                    non_canonical += !is_canonical(value, &bytes[pos..pos + len]) as usize;
+                    expected.push(value);
+                    pos += len;
+                };
+                let mut out = Vec::new();
+                prop_assert_eq!(unpack_ints(&bytes, &mut out, limit), expected_result.clone());
+                prop_assert_eq!(&out, &expected);
+                let mut reused = old;
+                let (n, result) = unpack_ints_reusing(&bytes, &mut reused, limit);
+                prop_assert_eq!(result, expected_result);
+                prop_assert_eq!(&reused[..n], &expected[..]);
             }
 
             #[test]

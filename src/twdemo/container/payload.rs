@@ -64,8 +64,14 @@ impl DecodedPayload<'_> {
 /// Decodes payloads, reusing its buffers from one call to the next.
 #[derive(Debug, Default, Clone)]
 pub struct PayloadDecoder {
+    /// Scratch space for the packed bytes, `packed[..packed_len]` the last payload's. The
+    /// buffers keep their length from one payload to the next, so that they are neither
+    /// zeroed nor shortened per chunk.
     packed: Vec<u8>,
+    packed_len: usize,
+    /// Scratch space for the ints, `ints[..ints_len]` the last payload's.
     ints: Vec<i32>,
+    ints_len: usize,
 }
 
 impl PayloadDecoder {
@@ -76,18 +82,24 @@ impl PayloadDecoder {
 
     /// The ints of the last [`decode`](Self::decode); meaningful only if it succeeded.
     pub fn last_ints(&self) -> &[i32] {
-        &self.ints
+        &self.ints[..self.ints_len]
     }
 
     /// Decodes a stored payload: Huffman first, then the packed ints.
     pub fn decode(&mut self, payload: &[u8]) -> Result<DecodedPayload<'_>, PayloadError> {
-        self.packed.clear();
-        self.ints.clear();
-        let decoded = huffman::decompress(payload, &mut self.packed, MAX_DECODED_BYTES)?;
-        let non_canonical = varint::unpack_ints(&self.packed, &mut self.ints, MAX_DECODED_INTS)?;
+        self.packed_len = 0;
+        self.ints_len = 0;
+        let (decoded, packed_len) =
+            huffman::decompress_reusing(payload, &mut self.packed, MAX_DECODED_BYTES)?;
+        self.packed_len = packed_len;
+        let packed = &self.packed[..packed_len];
+        let (ints_len, result) =
+            varint::unpack_ints_reusing(packed, &mut self.ints, MAX_DECODED_INTS);
+        self.ints_len = ints_len;
+        let non_canonical = result?;
         Ok(DecodedPayload {
-            ints: &self.ints,
-            packed: &self.packed,
+            ints: &self.ints[..ints_len],
+            packed,
             huffman_bits: decoded.bits,
             non_canonical_ints: non_canonical,
         })
