@@ -19,6 +19,8 @@
 //! * [`summary`]: header fields, tick range and counts by kind, for `info`, and `validate`.
 //! * [`repair`](mod@repair): keeps every complete message of an unfinished or cut file and
 //!   appends FINISH.
+//! * [`cut`](mod@cut): a tick range as a file of its own, starting with the state a reader
+//!   needs at its first tick, with the original tick numbers.
 //!
 //! ```
 //! use demokit::teehistorian::{Header, Message, TeehistorianSlice, TeehistorianWriter};
@@ -41,6 +43,7 @@
 #[macro_use]
 pub mod records;
 
+pub mod cut;
 pub mod error;
 pub mod format;
 pub mod game;
@@ -56,6 +59,7 @@ pub mod strategies;
 pub mod summary;
 pub mod writer;
 
+pub use cut::{CutError, CutRangeError, CutReport, TickRange, cut};
 pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
 pub use layout::{ExLayout, MessageLayout, OwnedMessage};

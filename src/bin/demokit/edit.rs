@@ -1,6 +1,6 @@
-//! The CLI's editing commands: `convert`, `repair` (Teeworlds demos and teehistorian files),
-//! `extract-map`, `trim` and `markers`. Each hands the bytes to [`demokit::twdemo`] or
-//! [`demokit::teehistorian`] and prints the report it returns.
+//! The CLI's editing commands: `convert`, `repair` and `trim` (Teeworlds demos and
+//! teehistorian files), `extract-map` and `markers`. Each hands the bytes to
+//! [`demokit::twdemo`] or [`demokit::teehistorian`] and prints the report it returns.
 
 use super::destination::{Destination, write_output};
 use super::output::{
@@ -9,6 +9,7 @@ use super::output::{
 };
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
+use demokit::teehistorian::cut::{self as th_cut, CutError, CutRangeError};
 use demokit::twdemo::convert::convert;
 use demokit::twdemo::markers::{MarkersError, edit_markers, list_markers};
 use demokit::twdemo::recorder::SERVER_TICK_SPEED;
@@ -311,6 +312,107 @@ pub(crate) fn trim_file(
             t,
             "huffman rule",
             format_args!("{} ({source})", name_of(&report.huffman_rule)),
+        );
+    })
+}
+
+/// `demokit trim IN OUT [--from BOUND] [--to BOUND]` on a teehistorian file: the bounds
+/// resolved to ticks by the library (a marker or an empty range a usage error), then
+/// [`demokit::teehistorian::cut`].
+pub(crate) fn trim_teehistorian(
+    input: &Path,
+    output: &Destination,
+    data: &[u8],
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
+    json: bool,
+) -> Outcome {
+    let range = th_cut::resolve_range(data, from, to).map_err(|e| match e {
+        CutRangeError::Read(e) => read_failure(input, &e),
+        usage => {
+            complain(input, format_args!("cannot trim: {usage}"));
+            Stop(Exit::Usage)
+        }
+    })?;
+    let mut bytes = Vec::new();
+    let report = th_cut::cut(data, range, &mut bytes).map_err(|e| match e {
+        CutError::Header(e) => read_failure(input, &e),
+        CutError::Read(e) => {
+            complain(
+                input,
+                format_args!(
+                    "at byte {}: cannot trim: the file does not read up to tick {}: {}",
+                    e.offset, range.from, e.kind
+                ),
+            );
+            Stop(Exit::Invalid)
+        }
+        CutError::State { offset, tick, kind } => {
+            complain(
+                input,
+                format_args!("at byte {offset}: cannot trim: at tick {tick}: {kind}"),
+            );
+            Stop(Exit::Invalid)
+        }
+        other => refused(input, "trim", other),
+    })?;
+    write_output(output, &bytes)?;
+    print_report(output, &report, json, |t| {
+        row(
+            t,
+            "ticks",
+            format_args!(
+                "{} to {} ({} ticks; the file has {} to {})",
+                report.first_tick,
+                report.last_tick,
+                report.ticks,
+                report.input_ticks.from,
+                report.input_ticks.to
+            ),
+        );
+        row(
+            t,
+            "messages",
+            format_args!(
+                "{} copied, {} folded into the first tick's state or renumbered",
+                report.messages_kept, report.messages_replaced
+            ),
+        );
+        let kinds: Vec<String> = report
+            .synthesized
+            .iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect();
+        row(
+            t,
+            "state written",
+            if kinds.is_empty() {
+                "nothing".to_string()
+            } else {
+                kinds.join(", ")
+            },
+        );
+        row(t, "game uuid", &report.game_uuid);
+        row(
+            t,
+            "original game",
+            report.original_game_uuid.as_deref().unwrap_or("none"),
+        );
+        if let Some(cut) = &report.cut {
+            row(
+                t,
+                "input breaks off",
+                format_args!("at byte {} ({}); kept up to there", cut.offset, cut.reason),
+            );
+        }
+        row(
+            t,
+            "finish",
+            if report.finish_appended {
+                "appended"
+            } else {
+                "the file's own"
+            },
         );
     })
 }

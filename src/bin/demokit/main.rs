@@ -244,29 +244,40 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Cuts a tick range out of a Teeworlds demo, at any tick.
+    /// Cuts a tick range out of a Teeworlds demo or a teehistorian file, at any tick.
     ///
-    /// The output starts with a keyframe rebuilt from the snapshot at the first tick; later
-    /// ticks are recorded from their rebuilt snapshots as DDNet's recorder would (deltas
-    /// re-encoded, a keyframe after more than 250 ticks, and one wherever a delta could not
-    /// keep the snapshot's item order). Original tick numbers, messages and timeline markers
-    /// in the range, the map and the header are kept; the length is recomputed.
+    /// Demo: the output starts with a keyframe rebuilt from the snapshot at the first tick;
+    /// later ticks are recorded from their rebuilt snapshots as DDNet's recorder would
+    /// (deltas re-encoded, a keyframe after more than 250 ticks, and one wherever a delta
+    /// could not keep the snapshot's item order). Original tick numbers, messages and
+    /// timeline markers in the range, the map and the header are kept; the length is
+    /// recomputed.
     ///
-    /// Each end is a tick (1500), a time from the demo's first tick (30s, 12.5s; 50 ticks
-    /// a second) or a timeline marker (m1 is the first). Without --from the range starts at
-    /// the first tick, without --to it runs to the last. A range that ends before it starts
-    /// is a usage error (exit 2).
+    /// Teehistorian: the output's first tick holds the state a reader needs there (JOIN,
+    /// with its JOINVER record, and the name, team, version and login records of every
+    /// connected client, PLAYER_NEW for every character, INPUT_NEW for every input); the
+    /// messages of the later ticks are copied as stored, with their tick numbers, and
+    /// FINISH ends the file. The header is kept, with a new game_uuid and a "cut" key
+    /// naming the range and the original game. A file that breaks off before the range is
+    /// refused (exit 1); one that breaks off inside it is cut up to the break.
+    ///
+    /// Each end is a tick (1500) or a time (30s, 12.5s; 50 ticks a second): for a demo from
+    /// its first tick, for a teehistorian file from tick 0, the start of the game. Demos
+    /// also take a timeline marker (m1 is the first); for a teehistorian file, which has
+    /// none, a marker is a usage error (exit 2). Without --from the range starts at the
+    /// first tick (teehistorian: tick 0), without --to it runs to the last. A range that
+    /// ends before it starts is a usage error (exit 2).
     #[command(group = clap::ArgGroup::new("range").args(["from", "to"]).multiple(true).required(true))]
     Trim {
-        /// The demo to read.
+        /// The demo or teehistorian file to read.
         input: PathBuf,
         /// Where to write.
         #[command(flatten)]
         output: OutputArgs,
-        /// First tick to keep: TICK, SECONDSs or mMARKER.
+        /// First tick to keep: TICK, SECONDSs or (demos) mMARKER.
         #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
         from: Option<RangeBound>,
-        /// Last tick to keep: TICK, SECONDSs or mMARKER (default: the last tick).
+        /// Last tick to keep: TICK, SECONDSs or (demos) mMARKER (default: the last tick).
         #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
         to: Option<RangeBound>,
         /// Print the report as JSON.
@@ -436,11 +447,9 @@ fn main() -> ExitCode {
             from,
             to,
             json,
-        } => output.destination(input).and_then(|output| {
-            with_twdemo(input, |data| {
-                edit::trim_file(input, &output, data, *from, *to, *json)
-            })
-        }),
+        } => output
+            .destination(input)
+            .and_then(|output| trim_file(input, &output, *from, *to, *json)),
         Command::Markers {
             input,
             add,
@@ -498,6 +507,31 @@ fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
         Format::Teehistorian => teehistorian::rewrite(input, output, &data),
         Format::SourceDemo => source::rewrite(input, output, &data),
         _ => twdemo::rewrite(input, output, &data),
+    }
+}
+
+/// `demokit trim`: Teeworlds demos and teehistorian files.
+fn trim_file(
+    input: &Path,
+    output: &Destination,
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
+    json: bool,
+) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    match format {
+        Format::TwDemo => edit::trim_file(input, output, &data, from, to, json),
+        Format::Teehistorian => edit::trim_teehistorian(input, output, &data, from, to, json),
+        other => {
+            complain(
+                input,
+                format_args!(
+                    "trim needs a Teeworlds/DDNet demo or a teehistorian file, not a {}",
+                    other.name()
+                ),
+            );
+            Err(Stop(Exit::Invalid))
+        }
     }
 }
 
