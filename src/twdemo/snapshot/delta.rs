@@ -592,12 +592,13 @@ pub fn apply_delta_with(
     let updates_max = (num_updated.max(0) as usize).min(rest.len() / 2);
     from_index.reset(from.len());
     built_index.reset(from.len() + updates_max);
+    let mut unique = true;
     for (index, item) in from.items().enumerate() {
         from_index.insert(item.key, index);
         if deleted_sorted.binary_search(&item.key).is_ok() {
             continue;
         }
-        built_index.insert(item.key, builder.len());
+        unique &= built_index.insert(item.key, builder.len());
         // DDNet's builder refuses a negative type (a key DDNet's checks let through).
         if item.type_id < 0 {
             return Err(DeltaError::KeepFailed {
@@ -668,6 +669,7 @@ pub fn apply_delta_with(
     }
     builder.from_index = from_index;
     builder.built_index = built_index;
+    builder.built_unique = unique;
     Ok(())
 }
 
@@ -717,8 +719,9 @@ impl InPlace {
         };
         let mut last_key = i32::MIN;
         for (i, item) in snapshot.items().enumerate() {
-            self.index.insert(item.key, i);
-            eligible &= item.type_id >= 0 && (!sorted || item.key >= last_key);
+            // A key held twice is left to the rebuild, which knows which item DDNet keeps.
+            let new_key = self.index.insert(item.key, i);
+            eligible &= new_key && item.type_id >= 0 && (!sorted || item.key >= last_key);
             last_key = item.key;
         }
         self.eligible = eligible;
@@ -748,7 +751,8 @@ impl InPlace {
     /// gets this table's allocation as its scratch. Only for a replay that does not sort.
     pub(crate) fn adopt(&mut self, builder: &mut SnapshotBuilder) {
         std::mem::swap(&mut self.index, &mut builder.built_index);
-        self.eligible = true;
+        // A key held twice is left to the rebuild, which knows which item DDNet keeps.
+        self.eligible = builder.built_unique;
         self.sorted = false;
     }
 }
@@ -874,49 +878,68 @@ const NEW: usize = usize::MAX / 2;
 /// `current` whose keys `state.deleted` does not hold, then `state.added` (zeroed), packed
 /// from offset 0 as a rebuild packs them. Returns the number of kept items, or `None`
 /// (with `current` untouched) if the result would break DDNet's limits.
+///
+/// The removed items are found through the key table (keys are unique in a snapshot the
+/// table has learnt), and the kept ones are copied as the runs between them: a delta
+/// deletes a few items of hundreds.
 fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
     let snapshot = current.as_snapshot();
-    let deleted = &state.deleted;
     state.removed.clear();
-    state.removed.extend(
-        snapshot
-            .items()
-            .enumerate()
-            .filter(|(_, item)| deleted.binary_search(&item.key).is_ok())
-            .map(|(i, _)| i),
-    );
-    let kept = snapshot
-        .items()
-        .filter(|item| deleted.binary_search(&item.key).is_err());
-    let (mut items, mut data_ints) = (0, 0);
-    for item in kept.clone() {
-        items += 1;
-        data_ints += KEY_INTS + item.data.len();
+    for (i, &key) in state.deleted.iter().enumerate() {
+        // `deleted` is sorted: a key deleted twice is looked up once.
+        if i > 0 && state.deleted[i - 1] == key {
+            continue;
+        }
+        if let Some(index) = state.index.get(key) {
+            // A table that does not describe `current` gives way to the rebuild.
+            if snapshot.item(index).is_none_or(|item| item.key != key) {
+                return None;
+            }
+            state.removed.push(index);
+        }
     }
-    let num_kept = items;
-    for &(_, size) in &state.added {
-        items += 1;
-        data_ints += KEY_INTS + size;
-    }
-    if items > MAX_ITEMS || 4 * (SNAPSHOT_HEADER_INTS + items + data_ints) > MAX_SIZE {
+    state.removed.sort_unstable();
+    let offsets = snapshot.offsets();
+    let data_ints = snapshot.data_size() / 4;
+    let data = &snapshot.as_ints()[SNAPSHOT_HEADER_INTS + offsets.len()..][..data_ints];
+    // Where item `i` starts in `data`, in ints (the end of the data for `i == len`).
+    let start_of = |i: usize| offsets.get(i).map_or(data_ints, |&o| o as usize / 4);
+    let removed_ints: usize = state
+        .removed
+        .iter()
+        .map(|&i| start_of(i + 1) - start_of(i))
+        .sum();
+    let num_kept = offsets.len() - state.removed.len();
+    let items = num_kept + state.added.len();
+    let added_ints: usize = state.added.iter().map(|&(_, size)| KEY_INTS + size).sum();
+    let new_data_ints = data_ints - removed_ints + added_ints;
+    if items > MAX_ITEMS || 4 * (SNAPSHOT_HEADER_INTS + items + new_data_ints) > MAX_SIZE {
         return None;
     }
     let out = &mut state.scratch;
     out.clear();
-    out.reserve(SNAPSHOT_HEADER_INTS + items + data_ints);
-    out.extend([4 * data_ints as i32, items as i32]);
-    let mut offset = 0;
-    let sizes = kept
-        .clone()
-        .map(|item| item.data.len())
-        .chain(state.added.iter().map(|&(_, size)| size));
-    for size in sizes {
-        out.push(4 * offset as i32);
-        offset += KEY_INTS + size;
+    out.reserve(SNAPSHOT_HEADER_INTS + items + new_data_ints);
+    out.extend([4 * new_data_ints as i32, items as i32]);
+    // The kept items' offsets: each run between removed items moves down by the bytes
+    // removed before it.
+    let mut shift = 0;
+    let mut run_start = 0;
+    for &removed in state.removed.iter().chain([&offsets.len()]) {
+        out.extend(offsets[run_start..removed].iter().map(|&o| o - shift));
+        if removed < offsets.len() {
+            shift += 4 * (start_of(removed + 1) - start_of(removed)) as i32;
+        }
+        run_start = removed + 1;
     }
-    for item in kept {
-        out.push(item.key);
-        out.extend_from_slice(item.data);
+    let mut offset = 4 * (data_ints - removed_ints) as i32;
+    for &(_, size) in &state.added {
+        out.push(offset);
+        offset += 4 * (KEY_INTS + size) as i32;
+    }
+    let mut run_start = 0;
+    for &removed in state.removed.iter().chain([&offsets.len()]) {
+        out.extend_from_slice(&data[start_of(run_start)..start_of(removed)]);
+        run_start = removed + 1;
     }
     for &(key, size) in &state.added {
         out.push(key);

@@ -566,6 +566,9 @@ pub struct SnapshotBuilder {
     /// Delta application's lookup of the keys built so far (DDNet's
     /// `FindItemIndexByKey`, whose linear search made applying a delta quadratic).
     pub(crate) built_index: KeyTable,
+    /// Whether every key delta application kept was new to `built_index` (an old snapshot
+    /// may hold a key twice, and the rebuild keeps both).
+    pub(crate) built_unique: bool,
 }
 
 /// Open-addressing map from item key to the first index with that key: what DDNet finds
@@ -604,18 +607,19 @@ impl KeyTable {
             i = (i + 1) & self.mask;
         }
     }
-    /// Inserts unless the key is there (the first index wins); must have room.
+    /// Inserts unless the key is there (the first index wins); must have room. Returns
+    /// whether the key was new.
     #[inline]
-    pub(crate) fn insert(&mut self, key: i32, index: usize) {
+    pub(crate) fn insert(&mut self, key: i32, index: usize) -> bool {
         let mut i = self.slot(key);
         loop {
             let (k, v) = self.slots[i];
             if v == 0 {
                 self.slots[i] = (key, index as u32 + 1);
-                return;
+                return true;
             }
             if k == key {
-                return;
+                return false;
             }
             i = (i + 1) & self.mask;
         }

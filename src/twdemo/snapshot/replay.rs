@@ -442,10 +442,15 @@ mod tests {
             first in updates(),
             steps in vec((vec((0i32..3, 0i32..3), 0..2), updates()), 1..6),
             sorted in any::<bool>(),
+            twice in any::<bool>(),
         ) {
             let order = if sorted { SnapshotOrder::SortedByKey } else { SnapshotOrder::AsApplied };
             let mut state = SnapshotState::new(ItemSizes::NONE, order);
             let mut keyframe = apply_delta_ints(&Snapshot::empty(), &delta_ints(&[], &first));
+            if twice {
+                // A keyframe holding a key twice (no writer makes one, a file can).
+                keyframe = with_first_item_twice(&keyframe);
+            }
             if sorted {
                 keyframe.sort_by_key();
             }
@@ -463,6 +468,28 @@ mod tests {
                 prop_assert_eq!(state.current.as_ref(), Some(&expected));
             }
         }
+    }
+
+    /// `snapshot` with its first item (if any) appended again at the end.
+    fn with_first_item_twice(snapshot: &SnapshotBuf) -> SnapshotBuf {
+        let view = snapshot.as_snapshot();
+        let Some(first) = view.item(0) else {
+            return snapshot.clone();
+        };
+        let mut items: Vec<(i32, &[i32])> = view.items().map(|i| (i.key, i.data)).collect();
+        items.push((first.key, first.data));
+        let data_ints: usize = items.iter().map(|(_, d)| 1 + d.len()).sum();
+        let mut ints = vec![4 * data_ints as i32, items.len() as i32];
+        let mut offset = 0;
+        for (_, data) in &items {
+            ints.push(4 * offset);
+            offset += 1 + data.len() as i32;
+        }
+        for (key, data) in &items {
+            ints.push(*key);
+            ints.extend_from_slice(data);
+        }
+        SnapshotBuf::from_ints(ints).unwrap()
     }
 
     fn apply_delta_ints(from: &Snapshot<'_>, delta: &[i32]) -> SnapshotBuf {
