@@ -462,7 +462,7 @@ mod tests {
                     pos += len;
                 };
                 let mut out = Vec::new();
-                prop_assert_eq!(unpack_ints(&bytes, &mut out, limit), expected_result.clone());
+                prop_assert_eq!(unpack_ints(&bytes, &mut out, limit), expected_result);
                 prop_assert_eq!(&out, &expected);
                 let mut reused = old;
                 let (n, result) = unpack_ints_reusing(&bytes, &mut reused, limit);
