@@ -442,8 +442,18 @@ impl SnapshotReader {
         self.world.begin_snapshot_again();
         for t in 0..self.todo.len() {
             let i = self.todo[t];
-            if let Some(item) = snapshot.item(i) {
-                self.roles[i] = self.read_item(item);
+            let Some(item) = snapshot.item(i) else {
+                continue;
+            };
+            match self.roles[i] {
+                // A kept item's kind and id did not change, and only a player info's
+                // role depends on its data.
+                Role::Remembered(kind, _)
+                    if i < added.start && usize::from(kind) != world::PLAYER_INFO =>
+                {
+                    self.read_typed(&item);
+                }
+                _ => self.roles[i] = self.read_item(item),
             }
         }
         self.world.end_snapshot();
@@ -485,10 +495,15 @@ impl SnapshotReader {
 
     /// What `item` is to the world.
     fn role(&self, item: &Item<'_>) -> Role {
+        self.role_of(self.types.kind(self.protocol, item.type_id), item)
+    }
+
+    /// [`role`](Self::role) for an item whose kind is known.
+    fn role_of(&self, kind: Option<AnyKind>, item: &Item<'_>) -> Role {
         if item.type_id == EXTENDED_TYPE_ITEM {
             return Role::Types;
         }
-        let remembered = match self.types.kind(self.protocol, item.type_id) {
+        let remembered = match kind {
             Some(AnyKind::Six(kind)) if World::reads_six(kind) => {
                 if !World::regular_six(kind, item.id, item.data) {
                     return Role::Reread;
@@ -513,7 +528,14 @@ impl SnapshotReader {
     /// map are projectiles, pickups and lasers, which the world leaves to
     /// [`GameTick::objects`]. Returns what the item is to the world.
     fn read_item(&mut self, item: Item<'_>) -> Role {
-        match self.types.kind(self.protocol, item.type_id) {
+        let kind = self.read_typed(&item);
+        self.role_of(kind, &item)
+    }
+
+    /// Hands `item` to the world as [`read_item`](Self::read_item) does; returns its kind.
+    fn read_typed(&mut self, item: &Item<'_>) -> Option<AnyKind> {
+        let kind = self.types.kind(self.protocol, item.type_id);
+        match kind {
             Some(AnyKind::Six(kind)) if World::reads_six(kind) => {
                 self.world.read_six(kind, item.id, item.data);
             }
@@ -522,7 +544,7 @@ impl SnapshotReader {
             }
             _ => {}
         }
-        self.role(&item)
+        kind
     }
 }
 

@@ -862,6 +862,13 @@ impl World {
         let Some((cached, c)) = Self::remembered(kind, id) else {
             return self.apply_six(id, six::Object::decode_as(kind, data));
         };
+        if cached == CHARACTER {
+            self.written(cached, c);
+            let object = six::Object::decode_as(kind, data);
+            let typed = !matches!(object, six::Object::Raw(_));
+            self.apply_six(id, object);
+            return self.typed_again(cached, c, typed);
+        }
         if self.unchanged(cached, c, data) {
             return;
         }
@@ -883,6 +890,18 @@ impl World {
             self.has[cached] |= 1 << c;
         }
         same
+    }
+
+    /// Notes that an item of kind `cached` for slot `c` was typed without its ints being
+    /// kept: characters change nearly every tick, so comparing and keeping their ints
+    /// costs more than typing them again (their slots' ints are never valid). One that
+    /// did not type changes nothing, and the snapshot does not show the slot.
+    fn typed_again(&mut self, cached: usize, c: usize, typed: bool) {
+        if typed {
+            self.has[cached] |= 1 << c;
+        } else {
+            self.has[cached] &= !(1 << c);
+        }
     }
 
     /// Notes what a remembered item of kind `cached` for slot `c` gave: its ints and that
@@ -909,6 +928,13 @@ impl World {
         let Some((cached, c)) = Self::remembered_seven(kind, id) else {
             return self.apply_seven(id, seven::Object::decode_as(kind, data));
         };
+        if cached == CHARACTER {
+            self.written(cached, c);
+            let object = seven::Object::decode_as(kind, data);
+            let typed = !matches!(object, seven::Object::Raw(_));
+            self.apply_seven(id, object);
+            return self.typed_again(cached, c, typed);
+        }
         if self.unchanged(cached, c, data) {
             return;
         }
