@@ -839,27 +839,25 @@ pub(crate) fn apply_delta_in_place(
             return false;
         };
         state.num_kept = num_kept;
-        let removed = num_kept < state.touched.len();
-        if removed {
-            let sorted = state.sorted;
-            state.learn(&current.as_snapshot(), sorted);
-        } else {
+        // The table follows the items: removed keys go, later items move down by the
+        // removed ones before them, added keys follow the kept items.
+        for &key in &state.deleted {
+            state.index.remove(key);
+        }
+        state.index.close_gaps(&state.removed);
+        if state.index.has_room(state.added.len()) {
             for (i, &(key, _)) in state.added.iter().enumerate() {
                 state.index.insert(key, num_kept + i);
             }
+        } else {
+            let sorted = state.sorted;
+            state.learn(&current.as_snapshot(), sorted);
         }
-        for (key, target, _) in &mut state.plan {
-            *target = if removed {
-                // Items moved: each is found by its key in the relearnt table (every key
-                // an update names is kept or added, so it is there).
-                match state.index.get(*key) {
-                    Some(i) => i,
-                    None => unreachable!("an updated key is in the new snapshot"),
-                }
-            } else if *target >= NEW {
+        for (_, target, _) in &mut state.plan {
+            *target = if *target >= NEW {
                 num_kept + (*target - NEW)
             } else {
-                *target
+                *target - state.removed.partition_point(|&r| r < *target)
             };
         }
     }

@@ -577,9 +577,12 @@ pub struct SnapshotBuilder {
 pub(crate) struct KeyTable {
     slots: Vec<(i32, u32)>,
     mask: usize,
+    /// Keys held: at most half the slots, so that every probe ends at an empty one.
+    len: usize,
 }
 
 impl KeyTable {
+    /// Empties the table and sizes it for `n` keys.
     pub(crate) fn reset(&mut self, n: usize) {
         let cap = (n * 2).next_power_of_two().max(64);
         if self.slots.len() != cap {
@@ -587,6 +590,63 @@ impl KeyTable {
             self.mask = cap - 1;
         } else {
             self.slots.fill((0, 0));
+        }
+        self.len = 0;
+    }
+
+    /// Whether `extra` more keys fit (keeping the table at most half full).
+    pub(crate) fn has_room(&self, extra: usize) -> bool {
+        2 * (self.len + extra) <= self.slots.len()
+    }
+
+    /// Removes `key`, if it is there, moving later keys of its probe run back into the
+    /// hole so that every lookup still ends at an empty slot.
+    pub(crate) fn remove(&mut self, key: i32) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let mut hole = self.slot(key);
+        loop {
+            let (k, v) = self.slots[hole];
+            if v == 0 {
+                return;
+            }
+            if k == key {
+                break;
+            }
+            hole = (hole + 1) & self.mask;
+        }
+        let mut j = hole;
+        loop {
+            j = (j + 1) & self.mask;
+            let (k, v) = self.slots[j];
+            if v == 0 {
+                break;
+            }
+            // The key at `j` may fill the hole if the hole lies between its home slot
+            // and `j` (going round).
+            let home = self.slot(k);
+            if j.wrapping_sub(home) & self.mask >= j.wrapping_sub(hole) & self.mask {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+        }
+        self.slots[hole] = (0, 0);
+        self.len -= 1;
+    }
+
+    /// Renumbers the indices after the items at `removed` (sorted, their keys already
+    /// removed) left the snapshot: each later item moves down by those before it.
+    pub(crate) fn close_gaps(&mut self, removed: &[usize]) {
+        let Some(&first) = removed.first() else {
+            return;
+        };
+        for (_, v) in &mut self.slots {
+            // `v` is the index plus one; zero marks an empty slot.
+            if *v as usize > first {
+                let index = *v as usize - 1;
+                *v -= removed.partition_point(|&r| r < index) as u32;
+            }
         }
     }
     #[inline]
@@ -616,6 +676,7 @@ impl KeyTable {
             let (k, v) = self.slots[i];
             if v == 0 {
                 self.slots[i] = (key, index as u32 + 1);
+                self.len += 1;
                 return true;
             }
             if k == key {
@@ -940,5 +1001,79 @@ mod tests {
         let s = b.finish();
         let keys: Vec<i32> = s.as_snapshot().items().map(|i| i.key).collect();
         assert_eq!(keys, [0x7fff, 0x7fff_0001]);
+    }
+
+    mod key_table {
+        use super::super::KeyTable;
+        use proptest::prelude::*;
+        use std::collections::BTreeMap;
+
+        #[derive(Debug, Clone)]
+        enum Op {
+            Insert(i32),
+            Remove(i32),
+            /// Removes the items at these indices (as a relayout does) and renumbers.
+            RemoveAt(Vec<usize>),
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            // Few distinct keys in a 64-slot table, so that probe runs collide and wrap.
+            let key = prop_oneof![0i32..40, (0i32..40).prop_map(|k| k << 16)];
+            prop_oneof![
+                4 => key.clone().prop_map(Op::Insert),
+                2 => key.prop_map(Op::Remove),
+                1 => proptest::collection::vec(0usize..32, 0..4).prop_map(Op::RemoveAt),
+            ]
+        }
+
+        proptest! {
+            /// Inserting, removing (with the backward shift) and renumbering keep the
+            /// table equal to a plain map of keys to item indices.
+            #[test]
+            fn behaves_as_a_map(ops in proptest::collection::vec(op(), 0..200)) {
+                let mut table = KeyTable::default();
+                table.reset(0);
+                // The items in order: their keys.
+                let mut items: Vec<i32> = Vec::new();
+                for op in ops {
+                    match op {
+                        Op::Insert(key) if !items.contains(&key) && table.has_room(1) => {
+                            prop_assert!(table.insert(key, items.len()));
+                            items.push(key);
+                        }
+                        Op::Insert(key) => {
+                            if items.contains(&key) {
+                                prop_assert!(!table.insert(key, 999));
+                            }
+                        }
+                        Op::Remove(key) => {
+                            table.remove(key);
+                            if let Some(i) = items.iter().position(|&k| k == key) {
+                                items.remove(i);
+                                table.close_gaps(&[i]);
+                            }
+                        }
+                        Op::RemoveAt(mut at) => {
+                            at.retain(|&i| i < items.len());
+                            at.sort_unstable();
+                            at.dedup();
+                            for &i in &at {
+                                table.remove(items[i]);
+                            }
+                            table.close_gaps(&at);
+                            for &i in at.iter().rev() {
+                                items.remove(i);
+                            }
+                        }
+                    }
+                    let expected: BTreeMap<i32, usize> =
+                        items.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+                    for key in (0..40).chain((0..40).map(|k| k << 16)) {
+                        prop_assert_eq!(table.get(key), expected.get(&key).copied(), "key {}", key);
+                    }
+                    prop_assert_eq!(table.len, items.len());
+                }
+            }
+        }
     }
 }

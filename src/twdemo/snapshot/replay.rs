@@ -470,6 +470,24 @@ mod tests {
         }
     }
 
+    /// Deltas that only add items, many times over, outgrow the key table learnt from a
+    /// small keyframe: it must grow rather than fill up.
+    #[test]
+    fn added_items_outgrow_the_first_key_table() {
+        let mut state = SnapshotState::new(ItemSizes::NONE, SnapshotOrder::AsApplied);
+        state.keyframe(Snapshot::empty().as_ints());
+        let mut expected = Snapshot::empty().to_buf();
+        for step in 0..20 {
+            let updates: Updates = (0..40).map(|i| (1, step * 40 + i, vec![i])).collect();
+            let delta = delta_ints(&[], &updates);
+            assert!(state.delta(&delta).is_ok());
+            expected =
+                delta::apply_delta(&expected.as_snapshot(), &delta, &ItemSizes::NONE).unwrap();
+            assert_eq!(state.current.as_ref(), Some(&expected), "step {step}");
+        }
+        assert_eq!(expected.as_snapshot().len(), 800);
+    }
+
     /// `snapshot` with its first item (if any) appended again at the end.
     fn with_first_item_twice(snapshot: &SnapshotBuf) -> SnapshotBuf {
         let view = snapshot.as_snapshot();
