@@ -436,8 +436,11 @@ impl SnapshotReader {
             }
             self.todo.push(i);
         }
-        // In snapshot order, as in a full pass, each once.
-        self.todo.sort_unstable();
+        // In snapshot order, as in a full pass, each once (a delta lists its updates in
+        // snapshot order: usually there is nothing to sort).
+        if !self.todo.is_sorted() {
+            self.todo.sort_unstable();
+        }
         self.todo.dedup();
         self.world.begin_snapshot_again();
         for t in 0..self.todo.len() {

@@ -148,6 +148,7 @@ pub struct Item<'a> {
 }
 
 impl<'a> Item<'a> {
+    #[inline]
     fn from_span(span: &'a [i32]) -> Self {
         let key = span[0];
         Item {
@@ -268,12 +269,14 @@ impl<'a> Snapshot<'a> {
     }
 
     /// The item at `index`, if there is one.
+    #[inline]
     pub fn item(&self, index: usize) -> Option<Item<'a>> {
         (index < self.num_items).then(|| Item::from_span(self.span(index)))
     }
 
     /// The key and data ints of item `index` (which must exist). Parsing made sure every
     /// span lies inside the array and holds at least the key.
+    #[inline]
     fn span(&self, index: usize) -> &'a [i32] {
         let data_start = HEADER_INTS + self.num_items;
         let offsets = self.offsets();
