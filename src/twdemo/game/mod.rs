@@ -236,6 +236,8 @@ struct SnapshotReader {
     rereads: Vec<usize>,
     /// The items to read at the next tick (scratch).
     todo: Vec<usize>,
+    /// Scratch space for merging `todo` with `rereads`.
+    merged: Vec<usize>,
     /// Whether the world was [`regular`](World::regular) after the last snapshot: then a
     /// tick whose snapshot kept its items in their places reads only the items that
     /// changed and `rereads`.
@@ -262,6 +264,7 @@ impl<'a> GameReplay<'a> {
                 roles: Vec::new(),
                 rereads: Vec::new(),
                 todo: Vec::new(),
+                merged: Vec::new(),
                 incremental: false,
                 #[cfg(test)]
                 full_passes_only: false,
@@ -406,7 +409,6 @@ impl SnapshotReader {
             self.find_rereads();
         }
         self.todo.clear();
-        self.todo.extend_from_slice(&self.rereads);
         for &i in updated.iter() {
             let role = match self.roles[i] {
                 // A kept item that stays out of the world, or is read anyway.
@@ -436,11 +438,14 @@ impl SnapshotReader {
             }
             self.todo.push(i);
         }
-        // In snapshot order, as in a full pass, each once (a delta lists its updates in
-        // snapshot order: usually there is nothing to sort).
+        // With the items read every tick, in snapshot order as in a full pass, each once.
+        // A delta lists its updates in snapshot order, so the two lists are usually
+        // merged rather than sorted.
         if !self.todo.is_sorted() {
             self.todo.sort_unstable();
         }
+        merge_sorted(&mut self.todo, &self.rereads, &mut self.merged);
+        std::mem::swap(&mut self.todo, &mut self.merged);
         self.todo.dedup();
         self.world.begin_snapshot_again();
         for t in 0..self.todo.len() {
@@ -549,6 +554,24 @@ impl SnapshotReader {
         }
         kind
     }
+}
+
+/// Writes the ascending lists `a` and `b`, merged in ascending order, to `out`.
+fn merge_sorted(a: &[usize], b: &[usize], out: &mut Vec<usize>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        if x <= y {
+            out.push(x);
+            i += 1;
+        } else {
+            out.push(y);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 /// The chat lines, kills and player stints of a whole demo, in one replay; with the error
