@@ -863,11 +863,14 @@ impl World {
             return self.apply_six(id, six::Object::decode_as(kind, data));
         };
         if cached == CHARACTER {
+            // Typed as the object itself rather than through `six::Object`, which
+            // `apply_six` would only unwrap again.
             self.written(cached, c);
-            let object = six::Object::decode_as(kind, data);
-            let typed = !matches!(object, six::Object::Raw(_));
-            self.apply_six(id, object);
-            return self.typed_again(cached, c, typed);
+            let character = six::Character::from_ints(data);
+            if let Some(character) = &character {
+                self.set_character(id, character_from!(id, character));
+            }
+            return self.typed_again(cached, c, character.is_some());
         }
         if self.unchanged(cached, c, data) {
             return;
@@ -930,10 +933,11 @@ impl World {
         };
         if cached == CHARACTER {
             self.written(cached, c);
-            let object = seven::Object::decode_as(kind, data);
-            let typed = !matches!(object, seven::Object::Raw(_));
-            self.apply_seven(id, object);
-            return self.typed_again(cached, c, typed);
+            let character = seven::Character::from_ints(data);
+            if let Some(character) = &character {
+                self.set_character(id, character_from!(id, character));
+            }
+            return self.typed_again(cached, c, character.is_some());
         }
         if self.unchanged(cached, c, data) {
             return;
