@@ -277,15 +277,19 @@ fn unpack_into(input: &[u8], dst: &mut [i32], limit: usize) -> (usize, Result<us
         let singles = (extend.trailing_zeros() / 8) as usize;
         pos += singles;
         n += singles;
-        let Some(bytes) = input.get(pos..pos + 8) else {
-            break;
-        };
-        let (value, len, last) =
-            unpack_word(u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8])));
-        non_canonical += !word_is_canonical(value, len, last) as usize;
-        dst[n] = value;
-        pos += len;
-        n += 1;
+        // Longer ints, one word each, for as long as they follow one another (message
+        // chunks hold their bytes as words, mostly five-byte ints).
+        while let (Some(bytes), Some(slot)) = (input.get(pos..pos + 8), dst.get_mut(n)) {
+            let word = u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+            if word & 0x80 == 0 {
+                break;
+            }
+            let (value, len, last) = unpack_word(word);
+            non_canonical += !word_is_canonical(value, len, last) as usize;
+            *slot = value;
+            pos += len;
+            n += 1;
+        }
     }
     // The last few bytes (or ints), one at a time.
     while pos < input.len() {
