@@ -21,6 +21,8 @@
 //!   appends FINISH.
 //! * [`cut`](mod@cut): a tick range as a file of its own, starting with the state a reader
 //!   needs at its first tick, with the original tick numbers.
+//! * [`scrub`](mod@scrub): a file to share: player names and clans as pseudonyms,
+//!   credentials, chat, drop reasons and header fields taken out, the rest byte for byte.
 //!
 //! ```
 //! use demokit::teehistorian::{Header, Message, TeehistorianSlice, TeehistorianWriter};
@@ -53,6 +55,7 @@ pub mod message;
 pub mod reader;
 pub mod recorder;
 pub mod repair;
+pub mod scrub;
 pub mod semantic;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
@@ -71,6 +74,7 @@ pub use reader::{
 };
 pub use recorder::{FlushPolicy, Phase, Protocol, Recorder, RecorderError};
 pub use repair::{RepairError, RepairReport, repair};
+pub use scrub::{ChatFilter, Mapping, Pseudonyms, ScrubError, ScrubOptions, ScrubReport, scrub};
 pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };

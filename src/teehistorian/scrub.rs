@@ -1,0 +1,1174 @@
+//! Scrubbing a teehistorian file before it is shared: player names and clans, credentials,
+//! chat, drop reasons and header fields taken out, everything else kept byte for byte.
+//!
+//! Teehistorian archives are handed to researchers, and a file holds more than the game:
+//! the players' names and clans (PLAYER_NAME records, `Cl_StartInfo`/`Cl_ChangeInfo`
+//! messages), account names (AUTH_INIT/AUTH_LOGIN), console commands that can carry
+//! passwords (older servers recorded `auth_add`, `sv_rcon_password` and the like; DDNet at
+//! 28baa427 marks them `CFGFLAG_NONTEEHISTORIC` and records them no more), whispers and
+//! other chat a client sent, drop reasons and header fields such as the server's name.
+//! [`scrub`] rewrites a file with what [`ScrubOptions`] asks for taken out:
+//!
+//! * **Names** ([`ScrubOptions::names`]): every player name and clan becomes a pseudonym,
+//!   the same one for the same name throughout the file: `player-<8 hex>` and
+//!   `clan-<6 hex>`, the first bytes of HMAC-SHA256(key, name) when a key is given (so the
+//!   same player gets the same pseudonym in every file scrubbed with that key), else
+//!   `player-1`, `player-2`, … and `clan-1`, … in order of appearance in the file. Both fit
+//!   DDNet's limits (15 bytes for a name, 11 for a clan). The names are rewritten where the
+//!   game carries them (PLAYER_NAME, the name and clan fields of `Cl_StartInfo` and
+//!   `Cl_ChangeInfo`, other fields of those messages kept byte for byte), and replaced
+//!   inside free text wherever they occur: console command arguments, drop reasons, chat
+//!   text, saved teams' strings, account names. A name of one or two bytes is replaced in
+//!   free text only where it is the whole text (as a substring it would hit every word).
+//!   Any other client message or opaque EX record (antibot data, EX records of unknown
+//!   kinds) whose bytes still hold a name of three bytes or more is dropped: its fields are
+//!   not known well enough to rewrite. A name that already has the shape of a pseudonym
+//!   (`player-` and 8 hex digits or a number; `clan-` and 6 hex digits or a number) is left
+//!   as it is, which is what makes scrubbing idempotent; counters skip numbers already
+//!   taken so.
+//! * **Credentials** ([`ScrubOptions::credentials`]): console commands that carry
+//!   passwords, keys or account data ([`CREDENTIAL_COMMANDS`]) are dropped; account names
+//!   of AUTH_INIT and AUTH_LOGIN become `account-<…>` pseudonyms (made as names are); the
+//!   header's `config` loses the variables that hold passwords ([`CREDENTIAL_COMMANDS`]
+//!   names them too).
+//! * **Chat** ([`ScrubOptions::chat`]): `Cl_Say` messages (all of them, team chat only, or
+//!   whispers only) are dropped, and with all or whispers the whisper commands (`w`,
+//!   `whisper`, `c`, `converse`) that clients send as chat and a server may record as
+//!   console commands. DDNet records no `Cl_Say` itself; other writers may.
+//! * **Drop reasons** ([`ScrubOptions::drop_reasons`]): DROP reasons become empty.
+//! * **Header** ([`ScrubOptions::clear_header`]): the named keys get an empty value (an
+//!   empty string; `config` and `tuning` an empty object, `uuids` an empty array), so the
+//!   header keeps its keys and stays one DDNet could have written; a changed header is
+//!   written as DDNet writes headers ([`Header::write_json`]), an unchanged one keeps its
+//!   bytes. `version` cannot be cleared: readers need it.
+//!
+//! What stays: every message not named above is copied as stored (non-canonical ints and
+//! all), and no player, input, join, TICK_SKIP or FINISH record is ever dropped or changed.
+//! Only those records and TICK_SKIP move a reader's tick ([`TickState`](super::TickState)),
+//! so every message kept has the tick it had, and the [semantic layer](super::semantic)
+//! gives the same positions, inputs and connected clients at every tick. A tick whose only
+//! other records were dropped keeps its TICK_SKIP: DDNet writes no tick without a record,
+//! but a reader numbers it the same, and folding it into the next TICK_SKIP would take the
+//! tick out of the stream.
+//!
+//! A file that does not read to its end (cut inside a message, bytes that do not read,
+//! bytes after FINISH) is refused with a [`ScrubError`] naming the offset: what is after
+//! the break could hold anything, so `demokit repair` should make the file whole first. A
+//! file that ends on a message boundary without FINISH is scrubbed and stays unfinished.
+//! The whole input is read before a byte is written.
+//!
+//! Left to others: names inside the fields of client messages other than the ones named
+//! above are not rewritten (the message is dropped when a name shows in its bytes); the
+//! JSON header's free text is not searched for names; IP addresses are not in teehistorian
+//! files; a name given in a console command before the player's first name record is
+//! replaced too (the whole file is read first), but a name a file never records as a name
+//! is not known to be one.
+
+use super::error::{ReadError, WriteError};
+use super::header::Header;
+use super::message::{Args, Ex, Message, RawStr};
+use super::reader::{MessageAt, TeehistorianSlice};
+use super::writer::TeehistorianWriter;
+use crate::gamenet::{AnyMessage, Protocol, Unpacker, seven, six, unpack_message_id};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Write;
+
+/// Console commands (and config variables, which are commands too) whose arguments carry
+/// passwords, keys or account data, from DDNet at 28baa427 (those marked
+/// `CFGFLAG_NONTEEHISTORIC` for that reason, and `login`/`ec_password` of older servers
+/// and the econ).
+pub const CREDENTIAL_COMMANDS: &[&str] = &[
+    "login",
+    "auth_add",
+    "auth_add_p",
+    "auth_change",
+    "auth_change_p",
+    "auth_remove",
+    "add_sqlserver",
+    "password",
+    "sv_rcon_password",
+    "sv_rcon_mod_password",
+    "sv_rcon_helper_password",
+    "sv_reserved_slots_pass",
+    "sv_dnsbl_key",
+    "ec_password",
+];
+
+/// The chat commands DDNet registers for whispers (`CFGFLAG_CHAT`): `/w NAME TEXT`,
+/// `/whisper`, and `/c TEXT`, `/converse` to answer the last whisper.
+pub const WHISPER_COMMANDS: &[&str] = &["w", "whisper", "c", "converse"];
+
+/// The header keys [`ScrubOptions::all`] clears: what names the server.
+pub const DEFAULT_HEADER_KEYS: &[&str] = &["server_name", "server_port"];
+
+/// How names become pseudonyms.
+#[derive(Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Pseudonyms {
+    /// The HMAC key: with one, a name's pseudonym depends only on the key and the name, the
+    /// same in every file. Without, pseudonyms are numbered per file. Never serialized, so
+    /// that a report or a saved set of options does not give it away.
+    #[cfg_attr(feature = "serde", serde(skip_serializing, default))]
+    pub key: Option<Vec<u8>>,
+}
+
+impl fmt::Debug for Pseudonyms {
+    // The key is a secret: debug output (logs, panics) must not show it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pseudonyms")
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// Which chat to remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ChatFilter {
+    /// Every `Cl_Say` and every whisper command.
+    All,
+    /// Whispers: 0.7 `Cl_Say` in whisper mode, 0.6 `Cl_Say` whose text is a whisper command
+    /// (`/w`, `/whisper`, `/c`, `/converse`), and those commands recorded as console
+    /// commands.
+    Whispers,
+    /// Team chat: 0.6 `Cl_Say` with `team` set, 0.7 `Cl_Say` in team mode.
+    Team,
+}
+
+/// What [`scrub`] removes. The default removes nothing (the output is the input).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+pub struct ScrubOptions {
+    /// Replace player names and clans with pseudonyms (see the [module docs](self)).
+    pub names: Option<Pseudonyms>,
+    /// Drop console commands that carry credentials and pseudonymise account names.
+    pub credentials: bool,
+    /// Empty every DROP reason.
+    pub drop_reasons: bool,
+    /// Header keys whose values are emptied (`version` cannot be).
+    pub clear_header: Vec<String>,
+    /// Chat to remove.
+    pub chat: Option<ChatFilter>,
+}
+
+impl ScrubOptions {
+    /// Everything: names (with `key`, if given), credentials, drop reasons, all chat, and
+    /// the header keys of [`DEFAULT_HEADER_KEYS`].
+    pub fn all(key: Option<Vec<u8>>) -> Self {
+        ScrubOptions {
+            names: Some(Pseudonyms { key }),
+            credentials: true,
+            drop_reasons: true,
+            clear_header: DEFAULT_HEADER_KEYS.iter().map(|&k| k.to_owned()).collect(),
+            chat: Some(ChatFilter::All),
+        }
+    }
+}
+
+/// Original → pseudonym, for each kind of name that was replaced (names that were already
+/// pseudonyms are not listed). Invalid UTF-8 is shown replaced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Mapping {
+    /// Player names.
+    pub names: BTreeMap<String, String>,
+    /// Clans.
+    pub clans: BTreeMap<String, String>,
+    /// Account names (AUTH_INIT, AUTH_LOGIN), with [`ScrubOptions::credentials`].
+    pub accounts: BTreeMap<String, String>,
+}
+
+impl Mapping {
+    /// Whether nothing was replaced.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.clans.is_empty() && self.accounts.is_empty()
+    }
+}
+
+/// What [`scrub`] changed. Scrubbing its output again with the same options reports no
+/// change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ScrubReport {
+    /// Size of the input.
+    pub input_len: usize,
+    /// Size of the output.
+    pub output_len: u64,
+    /// Messages read (FINISH included).
+    pub messages: u64,
+    /// Messages copied as stored.
+    pub messages_kept: u64,
+    /// Player names rewritten (PLAYER_NAME records and name fields of client messages).
+    pub names_rewritten: u64,
+    /// Clan fields rewritten.
+    pub clans_rewritten: u64,
+    /// Account names rewritten.
+    pub accounts_rewritten: u64,
+    /// Free-text fields in which names were replaced (console arguments, drop reasons, chat
+    /// text, saved teams).
+    pub texts_rewritten: u64,
+    /// DROP reasons emptied.
+    pub reasons_cleared: u64,
+    /// Messages dropped, by kind: `CONSOLE_COMMAND <cmd>`, `MESSAGE <message name>`, or an
+    /// EX record's kind name.
+    pub dropped: BTreeMap<String, u64>,
+    /// Header keys whose values were emptied, and `config.<variable>` for credential
+    /// variables taken out of `config`.
+    pub header_cleared: Vec<String>,
+    /// Whether the input (and so the output) ends with FINISH.
+    pub finished: bool,
+    /// The pseudonyms given.
+    pub mapping: Mapping,
+}
+
+impl ScrubReport {
+    /// Messages dropped, of all kinds.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.values().sum()
+    }
+
+    /// Whether the output differs from the input.
+    pub fn changed(&self) -> bool {
+        self.names_rewritten
+            + self.clans_rewritten
+            + self.accounts_rewritten
+            + self.texts_rewritten
+            + self.reasons_cleared
+            + self.dropped_total()
+            > 0
+            || !self.header_cleared.is_empty()
+    }
+}
+
+/// Why a file cannot be scrubbed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScrubError {
+    /// The options ask for something that cannot be done (clearing `version`).
+    #[error("{0}")]
+    Options(String),
+    /// The file UUID or the JSON header cannot be read.
+    #[error("the header cannot be read: {0}")]
+    Header(#[source] ReadError),
+    /// A message does not read (cut short, unknown, or bytes after FINISH): nothing is
+    /// written, since what follows cannot be checked (`demokit repair` keeps the complete
+    /// messages).
+    #[error("{0}; nothing was written (`demokit repair` keeps every complete message)")]
+    Read(#[source] ReadError),
+    /// Writing failed: an I/O error of the sink, or a rewritten message that does not
+    /// encode (the offset is the input message's).
+    #[error("at byte {offset}: {source}")]
+    Write {
+        /// Offset of the input message being written (the body's start for the header).
+        offset: u64,
+        /// What went wrong.
+        #[source]
+        source: WriteError,
+    },
+}
+
+impl ScrubError {
+    /// The byte offset of the input the error is about, if there is one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            ScrubError::Options(_) => None,
+            ScrubError::Header(e) | ScrubError::Read(e) => Some(e.offset),
+            ScrubError::Write { offset, .. } => Some(*offset),
+        }
+    }
+}
+
+/// HMAC-SHA256 (RFC 2104), written out over `sha2` rather than adding a crate for ten
+/// lines.
+fn hmac_sha256(key: &[u8], message: &[&[u8]]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut k = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        k[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = Sha256::new();
+    inner.update(k.map(|b| b ^ 0x36));
+    for part in message {
+        inner.update(part);
+    }
+    let mut outer = Sha256::new();
+    outer.update(k.map(|b| b ^ 0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
+/// One kind of name: its pseudonyms' prefix and how many hex digits a keyed one has.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Kind {
+    Name,
+    Clan,
+    Account,
+}
+
+impl Kind {
+    const fn prefix(self) -> &'static [u8] {
+        match self {
+            Kind::Name => b"player-",
+            Kind::Clan => b"clan-",
+            Kind::Account => b"account-",
+        }
+    }
+
+    /// Hex digits of a keyed pseudonym: what fits DDNet's buffers (16 bytes with the NUL
+    /// for names, 12 for clans).
+    const fn hex_len(self) -> usize {
+        match self {
+            Kind::Name | Kind::Account => 8,
+            Kind::Clan => 6,
+        }
+    }
+
+    /// The number of a counted pseudonym, `Some(0)` for a keyed one, `None` if `bytes` is
+    /// not shaped like a pseudonym of this kind.
+    fn pseudonym_number(self, bytes: &[u8]) -> Option<u64> {
+        let rest = bytes.strip_prefix(self.prefix())?;
+        let is_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+        if rest.len() == self.hex_len() && rest.iter().all(is_hex) {
+            return Some(0);
+        }
+        if (1..=9).contains(&rest.len()) && rest[0] != b'0' && rest.iter().all(u8::is_ascii_digit) {
+            return std::str::from_utf8(rest).ok()?.parse().ok();
+        }
+        None
+    }
+}
+
+/// A name to hide in free text and its pseudonym.
+type Replacement = (Vec<u8>, Vec<u8>);
+
+/// A client message split around its string fields: the bytes before them, the strings
+/// (without their NULs) and the bytes after.
+type Split<'a> = (&'a [u8], Vec<&'a [u8]>, &'a [u8]);
+
+/// The pseudonyms of one file: every name found in it, mapped.
+#[derive(Default)]
+struct Names {
+    /// Pseudonym by kind and original, identity for names already pseudonyms.
+    map: HashMap<(Kind, Vec<u8>), Vec<u8>>,
+    /// Names to hide in free text: original and pseudonym, by first byte, longest first.
+    by_first: HashMap<u8, Vec<Replacement>>,
+    mapping: Mapping,
+}
+
+impl Names {
+    /// Maps every name of `found` (in order of appearance, by kind).
+    fn build(found: &[(Kind, Vec<u8>)], key: Option<&[u8]>) -> Names {
+        let mut names = Names::default();
+        let mut taken: HashMap<Kind, std::collections::HashSet<u64>> = HashMap::new();
+        for (kind, name) in found {
+            if let Some(n) = kind.pseudonym_number(name) {
+                taken.entry(*kind).or_default().insert(n);
+            }
+        }
+        let mut next: HashMap<Kind, u64> = HashMap::new();
+        for (kind, name) in found {
+            if name.is_empty() || names.map.contains_key(&(*kind, name.clone())) {
+                continue;
+            }
+            let pseudonym = if kind.pseudonym_number(name).is_some() {
+                name.clone()
+            } else if let Some(key) = key {
+                let tag: &[u8] = match kind {
+                    Kind::Name => b"name\0",
+                    Kind::Clan => b"clan\0",
+                    Kind::Account => b"account\0",
+                };
+                let mac = hmac_sha256(key, &[tag, name]);
+                let mut p = kind.prefix().to_vec();
+                p.extend_from_slice(
+                    hex::encode(mac)
+                        .as_bytes()
+                        .get(..kind.hex_len())
+                        .unwrap_or(&[]),
+                );
+                p
+            } else {
+                let counter = next.entry(*kind).or_insert(0);
+                let taken = taken.entry(*kind).or_default();
+                loop {
+                    *counter += 1;
+                    if !taken.contains(counter) {
+                        break;
+                    }
+                }
+                let mut p = kind.prefix().to_vec();
+                p.extend_from_slice(counter.to_string().as_bytes());
+                p
+            };
+            if pseudonym != *name {
+                let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                let list = match kind {
+                    Kind::Name => &mut names.mapping.names,
+                    Kind::Clan => &mut names.mapping.clans,
+                    Kind::Account => &mut names.mapping.accounts,
+                };
+                list.insert(shown(name), shown(&pseudonym));
+                names
+                    .by_first
+                    .entry(name[0])
+                    .or_default()
+                    .push((name.clone(), pseudonym.clone()));
+            }
+            names.map.insert((*kind, name.clone()), pseudonym);
+        }
+        // Longest first, so that a name containing another is replaced whole.
+        for list in names.by_first.values_mut() {
+            list.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+            list.dedup_by(|a, b| a.0 == b.0);
+        }
+        names
+    }
+
+    /// The pseudonym of a name of `kind` (the name itself if it was not found).
+    fn get<'a>(&'a self, kind: Kind, name: &'a [u8]) -> &'a [u8] {
+        self.map
+            .get(&(kind, name.to_vec()))
+            .map_or(name, Vec::as_slice)
+    }
+
+    /// `text` with every name replaced (names of fewer than three bytes only when they are
+    /// the whole text), or `None` when there is nothing to replace.
+    fn replace_in(&self, text: &[u8]) -> Option<Vec<u8>> {
+        if let Some(list) = text.first().and_then(|b| self.by_first.get(b))
+            && let Some((_, p)) = list.iter().find(|(n, _)| n == text)
+        {
+            return Some(p.clone());
+        }
+        let mut out: Option<Vec<u8>> = None;
+        let mut i = 0;
+        while i < text.len() {
+            let hit = self.by_first.get(&text[i]).and_then(|list| {
+                list.iter()
+                    .find(|(n, _)| n.len() >= 3 && text[i..].starts_with(n))
+            });
+            match hit {
+                Some((n, p)) => {
+                    let o = out.get_or_insert_with(|| text[..i].to_vec());
+                    o.extend_from_slice(p);
+                    i += n.len();
+                }
+                None => {
+                    if let Some(o) = &mut out {
+                        o.push(text[i]);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `bytes` hold a name of three bytes or more.
+    fn found_in(&self, bytes: &[u8]) -> bool {
+        (0..bytes.len()).any(|i| {
+            self.by_first.get(&bytes[i]).is_some_and(|list| {
+                list.iter()
+                    .any(|(n, _)| n.len() >= 3 && bytes[i..].starts_with(n))
+            })
+        })
+    }
+}
+
+/// Each client id's protocol, as the join-version records announce it (a 0.7 client's
+/// messages are recorded as it sent them).
+struct Protocols {
+    sixup: [bool; 128],
+    next: [bool; 128],
+}
+
+impl Protocols {
+    fn new() -> Self {
+        Protocols {
+            sixup: [false; 128],
+            next: [false; 128],
+        }
+    }
+
+    fn slot(cid: i32) -> Option<usize> {
+        usize::try_from(cid).ok().filter(|&c| c < 128)
+    }
+
+    fn follow(&mut self, message: &Message<'_>) {
+        match message {
+            Message::Ex(Ex::JoinVer7 { cid }) | Message::Ex(Ex::JoinVer6 { cid }) => {
+                if let Some(c) = Self::slot(*cid) {
+                    self.next[c] = matches!(message, Message::Ex(Ex::JoinVer7 { .. }));
+                }
+            }
+            Message::Join { cid } => {
+                if let Some(c) = Self::slot(*cid) {
+                    self.sixup[c] = std::mem::take(&mut self.next[c]);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn of(&self, cid: i32) -> Protocol {
+        match Self::slot(cid) {
+            Some(c) if self.sixup[c] => Protocol::Seven,
+            _ => Protocol::Six,
+        }
+    }
+}
+
+/// What a client message is, for scrubbing.
+enum Said {
+    /// `Cl_StartInfo`/`Cl_ChangeInfo`: name and clan are the first two fields.
+    Info,
+    /// `Cl_Say`: `ints` ints before the text; whether it is team chat or a whisper.
+    Say {
+        ints: usize,
+        team: bool,
+        whisper: bool,
+    },
+    /// Anything else.
+    Other,
+}
+
+fn classify(message: &AnyMessage<'_>) -> Said {
+    match message {
+        AnyMessage::Six(six::Message::ClStartInfo(_) | six::Message::ClChangeInfo(_))
+        | AnyMessage::Seven(seven::Message::ClStartInfo(_)) => Said::Info,
+        AnyMessage::Six(six::Message::ClSay(m)) => {
+            let text = &m.message.0;
+            let whisper = [&b"/w "[..], b"/whisper ", b"/c ", b"/converse "]
+                .iter()
+                .any(|p| text.starts_with(p));
+            Said::Say {
+                ints: 1,
+                team: m.team != 0,
+                whisper,
+            }
+        }
+        AnyMessage::Seven(seven::Message::ClSay(m)) => Said::Say {
+            ints: 2,
+            team: m.mode == 2,
+            whisper: m.mode == 3,
+        },
+        _ => Said::Other,
+    }
+}
+
+/// The message's bytes up to its first string field after `ints` ints, and the rest:
+/// `(head, strings, tail)` with `count` strings, or `None` if they do not unpack.
+fn split_strings(data: &[u8], ints: usize, count: usize) -> Option<Split<'_>> {
+    let mut u = Unpacker::new(data);
+    unpack_message_id(&mut u)?;
+    for _ in 0..ints {
+        u.int()?;
+    }
+    let head = &data[..u.position()];
+    let mut strings = Vec::with_capacity(count);
+    for _ in 0..count {
+        strings.push(u.str()?);
+    }
+    Some((head, strings, &data[u.position()..]))
+}
+
+/// Empties the header keys asked for; returns the keys it changed.
+fn clear_header(
+    header: &mut Header,
+    keys: &[String],
+    credentials: bool,
+) -> Result<Vec<String>, ScrubError> {
+    let mut cleared = Vec::new();
+    for key in keys {
+        let empty_str = |v: &mut Option<String>| match v {
+            Some(s) if !s.is_empty() => {
+                s.clear();
+                true
+            }
+            _ => false,
+        };
+        let changed = match key.as_str() {
+            "version" => {
+                return Err(ScrubError::Options(
+                    "the header's version cannot be cleared: readers need it".into(),
+                ));
+            }
+            "comment" => empty_str(&mut header.comment),
+            "version_minor" => empty_str(&mut header.version_minor),
+            "game_uuid" => empty_str(&mut header.game_uuid),
+            "prev_game_uuid" => empty_str(&mut header.prev_game_uuid),
+            "server_version" => empty_str(&mut header.server_version),
+            "start_time" => empty_str(&mut header.start_time),
+            "server_name" => empty_str(&mut header.server_name),
+            "server_port" => empty_str(&mut header.server_port),
+            "game_type" => empty_str(&mut header.game_type),
+            "map_name" => empty_str(&mut header.map_name),
+            "map_size" => empty_str(&mut header.map_size),
+            "map_sha256" => empty_str(&mut header.map_sha256),
+            "map_crc" => empty_str(&mut header.map_crc),
+            "prng_description" => empty_str(&mut header.prng_description),
+            "config" | "tuning" => {
+                let pairs = if key == "config" {
+                    &mut header.config
+                } else {
+                    &mut header.tuning
+                };
+                match pairs {
+                    Some(p) if !p.is_empty() => {
+                        p.clear();
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            "uuids" => match &mut header.uuids {
+                Some(u) if !u.is_empty() => {
+                    u.clear();
+                    true
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        // Known keys holding another kind of value, and unknown keys, are in `extra`.
+        let mut changed_extra = false;
+        for (k, v) in &mut header.extra {
+            if k == key && *v != Value::String(String::new()) {
+                *v = Value::String(String::new());
+                changed_extra = true;
+            }
+        }
+        if (changed || changed_extra) && !cleared.contains(key) {
+            cleared.push(key.clone());
+        }
+    }
+    if credentials && let Some(config) = &mut header.config {
+        config.retain(|(k, _)| {
+            let secret = CREDENTIAL_COMMANDS.contains(&k.as_str());
+            if secret {
+                cleared.push(format!("config.{k}"));
+            }
+            !secret
+        });
+    }
+    Ok(cleared)
+}
+
+/// Writes `input` with what `options` asks for taken out (see the [module docs](self)).
+///
+/// The whole input is read first; a file that does not read to its end is refused before
+/// anything is written. On a write error the sink may hold part of the output.
+pub fn scrub<W: Write>(
+    input: &[u8],
+    options: &ScrubOptions,
+    out: W,
+) -> Result<ScrubReport, ScrubError> {
+    let slice = TeehistorianSlice::parse(input).map_err(ScrubError::Header)?;
+    let body = slice.body_offset() as u64;
+
+    // Pass 1: check that every message reads, and find the names in order of appearance.
+    let mut found = Vec::new();
+    let mut protocols = Protocols::new();
+    let mut messages = slice.messages();
+    for item in messages.by_ref() {
+        let item = item.map_err(ScrubError::Read)?;
+        protocols.follow(&item.message);
+        match item.message {
+            Message::Ex(Ex::PlayerName { name, .. }) => {
+                found.push((Kind::Name, name.as_bytes().to_vec()))
+            }
+            Message::Ex(Ex::AuthInit { auth_name, .. } | Ex::AuthLogin { auth_name, .. })
+                if options.credentials =>
+            {
+                found.push((Kind::Account, auth_name.as_bytes().to_vec()))
+            }
+            Message::NetMessage { cid, data } => {
+                let message = protocols.of(cid).unpack_message(data).message;
+                if let Said::Info = classify(&message)
+                    && let Some((_, strings, _)) = split_strings(data, 0, 2)
+                {
+                    found.push((Kind::Name, strings[0].to_vec()));
+                    found.push((Kind::Clan, strings[1].to_vec()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let finished = messages.finished();
+    if !options.credentials {
+        found.retain(|(k, _)| *k != Kind::Account);
+    }
+    let names = match &options.names {
+        Some(p) => Names::build(&found, p.key.as_deref()),
+        None if options.credentials => {
+            // Accounts are pseudonymised with credentials even when names are not.
+            found.retain(|(k, _)| *k == Kind::Account);
+            Names::build(&found, None)
+        }
+        None => Names::default(),
+    };
+
+    let mut header = slice.header().clone();
+    let cleared = clear_header(&mut header, &options.clear_header, options.credentials)?;
+    let mut report = ScrubReport {
+        input_len: input.len(),
+        finished,
+        header_cleared: cleared,
+        mapping: names.mapping.clone(),
+        ..ScrubReport::default()
+    };
+    let json = if report.header_cleared.is_empty() {
+        slice.header_json().to_vec()
+    } else {
+        let mut json = Vec::new();
+        header.write_json(&mut json);
+        json
+    };
+    let mut w =
+        TeehistorianWriter::with_header_json(out, &json).map_err(|source| ScrubError::Write {
+            offset: body,
+            source,
+        })?;
+
+    // Pass 2: write.
+    let mut scrubber = Scrubber {
+        options,
+        names: &names,
+        protocols: Protocols::new(),
+        report: &mut report,
+    };
+    for item in slice.messages() {
+        let item = item.map_err(ScrubError::Read)?;
+        scrubber.report.messages += 1;
+        scrubber.protocols.follow(&item.message);
+        let write = |w: &mut TeehistorianWriter<W>, m: &Message<'_>| {
+            w.write(m).map(drop).map_err(|source| ScrubError::Write {
+                offset: item.offset,
+                source,
+            })
+        };
+        match scrubber.decide(&item) {
+            Action::Keep => {
+                scrubber.report.messages_kept += 1;
+                w.write_item(&item).map_err(|source| ScrubError::Write {
+                    offset: item.offset,
+                    source,
+                })?;
+            }
+            Action::Drop(kind) => *scrubber.report.dropped.entry(kind).or_insert(0) += 1,
+            Action::Command {
+                cid,
+                flags,
+                cmd,
+                args,
+            } => {
+                let list: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+                let message = Message::ConsoleCommand {
+                    cid,
+                    flags,
+                    cmd: RawStr(cmd),
+                    args: Args::list(&list),
+                };
+                write(&mut w, &message)?;
+            }
+            Action::Rewrite(owned) => write(&mut w, &owned.message())?,
+        }
+    }
+    let sink_len = w.position();
+    w.into_inner().map_err(|source| ScrubError::Write {
+        offset: input.len() as u64,
+        source,
+    })?;
+    report.output_len = sink_len;
+    Ok(report)
+}
+
+/// A rewritten message, owning its new strings.
+enum Owned {
+    Drop {
+        cid: i32,
+        reason: Vec<u8>,
+    },
+    NetMessage {
+        cid: i32,
+        data: Vec<u8>,
+    },
+    PlayerName {
+        cid: i32,
+        name: Vec<u8>,
+    },
+    Auth {
+        login: bool,
+        cid: i32,
+        level: i32,
+        name: Vec<u8>,
+    },
+    Save {
+        load: bool,
+        team: i32,
+        save_id: uuid::Uuid,
+        team_save: Vec<u8>,
+    },
+}
+
+impl Owned {
+    fn message(&self) -> Message<'_> {
+        match self {
+            Owned::Drop { cid, reason } => Message::Drop {
+                cid: *cid,
+                reason: RawStr(reason),
+            },
+            Owned::NetMessage { cid, data } => Message::NetMessage { cid: *cid, data },
+            Owned::PlayerName { cid, name } => Message::Ex(Ex::PlayerName {
+                cid: *cid,
+                name: RawStr(name),
+            }),
+            Owned::Auth {
+                login,
+                cid,
+                level,
+                name,
+            } => {
+                let (cid, level, auth_name) = (*cid, *level, RawStr(name));
+                Message::Ex(if *login {
+                    Ex::AuthLogin {
+                        cid,
+                        level,
+                        auth_name,
+                    }
+                } else {
+                    Ex::AuthInit {
+                        cid,
+                        level,
+                        auth_name,
+                    }
+                })
+            }
+            Owned::Save {
+                load,
+                team,
+                save_id,
+                team_save,
+            } => {
+                let (team, save_id, team_save) = (*team, *save_id, RawStr(team_save));
+                Message::Ex(if *load {
+                    Ex::LoadSuccess {
+                        team,
+                        save_id,
+                        team_save,
+                    }
+                } else {
+                    Ex::SaveSuccess {
+                        team,
+                        save_id,
+                        team_save,
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// What to do with one message.
+enum Action<'a> {
+    Keep,
+    Drop(String),
+    Command {
+        cid: i32,
+        flags: i32,
+        cmd: &'a [u8],
+        args: Vec<Vec<u8>>,
+    },
+    Rewrite(Owned),
+}
+
+struct Scrubber<'o> {
+    options: &'o ScrubOptions,
+    names: &'o Names,
+    protocols: Protocols,
+    report: &'o mut ScrubReport,
+}
+
+impl Scrubber<'_> {
+    /// Free text with names replaced, when names are scrubbed.
+    fn text(&self, text: &[u8]) -> Option<Vec<u8>> {
+        self.options.names.as_ref()?;
+        self.names.replace_in(text)
+    }
+
+    fn decide<'a>(&mut self, item: &MessageAt<'a>) -> Action<'a> {
+        let options = self.options;
+        match item.message {
+            Message::ConsoleCommand {
+                cid,
+                flags,
+                cmd,
+                args,
+            } => {
+                let name = cmd.as_bytes();
+                let is = |list: &[&str]| list.iter().any(|c| c.as_bytes() == name);
+                let whisper_filter =
+                    matches!(options.chat, Some(ChatFilter::All | ChatFilter::Whispers));
+                if (options.credentials && is(CREDENTIAL_COMMANDS))
+                    || (whisper_filter && is(WHISPER_COMMANDS))
+                {
+                    return Action::Drop(format!("CONSOLE_COMMAND {}", cmd.to_string_lossy()));
+                }
+                let mut changed = false;
+                let args: Vec<Vec<u8>> = args
+                    .iter()
+                    .map(|a| match self.text(a.as_bytes()) {
+                        Some(new) => {
+                            changed = true;
+                            new
+                        }
+                        None => a.as_bytes().to_vec(),
+                    })
+                    .collect();
+                if !changed {
+                    return Action::Keep;
+                }
+                if item.cut_args > 0 {
+                    // Re-encoded whole, a command that DDNet's old packer cut would read
+                    // differently in a file of that packer: drop it instead.
+                    return Action::Drop(format!("CONSOLE_COMMAND {}", cmd.to_string_lossy()));
+                }
+                self.report.texts_rewritten += 1;
+                Action::Command {
+                    cid,
+                    flags,
+                    cmd: name,
+                    args,
+                }
+            }
+            Message::Drop { cid, reason } => {
+                let new = if options.drop_reasons && !reason.is_empty() {
+                    self.report.reasons_cleared += 1;
+                    Vec::new()
+                } else if let Some(new) = self.text(reason.as_bytes()) {
+                    self.report.texts_rewritten += 1;
+                    new
+                } else {
+                    return Action::Keep;
+                };
+                Action::Rewrite(Owned::Drop { cid, reason: new })
+            }
+            Message::NetMessage { cid, data } => self.net_message(cid, data),
+            Message::Ex(ex) => self.ex(ex),
+            _ => Action::Keep,
+        }
+    }
+
+    fn net_message<'a>(&mut self, cid: i32, data: &'a [u8]) -> Action<'a> {
+        let message = self.protocols.of(cid).unpack_message(data).message;
+        let dropped = || Action::Drop(format!("MESSAGE {}", message.name()));
+        match classify(&message) {
+            Said::Say {
+                ints,
+                team,
+                whisper,
+            } => {
+                let drop = match self.options.chat {
+                    Some(ChatFilter::All) => true,
+                    Some(ChatFilter::Team) => team,
+                    Some(ChatFilter::Whispers) => whisper,
+                    None => false,
+                };
+                if drop {
+                    return dropped();
+                }
+                if self.options.names.is_none() {
+                    return Action::Keep;
+                }
+                let Some((head, strings, tail)) = split_strings(data, ints, 1) else {
+                    // Not a whole Cl_Say after all: keep it only if it shows no name.
+                    return if self.names.found_in(data) {
+                        dropped()
+                    } else {
+                        Action::Keep
+                    };
+                };
+                let Some(text) = self.names.replace_in(strings[0]) else {
+                    return Action::Keep;
+                };
+                self.report.texts_rewritten += 1;
+                let mut new = head.to_vec();
+                new.extend_from_slice(&text);
+                new.push(0);
+                new.extend_from_slice(tail);
+                Action::Rewrite(Owned::NetMessage { cid, data: new })
+            }
+            Said::Info if self.options.names.is_some() => {
+                let Some((head, strings, tail)) = split_strings(data, 0, 2) else {
+                    return if self.names.found_in(data) {
+                        dropped()
+                    } else {
+                        Action::Keep
+                    };
+                };
+                let name = self.names.get(Kind::Name, strings[0]);
+                let clan = self.names.get(Kind::Clan, strings[1]);
+                if name == strings[0] && clan == strings[1] {
+                    return Action::Keep;
+                }
+                self.report.names_rewritten += u64::from(name != strings[0]);
+                self.report.clans_rewritten += u64::from(clan != strings[1]);
+                let mut new = head.to_vec();
+                for s in [name, clan] {
+                    new.extend_from_slice(s);
+                    new.push(0);
+                }
+                new.extend_from_slice(tail);
+                Action::Rewrite(Owned::NetMessage { cid, data: new })
+            }
+            Said::Info => Action::Keep,
+            Said::Other if self.options.names.is_some() && self.names.found_in(data) => dropped(),
+            Said::Other => Action::Keep,
+        }
+    }
+
+    fn ex<'a>(&mut self, ex: Ex<'a>) -> Action<'a> {
+        let options = self.options;
+        match ex {
+            Ex::PlayerName { cid, name } if options.names.is_some() => {
+                let new = self.names.get(Kind::Name, name.as_bytes());
+                if new == name.as_bytes() {
+                    return Action::Keep;
+                }
+                self.report.names_rewritten += 1;
+                Action::Rewrite(Owned::PlayerName {
+                    cid,
+                    name: new.to_vec(),
+                })
+            }
+            Ex::AuthInit {
+                cid,
+                level,
+                auth_name,
+            }
+            | Ex::AuthLogin {
+                cid,
+                level,
+                auth_name,
+            } => {
+                let login = matches!(ex, Ex::AuthLogin { .. });
+                let old = auth_name.as_bytes();
+                let new = if options.credentials {
+                    let new = self.names.get(Kind::Account, old);
+                    if new == old {
+                        return Action::Keep;
+                    }
+                    self.report.accounts_rewritten += 1;
+                    new.to_vec()
+                } else if let Some(new) = self.text(old) {
+                    self.report.texts_rewritten += 1;
+                    new
+                } else {
+                    return Action::Keep;
+                };
+                Action::Rewrite(Owned::Auth {
+                    login,
+                    cid,
+                    level,
+                    name: new,
+                })
+            }
+            Ex::SaveSuccess {
+                team,
+                save_id,
+                team_save,
+            }
+            | Ex::LoadSuccess {
+                team,
+                save_id,
+                team_save,
+            } => {
+                let Some(new) = self.text(team_save.as_bytes()) else {
+                    return Action::Keep;
+                };
+                self.report.texts_rewritten += 1;
+                Action::Rewrite(Owned::Save {
+                    load: matches!(ex, Ex::LoadSuccess { .. }),
+                    team,
+                    save_id,
+                    team_save: new,
+                })
+            }
+            Ex::Antibot { data } | Ex::Unknown { data, .. }
+                if options.names.is_some() && self.names.found_in(data) =>
+            {
+                Action::Drop(Message::Ex(ex).kind_name().into_owned())
+            }
+            _ => Action::Keep,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        // Test case 2 of RFC 4231.
+        let mac = hmac_sha256(b"Jefe", &[b"what do ya want ", b"for nothing?"]);
+        assert_eq!(
+            hex::encode(mac),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // Test case 6: a key longer than the block is hashed first.
+        let mac = hmac_sha256(
+            &[0xaa; 131],
+            &[b"Test Using Larger Than Block-Size Key - Hash Key First"],
+        );
+        assert_eq!(
+            hex::encode(mac),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
+    #[test]
+    fn pseudonym_shapes() {
+        assert_eq!(Kind::Name.pseudonym_number(b"player-12"), Some(12));
+        assert_eq!(Kind::Name.pseudonym_number(b"player-0a1b2c3d"), Some(0));
+        assert_eq!(Kind::Name.pseudonym_number(b"player-01"), None);
+        assert_eq!(Kind::Name.pseudonym_number(b"player-"), None);
+        assert_eq!(Kind::Clan.pseudonym_number(b"clan-abcdef"), Some(0));
+        assert_eq!(Kind::Clan.pseudonym_number(b"player-1"), None);
+    }
+
+    #[test]
+    fn counters_skip_taken_numbers_and_keep_pseudonyms() {
+        let found = [
+            (Kind::Name, b"alice".to_vec()),
+            (Kind::Name, b"player-1".to_vec()),
+            (Kind::Name, b"bob".to_vec()),
+            (Kind::Name, b"alice".to_vec()),
+        ];
+        let names = Names::build(&found, None);
+        assert_eq!(names.get(Kind::Name, b"alice"), b"player-2");
+        assert_eq!(names.get(Kind::Name, b"player-1"), b"player-1");
+        assert_eq!(names.get(Kind::Name, b"bob"), b"player-3");
+        assert_eq!(
+            names.replace_in(b"kick alice and bob, not al").as_deref(),
+            Some(&b"kick player-2 and player-3, not al"[..])
+        );
+        assert_eq!(names.replace_in(b"nothing here"), None);
+    }
+
+    #[test]
+    fn short_names_are_replaced_only_whole() {
+        let names = Names::build(&[(Kind::Name, b"ab".to_vec())], Some(b"k"));
+        let p = names.get(Kind::Name, b"ab").to_vec();
+        assert_eq!(p.len(), 15);
+        assert_eq!(names.replace_in(b"ab"), Some(p));
+        assert_eq!(names.replace_in(b"abc"), None);
+        assert!(!names.found_in(b"xxabxx"));
+    }
+}
