@@ -146,6 +146,45 @@ impl EditOutputArgs {
     }
 }
 
+impl EditOutputArgs {
+    /// Whether --force was given (for a command's second output file).
+    pub(crate) fn force(&self) -> bool {
+        self.force
+    }
+}
+
+/// Checks a command's second output file (such as `scrub --mapping`) before any work:
+/// not standard output, not the input, not the main output, and an existing file only
+/// with `force` (exit 2 on a refusal).
+pub(crate) fn side_file(
+    input: &Path,
+    main: &Destination,
+    path: &Path,
+    force: bool,
+) -> Outcome<Destination> {
+    if is_stdin(path) {
+        complain(path, "this output must be a file, not standard output");
+        return Err(Stop(Exit::Usage));
+    }
+    let mut others: Vec<&Path> = Vec::new();
+    if !is_stdin(input) {
+        others.push(input);
+    }
+    if !main.stdout {
+        others.push(&main.path);
+    }
+    if others.contains(&path) {
+        complain(path, "this output is also the input or the main output");
+        return Err(Stop(Exit::Usage));
+    }
+    output::check_output(path, overwrite(force), &others).map_err(|e| failure(&e, ""))?;
+    Ok(Destination {
+        path: path.to_path_buf(),
+        overwrite: overwrite(force),
+        stdout: false,
+    })
+}
+
 impl ChangeOutputArgs {
     /// Checks the output against `input` before any work is done (exit 2 on a refusal),
     /// as [`EditOutputArgs::destination`] does; `None` when neither `-o` nor `--in-place`

@@ -560,3 +560,148 @@ pub(crate) fn dump_snapshots(file: &Path, data: &[u8], json: bool) -> Outcome {
     warn_skipped(file, replay.skipped());
     out.flush()
 }
+
+/// `scrub --chat`: which chat to drop.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum ChatArg {
+    /// Every chat message and whisper.
+    All,
+    /// Whispers only.
+    Whispers,
+    /// Team chat only.
+    Team,
+}
+
+/// The scrub command line, beside its input and output.
+#[derive(Debug)]
+pub(crate) struct ScrubRequest<'a> {
+    pub(crate) names: bool,
+    pub(crate) key_file: Option<&'a Path>,
+    pub(crate) mapping: Option<&'a Path>,
+    pub(crate) credentials: bool,
+    pub(crate) drop_reasons: bool,
+    pub(crate) clear_header: &'a [String],
+    pub(crate) chat: Option<ChatArg>,
+    pub(crate) all: bool,
+    pub(crate) force: bool,
+}
+
+/// The key of `--key-file`: its bytes, without a final newline (so that `echo KEY > FILE`
+/// and a file written without one give the same pseudonyms).
+fn read_key(path: &Path) -> Result<Vec<u8>, Stop> {
+    let mut key = std::fs::read(path).map_err(|e| {
+        complain(path, format_args!("cannot read the key file: {e}"));
+        Stop(super::Exit::Io)
+    })?;
+    if key.ends_with(b"\n") {
+        key.pop();
+        if key.ends_with(b"\r") {
+            key.pop();
+        }
+    }
+    if key.is_empty() {
+        complain(path, "the key file is empty");
+        return Err(Stop(super::Exit::Usage));
+    }
+    Ok(key)
+}
+
+/// `demokit scrub IN OUT ...`: teehistorian files; demos are refused (not supported yet).
+pub(crate) fn scrub_file(
+    input: &Path,
+    output: &Destination,
+    request: &ScrubRequest<'_>,
+    json: bool,
+) -> Outcome {
+    use demokit::teehistorian::scrub::{ChatFilter, Pseudonyms, ScrubOptions, scrub};
+    let mapping = request
+        .mapping
+        .map(|path| super::destination::side_file(input, output, path, request.force))
+        .transpose()?;
+    let key = request.key_file.map(read_key).transpose()?;
+    let mut options = if request.all {
+        ScrubOptions::all(key.clone())
+    } else {
+        ScrubOptions::default()
+    };
+    if request.names || key.is_some() {
+        options.names = Some(Pseudonyms { key });
+    }
+    options.credentials |= request.credentials;
+    options.drop_reasons |= request.drop_reasons;
+    for k in request.clear_header {
+        if !options.clear_header.contains(k) {
+            options.clear_header.push(k.clone());
+        }
+    }
+    if let Some(chat) = request.chat {
+        options.chat = Some(match chat {
+            ChatArg::All => ChatFilter::All,
+            ChatArg::Whispers => ChatFilter::Whispers,
+            ChatArg::Team => ChatFilter::Team,
+        });
+    }
+    if options == ScrubOptions::default() {
+        complain(
+            input,
+            "nothing to scrub: give --all, or --names, --credentials, --drop-reasons, \
+             --clear-header or --chat",
+        );
+        return Err(Stop(super::Exit::Usage));
+    }
+    let (format, data) = super::input::load_supported(input)?;
+    if format != demokit::detect::Format::Teehistorian {
+        complain(
+            input,
+            format_args!(
+                "scrub is not supported yet for this format ({}); only teehistorian files \
+                 can be scrubbed",
+                format.name()
+            ),
+        );
+        return Err(Stop(super::Exit::Invalid));
+    }
+    let mut bytes = Vec::with_capacity(data.len());
+    let report = scrub(&data, &options, &mut bytes).map_err(|e| match e.offset() {
+        Some(offset) => {
+            complain(input, format_args!("at byte {offset}: cannot scrub: {e}"));
+            Stop(super::Exit::Invalid)
+        }
+        None => {
+            complain(input, format_args!("cannot scrub: {e}"));
+            Stop(super::Exit::Usage)
+        }
+    })?;
+    write_output(output, &bytes)?;
+    if let Some(mapping) = &mapping {
+        let mut text = serde_json::to_vec_pretty(&report.mapping).map_err(|e| {
+            complain(mapping.path(), e);
+            Stop(super::Exit::Io)
+        })?;
+        text.push(b'\n');
+        write_output(mapping, &text)?;
+    }
+    print_report(output, &report, json, |t| {
+        if !report.changed() {
+            row(t, "unchanged", "nothing to scrub was found");
+        }
+        row(t, "messages", report.messages);
+        row(t, "kept as stored", report.messages_kept);
+        row(t, "names", report.names_rewritten);
+        row(t, "clans", report.clans_rewritten);
+        row(t, "accounts", report.accounts_rewritten);
+        row(t, "texts", report.texts_rewritten);
+        row(t, "drop reasons", report.reasons_cleared);
+        for (kind, n) in &report.dropped {
+            row(t, "dropped", format_args!("{n} {kind}"));
+        }
+        if !report.header_cleared.is_empty() {
+            row(t, "header cleared", report.header_cleared.join(", "));
+        }
+        row(
+            t,
+            "pseudonyms",
+            report.mapping.names.len() + report.mapping.clans.len() + report.mapping.accounts.len(),
+        );
+    })
+}

@@ -71,10 +71,10 @@ A FILE or INPUT of - is standard input (a file named - is ./-); an OUTPUT of - i
 standard output (refused when that is a terminal), and the command's report then goes to
 stderr.
 
-The commands that write a file (rewrite, repair, convert, trim, extract-map, and markers
-with --add or --remove) never destroy their input: an OUTPUT that is the input, under any
+The commands that write a file (rewrite, repair, convert, trim, scrub, extract-map, and
+markers with --add or --remove) never destroy their input: an OUTPUT that is the input, under any
 spelling or through a hard or symbolic link, is refused (exit 2). An existing OUTPUT is
-refused too (exit 2) unless --force (-f) is given. repair and convert also take --in-place
+refused too (exit 2) unless --force (-f) is given. repair, convert and scrub also take --in-place
 instead of OUTPUT to replace the input with the result, and so does markers, which names
 its OUTPUT with -o. The result is written to a temporary file beside OUTPUT, synced to disk
 and renamed over it: a failure leaves no partial file, and any file already there stays as
@@ -222,6 +222,55 @@ enum Command {
         /// Source demos: seconds per tick, overriding the game directory's.
         #[arg(long, value_name = "SECONDS")]
         tick_interval: Option<f32>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scrubs a recording before it is shared: player names and clans become pseudonyms,
+    /// and credentials, chat, drop reasons and header fields are taken out; everything else
+    /// is kept byte for byte, at the same ticks.
+    ///
+    /// Teehistorian files only for now (a Teeworlds or Source demo exits 1). Names become
+    /// `player-<8 hex>` and `clan-<6 hex>` from HMAC-SHA256 with the key of --key-file (the
+    /// same name gets the same pseudonym in every file scrubbed with that key), or
+    /// `player-1`, `player-2`, ... per file without one. A file that does not read to its end
+    /// is refused: run `demokit repair` first. What changed is printed (JSON with --json).
+    /// At least one of --names, --credentials, --drop-reasons, --clear-header, --chat or
+    /// --all is needed.
+    Scrub {
+        /// The recording to scrub.
+        input: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: EditOutputArgs,
+        /// Replace player names and clans with pseudonyms.
+        #[arg(long)]
+        names: bool,
+        /// The pseudonyms' secret key: the file's bytes (a final newline dropped). Implies
+        /// --names. Keep it private: with it, a name's pseudonym can be checked.
+        #[arg(long, value_name = "FILE")]
+        key_file: Option<PathBuf>,
+        /// Write the pseudonyms given (original -> pseudonym) to this JSON file. Keep it
+        /// private: it undoes the scrubbing. Refused if it exists, without --force.
+        #[arg(long, value_name = "OUT.json")]
+        mapping: Option<PathBuf>,
+        /// Drop console commands carrying passwords or keys (auth_add, sv_rcon_password,
+        /// login, ...) and replace account names.
+        #[arg(long)]
+        credentials: bool,
+        /// Empty the reasons of drops.
+        #[arg(long)]
+        drop_reasons: bool,
+        /// Empty this header key (repeatable), e.g. server_name, server_port.
+        #[arg(long, value_name = "KEY")]
+        clear_header: Vec<String>,
+        /// Drop chat messages: all, whispers or team.
+        #[arg(long, value_enum, value_name = "WHICH")]
+        chat: Option<edit::ChatArg>,
+        /// Everything: --names --credentials --drop-reasons --chat all and --clear-header
+        /// for server_name and server_port.
+        #[arg(long)]
+        all: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -431,6 +480,34 @@ fn main() -> ExitCode {
         } => output
             .destination(input)
             .and_then(|output| repair_file(input, &output, *tick_interval, *json)),
+        Command::Scrub {
+            input,
+            output,
+            names,
+            key_file,
+            mapping,
+            credentials,
+            drop_reasons,
+            clear_header,
+            chat,
+            all,
+            json,
+        } => {
+            let request = edit::ScrubRequest {
+                names: *names,
+                key_file: key_file.as_deref(),
+                mapping: mapping.as_deref(),
+                credentials: *credentials,
+                drop_reasons: *drop_reasons,
+                clear_header,
+                chat: *chat,
+                all: *all,
+                force: output.force(),
+            };
+            output
+                .destination(input)
+                .and_then(|output| edit::scrub_file(input, &output, &request, *json))
+        }
         Command::Convert {
             input,
             output,
