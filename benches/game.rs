@@ -32,6 +32,7 @@
 //! benchmark says so.
 
 mod common;
+mod ratio;
 
 use common::load;
 use criterion::{
@@ -41,6 +42,7 @@ use demokit::twdemo::game::{GameReplay, GameTick};
 use demokit::twdemo::replay::SnapshotReplay;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
 use libtw2_demo::ddnet::{Chunk as Libtw2Chunk, DemoReader, Warning};
+use ratio::Ratio;
 use std::hint::black_box;
 use std::io::Cursor;
 
@@ -212,6 +214,15 @@ fn game(c: &mut Criterion) {
         assert_eq!(o.items, r.items, "{}", demo.label);
     }
 
+    Ratio::measure(
+        || {
+            (demos.iter())
+                .map(|d| world(black_box(&d.data)).ticks as u64)
+                .sum()
+        },
+        || libtw2.iter_mut().map(|l| l.run().ticks as u64).sum(),
+    )
+    .print("game/world vs libtw2 typed reader/all");
     let mut group = c.benchmark_group("game");
     group.sample_size(SAMPLES);
     group.sampling_mode(SamplingMode::Flat);

@@ -47,8 +47,10 @@ const RECORD_TICKS: i32 = 2_000;
 /// Samples for the whole-file benchmarks (each iteration reads ~55 MB).
 const SAMPLES: usize = 10;
 
+mod ratio;
 #[path = "../tests/common/server.rs"]
 mod server;
+use ratio::Ratio;
 use server::{large_generated as large_file, record_generated as record};
 
 /// What a consumer of the messages computes: a count, and a checksum over the fields of
@@ -181,6 +183,15 @@ fn bench(c: &mut Criterion) {
     let record_messages = demokit_parse(&record(Vec::new(), RECORD_TICKS, FlushPolicy::Never));
     eprintln!("record: {RECORD_TICKS} ticks, {record_messages} messages");
 
+    Ratio::measure(|| demokit_parse(&data), || crate_parse(&data))
+        .print("teehistorian/parse demokit vs teehistorian crate");
+    Ratio::measure(|| demokit_stream(&data), || crate_parse(&data))
+        .print("teehistorian/parse demokit-stream vs teehistorian crate");
+    Ratio::measure(
+        || demokit_fold(&data).messages,
+        || crate_fold(&data).messages,
+    )
+    .print("teehistorian/fold demokit vs teehistorian crate");
     let mut group = c.benchmark_group("teehistorian");
     group.sample_size(SAMPLES);
     group.throughput(Throughput::Bytes(data.len() as u64));

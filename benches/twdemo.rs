@@ -10,16 +10,21 @@
 //!   libtw2_packer's int packing, then libtw2_huffman (`compress` for the tight rule,
 //!   `compress_bug` for the trailing-byte rule). Throughput is the compressed output bytes.
 //!
+//! Each group first prints demokit's speed-up over libtw2 from alternating rounds
+//! ([`ratio::Ratio`]: median and quartiles), per demo and for all three.
+//!
 //! The files are loaded, and the inputs prepared, outside the timed loops. Without
 //! `../shared` there is nothing to measure and the benchmark says so.
 
 mod common;
+mod ratio;
 
 use common::{Loaded, load};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use demokit::codec::huffman::LengthRule;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder, PayloadEncoder};
 use libtw2_demo::{RawChunk, Reader, Warning};
+use ratio::Ratio;
 use std::hint::black_box;
 use std::io::Cursor;
 
@@ -112,6 +117,22 @@ fn decode(c: &mut Criterion) {
             demo.label
         );
     }
+    for (demo, l) in demos.iter().zip(&mut libtw2) {
+        Ratio::measure(
+            || demokit_decode(black_box(&demo.data), &mut decoder) as u64,
+            || l.decode() as u64,
+        )
+        .print(&format!("decode/demokit vs libtw2/{}", demo.label));
+    }
+    Ratio::measure(
+        || {
+            (demos.iter())
+                .map(|d| demokit_decode(black_box(&d.data), &mut decoder) as u64)
+                .sum()
+        },
+        || libtw2.iter_mut().map(|l| l.decode() as u64).sum(),
+    )
+    .print("decode/demokit vs libtw2/all");
     for (demo, l) in demos.iter().zip(&mut libtw2) {
         group.throughput(Throughput::Bytes(demo.payload_bytes));
         group.bench_function(BenchmarkId::new("demokit", demo.label), |b| {
@@ -209,6 +230,21 @@ fn encode(c: &mut Criterion) {
     let total_payload: u64 = demos.iter().map(|d| d.payload_bytes).sum();
     assert_eq!(output_bytes, total_payload);
 
+    Ratio::measure(
+        || {
+            (chunks.iter())
+                .map(|c| encoder.encode(black_box(&c.ints), c.rule).len() as u64)
+                .sum()
+        },
+        || {
+            (chunks.iter())
+                .map(|c| {
+                    libtw2_encode(black_box(&c.ints), c.rule, &mut packed, &mut out).len() as u64
+                })
+                .sum()
+        },
+    )
+    .print("encode/demokit vs libtw2/all");
     let mut group = c.benchmark_group("encode");
     group.sample_size(SAMPLES);
     group.throughput(Throughput::Bytes(output_bytes));
