@@ -5,6 +5,11 @@ under a directory; both give a :class:`Recording` whose tables (``files``, ``cha
 ``players``, ``ticks``, ``inputs``, ``frames``) are ``pyarrow.Table`` objects, handed over
 from Rust through the Arrow C stream interface without copying. Reading releases the GIL,
 so threads read files in parallel. The columns are those of ``demokit export``.
+
+``demokit.rewrite``, ``repair``, ``trim`` and ``convert`` turn one recording into another
+file as the command-line tool's commands of those names do: never a partial output, never
+over the input, over an existing file only with ``overwrite=True``; each returns the
+library's report as a dict.
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ __all__ = [
     "read_bytes",
     "detect_format",
     "schema",
+    "rewrite",
+    "repair",
+    "trim",
+    "convert",
     "SCHEMA_VERSION",
     "__version__",
 ]
@@ -176,3 +185,61 @@ READ_FORMATS = ("TwDemo", "Teehistorian", "SourceDemo")
 def schema(table: str) -> pa.Schema:
     """The Arrow schema of ``table`` (one of :attr:`Recording.TABLES`)."""
     return pa.table(_demokit.empty_table(table)).schema
+
+
+def _edited(call, input: PathLike, output: PathLike, *args) -> Dict[str, Any]:
+    return json.loads(_wrapped(call, os.fspath(input), os.fspath(output), *args))
+
+
+def rewrite(input: PathLike, output: PathLike, *, overwrite: bool = False) -> Dict[str, Any]:  # noqa: A002
+    """Decodes every record of ``input`` and encodes it again into ``output``: a recording
+    demokit reads comes out byte for byte. Returns the statistics (records re-encoded,
+    kept as stored); a file that breaks off is written up to the break and the dict's
+    ``error`` says why. Raises :class:`DemokitError` when nothing could be written."""
+    return _edited(_demokit.rewrite_file, input, output, overwrite)
+
+
+def repair(
+    input: PathLike,  # noqa: A002
+    output: PathLike,
+    *,
+    overwrite: bool = False,
+    tick_interval: Optional[float] = None,
+) -> Dict[str, Any]:
+    """Writes a cut-off or unfinished recording as a complete one (every complete record
+    kept, the end and the header's totals as the recorder would have written them).
+    ``tick_interval``: seconds per tick, for Source demos of unknown games. Returns the
+    report."""
+    return _edited(_demokit.repair_file, input, output, overwrite, tick_interval)
+
+
+def trim(
+    input: PathLike,  # noqa: A002
+    output: PathLike,
+    *,
+    start: Union[int, str, None] = None,
+    end: Union[int, str, None] = None,
+    overwrite: bool = False,
+) -> Dict[str, Any]:
+    """Keeps the ticks ``start`` to ``end`` (both kept) of a Teeworlds demo or a
+    teehistorian file. Each is a tick (``1500``), seconds (``"30s"``: from a demo's first
+    tick, from tick 0 in a teehistorian file) or a demo's timeline marker (``"m1"``);
+    ``None``: the first or the last tick. A demo starts with a rebuilt keyframe; a
+    teehistorian file with the state a reader needs (see ``demokit trim``). Returns the
+    report."""
+
+    def bound(value: Union[int, str, None]) -> Optional[str]:
+        return None if value is None else str(value)
+
+    return _edited(_demokit.trim_file, input, output, bound(start), bound(end), overwrite)
+
+
+def convert(
+    input: PathLike,  # noqa: A002
+    output: PathLike,
+    version: int,
+    *,
+    overwrite: bool = False,
+) -> Dict[str, Any]:
+    """Converts a Teeworlds demo to another demo version (3 to 6). Returns the report."""
+    return _edited(_demokit.convert_file, input, output, version, overwrite)

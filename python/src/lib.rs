@@ -11,6 +11,8 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use demokit::detect::{Format, detect};
 use demokit::export::{Exporter, Table, modified_ns};
+use demokit::output::{Overwrite, check_output, write_atomically};
+use demokit::twdemo::trim::RangeBound;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -330,6 +332,205 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
     read.map_err(|message| native_error(message, None, &path))
 }
 
+/// What an editing function failed with: the message and the byte offset, if it has one.
+type EditError = (String, Option<u64>);
+
+/// The library's report as JSON.
+fn report_json<S: serde::Serialize>(report: &S) -> String {
+    serde_json::to_string(report).unwrap_or_default()
+}
+
+/// Reads `input` and detects its format, refusing files demokit does not read.
+fn load_recording(input: &Path) -> Result<(Format, Vec<u8>), EditError> {
+    let data = std::fs::read(input).map_err(|e| (format!("cannot read: {e}"), None))?;
+    match detect(&data) {
+        Some(format) if readable(&data) => Ok((format, data)),
+        Some(format) => Err((format!("{format:?} files are not read by demokit"), Some(0))),
+        None => Err((
+            "not a recording demokit knows (Teeworlds demo, teehistorian, Source demo)".to_owned(),
+            Some(0),
+        )),
+    }
+}
+
+/// Writes `bytes` to `output` through the library's atomic output: never a partial file,
+/// never over the input, over an existing file only if `overwrite`.
+fn write_output(
+    input: &Path,
+    output: &Path,
+    overwrite: bool,
+    bytes: &[u8],
+) -> Result<(), EditError> {
+    let overwrite = if overwrite {
+        Overwrite::Replace
+    } else {
+        Overwrite::Refuse
+    };
+    check_output(output, overwrite, &[input]).map_err(|e| (e.to_string(), None))?;
+    write_atomically(output, overwrite, bytes).map_err(|e| (e.to_string(), None))
+}
+
+/// Runs an editing function with the GIL released and turns its error into
+/// `NativeError` for `input`.
+fn edit(
+    py: Python<'_>,
+    input: &Path,
+    work: impl FnOnce() -> Result<String, EditError> + Send,
+) -> PyResult<String> {
+    py.detach(work)
+        .map_err(|(message, offset)| native_error(message, offset, input))
+}
+
+/// Decodes every record of `input` and encodes it again into `output` (the library's
+/// `rewrite` of its format); returns the statistics as JSON. A file that breaks off is
+/// written up to the break, and the JSON names the error.
+#[pyfunction]
+#[pyo3(signature = (input, output, overwrite = false))]
+fn rewrite_file(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    overwrite: bool,
+) -> PyResult<String> {
+    edit(py, &input, || {
+        let (format, data) = load_recording(&input)?;
+        let mut bytes = Vec::with_capacity(data.len());
+        fn done<S: serde::Serialize, E: std::fmt::Display>(
+            result: Result<(&mut Vec<u8>, S), (S, E)>,
+        ) -> (serde_json::Value, Option<String>) {
+            match result {
+                Ok((_, stats)) => (serde_json::to_value(&stats).unwrap_or_default(), None),
+                Err((stats, e)) => (
+                    serde_json::to_value(&stats).unwrap_or_default(),
+                    Some(e.to_string()),
+                ),
+            }
+        }
+        let (mut stats, error) = match format {
+            Format::Teehistorian => done(demokit::teehistorian::rewrite(&data, &mut bytes)),
+            Format::SourceDemo => done(demokit::source::writer::rewrite(&data, &mut bytes)),
+            _ => done(demokit::twdemo::demo::rewrite(&data, &mut bytes)),
+        };
+        if let Some(message) = &error {
+            if bytes.is_empty() {
+                return Err((message.clone(), None));
+            }
+            stats["error"] = serde_json::Value::String(message.clone());
+        }
+        write_output(&input, &output, overwrite, &bytes)?;
+        Ok(stats.to_string())
+    })
+}
+
+/// Repairs a cut-off or unfinished recording of any format into `output` (the library's
+/// `repair` of its format); returns the report as JSON. `tick_interval` is for Source
+/// demos only.
+#[pyfunction]
+#[pyo3(signature = (input, output, overwrite = false, tick_interval = None))]
+fn repair_file(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    overwrite: bool,
+    tick_interval: Option<f32>,
+) -> PyResult<String> {
+    edit(py, &input, || {
+        let (format, data) = load_recording(&input)?;
+        let refused = |e: &dyn std::fmt::Display| (format!("cannot be repaired: {e}"), None);
+        let (bytes, report) = match format {
+            Format::TwDemo => {
+                let (bytes, report) =
+                    demokit::twdemo::repair::repair(&data).map_err(|e| refused(&e))?;
+                (bytes, report_json(&report))
+            }
+            Format::Teehistorian => {
+                let (bytes, report) =
+                    demokit::teehistorian::repair(&data).map_err(|e| refused(&e))?;
+                (bytes, report_json(&report))
+            }
+            _ => {
+                let options = demokit::source::repair::RepairOptions { tick_interval };
+                let repaired =
+                    demokit::source::repair::repair(&data, &options).map_err(|e| refused(&e))?;
+                (repaired.bytes, report_json(&repaired.report))
+            }
+        };
+        write_output(&input, &output, overwrite, &bytes)?;
+        Ok(report)
+    })
+}
+
+/// Keeps the ticks `start..=end` of a Teeworlds demo or a teehistorian file (each a tick,
+/// `"30s"` or, for demos, a timeline marker `"m1"`; `None`: the first or last tick);
+/// returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (input, output, start = None, end = None, overwrite = false))]
+fn trim_file(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    start: Option<String>,
+    end: Option<String>,
+    overwrite: bool,
+) -> PyResult<String> {
+    edit(py, &input, || {
+        let bound = |text: Option<String>| -> Result<Option<RangeBound>, EditError> {
+            text.map(|t| t.parse::<RangeBound>().map_err(|e| (e.to_string(), None)))
+                .transpose()
+        };
+        let (from, to) = (bound(start)?, bound(end)?);
+        let (format, data) = load_recording(&input)?;
+        match format {
+            Format::TwDemo => {
+                let (first, last) = demokit::twdemo::trim::resolve_range(&data, from, to)
+                    .map_err(|e| (e.to_string(), None))?;
+                let (bytes, report) = demokit::twdemo::trim::trim(&data, first, last)
+                    .map_err(|e| (e.to_string(), e.offset()))?;
+                write_output(&input, &output, overwrite, &bytes)?;
+                Ok(report_json(&report))
+            }
+            Format::Teehistorian => {
+                let range = demokit::teehistorian::cut::resolve_range(&data, from, to)
+                    .map_err(|e| (e.to_string(), None))?;
+                let mut bytes = Vec::with_capacity(data.len());
+                let report = demokit::teehistorian::cut::cut(&data, range, &mut bytes)
+                    .map_err(|e| (e.to_string(), None))?;
+                write_output(&input, &output, overwrite, &bytes)?;
+                Ok(report_json(&report))
+            }
+            other => Err((
+                format!("trim needs a Teeworlds demo or a teehistorian file, not {other:?}"),
+                None,
+            )),
+        }
+    })
+}
+
+/// Converts a Teeworlds demo to another demo version (3 to 6); returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (input, output, version, overwrite = false))]
+fn convert_file(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    version: u8,
+    overwrite: bool,
+) -> PyResult<String> {
+    edit(py, &input, || {
+        let (format, data) = load_recording(&input)?;
+        if format != Format::TwDemo {
+            return Err((
+                format!("convert needs a Teeworlds demo, not {format:?}"),
+                None,
+            ));
+        }
+        let (bytes, report) =
+            demokit::twdemo::convert::convert(&data, version).map_err(|e| (e.to_string(), None))?;
+        write_output(&input, &output, overwrite, &bytes)?;
+        Ok(report_json(&report))
+    })
+}
+
 /// The native module `demokit._demokit`.
 #[pymodule]
 fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -344,5 +545,9 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
     m.add_function(wrap_pyfunction!(empty_table, m)?)?;
     m.add_function(wrap_pyfunction!(summary, m)?)?;
+    m.add_function(wrap_pyfunction!(rewrite_file, m)?)?;
+    m.add_function(wrap_pyfunction!(repair_file, m)?)?;
+    m.add_function(wrap_pyfunction!(trim_file, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_file, m)?)?;
     Ok(())
 }

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pytest
 
@@ -169,3 +170,83 @@ def test_the_readme_example_runs():
         exec(compile(code, "README.md", "exec"), {})
     finally:
         os.chdir(old)
+
+
+def test_rewrite_gives_the_same_bytes_for_every_format(tmp_path):
+    inputs = [FIXTURE]
+    if (SHARED / "facts.json").is_file():
+        inputs += [
+            SHARED / "teehistorian" / "v2_ddnet201_dm1.teehistorian",
+            next(p for p in sorted((SHARED / "source").iterdir()) if p.suffix == ".dem"
+                 and demokit.detect_format(p.read_bytes()[:16]) == "SourceDemo"),
+        ]
+    for i, path in enumerate(inputs):
+        out = tmp_path / f"out-{i}{path.suffix}"
+        stats = demokit.rewrite(path, out)
+        assert isinstance(stats, dict) and "error" not in stats, (path, stats)
+        assert out.read_bytes() == path.read_bytes(), path
+
+
+def test_edits_never_overwrite_unless_asked_and_never_the_input(tmp_path):
+    out = tmp_path / "out.demo"
+    out.write_bytes(b"keep me")
+    with pytest.raises(demokit.DemokitError) as caught:
+        demokit.rewrite(FIXTURE, out)
+    assert "exists" in caught.value.message
+    assert out.read_bytes() == b"keep me"
+    demokit.rewrite(FIXTURE, out, overwrite=True)
+    assert out.read_bytes() == FIXTURE.read_bytes()
+    copy = tmp_path / "copy.demo"
+    copy.write_bytes(FIXTURE.read_bytes())
+    with pytest.raises(demokit.DemokitError):
+        demokit.repair(copy, copy, overwrite=True)
+    assert copy.read_bytes() == FIXTURE.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.demo", "out.demo"]
+
+
+def test_repair_trim_and_convert_give_files_that_open(tmp_path):
+    data = FIXTURE.read_bytes()
+    cut = tmp_path / "cut.demo"
+    cut.write_bytes(data[: len(data) - 37])
+    repaired = tmp_path / "repaired.demo"
+    report = demokit.repair(cut, repaired)
+    assert report["chunks_kept"] > 0
+    assert demokit.open(repaired).error is None
+    assert demokit.open(repaired).header["length"] == report["new_length"]
+
+    header = demokit.open(FIXTURE).header
+    first, last = header["first_tick"], header["last_tick"]
+    trimmed = tmp_path / "trimmed.demo"
+    report = demokit.trim(FIXTURE, trimmed, start=first + 10, end="1s")
+    rec = demokit.open(trimmed)
+    assert rec.error is None
+    assert rec.header["first_tick"] == first + 10
+    assert rec.header["last_tick"] <= first + 50
+    with pytest.raises(demokit.DemokitError):
+        demokit.trim(FIXTURE, tmp_path / "reversed.demo", start=last, end=first)
+
+    v5 = tmp_path / "v5.demo"
+    demokit.convert(FIXTURE, v5, 5)
+    assert demokit.open(v5).header["version"] == 5
+    back = tmp_path / "v6.demo"
+    demokit.convert(v5, back, 6)
+    assert back.read_bytes() == FIXTURE.read_bytes()
+
+
+def test_a_teehistorian_file_trims_to_the_same_positions():
+    path = shared() / "teehistorian" / "v2_ddnet201_dm1.teehistorian"
+    whole = demokit.open(path)
+    first = whole.header["first_tick"]
+    last = whole.header["last_tick"]
+    start = first + (last - first) // 3
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / f"demokit-trim-{os.getpid()}.teehistorian"
+    try:
+        report = demokit.trim(path, out, start=start, end=last)
+        assert isinstance(report, dict)
+        cut = demokit.open(out)
+        assert cut.error is None
+        cols = [c for c in whole.ticks().schema.names if c != "path"]
+        theirs = whole.ticks().filter(pc.greater_equal(whole.ticks()["tick"], start))
+        assert cut.ticks().select(cols).equals(theirs.select(cols))
+    finally:
+        out.unlink(missing_ok=True)

@@ -444,7 +444,7 @@ impl SnapshotReader {
         if !self.todo.is_sorted() {
             self.todo.sort_unstable();
         }
-        merge_sorted(&mut self.todo, &self.rereads, &mut self.merged);
+        merge_sorted(&self.todo, &self.rereads, &mut self.merged);
         std::mem::swap(&mut self.todo, &mut self.merged);
         self.todo.dedup();
         self.world.begin_snapshot_again();
