@@ -306,7 +306,7 @@ fn hmac_sha256(key: &[u8], message: &[&[u8]]) -> [u8; 32] {
 
 /// One kind of name: its pseudonyms' prefix and how many hex digits a keyed one has.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     Name,
     Clan,
     Account,
@@ -354,17 +354,17 @@ type Split<'a> = (&'a [u8], Vec<&'a [u8]>, &'a [u8]);
 
 /// The pseudonyms of one file: every name found in it, mapped.
 #[derive(Default)]
-struct Names {
+pub(crate) struct Names {
     /// Pseudonym by kind and original, identity for names already pseudonyms.
     map: HashMap<(Kind, Vec<u8>), Vec<u8>>,
     /// Names to hide in free text: original and pseudonym, by first byte, longest first.
     by_first: HashMap<u8, Vec<Replacement>>,
-    mapping: Mapping,
+    pub(crate) mapping: Mapping,
 }
 
 impl Names {
     /// Maps every name of `found` (in order of appearance, by kind).
-    fn build(found: &[(Kind, Vec<u8>)], key: Option<&[u8]>) -> Names {
+    pub(crate) fn build(found: &[(Kind, Vec<u8>)], key: Option<&[u8]>) -> Names {
         let mut names = Names::default();
         let mut taken: HashMap<Kind, std::collections::HashSet<u64>> = HashMap::new();
         for (kind, name) in found {
@@ -432,7 +432,7 @@ impl Names {
     }
 
     /// The pseudonym of a name of `kind` (the name itself if it was not found).
-    fn get<'a>(&'a self, kind: Kind, name: &'a [u8]) -> &'a [u8] {
+    pub(crate) fn get<'a>(&'a self, kind: Kind, name: &'a [u8]) -> &'a [u8] {
         self.map
             .get(&(kind, name.to_vec()))
             .map_or(name, Vec::as_slice)
@@ -440,7 +440,7 @@ impl Names {
 
     /// `text` with every name replaced (names of fewer than three bytes only when they are
     /// the whole text), or `None` when there is nothing to replace.
-    fn replace_in(&self, text: &[u8]) -> Option<Vec<u8>> {
+    pub(crate) fn replace_in(&self, text: &[u8]) -> Option<Vec<u8>> {
         if let Some(list) = text.first().and_then(|b| self.by_first.get(b))
             && let Some((_, p)) = list.iter().find(|(n, _)| n == text)
         {
@@ -471,7 +471,7 @@ impl Names {
     }
 
     /// Whether `bytes` hold a name of three bytes or more.
-    fn found_in(&self, bytes: &[u8]) -> bool {
+    pub(crate) fn found_in(&self, bytes: &[u8]) -> bool {
         (0..bytes.len()).any(|i| {
             self.by_first.get(&bytes[i]).is_some_and(|list| {
                 list.iter()

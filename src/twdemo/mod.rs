@@ -27,7 +27,7 @@ pub use container::strategies;
 #[doc(no_inline)]
 pub use container::{demo, error, format, payload, reader, summary, writer};
 #[doc(no_inline)]
-pub use edit::{convert, markers, repair, trim, validate};
+pub use edit::{convert, markers, repair, scrub, trim, validate};
 #[doc(no_inline)]
 pub use snapshot::{delta, recorder, replay};
 

@@ -606,7 +606,8 @@ fn read_key(path: &Path) -> Result<Vec<u8>, Stop> {
     Ok(key)
 }
 
-/// `demokit scrub IN OUT ...`: teehistorian files; demos are refused (not supported yet).
+/// `demokit scrub IN OUT ...`: teehistorian files and Teeworlds/DDNet demos (Source demos
+/// are refused: not supported yet).
 pub(crate) fn scrub_file(
     input: &Path,
     output: &Destination,
@@ -650,12 +651,23 @@ pub(crate) fn scrub_file(
         return Err(Stop(super::Exit::Usage));
     }
     let (format, data) = super::input::load_supported(input)?;
+    if format == demokit::detect::Format::TwDemo {
+        return scrub_demo(
+            input,
+            output,
+            mapping.as_ref(),
+            request,
+            options,
+            &data,
+            json,
+        );
+    }
     if format != demokit::detect::Format::Teehistorian {
         complain(
             input,
             format_args!(
                 "scrub is not supported yet for this format ({}); only teehistorian files \
-                 can be scrubbed",
+                 and Teeworlds/DDNet demos can be scrubbed",
                 format.name()
             ),
         );
@@ -702,6 +714,87 @@ pub(crate) fn scrub_file(
             t,
             "pseudonyms",
             report.mapping.names.len() + report.mapping.clans.len() + report.mapping.accounts.len(),
+        );
+    })
+}
+
+/// `demokit scrub` on a Teeworlds/DDNet demo: names and chat (`--all` means `--names --chat
+/// all`); `--credentials`, `--drop-reasons` and `--clear-header` mean nothing for a demo and
+/// are refused (exit 2) before anything is written.
+fn scrub_demo(
+    input: &Path,
+    output: &Destination,
+    mapping: Option<&Destination>,
+    request: &ScrubRequest<'_>,
+    options: demokit::teehistorian::scrub::ScrubOptions,
+    data: &[u8],
+    json: bool,
+) -> Outcome {
+    use demokit::twdemo::scrub::{ScrubError, ScrubOptions, scrub};
+    let mut given = Vec::new();
+    if request.credentials {
+        given.push("--credentials");
+    }
+    if request.drop_reasons {
+        given.push("--drop-reasons");
+    }
+    if !request.clear_header.is_empty() {
+        given.push("--clear-header");
+    }
+    if !given.is_empty() {
+        complain(
+            input,
+            format_args!(
+                "{} mean(s) nothing for a demo (it has no console commands, drop reasons or \
+                 JSON header); a demo takes --names, --key-file, --chat and --all",
+                given.join(", ")
+            ),
+        );
+        return Err(Stop(super::Exit::Usage));
+    }
+    let options = ScrubOptions {
+        names: options.names,
+        chat: options.chat,
+        ..ScrubOptions::default()
+    };
+    let (bytes, report) = scrub(data, &options).map_err(|e| match (&e, e.offset()) {
+        (ScrubError::Options(_), _) | (_, None) => {
+            complain(input, format_args!("cannot scrub: {e}"));
+            Stop(super::Exit::Usage)
+        }
+        (_, Some(offset)) => {
+            complain(input, format_args!("at byte {offset}: cannot scrub: {e}"));
+            Stop(super::Exit::Invalid)
+        }
+    })?;
+    write_output(output, &bytes)?;
+    if let Some(mapping) = mapping {
+        let mut text = serde_json::to_vec_pretty(&report.mapping).map_err(|e| {
+            complain(mapping.path(), e);
+            Stop(super::Exit::Io)
+        })?;
+        text.push(b'\n');
+        write_output(mapping, &text)?;
+    }
+    print_report(output, &report, json, |t| {
+        if !report.changed() {
+            row(t, "unchanged", "nothing to scrub was found");
+        }
+        row(t, "chunks", report.chunks);
+        row(t, "kept as stored", report.chunks_kept);
+        row(t, "keyframes edited", report.snapshots_rewritten);
+        row(t, "deltas edited", report.deltas_rewritten);
+        row(t, "messages edited", report.messages_rewritten);
+        row(t, "names", report.names_rewritten);
+        row(t, "clans", report.clans_rewritten);
+        row(t, "texts", report.texts_rewritten);
+        for (kind, n) in &report.dropped {
+            row(t, "dropped", format_args!("{n} {kind}"));
+        }
+        row(
+            t,
+            "pseudonyms",
+            report.mapping.names.len() + report.mapping.clans.len(),
         );
     })
 }

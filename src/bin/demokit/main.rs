@@ -230,7 +230,11 @@ enum Command {
     /// and credentials, chat, drop reasons and header fields are taken out; everything else
     /// is kept byte for byte, at the same ticks.
     ///
-    /// Teehistorian files only for now (a Teeworlds or Source demo exits 1). Names become
+    /// Teehistorian files and Teeworlds/DDNet demos (a Source demo exits 1). In a demo the
+    /// names and clans of ClientInfo items and 0.7 Sv_ClientInfo messages become pseudonyms
+    /// (names in chat, broadcasts, the MOTD and votes too), --chat drops Sv_Chat chunks, and
+    /// --all means --names --chat all; --credentials, --drop-reasons and --clear-header mean
+    /// nothing for a demo and are refused (exit 2). Names become
     /// `player-<8 hex>` and `clan-<6 hex>` from HMAC-SHA256 with the key of --key-file (the
     /// same name gets the same pseudonym in every file scrubbed with that key), or
     /// `player-1`, `player-2`, ... per file without one. A file that does not read to its end

@@ -4,6 +4,7 @@
 //! * [`convert`]: between versions 3 to 6, payloads untouched.
 //! * [`repair`]: a recording cut off mid-write made whole again, and the embedded map.
 //! * [`markers`]: the timeline markers listed, set, added or removed, nothing else touched.
+//! * [`scrub`]: player names and clans made pseudonyms and chat taken out, before sharing.
 //! * [`validate`]: what DDNet's player would reject.
 //!
 //! Each reads a file through the [container layer](super::container), rebuilds snapshots
@@ -12,5 +13,6 @@
 pub mod convert;
 pub mod markers;
 pub mod repair;
+pub mod scrub;
 pub mod trim;
 pub mod validate;
