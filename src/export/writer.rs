@@ -8,7 +8,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -245,6 +245,10 @@ impl DatasetWriter {
             .set_data_page_size_limit(PAGE_BYTES)
             .set_dictionary_page_size_limit(PAGE_BYTES)
             .set_data_page_row_count_limit(PAGE_ROWS)
+            // Page-level statistics (the column and offset indexes) are held for every
+            // page until the file is closed, so they grow with the rows written: the row
+            // groups' own statistics, in the footer, are what readers prune with.
+            .set_statistics_enabled(EnabledStatistics::Chunk)
             .set_key_value_metadata(Some(vec![KeyValue::new(
                 "demokit.schema_version".to_owned(),
                 SCHEMA_VERSION.to_string(),
