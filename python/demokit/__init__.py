@@ -34,6 +34,7 @@ __all__ = [
     "repair",
     "trim",
     "convert",
+    "TeehistorianRecorder",
     "SCHEMA_VERSION",
     "__version__",
 ]
@@ -243,3 +244,82 @@ def convert(
 ) -> Dict[str, Any]:
     """Converts a Teeworlds demo to another demo version (3 to 6). Returns the report."""
     return _edited(_demokit.convert_file, input, output, version, overwrite)
+
+
+class TeehistorianRecorder:
+    """Records a teehistorian file as a DDNet server does, tick by tick (the library's
+    ``teehistorian::Recorder``): what a game server written in Python, or a tool making
+    test files, calls. The file is written as it grows, so a crash leaves every complete
+    tick readable (``demokit.repair`` finishes it).
+
+    Each tick: ``begin_tick(t)``, then ``begin_players()``, ``record_player(cid, x, y)`` or
+    ``record_dead_player(cid)`` per client in client id order, ``end_players()``,
+    ``begin_inputs()``, ``record_player_input(cid, unique_client_id, input)`` (the ten ints
+    of the client's input), ``end_inputs()``, ``end_tick()``. Joins, drops, messages and
+    console commands may come between. A call the recorder's rules do not allow raises
+    :class:`DemokitError` and writes nothing. ``with`` finishes the file on leaving."""
+
+    def __init__(self, path: PathLike, header: Dict[str, Any], *, overwrite: bool = False) -> None:
+        self.path = os.fspath(path)
+        self._native = _wrapped(
+            _demokit.TeehistorianRecorder, self.path, json.dumps(header), overwrite
+        )
+
+    @property
+    def tick(self) -> int:
+        """The tick being recorded."""
+        return _wrapped(lambda: self._native.tick)
+
+    def begin_tick(self, tick: int) -> None:
+        _wrapped(self._native.begin_tick, tick)
+
+    def begin_players(self) -> None:
+        _wrapped(self._native.begin_players)
+
+    def record_player(self, cid: int, x: int, y: int) -> None:
+        _wrapped(self._native.record_player, cid, x, y)
+
+    def record_dead_player(self, cid: int) -> None:
+        _wrapped(self._native.record_dead_player, cid)
+
+    def end_players(self) -> None:
+        _wrapped(self._native.end_players)
+
+    def begin_inputs(self) -> None:
+        _wrapped(self._native.begin_inputs)
+
+    def record_player_input(self, cid: int, unique_client_id: int, input: Sequence[int]) -> None:  # noqa: A002
+        _wrapped(self._native.record_player_input, cid, unique_client_id, list(input))
+
+    def end_inputs(self) -> None:
+        _wrapped(self._native.end_inputs)
+
+    def end_tick(self) -> None:
+        _wrapped(self._native.end_tick)
+
+    def record_player_join(self, cid: int, protocol: int = 6) -> None:
+        """A client joins: ``protocol`` 6 (0.6/DDNet) or 7 (0.7)."""
+        _wrapped(self._native.record_player_join, cid, protocol)
+
+    def record_player_drop(self, cid: int, reason: str = "") -> None:
+        _wrapped(self._native.record_player_drop, cid, reason)
+
+    def record_player_message(self, cid: int, data: bytes) -> None:
+        """A network message the client sent, as its packed bytes."""
+        _wrapped(self._native.record_player_message, cid, data)
+
+    def record_console_command(self, cid: int, flag_mask: int, cmd: str, args: Sequence[str] = ()) -> None:
+        _wrapped(self._native.record_console_command, cid, flag_mask, cmd, list(args))
+
+    def finish(self) -> None:
+        """Writes FINISH and closes the file."""
+        _wrapped(self._native.finish)
+
+    def __enter__(self) -> "TeehistorianRecorder":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self._native.finish()
+        except _demokit.NativeError:
+            pass  # finished already

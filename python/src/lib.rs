@@ -531,6 +531,166 @@ fn convert_file(
     })
 }
 
+/// A teehistorian recorder writing to a file, driven from Python as a server drives
+/// DDNet's: the library's [`Recorder`](demokit::teehistorian::Recorder) in an
+/// `Option` (`None` once finished). Every call's error is the recorder's, with its
+/// message; a call in the wrong phase is refused and writes nothing.
+#[pyclass(module = "demokit._demokit")]
+struct TeehistorianRecorder {
+    recorder: Option<demokit::teehistorian::Recorder<std::fs::File>>,
+    path: PathBuf,
+}
+
+impl TeehistorianRecorder {
+    fn live(&mut self) -> PyResult<&mut demokit::teehistorian::Recorder<std::fs::File>> {
+        let path = self.path.clone();
+        self.recorder
+            .as_mut()
+            .ok_or_else(|| native_error("the recording is finished".to_owned(), None, &path))
+    }
+
+    /// Runs one recorder call, turning its error into `NativeError`.
+    fn call(
+        &mut self,
+        f: impl FnOnce(
+            &mut demokit::teehistorian::Recorder<std::fs::File>,
+        ) -> Result<(), demokit::teehistorian::RecorderError>,
+    ) -> PyResult<()> {
+        let path = self.path.clone();
+        f(self.live()?).map_err(|e| native_error(e.to_string(), None, &path))
+    }
+}
+
+#[pymethods]
+impl TeehistorianRecorder {
+    /// Creates `path` (an existing file only with `overwrite`) and writes the header, from
+    /// JSON as DDNet writes it (`{"version": "2", "map_name": ..., ...}`).
+    #[new]
+    #[pyo3(signature = (path, header_json, overwrite = false))]
+    fn new(path: PathBuf, header_json: &str, overwrite: bool) -> PyResult<Self> {
+        let fail = |message: String| native_error(message, None, &path);
+        let header = demokit::teehistorian::Header::from_json(header_json.as_bytes())
+            .map_err(|e| fail(format!("bad header: {e}")))?;
+        let mode = if overwrite {
+            Overwrite::Replace
+        } else {
+            Overwrite::Refuse
+        };
+        check_output(&path, mode, &[]).map_err(|e| fail(e.to_string()))?;
+        let file = if overwrite {
+            std::fs::File::create(&path)
+        } else {
+            std::fs::File::create_new(&path)
+        }
+        .map_err(|e| fail(format!("cannot create: {e}")))?;
+        let recorder =
+            demokit::teehistorian::Recorder::new(file, &header).map_err(|e| fail(e.to_string()))?;
+        Ok(TeehistorianRecorder {
+            recorder: Some(recorder),
+            path,
+        })
+    }
+
+    /// The tick being recorded.
+    #[getter]
+    fn tick(&mut self) -> PyResult<i32> {
+        Ok(self.live()?.tick())
+    }
+
+    fn begin_tick(&mut self, tick: i32) -> PyResult<()> {
+        self.call(|r| r.begin_tick(tick))
+    }
+
+    fn begin_players(&mut self) -> PyResult<()> {
+        self.call(|r| r.begin_players())
+    }
+
+    fn record_player(&mut self, cid: i32, x: i32, y: i32) -> PyResult<()> {
+        self.call(|r| r.record_player(cid, x, y))
+    }
+
+    fn record_dead_player(&mut self, cid: i32) -> PyResult<()> {
+        self.call(|r| r.record_dead_player(cid))
+    }
+
+    fn end_players(&mut self) -> PyResult<()> {
+        self.call(|r| r.end_players())
+    }
+
+    fn begin_inputs(&mut self) -> PyResult<()> {
+        self.call(|r| r.begin_inputs())
+    }
+
+    fn record_player_input(
+        &mut self,
+        cid: i32,
+        unique_client_id: u32,
+        input: [i32; demokit::teehistorian::format::INPUT_INTS],
+    ) -> PyResult<()> {
+        self.call(|r| r.record_player_input(cid, unique_client_id, &input))
+    }
+
+    fn end_inputs(&mut self) -> PyResult<()> {
+        self.call(|r| r.end_inputs())
+    }
+
+    fn end_tick(&mut self) -> PyResult<()> {
+        self.call(|r| r.end_tick())
+    }
+
+    #[pyo3(signature = (cid, protocol = 6))]
+    fn record_player_join(&mut self, cid: i32, protocol: u8) -> PyResult<()> {
+        let protocol = match protocol {
+            6 => demokit::teehistorian::Protocol::V6,
+            7 => demokit::teehistorian::Protocol::V7,
+            other => {
+                let path = self.path.clone();
+                return Err(native_error(
+                    format!("protocol {other}: 6 (0.6/DDNet) or 7 (0.7)"),
+                    None,
+                    &path,
+                ));
+            }
+        };
+        self.call(|r| r.record_player_join(cid, protocol))
+    }
+
+    fn record_player_drop(&mut self, cid: i32, reason: &str) -> PyResult<()> {
+        self.call(|r| r.record_player_drop(cid, reason))
+    }
+
+    fn record_player_message(&mut self, cid: i32, data: &[u8]) -> PyResult<()> {
+        self.call(|r| r.record_player_message(cid, data))
+    }
+
+    fn record_console_command(
+        &mut self,
+        cid: i32,
+        flag_mask: i32,
+        cmd: &str,
+        args: Vec<String>,
+    ) -> PyResult<()> {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.call(|r| r.record_console_command(cid, flag_mask, cmd, &args))
+    }
+
+    /// Writes FINISH and closes the file; later calls are refused.
+    fn finish(&mut self) -> PyResult<()> {
+        let path = self.path.clone();
+        match self.recorder.take() {
+            Some(recorder) => recorder
+                .finish()
+                .map(drop)
+                .map_err(|e| native_error(e.to_string(), None, &path)),
+            None => Err(native_error(
+                "the recording is finished".to_owned(),
+                None,
+                &path,
+            )),
+        }
+    }
+}
+
 /// The native module `demokit._demokit`.
 #[pymodule]
 fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -539,6 +699,7 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SCHEMA_VERSION", demokit::export::SCHEMA_VERSION)?;
     m.add_class::<ArrowStream>()?;
     m.add_class::<Read>()?;
+    m.add_class::<TeehistorianRecorder>()?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_dir, m)?)?;
     m.add_function(wrap_pyfunction!(read_bytes, m)?)?;

@@ -250,3 +250,33 @@ def test_a_teehistorian_file_trims_to_the_same_positions():
         assert cut.ticks().select(cols).equals(theirs.select(cols))
     finally:
         out.unlink(missing_ok=True)
+
+
+def test_the_recorder_writes_a_file_that_reads_back(tmp_path):
+    path = tmp_path / "game.teehistorian"
+    header = {"version": "2", "map_name": "dm1", "server_name": "python test"}
+    with demokit.TeehistorianRecorder(path, header) as rec:
+        rec.record_player_join(0)
+        for tick in range(1, 51):
+            rec.begin_tick(tick)
+            rec.begin_players()
+            rec.record_player(0, 100 + tick, 200)
+            rec.end_players()
+            rec.begin_inputs()
+            rec.record_player_input(0, 1, [tick % 3 - 1, 10, 20, 0, 0, 0, 0, 0, 0, 0])
+            rec.end_inputs()
+            rec.end_tick()
+        rec.record_player_drop(0, "bye")
+        with pytest.raises(demokit.DemokitError):
+            rec.end_players()  # not in this phase: refused, nothing written
+    opened = demokit.open(path)
+    assert opened.error is None
+    assert opened.header["map_name"] == "dm1"
+    assert opened.header["finished"] is True
+    ticks = opened.ticks()
+    assert ticks.num_rows == 50
+    assert ticks.column("x").to_pylist() == [100 + t for t in range(1, 51)]
+    assert opened.inputs().num_rows > 0
+    with pytest.raises(demokit.DemokitError) as caught:
+        demokit.TeehistorianRecorder(path, header)
+    assert "exists" in caught.value.message
