@@ -16,6 +16,7 @@ mod common;
 
 use common::cli::{demokit, stderr, stdout};
 use common::temp::TempDir;
+use demokit::codec::string::NulStr;
 use demokit::gamenet::wire::IntString;
 use demokit::gamenet::{AnyMessage, PackMessage, Protocol, seven, six};
 use demokit::teehistorian::strategies::{ServerRecord, ServerTick};
@@ -360,7 +361,7 @@ fn real_demos() -> Vec<PathBuf> {
 
 #[test]
 fn real_demos_scrub_with_names_and_chat() {
-    let mut renamed = 0;
+    let (mut renamed, mut compared) = (0, 0);
     for path in real_demos() {
         let input = std::fs::read(&path).unwrap();
         let start = Instant::now();
@@ -401,9 +402,14 @@ fn real_demos_scrub_with_names_and_chat() {
         for n in &utf8 {
             assert_eq!(report.mapping.names.get(n), expected.get(n), "{n}");
         }
+        compared += utf8.len();
     }
     if common::shared_dir().is_some() {
         assert!(renamed >= 8, "only {renamed} demos had names");
+        assert!(
+            compared >= 50,
+            "{compared} pseudonyms compared with the teehistorian scrub"
+        );
     }
 }
 
@@ -452,34 +458,53 @@ const NAMES: &[&str] = &[
 const CLANS: &[&str] = &["", "Clan Foo", "Bar", "clan-abcdef"];
 
 /// One tick's events.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Event {
     /// Client `0` joins or renames to names[1], clan clans[2].
     Info(i32, usize, usize),
     Leave(i32),
-    /// Chat: team field, client, text naming names[3].
+    /// Chat: team field (0.7: mode), client, text naming names[2].
     Chat(i32, i32, usize),
     Broadcast(usize),
+    /// A kick vote on names[0] (`Sv_VoteSet`, rewritten), running or (timeout 0) ended.
+    Vote(usize, bool),
+    /// A vote option naming names[0] (`Sv_VoteOptionAdd`, rewritten).
+    VoteOption(usize),
+    /// A list of vote options naming names[0] (0.6 `Sv_VoteOptionListAdd`, dropped).
+    VoteOptionList(usize),
 }
 
 fn event() -> impl Strategy<Value = Event> {
+    let n = 0..NAMES.len();
     prop_oneof![
-        (0..4i32, 0..NAMES.len(), 0..CLANS.len()).prop_map(|(c, n, k)| Event::Info(c, n, k)),
+        (0..4i32, n.clone(), 0..CLANS.len()).prop_map(|(c, n, k)| Event::Info(c, n, k)),
         (0..4i32).prop_map(Event::Leave),
-        (-1..5i32, -1..4i32, 0..NAMES.len()).prop_map(|(t, c, n)| Event::Chat(t, c, n)),
-        (0..NAMES.len()).prop_map(Event::Broadcast),
+        (-1..8i32, -1..4i32, n.clone()).prop_map(|(t, c, n)| Event::Chat(t, c, n)),
+        n.clone().prop_map(Event::Broadcast),
+        (n.clone(), any::<bool>()).prop_map(|(n, ended)| Event::Vote(n, ended)),
+        n.clone().prop_map(Event::VoteOption),
+        n.prop_map(Event::VoteOptionList),
     ]
 }
 
-fn info_ints(name: &str, clan: &str) -> Vec<i32> {
-    let mut v = IntString::<4>::from_text(name.as_bytes())
-        .unwrap()
-        .0
-        .to_vec();
+/// The data of a 0.6 `ClientInfo` item, or a 0.7 `De_ClientInfo` item.
+fn info_ints(name: &str, clan: &str, sixup: bool) -> Vec<i32> {
+    let mut v = Vec::new();
+    if sixup {
+        v.extend([0, 0]); // local, team
+    }
+    v.extend(IntString::<4>::from_text(name.as_bytes()).unwrap().0);
     v.extend(IntString::<3>::from_text(clan.as_bytes()).unwrap().0);
     v.push(-1);
-    v.extend(IntString::<6>::from_text(b"default").unwrap().0);
-    v.extend([0, 0, 0]);
+    if sixup {
+        for _ in 0..6 {
+            v.extend(IntString::<6>::from_text(b"standard").unwrap().0);
+        }
+        v.extend([0; 12]);
+    } else {
+        v.extend(IntString::<6>::from_text(b"default").unwrap().0);
+        v.extend([0, 0, 0]);
+    }
     v
 }
 
@@ -489,11 +514,103 @@ fn pack(message: AnyMessage<'_>) -> Vec<u8> {
     out
 }
 
-/// A DDNet demo of `ticks` with the events at their ticks (a character item moves every
-/// tick, so most ticks are deltas; keyframes every 250 ticks).
-fn record(ticks: &[Vec<Event>], version: u8) -> Vec<u8> {
+fn text(t: String) -> NulStr<'static> {
+    NulStr(t.into_bytes().into())
+}
+
+/// The messages of one event (none for a 0.6 join: its name is in the snapshot only).
+fn event_messages(e: &Event, sixup: bool) -> Vec<Vec<u8>> {
+    let m = match (*e, sixup) {
+        (Event::Leave(_), _) | (Event::Info(..), false) => return vec![],
+        (Event::Info(c, n, k), true) => {
+            AnyMessage::Seven(seven::Message::SvClientInfo(seven::SvClientInfo {
+                client_id: c,
+                local: 0,
+                team: 0,
+                name: text(NAMES[n].into()),
+                clan: text(CLANS[k].into()),
+                country: -1,
+                skin_part_names: std::array::from_fn(|_| text("standard".into())),
+                use_custom_colors: [0; 6],
+                skin_part_colors: [0; 6],
+                silent: 0,
+            }))
+        }
+        (Event::Chat(team, client_id, n), false) => {
+            AnyMessage::Six(six::Message::SvChat(six::SvChat {
+                team,
+                client_id,
+                message: text(format!("hi {} and xy!", NAMES[n])),
+            }))
+        }
+        (Event::Chat(mode, client_id, n), true) => {
+            AnyMessage::Seven(seven::Message::SvChat(seven::SvChat {
+                mode,
+                client_id,
+                target_id: -1,
+                message: text(format!("hi {} and xy!", NAMES[n])),
+            }))
+        }
+        (Event::Broadcast(n), false) => {
+            AnyMessage::Six(six::Message::SvBroadcast(six::SvBroadcast {
+                message: text(NAMES[n].into()),
+            }))
+        }
+        (Event::Broadcast(n), true) => {
+            AnyMessage::Seven(seven::Message::SvBroadcast(seven::SvBroadcast {
+                message: text(NAMES[n].into()),
+            }))
+        }
+        (Event::Vote(n, ended), false) => {
+            AnyMessage::Six(six::Message::SvVoteSet(six::SvVoteSet {
+                timeout: if ended { 0 } else { 30 },
+                description: text(format!("kick {}", NAMES[n])),
+                reason: text(format!("{} is afk", NAMES[n])),
+            }))
+        }
+        (Event::Vote(n, ended), true) => {
+            AnyMessage::Seven(seven::Message::SvVoteSet(seven::SvVoteSet {
+                client_id: 0,
+                kind: 2,
+                timeout: if ended { 0 } else { 30 },
+                description: text(format!("kick {}", NAMES[n])),
+                reason: text(format!("{} is afk", NAMES[n])),
+            }))
+        }
+        (Event::VoteOption(n), false) => {
+            AnyMessage::Six(six::Message::SvVoteOptionAdd(six::SvVoteOptionAdd {
+                description: text(format!("spectate {}", NAMES[n])),
+            }))
+        }
+        (Event::VoteOption(n), true) => {
+            AnyMessage::Seven(seven::Message::SvVoteOptionAdd(seven::SvVoteOptionAdd {
+                description: text(format!("spectate {}", NAMES[n])),
+            }))
+        }
+        (Event::VoteOptionList(n), _) => AnyMessage::Six(six::Message::SvVoteOptionListAdd(
+            six::SvVoteOptionListAdd {
+                num_options: 1,
+                descriptions: std::array::from_fn(|i| {
+                    text(if i == 0 {
+                        format!("pause {}", NAMES[n])
+                    } else {
+                        String::new()
+                    })
+                }),
+            },
+        )),
+    };
+    vec![pack(m)]
+}
+
+/// A DDNet demo (0.6 or 0.7 network version) of `ticks` with the events at their ticks (an
+/// item moves every tick, so most ticks are deltas; keyframes every 250 ticks).
+fn record(ticks: &[Vec<Event>], version: u8, sixup: bool) -> Vec<u8> {
     let mut config = RecorderConfig::ddnet("scrubland", "2026-11-27_00-00-00");
     config.version = version;
+    if sixup {
+        config.net_version = "0.7 802f1be60a05665f".into();
+    }
     let map = demokit::datafile::map::minimal_map(4, 3, "demokit");
     let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
     let mut players: std::collections::BTreeMap<i32, (usize, usize)> = Default::default();
@@ -508,29 +625,19 @@ fn record(ticks: &[Vec<Event>], version: u8) -> Vec<u8> {
                 Event::Leave(c) => {
                     players.remove(&c);
                 }
-                Event::Chat(team, client_id, n) => {
-                    messages.push(pack(AnyMessage::Six(six::Message::SvChat(six::SvChat {
-                        team,
-                        client_id,
-                        message: demokit::codec::string::NulStr(
-                            format!("hi {} and xy!", NAMES[n]).into_bytes().into(),
-                        ),
-                    }))))
-                }
-                Event::Broadcast(n) => messages.push(pack(AnyMessage::Six(
-                    six::Message::SvBroadcast(six::SvBroadcast {
-                        message: demokit::codec::string::NulStr(
-                            NAMES[n].as_bytes().to_vec().into(),
-                        ),
-                    }),
-                ))),
+                _ => {}
             }
+            messages.extend(event_messages(e, sixup));
         }
         let mut b = SnapshotBuilder::new();
-        // A pickup (type 4: four ints in 0.6) that moves.
-        b.add_item(4, 0, &[tick, i as i32 % 7, 0, 0]).unwrap();
+        // An item that moves: a 0.6 pickup (type 4, four ints); in 0.7 a type without a
+        // static size.
+        let moving = if sixup { 200 } else { 4 };
+        b.add_item(moving, 0, &[tick, i as i32 % 7, 0, 0]).unwrap();
         for (&c, &(n, k)) in &players {
-            b.add_item(11, c, &info_ints(NAMES[n], CLANS[k])).unwrap();
+            let info = if sixup { 13 } else { 11 };
+            b.add_item(info, c, &info_ints(NAMES[n], CLANS[k], sixup))
+                .unwrap();
         }
         rec.record_snapshot(tick, b.finish().as_snapshot()).unwrap();
         for m in &messages {
@@ -558,10 +665,11 @@ proptest! {
     fn generated_demos_scrub(
         ticks in proptest::collection::vec(proptest::collection::vec(event(), 0..3), 2..120),
         version in 3u8..=6,
+        sixup in any::<bool>(),
         keyed in any::<bool>(),
         chat in prop_oneof![Just(None), Just(Some(ChatFilter::All)), Just(Some(ChatFilter::Team)), Just(Some(ChatFilter::Whispers))],
     ) {
-        let input = record(&ticks, version);
+        let input = record(&ticks, version, sixup);
         prop_assert!(validate(&input).accepted(), "{:?}", validate(&input));
         prop_assert_eq!(snapshots(&input).1, 0, "every delta applies");
         let options = ScrubOptions {
@@ -571,23 +679,37 @@ proptest! {
         };
         let (output, report) = check_scrub(&input, &options);
         let dropped_chat = report.dropped.get("Sv_Chat").copied().unwrap_or(0);
-        let chats: Vec<i32> = messages(&input)
+        let protocol = if sixup { Protocol::Seven } else { Protocol::Six };
+        let chats: Vec<(bool, i32)> = messages(&input)
             .iter()
             .filter(|(_, _, n)| n == "Sv_Chat")
-            .map(|(_, b, _)| match Protocol::Six.unpack_message(b).message {
-                AnyMessage::Six(six::Message::SvChat(m)) => m.team,
+            .map(|(_, b, _)| match protocol.unpack_message(b).message {
+                AnyMessage::Six(six::Message::SvChat(m)) => (false, m.team),
+                AnyMessage::Seven(seven::Message::SvChat(m)) => (true, m.mode),
                 _ => unreachable!(),
             })
             .collect();
         let expected = chats
             .iter()
-            .filter(|&&t| match chat {
+            .filter(|&&(seven, t)| match chat {
                 Some(ChatFilter::All) => true,
-                Some(ChatFilter::Team) => t == 1,
-                Some(ChatFilter::Whispers) => t == 2 || t == 3,
+                Some(ChatFilter::Team) => t == if seven { 2 } else { 1 },
+                Some(ChatFilter::Whispers) if seven => matches!(t, 3 | 6 | 7),
+                Some(ChatFilter::Whispers) => matches!(t, 2 | 3),
                 None => false,
             })
             .count() as u64;
+        // A vote option list naming a player is dropped, nothing else but chat.
+        let lists = messages(&input)
+            .iter()
+            .filter(|(_, b, n)| {
+                n == "Sv_VoteOptionListAdd"
+                    && names_of(&input)
+                        .iter()
+                        .any(|p| p.len() >= 3 && !p.starts_with(b"player-") && contains(b, p))
+            })
+            .count() as u64;
+        prop_assert_eq!(report.dropped_total(), expected + lists, "{:?}", report);
         prop_assert_eq!(dropped_chat, expected);
         // No player's name of three bytes or more in a message (a name no player had is
         // not known to be one).
@@ -612,7 +734,7 @@ fn cli_scrubs_a_demo() {
         }
     }));
     ticks.push(vec![Event::Info(0, 2, 2)]);
-    let demo = record(&ticks, 6);
+    let demo = record(&ticks, 6, false);
     let dir = TempDir::new("scrub-demo-cli");
     let input = dir.write("in.demo", &demo);
     let key = dir.write("key", b"demo scrub key\n");

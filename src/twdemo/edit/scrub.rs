@@ -15,11 +15,12 @@
 //!   counts and trailing ints unchanged), so the player rebuilds the edited snapshot at
 //!   every tick. Deltas that do not touch a `ClientInfo` item stay byte for byte: the items
 //!   they change are the same in both snapshots. Names are replaced inside the text of
-//!   `Sv_Chat`, `Sv_Broadcast`, `Sv_Motd` and `Sv_VoteSet` (description and reason), as the
-//!   teehistorian scrub replaces them in free text (a name of one or two bytes only where it
-//!   is the whole text). Any other message whose bytes still hold a name of three bytes or
-//!   more (a vote option naming a player, an unknown message) is dropped: its fields are not
-//!   known well enough to rewrite. `Sv_KillMsg` holds client ids only and stays.
+//!   `Sv_Chat`, `Sv_Broadcast`, `Sv_Motd`, `Sv_VoteSet` (description and reason),
+//!   `Sv_VoteOptionAdd` and `Sv_VoteOptionRemove`, as the teehistorian scrub replaces them
+//!   in free text (a name of one or two bytes only where it is the whole text). Any other
+//!   message whose bytes still hold a name of three bytes or more (0.6's
+//!   `Sv_VoteOptionListAdd`, an unknown message) is dropped: its fields are not known well
+//!   enough to rewrite. `Sv_KillMsg` holds client ids only and stays.
 //! * **Chat** ([`ScrubOptions::chat`]): `Sv_Chat` message chunks are dropped: all of them;
 //!   with [`ChatFilter::Team`] 0.6 chat with `team` 1 and 0.7 chat in mode 2 (team); with
 //!   [`ChatFilter::Whispers`] DDNet's whispers (0.6 `team` 2 and 3, `TEAM_WHISPER_SEND` and
@@ -242,6 +243,17 @@ fn shape(message: &AnyMessage<'_>) -> Shape {
         AnyMessage::Six(six::Message::SvVoteSet(_)) => Shape::Text {
             ints: 1,
             strings: 2,
+        },
+        AnyMessage::Seven(seven::Message::SvVoteSet(_)) => Shape::Text {
+            ints: 3,
+            strings: 2,
+        },
+        AnyMessage::Six(six::Message::SvVoteOptionAdd(_) | six::Message::SvVoteOptionRemove(_))
+        | AnyMessage::Seven(
+            seven::Message::SvVoteOptionAdd(_) | seven::Message::SvVoteOptionRemove(_),
+        ) => Shape::Text {
+            ints: 0,
+            strings: 1,
         },
         AnyMessage::Seven(seven::Message::SvClientInfo(_)) => Shape::Info,
         _ => Shape::Other,
