@@ -129,13 +129,15 @@ impl fmt::Debug for Pseudonyms {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ChatFilter {
-    /// Every `Cl_Say` and every whisper command.
+    /// Every `Cl_Say` and every whisper command (in a demo: every `Sv_Chat`).
     All,
     /// Whispers: 0.7 `Cl_Say` in whisper mode, 0.6 `Cl_Say` whose text is a whisper command
     /// (`/w`, `/whisper`, `/c`, `/converse`), and those commands recorded as console
-    /// commands.
+    /// commands (in a demo: DDNet's whisper `Sv_Chat`, see
+    /// [`twdemo::scrub`](mod@crate::twdemo::scrub)).
     Whispers,
-    /// Team chat: 0.6 `Cl_Say` with `team` set, 0.7 `Cl_Say` in team mode.
+    /// Team chat: 0.6 `Cl_Say` with `team` set, 0.7 `Cl_Say` in team mode (in a demo: team
+    /// `Sv_Chat`).
     Team,
 }
 
@@ -146,11 +148,12 @@ pub enum ChatFilter {
 pub struct ScrubOptions {
     /// Replace player names and clans with pseudonyms (see the [module docs](self)).
     pub names: Option<Pseudonyms>,
-    /// Drop console commands that carry credentials and pseudonymise account names.
+    /// Drop console commands that carry credentials and pseudonymise account names
+    /// (teehistorian only: [`twdemo::scrub`](mod@crate::twdemo::scrub) refuses it).
     pub credentials: bool,
-    /// Empty every DROP reason.
+    /// Empty every DROP reason (teehistorian only).
     pub drop_reasons: bool,
-    /// Header keys whose values are emptied (`version` cannot be).
+    /// Header keys whose values are emptied (`version` cannot be; teehistorian only).
     pub clear_header: Vec<String>,
     /// Chat to remove.
     pub chat: Option<ChatFilter>,

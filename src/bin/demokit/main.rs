@@ -272,7 +272,7 @@ enum Command {
         #[arg(long, value_enum, value_name = "WHICH")]
         chat: Option<edit::ChatArg>,
         /// Everything: --names --credentials --drop-reasons --chat all and --clear-header
-        /// for server_name and server_port.
+        /// for server_name and server_port (for a demo: --names --chat all).
         #[arg(long)]
         all: bool,
         /// Print the report as JSON.
