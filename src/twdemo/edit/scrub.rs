@@ -45,7 +45,9 @@
 //!
 //! Left to others: names in the embedded map, in the header (map name) and in snapshot
 //! items other than the ones named above are not searched; a name the demo never carries in
-//! a `ClientInfo` item or `Sv_ClientInfo` message is not known to be one.
+//! a `ClientInfo` item or `Sv_ClientInfo` message is not known to be one; a snapshot chunk
+//! the player skips as invalid, or a delta that does not apply, is copied as stored and
+//! keeps whatever names it holds (the player never shows them).
 
 use crate::codec::huffman::LengthRule;
 use crate::gamenet::wire::IntString;
