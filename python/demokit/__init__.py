@@ -34,6 +34,7 @@ __all__ = [
     "repair",
     "trim",
     "convert",
+    "scrub",
     "TeehistorianRecorder",
     "SCHEMA_VERSION",
     "__version__",
@@ -244,6 +245,42 @@ def convert(
 ) -> Dict[str, Any]:
     """Converts a Teeworlds demo to another demo version (3 to 6). Returns the report."""
     return _edited(_demokit.convert_file, input, output, version, overwrite)
+
+
+def scrub(
+    input: PathLike,  # noqa: A002
+    output: PathLike,
+    *,
+    names: bool = False,
+    key: Optional[bytes] = None,
+    chat: Optional[str] = None,
+    credentials: bool = False,
+    drop_reasons: bool = False,
+    clear_header: Sequence[str] = (),
+    all: bool = False,  # noqa: A002
+    overwrite: bool = False,
+) -> Dict[str, Any]:
+    """Writes a teehistorian file or a Teeworlds demo with what the options name taken out,
+    as ``demokit scrub`` does: ``names`` (or a ``key``) gives players and clans pseudonyms
+    (with a key the same in every file), ``chat`` drops ``"all"`` chat, ``"whispers"`` or
+    ``"team"`` chat, ``credentials``, ``drop_reasons`` and ``clear_header`` (teehistorian
+    only) drop credential commands, empty drop reasons and header keys; ``all`` is all of
+    them (names and chat for a demo). Everything else stays as it was, byte for byte.
+    Returns the report, with the ``mapping`` of original names to pseudonyms: keep it
+    private."""
+    return _edited(
+        _demokit.scrub_file,
+        input,
+        output,
+        names,
+        key,
+        chat,
+        credentials,
+        drop_reasons,
+        list(clear_header),
+        all,
+        overwrite,
+    )
 
 
 class TeehistorianRecorder:

@@ -41,6 +41,18 @@ def trim_file(
     overwrite: bool = False,
 ) -> str: ...
 def convert_file(input: str, output: str, version: int, overwrite: bool = False) -> str: ...
+def scrub_file(
+    input: str,
+    output: str,
+    names: bool = False,
+    key: Optional[bytes] = None,
+    chat: Optional[str] = None,
+    credentials: bool = False,
+    drop_reasons: bool = False,
+    clear_header: List[str] = ...,
+    all: bool = False,
+    overwrite: bool = False,
+) -> str: ...
 
 class TeehistorianRecorder:
     def __init__(self, path: str, header_json: str, overwrite: bool = False) -> None: ...

@@ -531,6 +531,87 @@ fn convert_file(
     })
 }
 
+/// Scrubs a teehistorian file or a Teeworlds demo into `output` (the library's `scrub`
+/// of its format, with the options the CLI's flags set); returns the report as JSON, the
+/// name mapping included. `chat`: `"all"`, `"whispers"` or `"team"`; `names` (or a
+/// `key`) turns pseudonyms on; `all` is the library's `ScrubOptions::all`, which for a
+/// demo means names and all chat.
+#[pyfunction]
+#[pyo3(signature = (input, output, names = false, key = None, chat = None, credentials = false,
+                    drop_reasons = false, clear_header = Vec::new(), all = false, overwrite = false))]
+#[allow(clippy::too_many_arguments)] // The keyword arguments of `demokit.scrub`.
+fn scrub_file(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    names: bool,
+    key: Option<Vec<u8>>,
+    chat: Option<String>,
+    credentials: bool,
+    drop_reasons: bool,
+    clear_header: Vec<String>,
+    all: bool,
+    overwrite: bool,
+) -> PyResult<String> {
+    use demokit::teehistorian::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
+    edit(py, &input, || {
+        let (format, data) = load_recording(&input)?;
+        let chat = match chat.as_deref() {
+            None => None,
+            Some("all") => Some(ChatFilter::All),
+            Some("whispers") => Some(ChatFilter::Whispers),
+            Some("team") => Some(ChatFilter::Team),
+            Some(other) => {
+                return Err((
+                    format!("chat={other:?}: \"all\", \"whispers\" or \"team\""),
+                    None,
+                ));
+            }
+        };
+        let mut options = if all && format == Format::TwDemo {
+            ScrubOptions {
+                names: Some(Pseudonyms { key: key.clone() }),
+                chat: Some(ChatFilter::All),
+                ..ScrubOptions::default()
+            }
+        } else if all {
+            ScrubOptions::all(key.clone())
+        } else {
+            ScrubOptions::default()
+        };
+        if names || key.is_some() {
+            options.names = Some(Pseudonyms { key });
+        }
+        options.chat = chat.or(options.chat);
+        options.credentials |= credentials;
+        options.drop_reasons |= drop_reasons;
+        for k in clear_header {
+            if !options.clear_header.contains(&k) {
+                options.clear_header.push(k);
+            }
+        }
+        match format {
+            Format::Teehistorian => {
+                let mut bytes = Vec::with_capacity(data.len());
+                let report = demokit::teehistorian::scrub::scrub(&data, &options, &mut bytes)
+                    .map_err(|e| (e.to_string(), None))?;
+                write_output(&input, &output, overwrite, &bytes)?;
+                Ok(report_json(&report))
+            }
+            Format::TwDemo => {
+                let (bytes, report) = demokit::twdemo::scrub::scrub(&data, &options)
+                    .map_err(|e| (e.to_string(), e.offset()))?;
+                write_output(&input, &output, overwrite, &bytes)?;
+                Ok(report_json(&report))
+            }
+            other => Err((
+                format!("scrub needs a teehistorian file or a Teeworlds demo, not {other:?}"),
+                None,
+            )),
+        }
+    })
+}
+
 /// A teehistorian recorder writing to a file, driven from Python as a server drives
 /// DDNet's: the library's [`Recorder`](demokit::teehistorian::Recorder) in an
 /// `Option` (`None` once finished). Every call's error is the recorder's, with its
@@ -710,5 +791,6 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repair_file, m)?)?;
     m.add_function(wrap_pyfunction!(trim_file, m)?)?;
     m.add_function(wrap_pyfunction!(convert_file, m)?)?;
+    m.add_function(wrap_pyfunction!(scrub_file, m)?)?;
     Ok(())
 }

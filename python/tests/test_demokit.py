@@ -280,3 +280,31 @@ def test_the_recorder_writes_a_file_that_reads_back(tmp_path):
     with pytest.raises(demokit.DemokitError) as caught:
         demokit.TeehistorianRecorder(path, header)
     assert "exists" in caught.value.message
+
+
+def test_scrub_gives_pseudonyms_and_drops_chat(tmp_path):
+    names = {}
+    for folder, name in (("twdemo", "v6_ddnet201_server_dm1.demo"),
+                         ("teehistorian", "v2_ddnet201_dm1.teehistorian")):
+        path = shared() / folder / name
+        out = tmp_path / name
+        report = demokit.scrub(path, out, key=b"secret", chat="all")
+        assert report["mapping"], name
+        scrubbed = demokit.open(out)
+        assert scrubbed.error is None
+        players = scrubbed.players().column("name").to_pylist()
+        assert players and all(p.startswith("player-") for p in players if p), (name, players)
+        if folder == "twdemo":
+            assert scrubbed.chat().num_rows == 0
+        data = out.read_bytes()
+        for original in report["mapping"]:
+            if len(original.encode()) >= 3:
+                assert original.encode() not in data, (name, original)
+        names.update(report["mapping"])
+        again = tmp_path / f"again-{name}"
+        demokit.scrub(out, again, key=b"secret", chat="all")
+        assert again.read_bytes() == data
+    with pytest.raises(demokit.DemokitError):
+        demokit.scrub(FIXTURE, tmp_path / "x.demo", credentials=True)
+    with pytest.raises(demokit.DemokitError):
+        demokit.scrub(FIXTURE, tmp_path / "y.demo", chat="loud")
