@@ -779,27 +779,12 @@ pub fn resolve_range(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teehistorian::format::FILE_UUID;
-    use crate::teehistorian::{Events, ExKind};
+    use crate::teehistorian::Events;
 
     /// The body of the conformance reference file (DDNet's own writer) behind a header with
     /// a game UUID.
     fn reference() -> Vec<u8> {
-        let mut data = FILE_UUID.to_vec();
-        data.extend_from_slice(br#"{"version":"2","game_uuid":"a-b"}"#);
-        data.push(0);
-        data.push(0x4a);
-        data.extend_from_slice(ExKind::JoinVer6.uuid().as_bytes());
-        data.extend_from_slice(&[0x01, 0x00, 0x47, 0x00, 0x4a]);
-        data.extend_from_slice(ExKind::PlayerName.uuid().as_bytes());
-        data.extend_from_slice(b"\x0e\x00nameless tee\x00");
-        data.extend_from_slice(&[0x42, 0x00, 0xa4, 0x01, 0x88, 0x03]);
-        data.extend_from_slice(&[0x45, 0x00, 0x01, 0x0a, 0x53, 0, 0, 0, 0, 0, 0, 0]);
-        data.extend_from_slice(&[0x00, 0x03, 0x00]);
-        data.extend_from_slice(&[0x44, 0x00, 0x40, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0]);
-        data.extend_from_slice(&[0x41, 0x07, 0x43, 0x00, 0x41, 0x00]);
-        data.extend_from_slice(b"\x48\x00bye\x00\x40");
-        data
+        crate::teehistorian::semantic::reference_file(br#"{"version":"2","game_uuid":"a-b"}"#)
     }
 
     fn messages(data: &[u8]) -> Vec<(i32, String)> {

@@ -686,12 +686,7 @@ pub(crate) fn scrub_file(
     })?;
     write_output(output, &bytes)?;
     if let Some(mapping) = &mapping {
-        let mut text = serde_json::to_vec_pretty(&report.mapping).map_err(|e| {
-            complain(mapping.path(), e);
-            Stop(super::Exit::Io)
-        })?;
-        text.push(b'\n');
-        write_output(mapping, &text)?;
+        write_mapping(mapping, &report.mapping)?;
     }
     print_report(output, &report, json, |t| {
         if !report.changed() {
@@ -716,6 +711,16 @@ pub(crate) fn scrub_file(
             report.mapping.names.len() + report.mapping.clans.len() + report.mapping.accounts.len(),
         );
     })
+}
+
+/// Writes a scrub's name mapping (original -> pseudonym) as pretty JSON to `mapping`.
+fn write_mapping(mapping: &Destination, map: &impl serde::Serialize) -> Outcome {
+    let mut text = serde_json::to_vec_pretty(map).map_err(|e| {
+        complain(mapping.path(), e);
+        Stop(super::Exit::Io)
+    })?;
+    text.push(b'\n');
+    write_output(mapping, &text)
 }
 
 /// `demokit scrub` on a Teeworlds/DDNet demo: names and chat (`--all` means `--names --chat
@@ -769,12 +774,7 @@ fn scrub_demo(
     })?;
     write_output(output, &bytes)?;
     if let Some(mapping) = mapping {
-        let mut text = serde_json::to_vec_pretty(&report.mapping).map_err(|e| {
-            complain(mapping.path(), e);
-            Stop(super::Exit::Io)
-        })?;
-        text.push(b'\n');
-        write_output(mapping, &text)?;
+        write_mapping(mapping, &report.mapping)?;
     }
     print_report(output, &report, json, |t| {
         if !report.changed() {
