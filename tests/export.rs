@@ -2,7 +2,8 @@
 //! dataset reads back (with the parquet crate's own Arrow reader) with exactly the rows the
 //! library's readers count by other routes, one `files` row per recording with no error,
 //! the schema version in every file; a cut recording keeps its rows before the cut and
-//! names its error; the CLI writes the same dataset.
+//! names its error; the CLI writes the same dataset (flat with `--partition-by none`; the
+//! partitioned default layout is tested in `export_partitions.rs`).
 
 mod common;
 
@@ -211,16 +212,54 @@ fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
     assert_eq!(offsets.value(1), 0);
 }
 
-/// Runs `demokit export INPUT -o OUT`, which must succeed; returns what it said on stderr.
-fn cli_export(input: &Path, out: &Path) -> String {
-    let run = common::cli::demokit(&[
+/// Runs `demokit export INPUT -o OUT EXTRA...`, which must succeed; returns what it said
+/// on stderr.
+fn cli_export_with(input: &Path, out: &Path, extra: &[&str]) -> String {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
         "export".as_ref(),
         input.as_os_str(),
         "-o".as_ref(),
         out.as_os_str(),
-    ]);
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let run = common::cli::demokit(&args);
     assert!(run.status.success(), "{}", common::cli::stderr(&run));
     common::cli::stderr(&run)
+}
+
+/// Runs `demokit export INPUT -o OUT` (the default layout, partitioned by format and date).
+fn cli_export(input: &Path, out: &Path) -> String {
+    cli_export_with(input, out, &[])
+}
+
+/// The files under `dir`, recursively, as paths relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                out.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The rows of a Parquet file.
+fn parquet_rows(path: &Path) -> usize {
+    let file = std::fs::File::open(path).unwrap();
+    ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum()
 }
 
 #[test]
@@ -229,7 +268,12 @@ fn the_cli_exports_a_directory() {
         return;
     };
     let dir = TempDir::new("export-cli");
-    assert!(cli_export(&shared.join("real-fixtures"), &dir.0).contains("exported 17 files"));
+    let said = cli_export_with(
+        &shared.join("real-fixtures"),
+        &dir.0,
+        &["--partition-by", "none"],
+    );
+    assert!(said.contains("exported 17 files"));
     let files = recordings(&shared.join("real-fixtures"));
     let expected = expected_rows(&files);
     for &table in Table::ALL {
@@ -241,7 +285,8 @@ fn the_cli_exports_a_directory() {
             table.name()
         );
     }
-    // No file is left under a temporary name.
+    // The flat layout: one part per table, no partition directories, and no file left
+    // under a temporary name.
     for &table in Table::ALL {
         let names: Vec<_> = std::fs::read_dir(dir.0.join(table.name()))
             .unwrap()
@@ -338,8 +383,8 @@ fn duckdb_and_pyarrow_read_the_dataset() {
     assert!(said.contains("fastest demo:"));
 }
 
-/// A second export into the same dataset skips the files it holds; a changed file is
-/// exported again into a new part.
+/// A second export into the same (partitioned) dataset skips the files it holds and adds
+/// no part; a changed file is exported again into a new part of its partition.
 #[test]
 fn a_second_export_adds_only_what_changed() {
     let Some(shared) = common::shared_dir() else {
@@ -357,12 +402,17 @@ fn a_second_export_adds_only_what_changed() {
     let dir = TempDir::new("export-incremental-out");
     let export = || cli_export(&inputs.0, &dir.0);
     assert!(export().contains("exported 2 files"));
+    let first = files_under(&dir.0);
+    assert!(
+        first.contains(&"files/format=twdemo/date=2025-10-04/part-0.parquet".to_owned()),
+        "{first:?}"
+    );
     let said = export();
     assert!(
         said.contains("exported 0 files") && said.contains("2 unchanged"),
         "{said}"
     );
-    assert!(!dir.0.join("files/part-1.parquet").exists());
+    assert_eq!(files_under(&dir.0), first, "the second run adds no part");
     // A changed file (here: one byte more) is read again.
     let changed = inputs.path("v4_tw075_client_dm1.demo");
     let mut data = std::fs::read(&changed).unwrap();
@@ -373,12 +423,21 @@ fn a_second_export_adds_only_what_changed() {
         said.contains("exported 1 files") && said.contains("1 unchanged"),
         "{said}"
     );
-    let file = std::fs::File::open(dir.0.join("files/part-1.parquet")).unwrap();
-    let rows: usize = ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .map(|b| b.unwrap().num_rows())
-        .sum();
-    assert_eq!(rows, 1);
+    let added: Vec<String> = files_under(&dir.0)
+        .into_iter()
+        .filter(|f| !first.contains(f))
+        .collect();
+    assert!(
+        added.contains(&"files/format=twdemo/date=2025-10-04/part-1.parquet".to_owned()),
+        "{added:?}"
+    );
+    assert_eq!(
+        parquet_rows(
+            &dir.0
+                .join("files/format=twdemo/date=2025-10-04/part-1.parquet")
+        ),
+        1
+    );
+    // A third run finds the changed file in the new part.
+    assert!(export().contains("exported 0 files"));
 }

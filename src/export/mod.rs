@@ -6,7 +6,11 @@
 //! player position), `inputs` (teehistorian: every input a client sent, as absolute
 //! values) and `frames` (Source: the frame index). Every row starts with the file's
 //! `path`, so tables join on it. [`Exporter`] reads files into the tables; a
-//! [`DatasetWriter`] writes their batches to Parquet, one directory per table.
+//! [`DatasetWriter`] writes their batches to Parquet, one directory per table, either
+//! flat or in Hive-style partitions by format and date (`format=twdemo/date=2023-05-11/`,
+//! see [`Partitioning`]; a file's [`Partition`] comes from the values of its `files`
+//! row). The partition columns are only in the directory names, as Hive has them, not in
+//! the Parquet files.
 //!
 //! What this layer leaves to others: reading the formats (the format modules), walking
 //! directories and running in parallel (the CLI), and SQL (DuckDB, Spark, ... read the
@@ -15,12 +19,14 @@
 //! The schemas are versioned by [`SCHEMA_VERSION`], written into each Parquet file's
 //! metadata as `demokit.schema_version`; a change to a table's columns raises it.
 
+mod partition;
 mod table;
 mod writer;
 
 /// The Arrow record batch the tables are handed on as.
 pub use arrow_array::RecordBatch;
-pub use writer::{DatasetWriter, ExportError, ExportedFile};
+pub use partition::{NULL_PARTITION, Partition, Partitioning};
+pub use writer::{DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS};
 
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;
@@ -360,7 +366,7 @@ impl Exporter {
         let strings = FileStrings {
             version: Some(demo.prelude().version().to_string()),
             map_name: Some(lossy(header.map_name.text_bytes())),
-            start_time: Some(lossy(header.timestamp.text_bytes())),
+            start_time: Some(demo_start_time(&demo)),
             ..FileStrings::default()
         };
         let mut ending = Ending::default();
@@ -584,6 +590,11 @@ pub fn modified_ns(path: &std::path::Path) -> Option<i64> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
     i64::try_from(since.as_nanos()).ok()
+}
+
+/// A demo's `start_time`: its header's timestamp.
+fn demo_start_time(demo: &DemoSlice<'_>) -> String {
+    lossy(demo.prelude().header.timestamp.text_bytes())
 }
 
 fn lossy(bytes: &[u8]) -> String {

@@ -1,15 +1,17 @@
-//! Writing the tables' batches as a Parquet dataset: `DIR/<table>/part-<n>.parquet`, one
-//! directory per table and one part per run, so that DuckDB, Spark or pyarrow read each
-//! table as a dataset and a later run adds to it.
+//! Writing the tables' batches as a Parquet dataset: one directory per table, flat
+//! (`DIR/<table>/part-<n>.parquet`) or in Hive-style partitions
+//! (`DIR/<table>/format=<format>/date=<YYYY-MM-DD>/part-<n>.parquet`, see
+//! [`Partitioning`]), so that DuckDB, Spark or pyarrow read each table as a dataset and a
+//! later run adds parts to it. The partition columns are only in the directory names.
 
-use super::{SCHEMA_VERSION, Table};
+use super::{Partition, Partitioning, SCHEMA_VERSION, Table};
 use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +31,10 @@ const PAGE_BYTES: usize = 32 * 1024;
 /// column of every table held that many rows once there were enough files, and peak memory
 /// grew with the number of files up to there. Smaller pages compress a little worse.
 const PAGE_ROWS: usize = 4 * 1024;
+
+/// The most Parquet files [`DatasetWriter`] keeps open per table by default: each holds
+/// a row group being written, so memory grows with them, not with the partitions.
+pub const MAX_OPEN_PARTS: usize = 8;
 
 /// Why a dataset could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -101,17 +107,46 @@ struct Part {
     path: PathBuf,
 }
 
+/// An open part of a table, with the partition directory it is in.
+struct OpenPart {
+    table: Table,
+    /// The partition's directory under the table's.
+    dir: PathBuf,
+    /// When it was last written to, in writes: the least recent is closed first.
+    used: u64,
+    part: Part,
+}
+
 /// Writes record batches of the [`Table`]s as Parquet files (Snappy-compressed), one
-/// directory per table, each file carrying `demokit.schema_version` in its metadata.
+/// directory per table, each file carrying `demokit.schema_version` in its metadata,
+/// either directly in the table's directory or in partition directories (see
+/// [`with_partitioning`](Self::with_partitioning)).
 ///
-/// Each table's file is written under a temporary name and renamed into place by
-/// [`finish`](Self::finish): a run that stops early leaves no file that looks complete.
-/// A table that gets no rows gets no file.
+/// Each file is written under a temporary name (`part-<n>.parquet.partial`) and renamed
+/// into place by [`finish`](Self::finish): a run that stops early leaves no file that
+/// looks complete. A table (or partition) that gets no rows gets no file. At most
+/// [`MAX_OPEN_PARTS`] files per table are open at once (see
+/// [`max_open_parts`](Self::max_open_parts)): a batch for another partition closes the
+/// least recently written one, and a later batch for that partition goes to a new part.
 pub struct DatasetWriter {
     dir: PathBuf,
-    /// The number of this run's parts: one past the highest part already in the dataset.
+    partitioning: Partitioning,
+    max_open: usize,
+    /// The number of this run's parts: one past the highest part already in the dataset,
+    /// in any table.
     run: u64,
-    parts: BTreeMap<Table, Part>,
+    /// The number of this run's next part of a partition that has one of number `run`
+    /// already, per table (in [`Table::ALL`]'s order).
+    next: Vec<u64>,
+    /// The open parts, in no order.
+    open: Vec<OpenPart>,
+    /// The parts closed before [`finish`](Self::finish), still under their temporary
+    /// names.
+    closed: Vec<(PathBuf, PathBuf)>,
+    /// The tables that got a part.
+    written: BTreeSet<Table>,
+    /// Writes so far, the clock of [`OpenPart::used`].
+    writes: u64,
 }
 
 /// A file an earlier run exported, as its `files` row names it.
@@ -133,85 +168,155 @@ fn part_number(name: &str) -> Option<u64> {
         .ok()
 }
 
+/// Calls `found` with every part file under `dir`, in any depth of directories (none if
+/// `dir` does not exist).
+fn walk_parts(
+    dir: &Path,
+    found: &mut dyn FnMut(&Path, u64) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExportError::Io { path, source }
+    };
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
+            let entry = entry.map_err(io(&dir))?;
+            let path = entry.path();
+            if entry.file_type().map_err(io(&path))?.is_dir() {
+                stack.push(path);
+            } else if let Some(n) = part_number(&entry.file_name().to_string_lossy()) {
+                found(&path, n)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 impl std::fmt::Debug for DatasetWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DatasetWriter")
             .field("dir", &self.dir)
-            .field("tables", &self.parts.keys().collect::<Vec<_>>())
+            .field("partitioning", &self.partitioning)
+            .field("open", &self.open.len())
+            .field("closed", &self.closed.len())
+            .field("tables", &self.written)
             .finish()
     }
 }
 
 impl DatasetWriter {
-    /// A dataset in `dir` (made if missing); this run's files are new parts beside the
-    /// ones there.
+    /// A dataset in `dir` (made if missing), without partitions: this run's files are new
+    /// parts beside the ones there. The same as
+    /// [`with_partitioning`](Self::with_partitioning) with [`Partitioning::None`].
     pub fn create(dir: impl AsRef<Path>) -> Result<Self, ExportError> {
+        Self::with_partitioning(dir, Partitioning::None)
+    }
+
+    /// A dataset in `dir` (made if missing) whose batches go to the partition directories
+    /// of `partitioning` (see [`write_in`](Self::write_in)); this run's parts are numbered
+    /// from one past the highest part anywhere in the dataset, so they never replace one.
+    pub fn with_partitioning(
+        dir: impl AsRef<Path>,
+        partitioning: Partitioning,
+    ) -> Result<Self, ExportError> {
         let dir = dir.as_ref().to_path_buf();
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ExportError::Io { path, source }
-        };
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        std::fs::create_dir_all(&dir).map_err(|source| ExportError::Io {
+            path: dir.clone(),
+            source,
+        })?;
         let mut run = 0;
         for &table in Table::ALL {
-            let table_dir = dir.join(table.name());
-            if !table_dir.is_dir() {
-                continue;
-            }
-            for entry in std::fs::read_dir(&table_dir).map_err(io(&table_dir))? {
-                let entry = entry.map_err(io(&table_dir))?;
-                if let Some(n) = part_number(&entry.file_name().to_string_lossy()) {
-                    run = run.max(n + 1);
-                }
-            }
+            walk_parts(&dir.join(table.name()), &mut |_, n| {
+                run = run.max(n + 1);
+                Ok(())
+            })?;
         }
         Ok(DatasetWriter {
             dir,
+            partitioning,
+            max_open: MAX_OPEN_PARTS,
             run,
-            parts: BTreeMap::new(),
+            next: vec![run + 1; Table::ALL.len()],
+            open: Vec::new(),
+            closed: Vec::new(),
+            written: BTreeSet::new(),
+            writes: 0,
         })
     }
 
-    /// The files the dataset in `dir` already holds, from its `files` table (none if
-    /// there is no dataset yet).
+    /// Keeps at most `n` (at least 1) files open per table, instead of
+    /// [`MAX_OPEN_PARTS`].
+    pub fn max_open_parts(mut self, n: usize) -> Self {
+        self.max_open = n.max(1);
+        self
+    }
+
+    /// How the dataset is partitioned.
+    pub fn partitioning(&self) -> Partitioning {
+        self.partitioning
+    }
+
+    /// The files the dataset in `dir` already holds, from its `files` table in any
+    /// layout, every part under `files/` read (none if there is no dataset yet).
     pub fn exported(dir: impl AsRef<Path>) -> Result<Vec<ExportedFile>, ExportError> {
-        let table_dir = dir.as_ref().join(Table::Files.name());
         let mut out = Vec::new();
-        let Ok(entries) = std::fs::read_dir(&table_dir) else {
-            return Ok(out);
-        };
-        for entry in entries {
-            let path = entry
-                .map_err(|source| ExportError::Io {
-                    path: table_dir.clone(),
-                    source,
-                })?
-                .path();
-            if path
-                .file_name()
-                .and_then(|n| part_number(&n.to_string_lossy()))
-                .is_some()
-            {
-                read_exported(&path, &mut out)?;
-            }
-        }
+        walk_parts(&dir.as_ref().join(Table::Files.name()), &mut |path, _| {
+            read_exported(path, &mut out)
+        })?;
         Ok(out)
     }
 
-    /// The path a table's file gets in this run.
-    pub fn table_path(&self, table: Table) -> PathBuf {
+    /// The directory the parts of `table` in `partition` go to, e.g.
+    /// `DIR/ticks/format=twdemo/date=2023-05-11` (`DIR/ticks` without partitions).
+    pub fn partition_dir(&self, table: Table, partition: &Partition) -> PathBuf {
         self.dir
             .join(table.name())
-            .join(format!("part-{}.parquet", self.run))
+            .join(partition.dir(self.partitioning))
     }
 
-    /// Appends a batch of `table`.
+    /// Appends a batch of `table` to the null partition (with [`Partitioning::None`]: to
+    /// the table's directory), as [`write_in`](Self::write_in) with
+    /// [`Partition::default`].
     pub fn write(&mut self, table: Table, batch: &RecordBatch) -> Result<(), ExportError> {
-        if !self.parts.contains_key(&table) {
-            let part = self.open(table)?;
-            self.parts.insert(table, part);
-        }
-        let part = self.parts.get_mut(&table).expect("opened above");
+        self.write_in(table, &Partition::default(), batch)
+    }
+
+    /// Appends a batch of `table` to its part in `partition` (whose directory comes from
+    /// the keys of the dataset's [`Partitioning`]), opening one if there is none, and
+    /// closing the least recently written part of the table first when too many are open.
+    pub fn write_in(
+        &mut self,
+        table: Table,
+        partition: &Partition,
+        batch: &RecordBatch,
+    ) -> Result<(), ExportError> {
+        let dir = partition.dir(self.partitioning);
+        self.writes += 1;
+        let found = self
+            .open
+            .iter()
+            .position(|p| p.table == table && p.dir == dir);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                self.close_least_recent(table)?;
+                let part = self.open(table, &dir)?;
+                self.open.push(OpenPart {
+                    table,
+                    dir,
+                    used: 0,
+                    part,
+                });
+                self.open.len() - 1
+            }
+        };
+        let open = &mut self.open[at];
+        open.used = self.writes;
+        let part = &mut open.part;
         let parquet = |source| ExportError::Parquet {
             path: part.temporary.clone(),
             source,
@@ -223,12 +328,50 @@ impl DatasetWriter {
         Ok(())
     }
 
-    fn open(&self, table: Table) -> Result<Part, ExportError> {
-        let path = self.table_path(table);
-        let temporary = path.with_extension("parquet.partial");
-        let parent = path.parent().expect("a table's file is in its directory");
-        std::fs::create_dir_all(parent).map_err(|source| ExportError::Io {
-            path: parent.to_path_buf(),
+    /// Closes the least recently written part of `table` if it has as many open as it
+    /// may; the part stays under its temporary name until [`finish`](Self::finish).
+    fn close_least_recent(&mut self, table: Table) -> Result<(), ExportError> {
+        let open = self.open.iter().filter(|p| p.table == table).count();
+        if open < self.max_open {
+            return Ok(());
+        }
+        let least = self
+            .open
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.table == table)
+            .min_by_key(|(_, p)| p.used)
+            .map(|(at, _)| at)
+            .expect("the table has open parts");
+        let part = self.open.swap_remove(least).part;
+        self.closed.push(close(part)?);
+        Ok(())
+    }
+
+    fn open(&mut self, table: Table, partition_dir: &Path) -> Result<Part, ExportError> {
+        let dir = self.dir.join(table.name()).join(partition_dir);
+        // A partition's first part in this run is numbered `run`, as in every table; one
+        // opened again after it was closed takes the table's next number.
+        let taken = |n: u64| {
+            let path = dir.join(format!("part-{n}.parquet"));
+            let temporary = path.with_extension("parquet.partial");
+            (path.exists() || temporary.exists())
+                .then_some(())
+                .ok_or((path, temporary))
+        };
+        let (path, temporary) = match taken(self.run) {
+            Err(free) => free,
+            Ok(()) => loop {
+                let next = &mut self.next[table as usize];
+                let number = *next;
+                *next += 1;
+                if let Err(free) = taken(number) {
+                    break free;
+                }
+            },
+        };
+        std::fs::create_dir_all(&dir).map_err(|source| ExportError::Io {
+            path: dir.clone(),
             source,
         })?;
         let file = File::create(&temporary).map_err(|source| ExportError::Io {
@@ -261,6 +404,7 @@ impl DatasetWriter {
                     source,
                 }
             })?;
+        self.written.insert(table);
         Ok(Part {
             writer,
             temporary,
@@ -268,20 +412,30 @@ impl DatasetWriter {
         })
     }
 
-    /// Closes every table's file and moves it into place; returns the tables written.
+    /// Closes every open file and moves every file of this run into place; returns the
+    /// tables written, in [`Table::ALL`]'s order.
     pub fn finish(self) -> Result<Vec<Table>, ExportError> {
-        let mut written = Vec::new();
-        for (table, part) in self.parts {
-            part.writer.close().map_err(|source| ExportError::Parquet {
-                path: part.temporary.clone(),
-                source,
-            })?;
-            std::fs::rename(&part.temporary, &part.path).map_err(|source| ExportError::Io {
-                path: part.path.clone(),
-                source,
-            })?;
-            written.push(table);
+        let mut closed = self.closed;
+        for open in self.open {
+            closed.push(close(open.part)?);
         }
-        Ok(written)
+        for (temporary, path) in closed {
+            std::fs::rename(&temporary, &path)
+                .map_err(|source| ExportError::Io { path, source })?;
+        }
+        Ok(Table::ALL
+            .iter()
+            .copied()
+            .filter(|t| self.written.contains(t))
+            .collect())
     }
+}
+
+/// Writes a part's footer; returns its temporary name and the name it gets.
+fn close(part: Part) -> Result<(PathBuf, PathBuf), ExportError> {
+    part.writer.close().map_err(|source| ExportError::Parquet {
+        path: part.temporary.clone(),
+        source,
+    })?;
+    Ok((part.temporary, part.path))
 }

@@ -1,11 +1,13 @@
-//! `demokit export`: recordings as a Parquet dataset, one directory per table (the tables
-//! are the library's, [`demokit::export`]).
+//! `demokit export`: recordings as a Parquet dataset, one directory per table, in Hive
+//! partitions by format and date by default (the tables and partitions are the library's,
+//! [`demokit::export`]).
 
 use super::batch::{progress_bar, read_whole, walk_jobs};
 use super::output::shown_name;
 use super::{Exit, Outcome, Stop};
 use demokit::export::{
-    DatasetWriter, ExportError, ExportedFile, Exporter, RecordBatch, Table, modified_ns,
+    DatasetWriter, ExportError, ExportedFile, Exporter, Partition, Partitioning, RecordBatch,
+    Table, modified_ns,
 };
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::HashSet;
@@ -13,7 +15,34 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Exports the files `paths` name (directories searched) into a dataset in `out`; files
+/// `--partition-by`: the keys of the partition directories.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum PartitionArg {
+    /// `format=<format>/date=<YYYY-MM-DD>/`.
+    #[value(name = "format,date")]
+    FormatDate,
+    /// `format=<format>/`.
+    Format,
+    /// `date=<YYYY-MM-DD>/`.
+    Date,
+    /// No partitions: `<table>/part-<n>.parquet`.
+    None,
+}
+
+impl From<PartitionArg> for Partitioning {
+    fn from(arg: PartitionArg) -> Self {
+        match arg {
+            PartitionArg::FormatDate => Partitioning::FormatDate,
+            PartitionArg::Format => Partitioning::Format,
+            PartitionArg::Date => Partitioning::Date,
+            PartitionArg::None => Partitioning::None,
+        }
+    }
+}
+
+/// Exports the files `paths` name (directories searched) into a dataset in `out`, its
+/// parts in the partition directories of `partitioning` (each file's rows in its own
+/// partition); files
 /// are read in parallel, one whole file per worker at a time, and every file gets a row
 /// in `files`, with its error if it could not be read to the end. Files the dataset holds
 /// already (the same path, size and modification time) are skipped.
@@ -21,19 +50,19 @@ use std::sync::Mutex;
 /// The directories are walked as the workers take files, not listed first, so that memory
 /// does not grow with the number of files (a first walk only counts them, for the progress
 /// bar).
-pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
+pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) -> Outcome {
     let exported: HashSet<ExportedFile> = DatasetWriter::exported(out)
         .map_err(failed)?
         .into_iter()
         .collect();
-    let writer = DatasetWriter::create(out).map_err(failed)?;
+    let writer = DatasetWriter::with_partitioning(out, partitioning).map_err(failed)?;
     let writer = Mutex::new((writer, None::<ExportError>));
     let bar = progress_bar(walk_jobs(paths.to_vec()).count());
-    let write = |table: Table, batch: RecordBatch| {
+    let write = |table: Table, partition: &Partition, batch: RecordBatch| {
         let mut guard = writer.lock().unwrap_or_else(|poison| poison.into_inner());
         let (writer, error) = &mut *guard;
         if error.is_none()
-            && let Err(e) = writer.write(table, &batch)
+            && let Err(e) = writer.write_in(table, partition, &batch)
         {
             *error = Some(e);
         }
@@ -42,7 +71,6 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
         .par_bridge()
         .map(|job| {
             let mut exporter = Exporter::new();
-            let mut sink = write;
             let path = job.path.to_string_lossy();
             let modified_ns = modified_ns(&job.path);
             let unchanged = std::fs::metadata(&job.path).is_ok_and(|m| {
@@ -56,18 +84,21 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path) -> Outcome {
                 bar.inc(1);
                 return (0, 0, 1);
             }
-            let counted = match read_whole(&job) {
+            // One exporter per file: its batches are all the file's, in its partition.
+            let (counted, partition) = match read_whole(&job) {
                 Ok(Some(data)) => {
+                    let partition = Partition::of(&data, modified_ns);
+                    let mut sink = |table, batch| write(table, &partition, batch);
                     exporter.add_modified(&path, modified_ns, &data, &mut sink);
-                    (1, 0, 0)
+                    ((1, 0, 0), partition)
                 }
-                Ok(None) => (0, 0, 0),
+                Ok(None) => ((0, 0, 0), Partition::unreadable()),
                 Err(why) => {
                     exporter.add_unreadable(&path, &why);
-                    (1, 1, 0)
+                    ((1, 1, 0), Partition::unreadable())
                 }
             };
-            exporter.finish(&mut sink);
+            exporter.finish(&mut |table, batch| write(table, &partition, batch));
             bar.inc(1);
             counted
         })

@@ -146,9 +146,14 @@ enum Command {
         /// Recordings, or directories to search for them.
         #[arg(required = true, value_name = "FILE|DIR")]
         files: Vec<PathBuf>,
-        /// The dataset's directory (made if missing; the tables' files in it are replaced).
+        /// The dataset's directory (made if missing; each run adds new part files).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
+        /// Hive-style partition directories under each table's:
+        /// `format=<format>/date=<YYYY-MM-DD>/` (the date the recording started, as it
+        /// says, else the file's modification date in UTC), or `none` for the flat layout.
+        #[arg(long, value_enum, value_name = "KEYS", default_value_t = export::PartitionArg::FormatDate)]
+        partition_by: export::PartitionArg,
     },
     /// Prints the chat lines of recordings.
     ///
@@ -463,7 +468,11 @@ fn main() -> ExitCode {
             ..
         } => dump_objects(file, *json),
         #[cfg(feature = "export")]
-        Command::Export { files, output } => export::export(files, output),
+        Command::Export {
+            files,
+            output,
+            partition_by,
+        } => export::export(files, output, (*partition_by).into()),
         Command::Chat { files, json } => run_jobs(files, |job, batch| {
             game::listing_job(job, game::Listing::Chat, *json, batch)
         }),
