@@ -97,10 +97,24 @@ def test_scan_gives_the_rows_demokit_export_writes(tmp_path):
     out = tmp_path / "dataset"
     subprocess.run([demokit_bin(), "export", fixtures, "-o", out], check=True, capture_output=True)
     scanned = demokit.scan(fixtures)
+    files = ds.dataset(out / "files", format="parquet", partitioning="hive").to_table()
+    partition_of = {
+        path: (fmt, date)
+        for path, fmt, date in zip(
+            files["path"].to_pylist(), files["format"].to_pylist(), files["date"].to_pylist()
+        )
+    }
     for name in demokit.Recording.TABLES:
-        exported = ds.dataset(out / name, format="parquet").to_table()
         ours = scanned.table(name)
-        assert ours.schema == exported.schema, name
+        # The default layout is Hive-partitioned (format=.../date=.../): the files hold the
+        # table's own columns, the partition columns come from the paths.
+        assert ours.schema == ds.dataset(out / name, format="parquet").schema, name
+        dataset = ds.dataset(out / name, format="parquet", partitioning="hive")
+        assert dataset.schema.names[-1] == "date", name
+        partitioned = dataset.to_table(columns=["path", "format", "date"])
+        for path, fmt, date in zip(*(partitioned[c].to_pylist() for c in partitioned.schema.names)):
+            assert partition_of[path] == (fmt, date), (name, path)
+        exported = dataset.to_table(columns=ours.schema.names).cast(ours.schema)
         # The CLI reads files in parallel: compare the rows as sets of rows.
         key = [(c, "ascending") for c in ours.schema.names if c != "modified_ns"]
         ours = ours.drop_columns(["modified_ns"]) if name == "files" else ours
