@@ -140,9 +140,10 @@ pub struct DatasetWriter {
     next: Vec<u64>,
     /// The open parts, in no order.
     open: Vec<OpenPart>,
-    /// The parts closed before [`finish`](Self::finish), still under their temporary
-    /// names.
-    closed: Vec<(PathBuf, PathBuf)>,
+    /// The parts closed before [`finish`](Self::finish), by the names they get then
+    /// (they are under their temporary names): a path per part, all the memory a
+    /// partition keeps once its part is closed.
+    closed: Vec<PathBuf>,
     /// The tables that got a part.
     written: BTreeSet<Table>,
     /// Writes so far, the clock of [`OpenPart::used`].
@@ -354,7 +355,7 @@ impl DatasetWriter {
         // opened again after it was closed takes the table's next number.
         let taken = |n: u64| {
             let path = dir.join(format!("part-{n}.parquet"));
-            let temporary = path.with_extension("parquet.partial");
+            let temporary = temporary(&path);
             (path.exists() || temporary.exists())
                 .then_some(())
                 .ok_or((path, temporary))
@@ -419,8 +420,8 @@ impl DatasetWriter {
         for open in self.open {
             closed.push(close(open.part)?);
         }
-        for (temporary, path) in closed {
-            std::fs::rename(&temporary, &path)
+        for path in closed {
+            std::fs::rename(temporary(&path), &path)
                 .map_err(|source| ExportError::Io { path, source })?;
         }
         Ok(Table::ALL
@@ -431,11 +432,16 @@ impl DatasetWriter {
     }
 }
 
-/// Writes a part's footer; returns its temporary name and the name it gets.
-fn close(part: Part) -> Result<(PathBuf, PathBuf), ExportError> {
+/// The name a part is written under until [`DatasetWriter::finish`].
+fn temporary(path: &Path) -> PathBuf {
+    path.with_extension("parquet.partial")
+}
+
+/// Writes a part's footer; returns the name it gets.
+fn close(part: Part) -> Result<PathBuf, ExportError> {
     part.writer.close().map_err(|source| ExportError::Parquet {
         path: part.temporary.clone(),
         source,
     })?;
-    Ok((part.temporary, part.path))
+    Ok(part.path)
 }
