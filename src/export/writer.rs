@@ -353,21 +353,20 @@ impl DatasetWriter {
         let dir = self.dir.join(table.name()).join(partition_dir);
         // A partition's first part in this run is numbered `run`, as in every table; one
         // opened again after it was closed takes the table's next number.
-        let taken = |n: u64| {
+        // A name is free if neither it nor its temporary name is there.
+        let free = |n: u64| {
             let path = dir.join(format!("part-{n}.parquet"));
             let temporary = temporary(&path);
-            (path.exists() || temporary.exists())
-                .then_some(())
-                .ok_or((path, temporary))
+            (!path.exists() && !temporary.exists()).then_some((path, temporary))
         };
-        let (path, temporary) = match taken(self.run) {
-            Err(free) => free,
-            Ok(()) => loop {
+        let (path, temporary) = match free(self.run) {
+            Some(names) => names,
+            None => loop {
                 let next = &mut self.next[table as usize];
                 let number = *next;
                 *next += 1;
-                if let Err(free) = taken(number) {
-                    break free;
+                if let Some(names) = free(number) {
+                    break names;
                 }
             },
         };
