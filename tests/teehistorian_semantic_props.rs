@@ -10,7 +10,8 @@ use common::alloc::{CountingAllocator, allocations};
 use demokit::teehistorian::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::{
-    EventKind, Events, Header, Recorder, StreamEvents, TeehistorianReader, TeehistorianSlice, World,
+    EventKind, Events, Header, Recorder, StreamEvents, TeehistorianReader, TeehistorianSlice,
+    TickWalk, World,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -111,6 +112,64 @@ fn stream_events(data: &[u8]) -> (Vec<Seen>, World) {
     (out, stream.world().clone())
 }
 
+/// A step of the semantic layer as both [`Events`] and [`TickWalk`] show it.
+#[derive(Debug, PartialEq)]
+enum Step {
+    /// An input handed on: tick, client id, input, whether new.
+    Input(i32, i32, [i32; INPUT_INTS], bool),
+    /// A tick ended, with the world after it.
+    Tick(i32, Box<World>),
+    /// The error that ended the reading: offset and text.
+    Error(u64, String),
+}
+
+/// [`TickWalk`] gives what [`Events`] gives: the same ticks with the same world after
+/// each, the same inputs in order, the same error, record count and finish.
+fn walk_matches_events(data: &[u8]) {
+    let Ok(file) = TeehistorianSlice::parse(data) else {
+        return;
+    };
+    let (mut expected, mut records) = (Vec::new(), 0);
+    let mut events = Events::new(file.messages());
+    while let Some(event) = events.next() {
+        match event {
+            Ok(e) => match e.kind {
+                EventKind::TickEnd => {
+                    expected.push(Step::Tick(e.tick, Box::new(events.world().clone())))
+                }
+                EventKind::Input { cid, input, new } => {
+                    records += 1;
+                    expected.push(Step::Input(e.tick, cid, input, new));
+                }
+                _ => records += 1,
+            },
+            Err(e) => expected.push(Step::Error(e.offset(), e.to_string())),
+        }
+    }
+    let mut walk = TickWalk::new(&file);
+    let mut got = Vec::new();
+    loop {
+        let mut inputs = Vec::new();
+        let Some(tick) =
+            walk.next_tick(|i| inputs.push(Step::Input(i.tick, i.cid, *i.input, i.new)))
+        else {
+            break;
+        };
+        got.append(&mut inputs);
+        got.push(match tick {
+            Ok(t) => Step::Tick(t, Box::new(walk.world().clone())),
+            Err(e) => Step::Error(e.offset(), e.to_string()),
+        });
+    }
+    assert_eq!(got, expected);
+    assert_eq!(walk.records(), records);
+    assert_eq!(walk.finished(), events.finished());
+    assert!(
+        walk.next_tick(|_| panic!("an input after the end"))
+            .is_none()
+    );
+}
+
 /// Runs the semantic layer over `data` to the end, checking only that events stay
 /// consistent with the world they are yielded with.
 fn run_to_end(data: &[u8]) {
@@ -140,6 +199,7 @@ fn run_to_end(data: &[u8]) {
     }
     assert!(errors <= 1);
     assert_eq!(stream_events(data).0, slice_events(data));
+    walk_matches_events(data);
 }
 
 /// Every file in ../shared reads through the semantic layer without a state error, and
@@ -166,6 +226,7 @@ fn real_files_and_reference() {
             ticks.push((tick, w.position(0), w.input(0).copied()));
         }
         assert!(events.finished(), "{}", path.display());
+        walk_matches_events(&data);
         if path == reference {
             let a = [1, 10, -20, 0, 0, 0, 0, 0, 0, 0];
             let b = [0, 10, -20, 1, 0, 0, 0, 0, 0, 0];
@@ -234,6 +295,7 @@ proptest! {
         let (streamed, world) = stream_events(&data);
         prop_assert_eq!(streamed, slice_events(&data));
         prop_assert_eq!(&world, events.world());
+        walk_matches_events(&data);
     }
 
     #[test]

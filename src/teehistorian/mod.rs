@@ -13,6 +13,9 @@
 //!   layouts) and the encoder.
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding each message with
 //!   its offset and its tick as DDNet's writer numbers them ([`TickState`]).
+//! * [`semantic`]: the reconstructed state ([`World`]: absolute positions and inputs) and
+//!   an event per message ([`Events`]); [`walk`]: the same world tick by tick without an
+//!   event per message, the fast way for tables ([`TickWalk`]).
 //! * [`writer`]: writes a header and messages; a read-and-write-again copy is byte-identical.
 //! * [`game`](mod@game): the players by name and their clients' messages, typed (the
 //!   game layer, on top of [`semantic`]).
@@ -60,6 +63,7 @@ pub mod semantic;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;
+pub mod walk;
 pub mod writer;
 
 pub use cut::{CutError, CutRangeError, CutReport, TickRange, cut};
@@ -79,4 +83,5 @@ pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };
 pub use summary::Summary;
+pub use walk::{InputSeen, TickWalk};
 pub use writer::{RewriteError, RewriteStats, TeehistorianWriter, rewrite};

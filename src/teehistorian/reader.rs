@@ -522,6 +522,24 @@ impl<'a> Iterator for Messages<'a> {
 }
 
 impl<'a> Messages<'a> {
+    /// The next message if it is one of the int-only messages (player records, inputs,
+    /// TICK_SKIP, JOIN, FINISH) and decodes and numbers cleanly, with its tick; otherwise
+    /// `None`, and nothing is read. Most of a body is such messages: the semantic layer's
+    /// [`TickWalk`](super::TickWalk) takes them this way, without a [`MessageAt`] each.
+    #[inline(always)]
+    pub(crate) fn next_plain(&mut self) -> Option<(i32, Decoded<'static>)> {
+        if self.body.finished || self.body.done {
+            return None;
+        }
+        // A window of INT_WINDOW bytes is far below MAX_MESSAGE_LEN, and int-only messages
+        // are never the console commands the old packer cut.
+        let decoded = decode_ints_only(self.data.get(self.pos..)?.first_chunk::<INT_WINDOW>()?)?;
+        let tick = self.body.ticks.apply(&decoded.message).ok()?;
+        self.body.finished = matches!(decoded.message, Message::Finish);
+        self.pos += decoded.len;
+        Some((tick, decoded))
+    }
+
     /// [`next`](Iterator::next) for everything but a message that decodes and numbers
     /// cleanly: the end, errors, and the message after FINISH.
     #[inline(never)]

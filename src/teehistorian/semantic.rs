@@ -137,6 +137,7 @@ impl World {
     ///
     /// TICK_SKIP and FINISH change nothing and give [`EventKind::TickSkip`] and
     /// [`EventKind::Finish`].
+    #[inline(always)]
     pub fn apply<'a>(&mut self, message: &Message<'a>) -> Result<EventKind<'a>, SemanticErrorKind> {
         Ok(match *message {
             Message::PlayerNew { cid, x, y } => {
