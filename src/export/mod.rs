@@ -30,7 +30,7 @@ pub use writer::{DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS};
 
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;
-use crate::teehistorian::{EventKind, Events, TeehistorianSlice};
+use crate::teehistorian::{TeehistorianSlice, TickWalk};
 use crate::twdemo::DemoSlice;
 use crate::twdemo::game::{GameReplay, LogCollector};
 use table::tables;
@@ -432,73 +432,71 @@ impl Exporter {
         };
         let mut ending = Ending::default();
         let (wants_inputs, wants_ticks) = (self.wants(Table::Inputs), self.wants(Table::Ticks));
-        let mut events = Events::new(th.messages());
-        while let Some(event) = events.next() {
-            let event = match event {
-                Ok(event) => event,
-                Err(e) => {
+        let mut walk = TickWalk::new(&th);
+        loop {
+            let inputs = &mut self.inputs;
+            let tick = match walk.next_tick(|seen| {
+                if !wants_inputs {
+                    return;
+                }
+                let [
+                    direction,
+                    target_x,
+                    target_y,
+                    jump,
+                    fire,
+                    hook,
+                    player_flags,
+                    wanted_weapon,
+                    next_weapon,
+                    prev_weapon,
+                ] = *seen.input;
+                inputs.push(&InputRow {
+                    path,
+                    tick: seen.tick,
+                    client_id: seen.cid,
+                    direction,
+                    target_x,
+                    target_y,
+                    jump,
+                    fire,
+                    hook,
+                    player_flags,
+                    wanted_weapon,
+                    next_weapon,
+                    prev_weapon,
+                    new: seen.new,
+                });
+            }) {
+                None => break,
+                Some(Ok(tick)) => tick,
+                Some(Err(e)) => {
                     ending = Ending::at(&e, e.offset());
                     break;
                 }
             };
-            file.records += u64::from(!matches!(event.kind, EventKind::TickEnd));
-            match event.kind {
-                EventKind::Input { cid, input, new } if wants_inputs => {
-                    let [
-                        direction,
-                        target_x,
-                        target_y,
-                        jump,
-                        fire,
-                        hook,
-                        player_flags,
-                        wanted_weapon,
-                        next_weapon,
-                        prev_weapon,
-                    ] = input;
-                    self.inputs.push(&InputRow {
+            file.first_tick.get_or_insert(tick);
+            file.last_tick = Some(tick);
+            if wants_ticks {
+                for (cid, (x, y)) in walk.world().players() {
+                    self.ticks.push(&TickRow {
                         path,
-                        tick: event.tick,
+                        tick,
                         client_id: cid,
-                        direction,
-                        target_x,
-                        target_y,
-                        jump,
-                        fire,
-                        hook,
-                        player_flags,
-                        wanted_weapon,
-                        next_weapon,
-                        prev_weapon,
-                        new,
+                        x,
+                        y,
+                        vel_x: None,
+                        vel_y: None,
+                        weapon: None,
+                        health: None,
+                        armor: None,
                     });
                 }
-                EventKind::TickEnd => {
-                    file.first_tick.get_or_insert(event.tick);
-                    file.last_tick = Some(event.tick);
-                    if !wants_ticks {
-                        continue;
-                    }
-                    for (cid, (x, y)) in events.world().players() {
-                        self.ticks.push(&TickRow {
-                            path,
-                            tick: event.tick,
-                            client_id: cid,
-                            x,
-                            y,
-                            vel_x: None,
-                            vel_y: None,
-                            weapon: None,
-                            health: None,
-                            armor: None,
-                        });
-                    }
-                    self.flush(false, sink);
-                }
-                _ => {}
             }
+            self.flush(false, sink);
         }
-        file.finished = Some(events.finished());
+        file.records = walk.records();
+        file.finished = Some(walk.finished());
         if self.wants(Table::Chat) || self.wants(Table::Players) {
             let (log, _) = crate::teehistorian::game::game_log(th.messages());
             self.game_log(path, log);

@@ -84,7 +84,7 @@ macro_rules! tables {
                     let columns: Vec<arrow_array::ArrayRef> = vec![
                         $( $crate::export::table::finish!(self.$field, $kind), )*
                     ];
-                    $( self.$field = $crate::export::table::new_builder!($kind, rows); )*
+                    $( $crate::export::table::renew!(self.$field, $kind, rows); )*
                     arrow_array::RecordBatch::try_new(Self::schema(), columns)
                         .expect("the columns follow the schema they are declared with")
                 }
@@ -106,7 +106,32 @@ macro_rules! row_type {
     ((opt str)) => { Option<&'a str> };
 }
 
+/// A column's builder. Required numbers and flags gather in a plain `Vec`, which becomes
+/// the array's buffer without a copy: an Arrow builder's per-value null bookkeeping and
+/// capacity checks were a fifth of a teehistorian export in the profile.
 macro_rules! builder_type {
+    (i32) => {
+        Vec<i32>
+    };
+    (i64) => {
+        Vec<i64>
+    };
+    (u64) => {
+        Vec<u64>
+    };
+    (bool) => {
+        Vec<bool>
+    };
+    (str) => {
+        arrow_array::builder::StringBuilder
+    };
+    ((opt $k:tt)) => {
+        $crate::export::table::Nullable<$crate::export::table::arrow_builder_type!($k)>
+    };
+}
+
+/// The Arrow builder of a nullable column's values.
+macro_rules! arrow_builder_type {
     (i32) => {
         arrow_array::builder::Int32Builder
     };
@@ -122,21 +147,22 @@ macro_rules! builder_type {
     (str) => {
         arrow_array::builder::StringBuilder
     };
-    ((opt $k:tt)) => {
-        $crate::export::table::Nullable<$crate::export::table::builder_type!($k)>
-    };
 }
 
-macro_rules! new_builder {
-    (str, $rows:expr) => {
-        arrow_array::builder::StringBuilder::with_capacity($rows, 16 * $rows)
+/// Makes a finished column's builder ready for the next batch, with room for `$rows` rows
+/// (a file's batches are mostly full ones).
+macro_rules! renew {
+    // Room for paths of up to 64 bytes in every row: growing a batch's string buffer
+    // copied it (a teehistorian file's `ticks` repeats its path in a few million rows).
+    // Pages not written to cost no memory.
+    ($builder:expr, str, $rows:expr) => {
+        $builder = arrow_array::builder::StringBuilder::with_capacity($rows, 64 * $rows)
     };
-    // Grown as needed: an optional column may well stay empty.
-    ((opt $k:tt), $rows:expr) => {
-        $crate::export::table::Nullable::default()
-    };
-    ($k:tt, $rows:expr) => {
-        <$crate::export::table::builder_type!($k)>::with_capacity($rows)
+    // Left as finishing left it: grown as needed, since an optional column may well stay
+    // empty, and keeping its all-null array.
+    ($builder:expr, (opt $k:tt), $rows:expr) => {};
+    ($builder:expr, $k:tt, $rows:expr) => {
+        $builder = <$crate::export::table::builder_type!($k)>::with_capacity($rows)
     };
 }
 
@@ -167,6 +193,22 @@ macro_rules! data_type {
     };
 }
 
+/// The array type of a required column.
+macro_rules! array_type {
+    (i32) => {
+        arrow_array::Int32Array
+    };
+    (i64) => {
+        arrow_array::Int64Array
+    };
+    (u64) => {
+        arrow_array::UInt64Array
+    };
+    (bool) => {
+        arrow_array::BooleanArray
+    };
+}
+
 macro_rules! append {
     ($builder:expr, $value:expr, (opt $k:tt)) => {
         match $value {
@@ -185,8 +227,11 @@ macro_rules! append {
             }
         }
     };
-    ($builder:expr, $value:expr, $k:tt) => {
+    ($builder:expr, $value:expr, str) => {
         $builder.append_value($value)
+    };
+    ($builder:expr, $value:expr, $k:tt) => {
+        $builder.push($value)
     };
 }
 
@@ -195,11 +240,16 @@ macro_rules! finish {
     ($builder:expr, (opt $k:tt)) => {
         match std::mem::take(&mut $builder.leading_nulls) {
             0 => std::sync::Arc::new($builder.values.finish()) as arrow_array::ArrayRef,
-            nulls => arrow_array::new_null_array(&$crate::export::table::data_type!($k), nulls),
+            nulls => $builder.all_null(&$crate::export::table::data_type!($k), nulls),
         }
     };
-    ($builder:expr, $k:tt) => {
+    ($builder:expr, str) => {
         std::sync::Arc::new($builder.finish()) as arrow_array::ArrayRef
+    };
+    ($builder:expr, $k:tt) => {
+        std::sync::Arc::new(<$crate::export::table::array_type!($k)>::from(
+            std::mem::take(&mut $builder),
+        )) as arrow_array::ArrayRef
     };
 }
 
@@ -212,8 +262,30 @@ pub(crate) struct Nullable<B> {
     pub(crate) values: B,
     /// The nulls before the first value.
     pub(crate) leading_nulls: usize,
+    /// The last all-null array made, whose slices serve later batches: making a new one
+    /// zeroes its buffers every time.
+    all_null: Option<arrow_array::ArrayRef>,
+}
+
+impl<B> Nullable<B> {
+    /// An array of `len` nulls of `data_type`.
+    pub(crate) fn all_null(
+        &mut self,
+        data_type: &arrow_schema::DataType,
+        len: usize,
+    ) -> arrow_array::ArrayRef {
+        match &self.all_null {
+            Some(nulls) if nulls.len() >= len => nulls.slice(0, len),
+            _ => {
+                let nulls = arrow_array::new_null_array(data_type, len);
+                self.all_null = Some(nulls.clone());
+                nulls
+            }
+        }
+    }
 }
 
 pub(crate) use {
-    append, builder_type, column_field, data_type, finish, new_builder, row_type, tables,
+    append, array_type, arrow_builder_type, builder_type, column_field, data_type, finish, renew,
+    row_type, tables,
 };
