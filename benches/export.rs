@@ -24,6 +24,7 @@
 
 #[allow(dead_code)] // The demo benchmarks' loader; this one uses the demos' bytes only.
 mod common;
+mod ratio;
 
 #[path = "../tests/common/server.rs"]
 #[allow(dead_code)]
@@ -32,9 +33,10 @@ mod server;
 use common::load;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use demokit::export::{Exporter, Table};
-use demokit::teehistorian::{Events, TeehistorianSlice};
-use demokit::twdemo::DemoSlice;
+use demokit::teehistorian::{Events, TeehistorianSlice, TickWalk};
 use demokit::twdemo::game::GameReplay;
+use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
+use ratio::Ratio;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -62,6 +64,59 @@ fn teehistorian_events(data: &[u8]) -> usize {
         events += 1;
     }
     events
+}
+
+/// The container reader alone: every message of the file, with its tick.
+fn teehistorian_messages(data: &[u8]) -> u64 {
+    let th = TeehistorianSlice::parse(data).unwrap();
+    let mut messages = 0;
+    for message in th.messages() {
+        black_box(message.unwrap());
+        messages += 1;
+    }
+    messages
+}
+
+/// The `ticks` table alone.
+fn export_ticks(path: &str, data: &[u8]) -> u64 {
+    let mut rows = 0;
+    let mut exporter = Exporter::with_tables(&[Table::Ticks]);
+    let mut sink = |_: Table, batch: demokit::export::RecordBatch| {
+        rows += batch.num_rows() as u64;
+        black_box(batch);
+    };
+    exporter.add(path, data, &mut sink);
+    exporter.finish(&mut sink);
+    rows
+}
+
+/// The world tick by tick ([`TickWalk`]), every position read: what the tables are built on.
+fn teehistorian_walk(data: &[u8]) -> u64 {
+    let th = TeehistorianSlice::parse(data).unwrap();
+    let mut walk = TickWalk::new(&th);
+    let mut positions = 0;
+    while let Some(tick) = walk.next_tick(|input| {
+        black_box(input);
+    }) {
+        tick.unwrap();
+        positions += walk.world().players().count() as u64;
+    }
+    positions
+}
+
+/// The container reader of a demo alone: every data chunk decoded (Huffman and ints).
+fn demo_chunks(data: &[u8]) -> u64 {
+    let demo = DemoSlice::parse(data).unwrap();
+    let mut decoder = PayloadDecoder::new();
+    let mut ints = 0;
+    for chunk in demo.chunks() {
+        if let Chunk::Data(d) = chunk.unwrap().chunk
+            && d.kind != ChunkKind::Unknown
+        {
+            ints += decoder.decode(d.payload).unwrap().ints.len() as u64;
+        }
+    }
+    ints
 }
 
 /// The game replay of a demo, reading each tick's world: the characters counted.
@@ -95,6 +150,39 @@ fn bench(c: &mut Criterion) {
         generated.len(),
         &export("generated.teehistorian", &generated),
     );
+    // The goal: the tables no more than 2x the time of the container reader under them.
+    Ratio::measure(
+        || export("generated.teehistorian", &generated).len() as u64,
+        || teehistorian_messages(&generated),
+    )
+    .print("teehistorian export, every table, vs the container reader (goal >= 0.5)");
+    Ratio::measure(
+        || export_ticks("generated.teehistorian", &generated),
+        || teehistorian_messages(&generated),
+    )
+    .print("teehistorian export, ticks table, vs the container reader (goal >= 0.5)");
+    Ratio::measure(
+        || teehistorian_walk(&generated),
+        || teehistorian_events(&generated) as u64,
+    )
+    .print("teehistorian TickWalk vs Events, every event (semantic layer)");
+    if let Some(demos) = &demos {
+        Ratio::measure(
+            || {
+                demos
+                    .iter()
+                    .map(|d| export(d.label, &d.data).len() as u64)
+                    .sum()
+            },
+            || demos.iter().map(|d| demo_chunks(&d.data)).sum(),
+        )
+        .print("demo export, every table, vs the container reader (goal >= 0.5)");
+        Ratio::measure(
+            || demos.iter().map(|d| demo_world(&d.data) as u64).sum(),
+            || demos.iter().map(|d| demo_chunks(&d.data)).sum(),
+        )
+        .print("demo game world vs the container reader (goal >= 0.5)");
+    }
     let mut group = c.benchmark_group("export");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(generated.len() as u64));

@@ -16,8 +16,11 @@
 //! where it looked. Quick run:
 //! `cargo bench --bench source -- --warm-up-time 1 --measurement-time 3`.
 
+mod ratio;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use demokit::source::{Frame, SourceReader, SourceSlice};
+use ratio::Ratio;
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -101,6 +104,39 @@ fn scan(c: &mut Criterion) {
         );
     }
     let mut dst = vec![0u8; files.iter().map(|f| f.data.len()).max().unwrap()];
+    let copy_all = |dst: &mut [u8]| {
+        for f in &files {
+            let dst = &mut dst[..f.data.len()];
+            dst.copy_from_slice(black_box(&f.data));
+            black_box(dst);
+        }
+        1
+    };
+    Ratio::measure(
+        || {
+            files
+                .iter()
+                .map(|f| scan_slice(&f.data).payload as u64)
+                .sum()
+        },
+        || copy_all(&mut dst),
+    )
+    .print("Source slice scan, all files, vs memcpy of the same bytes");
+    Ratio::measure(
+        || {
+            files
+                .iter()
+                .map(|f| scan_stream(&f.data).payload as u64)
+                .sum()
+        },
+        || {
+            files
+                .iter()
+                .map(|f| scan_slice(&f.data).payload as u64)
+                .sum()
+        },
+    )
+    .print("Source streaming scan vs the slice scan (goal >= 0.77, within 1.3x)");
     let mut group = c.benchmark_group("scan");
     for f in &files {
         group.throughput(Throughput::Bytes(f.data.len() as u64));
