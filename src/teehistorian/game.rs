@@ -213,6 +213,13 @@ where
     I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
 {
     events: Events<'a, I>,
+    follower: Follower<'a>,
+}
+
+/// What both [`GameEvents`] and [`GameLogBuilder`] keep while following semantic events:
+/// the roster, and the game events the last one meant, not yet handed on.
+#[derive(Default)]
+struct Follower<'a> {
     roster: Roster,
     queue: VecDeque<GameEventAt<'a>>,
 }
@@ -225,14 +232,13 @@ where
     pub fn new(messages: I) -> Self {
         GameEvents {
             events: Events::new(messages),
-            roster: Roster::default(),
-            queue: VecDeque::new(),
+            follower: Follower::default(),
         }
     }
 
     /// The players connected after the events yielded so far.
     pub fn roster(&self) -> &Roster {
-        &self.roster
+        &self.follower.roster
     }
 
     /// Positions and inputs after the events yielded so far.
@@ -244,7 +250,9 @@ where
     pub fn tick(&self) -> i32 {
         self.events.tick()
     }
+}
 
+impl<'a> Follower<'a> {
     /// Follows one semantic event: updates the roster and queues what it means.
     fn follow(&mut self, event: Event<'a>) {
         let (tick, offset) = (event.tick, event.offset);
@@ -370,36 +378,70 @@ where
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(event) = self.queue.pop_front() {
+            if let Some(event) = self.follower.queue.pop_front() {
                 return Some(Ok(event));
             }
             match self.events.next()? {
-                Ok(event) => self.follow(event),
+                Ok(event) => self.follower.follow(event),
                 Err(e) => return Some(Err(e)),
             }
         }
     }
 }
 
-/// The players and the server's console chat (`say`) of a whole file, in one pass; with the
-/// error that ended it early, if any (everything before it is kept). Kills are the
-/// clients' `Cl_Kill` requests (DDNet records no kill messages).
-pub fn game_log<'a, I>(messages: I) -> (GameLog, Option<SemanticError>)
-where
-    I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
-{
-    let mut log = GameLog::default();
-    let mut stints = Stints::default();
-    let mut events = GameEvents::new(messages);
-    let mut error = None;
-    while let Some(event) = events.next() {
-        let event = match event {
-            Ok(event) => event,
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        };
+/// Builds a [`GameLog`] from semantic events handed to it one at a time: what
+/// [`game_log`] does over a reader, for a tool that walks the file itself (the export gets
+/// its tables and the log in one pass over a [`TickWalk`](super::TickWalk)).
+#[derive(Default)]
+pub struct GameLogBuilder<'a> {
+    follower: Follower<'a>,
+    stints: Stints,
+    log: GameLog,
+}
+
+impl std::fmt::Debug for GameLogBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameLogBuilder")
+            .field("log", &self.log)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> GameLogBuilder<'a> {
+    /// An empty log.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Follows one event, in file order (every event; a tick's end changes nothing).
+    #[inline]
+    pub fn add(&mut self, event: Event<'a>) {
+        // Positions and inputs, most of a file, say nothing about players or chat.
+        if matches!(
+            event.kind,
+            EventKind::PlayerMove { .. } | EventKind::Input { .. } | EventKind::TickEnd
+        ) {
+            return;
+        }
+        self.follow(event);
+    }
+
+    fn follow(&mut self, event: Event<'a>) {
+        self.follower.follow(event);
+        while let Some(event) = self.follower.queue.pop_front() {
+            self.note(event);
+        }
+    }
+
+    /// The log of the events added; `last_tick` closes the stints still open.
+    pub fn finish(mut self, last_tick: i32) -> GameLog {
+        self.log.players = self.stints.finish(last_tick);
+        self.log
+    }
+
+    /// Adds one game event to the stints and the chat.
+    fn note(&mut self, event: GameEventAt<'a>) {
+        let (log, stints) = (&mut self.log, &mut self.stints);
         let tick = event.tick;
         let cid = match &event.event {
             GameEvent::Join { cid, .. } => {
@@ -438,11 +480,75 @@ where
             | GameEvent::Message { cid, .. } => Some(*cid),
             _ => None,
         };
-        if let Some(p) = cid.and_then(|cid| events.roster().player(cid)) {
+        if let Some(p) = cid.and_then(|cid| self.follower.roster.player(cid)) {
             stints.update(p.cid, tick, &p.name, &p.clan, p.country, p.team);
         }
     }
-    let last_tick = events.tick();
-    log.players = stints.finish(last_tick);
-    (log, error)
+}
+
+/// The players and the server's console chat (`say`) of a whole file, in one pass; with the
+/// error that ended it early, if any (everything before it is kept). Kills are the
+/// clients' `Cl_Kill` requests (DDNet records no kill messages).
+pub fn game_log<'a, I>(messages: I) -> (GameLog, Option<SemanticError>)
+where
+    I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
+{
+    let mut builder = GameLogBuilder::new();
+    let mut events = Events::new(messages);
+    let mut error = None;
+    while let Some(event) = events.next() {
+        match event {
+            Ok(event) => builder.add(event),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    (builder.finish(events.tick()), error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::teehistorian::{Header, Recorder, TeehistorianSlice, strategies};
+    use proptest::prelude::*;
+
+    /// [`GameLogBuilder::add`] leaves out only events the follower ignores: the log is the
+    /// one of a builder that follows every event.
+    fn filtered_log_is_unfiltered_log(data: &[u8]) {
+        let Ok(file) = TeehistorianSlice::parse(data) else {
+            return;
+        };
+        let (mut filtered, mut every) = (GameLogBuilder::new(), GameLogBuilder::new());
+        let mut events = Events::new(file.messages());
+        while let Some(Ok(event)) = events.next() {
+            filtered.add(event);
+            every.follow(event);
+        }
+        assert_eq!(filtered.finish(events.tick()), every.finish(events.tick()));
+    }
+
+    #[test]
+    fn reference_file_log() {
+        filtered_log_is_unfiltered_log(&crate::teehistorian::semantic::reference_file(
+            br#"{"version":"2"}"#,
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn recorded_games_log_the_same(ticks in strategies::server_ticks(30)) {
+            let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
+            for tick in &ticks {
+                tick.record(&mut rec).unwrap();
+            }
+            filtered_log_is_unfiltered_log(&rec.finish().unwrap());
+        }
+
+        #[test]
+        fn generated_files_log_the_same(data in strategies::file(24)) {
+            filtered_log_is_unfiltered_log(&data);
+        }
+    }
 }

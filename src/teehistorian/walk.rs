@@ -10,7 +10,7 @@
 //! other message takes the reader's general path.
 //!
 //! ```
-//! use demokit::teehistorian::{Header, Protocol, Recorder, TeehistorianSlice, TickWalk};
+//! use demokit::teehistorian::{EventKind, Header, Protocol, Recorder, TeehistorianSlice, TickWalk};
 //!
 //! let mut rec = Recorder::new(Vec::new(), &Header::new("2"))?;
 //! rec.record_player_join(0, Protocol::V6)?;
@@ -29,7 +29,11 @@
 //! let file = TeehistorianSlice::parse(&bytes)?;
 //! let mut walk = TickWalk::new(&file);
 //! let (mut positions, mut aims) = (Vec::new(), Vec::new());
-//! while let Some(tick) = walk.next_tick(|input| aims.push((input.tick, input.input[1]))) {
+//! while let Some(tick) = walk.next_tick(|event| {
+//!     if let EventKind::Input { input, .. } = event.kind {
+//!         aims.push((event.tick, input[1]));
+//!     }
+//! }) {
 //!     positions.push((tick?, walk.world().position(0)));
 //! }
 //! assert_eq!(positions[3], (3, Some((103, 200))));
@@ -40,21 +44,7 @@
 
 use super::message::Message;
 use super::reader::{Messages, TeehistorianSlice};
-use super::semantic::{EventKind, Input, SemanticError, World};
-
-/// An input a client sent, as absolute values: what [`TickWalk::next_tick`] hands to its
-/// callback for each INPUT_NEW and INPUT_DIFF.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InputSeen<'w> {
-    /// The tick it was recorded in.
-    pub tick: i32,
-    /// Client id.
-    pub cid: i32,
-    /// The input after the record.
-    pub input: &'w Input,
-    /// Whether it was stored whole (INPUT_NEW) rather than as a difference.
-    pub new: bool,
-}
+use super::semantic::{Event, SemanticError, World};
 
 /// A message read ahead that opened the next tick; it is applied when that tick is walked.
 #[derive(Debug, Clone, Copy)]
@@ -97,6 +87,12 @@ impl<'a> TickWalk<'a> {
         &self.world
     }
 
+    /// The tick of the last message applied (0 before the first), as
+    /// [`Events::tick`](super::Events::tick).
+    pub fn tick(&self) -> i32 {
+        self.tick.unwrap_or(0)
+    }
+
     /// The messages applied so far.
     pub fn records(&self) -> u64 {
         self.records
@@ -108,21 +104,24 @@ impl<'a> TickWalk<'a> {
     }
 
     /// Walks to the end of the next tick and returns it; [`world`](Self::world) is then the
-    /// state after that tick. `on_input` gets every input of the tick as it is applied.
-    /// `None` at the end; after an error (returned once, with the messages before it
-    /// applied and their inputs handed on) the walk ends.
+    /// state after that tick. `on_event` gets the event of every message of the tick as it
+    /// is applied (the events [`Events`](super::Events) yields, but for its
+    /// [`TickEnd`](super::EventKind::TickEnd)s); a caller that ignores most kinds pays little for
+    /// them, as the callback is inlined. `None` at the end (a FINISH in a file without ticks
+    /// is handed on in that call); after an error (returned once, with the messages before
+    /// it applied and handed on) the walk ends.
     ///
     /// The ticks are those [`Events`](super::Events) ends with a
-    /// [`TickEnd`](EventKind::TickEnd): ticks with messages, the last one included.
+    /// [`TickEnd`](super::EventKind::TickEnd): ticks with messages, the last one included.
     pub fn next_tick(
         &mut self,
-        mut on_input: impl FnMut(InputSeen<'_>),
+        mut on_event: impl FnMut(Event<'a>),
     ) -> Option<Result<i32, SemanticError>> {
         if self.done {
             return None;
         }
         if let Some(p) = self.pending.take()
-            && let Err(e) = self.apply(p.offset, p.tick, &p.message, &mut on_input)
+            && let Err(e) = self.apply(p.offset, p.tick, &p.message, &mut on_event)
         {
             return Some(Err(e));
         }
@@ -153,7 +152,7 @@ impl<'a> TickWalk<'a> {
                 });
                 return Some(Ok(ended));
             }
-            if let Err(e) = self.apply(offset, tick, &message, &mut on_input) {
+            if let Err(e) = self.apply(offset, tick, &message, &mut on_event) {
                 return Some(Err(e));
             }
         }
@@ -165,7 +164,7 @@ impl<'a> TickWalk<'a> {
         offset: u64,
         tick: i32,
         message: &Message<'a>,
-        on_input: &mut impl FnMut(InputSeen<'_>),
+        on_event: &mut impl FnMut(Event<'a>),
     ) -> Result<(), SemanticError> {
         if matches!(message, Message::Finish) {
             self.finished = true;
@@ -173,13 +172,7 @@ impl<'a> TickWalk<'a> {
             self.tick = Some(tick);
         }
         match self.world.apply(message) {
-            Ok(EventKind::Input { cid, input, new }) => on_input(InputSeen {
-                tick,
-                cid,
-                input: &input,
-                new,
-            }),
-            Ok(_) => {}
+            Ok(kind) => on_event(Event { offset, tick, kind }),
             Err(kind) => {
                 self.done = true;
                 return Err(SemanticError::State { offset, tick, kind });
