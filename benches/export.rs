@@ -33,7 +33,7 @@ mod server;
 use common::load;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use demokit::export::{Exporter, Table};
-use demokit::teehistorian::{Events, TeehistorianSlice, TickWalk};
+use demokit::teehistorian::{EventKind, Events, TeehistorianSlice, TickWalk};
 use demokit::twdemo::game::GameReplay;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
 use ratio::Ratio;
@@ -95,8 +95,10 @@ fn teehistorian_walk(data: &[u8]) -> u64 {
     let th = TeehistorianSlice::parse(data).unwrap();
     let mut walk = TickWalk::new(&th);
     let mut positions = 0;
-    while let Some(tick) = walk.next_tick(|input| {
-        black_box(input);
+    while let Some(tick) = walk.next_tick(|event| {
+        if let EventKind::Input { input, .. } = event.kind {
+            black_box(input);
+        }
     }) {
         tick.unwrap();
         positions += walk.world().players().count() as u64;

@@ -30,7 +30,8 @@ pub use writer::{DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS};
 
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;
-use crate::teehistorian::{TeehistorianSlice, TickWalk};
+use crate::teehistorian::game::GameLogBuilder;
+use crate::teehistorian::{EventKind, TeehistorianSlice, TickWalk};
 use crate::twdemo::DemoSlice;
 use crate::twdemo::game::{GameReplay, LogCollector};
 use table::tables;
@@ -433,9 +434,18 @@ impl Exporter {
         let mut ending = Ending::default();
         let (wants_inputs, wants_ticks) = (self.wants(Table::Inputs), self.wants(Table::Ticks));
         let mut walk = TickWalk::new(&th);
+        // The players and chat come from the same pass.
+        let mut log =
+            (self.wants(Table::Chat) || self.wants(Table::Players)).then(GameLogBuilder::new);
         loop {
             let inputs = &mut self.inputs;
-            let tick = match walk.next_tick(|seen| {
+            let tick = match walk.next_tick(|event| {
+                if let Some(log) = &mut log {
+                    log.add(event);
+                }
+                let EventKind::Input { cid, input, new } = event.kind else {
+                    return;
+                };
                 if !wants_inputs {
                     return;
                 }
@@ -450,11 +460,11 @@ impl Exporter {
                     wanted_weapon,
                     next_weapon,
                     prev_weapon,
-                ] = *seen.input;
+                ] = input;
                 inputs.push(&InputRow {
                     path,
-                    tick: seen.tick,
-                    client_id: seen.cid,
+                    tick: event.tick,
+                    client_id: cid,
                     direction,
                     target_x,
                     target_y,
@@ -465,7 +475,7 @@ impl Exporter {
                     wanted_weapon,
                     next_weapon,
                     prev_weapon,
-                    new: seen.new,
+                    new,
                 });
             }) {
                 None => break,
@@ -497,9 +507,8 @@ impl Exporter {
         }
         file.records = walk.records();
         file.finished = Some(walk.finished());
-        if self.wants(Table::Chat) || self.wants(Table::Players) {
-            let (log, _) = crate::teehistorian::game::game_log(th.messages());
-            self.game_log(path, log);
+        if let Some(log) = log {
+            self.game_log(path, log.finish(walk.tick()));
         }
         (strings, ending)
     }
