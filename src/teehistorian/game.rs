@@ -496,7 +496,7 @@ where
     let mut builder = GameLogBuilder::new();
     let mut events = Events::new(messages);
     let mut error = None;
-    while let Some(event) = events.next() {
+    for event in events.by_ref() {
         match event {
             Ok(event) => builder.add(event),
             Err(e) => {
