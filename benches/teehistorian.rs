@@ -120,6 +120,33 @@ fn demokit_fold(data: &[u8]) -> Fold {
     fold
 }
 
+/// demokit's semantic layer tick by tick ([`TickWalk`]): every message's event, with
+/// absolute positions and inputs, folded into a [`Fold`] (more work than the differences
+/// the crate hands on: the world is kept).
+fn demokit_walk_fold(data: &[u8]) -> Fold {
+    use demokit::teehistorian::{EventKind, TickWalk};
+    let slice = TeehistorianSlice::parse(data).unwrap();
+    let mut walk = TickWalk::new(&slice);
+    let mut fold = Fold::default();
+    let mut on_event = |event: demokit::teehistorian::Event<'_>| {
+        fold.messages += 1;
+        match event.kind {
+            EventKind::PlayerMove { cid, dx, dy, .. } => fold.add(&[cid, dx, dy]),
+            EventKind::PlayerNew { cid, x, y, .. } => fold.add(&[cid, x, y]),
+            EventKind::Input { cid, input, .. } => {
+                fold.add(&[cid]);
+                fold.add(&input);
+            }
+            EventKind::TickSkip { dt } => fold.add(&[dt]),
+            _ => {}
+        }
+    };
+    while let Some(tick) = walk.next_tick(&mut on_event) {
+        tick.unwrap();
+    }
+    fold
+}
+
 /// The `teehistorian` crate: every chunk of the file up to and including the end of
 /// stream, each `black_box`ed; returns the count.
 fn crate_parse(data: &[u8]) -> u64 {
@@ -192,6 +219,15 @@ fn bench(c: &mut Criterion) {
         || crate_fold(&data).messages,
     )
     .print("teehistorian/fold demokit vs teehistorian crate");
+    assert_eq!(
+        demokit_walk_fold(&data).messages,
+        crate_fold(&data).messages
+    );
+    Ratio::measure(
+        || demokit_walk_fold(&data).messages,
+        || crate_fold(&data).messages,
+    )
+    .print("teehistorian/fold demokit TickWalk (every event, absolute) vs teehistorian crate");
     let mut group = c.benchmark_group("teehistorian");
     group.sample_size(SAMPLES);
     group.throughput(Throughput::Bytes(data.len() as u64));
