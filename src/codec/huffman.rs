@@ -162,13 +162,35 @@ pub fn compressed_len(input: &[u8], rule: LengthRule) -> usize {
 
 /// Appends the compressed form of `input` to `out`.
 pub fn compress(input: &[u8], rule: LengthRule, out: &mut Vec<u8>) {
-    let encode = &TABLES.encode;
     let start = out.len();
-    // Sizing the output for the worst case lets the loop store whole 64-bit words without
-    // checking capacity; the 8 spare bytes absorb the store that straddles the end.
-    let worst = (input.len() + 1) * MAX_CODE_LEN as usize / 8 + 2;
-    out.resize(start + worst + 8, 0);
-    let buf = &mut out[start..];
+    out.resize(start + compress_space(input), 0);
+    let len = compress_into(input, rule, &mut out[start..]);
+    out.truncate(start + len);
+}
+
+/// [`compress`] into `buf` from its start, treating `buf` as scratch space: it grows when
+/// it must and is never shortened or zeroed, so a caller that reuses it (an encoder, chunk
+/// after chunk) pays for neither. Returns the compressed length, `buf[..len]`.
+pub(crate) fn compress_reusing(input: &[u8], rule: LengthRule, buf: &mut Vec<u8>) -> usize {
+    let need = compress_space(input);
+    if buf.len() < need {
+        buf.resize(need, 0);
+    }
+    compress_into(input, rule, buf)
+}
+
+/// The space [`compress_into`] needs for `input`: sized for the worst case, so that its loop
+/// stores whole 64-bit words without checking capacity, plus 8 bytes for the store that
+/// straddles the end.
+fn compress_space(input: &[u8]) -> usize {
+    (input.len() + 1) * MAX_CODE_LEN as usize / 8 + 2 + 8
+}
+
+/// Compresses `input` into `buf` (at least [`compress_space`] bytes); returns the length.
+/// Every byte up to the length is written, the partial last one and a trailing zero byte
+/// included, so what `buf` held before does not matter.
+fn compress_into(input: &[u8], rule: LengthRule, buf: &mut [u8]) -> usize {
+    let encode = &TABLES.encode;
 
     let mut acc: u64 = 0;
     let mut acc_bits: u32 = 0;
@@ -199,10 +221,9 @@ pub fn compress(input: &[u8], rule: LengthRule, out: &mut Vec<u8>) {
         acc >>= whole * 8;
         acc_bits -= whole * 8;
     }
-    // The partial last byte, zero-padded, was stored by the last write; the rule only decides
-    // whether one more byte (necessarily 0x00) counts.
-    let len = rule.len_for_bits(o * 8 + acc_bits as usize);
-    out.truncate(start + len);
+    // The partial last byte, zero-padded, was stored by the last write, and so was the byte
+    // after it (0x00); the rule only decides whether that one counts.
+    rule.len_for_bits(o * 8 + acc_bits as usize)
 }
 
 /// Appends the decoded bytes of `input` to `out`, failing if more than `limit` bytes would be
@@ -1239,6 +1260,17 @@ mod tests {
                 }
                 Err(_) => prop_assert!(out.is_empty()),
             }
+        }
+
+        /// Compressing into a reused buffer (longer or shorter than needed, holding old
+        /// bytes) gives what compressing into a fresh one gives.
+        #[test]
+        fn reused_buffer_compresses_as_fresh(plain in plain_bytes(), rule in rule(),
+                                             old in prop::collection::vec(any::<u8>(), 0..5000)) {
+            let fresh = compressed(&plain, rule);
+            let mut buf = old;
+            let len = compress_reusing(&plain, rule, &mut buf);
+            prop_assert_eq!(&buf[..len], &fresh[..]);
         }
 
         /// Decoding into a reused buffer (longer or shorter than needed, holding old

@@ -156,17 +156,34 @@ pub fn is_canonical(value: i32, bytes: &[u8]) -> bool {
 /// Appends the packed form of every int in `ints` to `out`.
 pub fn pack_ints(ints: &[i32], out: &mut Vec<u8>) {
     let base = out.len();
-    // Writing whole five-byte slots into pre-sized space and then advancing by the real
-    // length keeps capacity checks out of the loop.
     out.resize(base + ints.len() * MAX_BYTES, 0);
-    let mut pos = base;
+    let len = pack_into_slots(ints, &mut out[base..]);
+    out.truncate(base + len);
+}
+
+/// [`pack_ints`] into `buf` from its start, treating `buf` as scratch space: it grows when
+/// it must and is never shortened or zeroed, so a caller that reuses it (an encoder, chunk
+/// after chunk) pays for neither. Returns the packed length, `buf[..len]`.
+pub(crate) fn pack_ints_reusing(ints: &[i32], buf: &mut Vec<u8>) -> usize {
+    let need = ints.len() * MAX_BYTES;
+    if buf.len() < need {
+        buf.resize(need, 0);
+    }
+    pack_into_slots(ints, buf)
+}
+
+/// Packs `ints` into `buf`, which holds at least [`MAX_BYTES`] per int; returns the length.
+/// Writing whole five-byte slots and then advancing by the real length keeps capacity
+/// checks out of the loop.
+fn pack_into_slots(ints: &[i32], buf: &mut [u8]) -> usize {
+    let mut pos = 0;
     for &value in ints {
-        let slot: &mut [u8; MAX_BYTES] = (&mut out[pos..pos + MAX_BYTES])
+        let slot: &mut [u8; MAX_BYTES] = (&mut buf[pos..pos + MAX_BYTES])
             .try_into()
             .expect("five-byte slot");
         pos += pack(value, slot);
     }
-    out.truncate(pos);
+    pos
 }
 
 /// Packs a byte buffer the way DDNet's demo recorder does: as little-endian 32-bit words.
@@ -437,6 +454,20 @@ mod tests {
                 let (value, len, last) = unpack_word(u64::from_le_bytes(bytes));
                 prop_assert_eq!(unpack(&bytes), Some((value, len)));
                 prop_assert_eq!(last, bytes[len - 1]);
+            }
+
+            /// Packing into a reused buffer (longer or shorter, holding old bytes) gives
+            /// the bytes packing into a fresh one gives.
+            #[test]
+            fn reused_buffer_packs_as_fresh(
+                ints in proptest::collection::vec(any::<i32>(), 0..100),
+                old in proptest::collection::vec(any::<u8>(), 0..600),
+            ) {
+                let mut fresh = Vec::new();
+                pack_ints(&ints, &mut fresh);
+                let mut reused = old;
+                let len = pack_ints_reusing(&ints, &mut reused);
+                prop_assert_eq!(&reused[..len], &fresh[..]);
             }
 
             /// The block-wise loop gives what reading one int after another with

@@ -109,6 +109,9 @@ impl PayloadDecoder {
 /// Encodes payloads the way DDNet's recorder does, reusing its buffers.
 #[derive(Debug, Default, Clone)]
 pub struct PayloadEncoder {
+    /// Scratch space for the packed ints and the stored bytes. Like the decoder's, the
+    /// buffers keep their length from one payload to the next: zeroing them per chunk cost
+    /// as much as packing payloads of small ints.
     packed: Vec<u8>,
     out: Vec<u8>,
 }
@@ -121,10 +124,8 @@ impl PayloadEncoder {
 
     /// Packs `ints` and Huffman-codes them under `rule`; returns the stored bytes.
     pub fn encode(&mut self, ints: &[i32], rule: LengthRule) -> &[u8] {
-        self.packed.clear();
-        self.out.clear();
-        varint::pack_ints(ints, &mut self.packed);
-        huffman::compress(&self.packed, rule, &mut self.out);
-        &self.out
+        let packed_len = varint::pack_ints_reusing(ints, &mut self.packed);
+        let len = huffman::compress_reusing(&self.packed[..packed_len], rule, &mut self.out);
+        &self.out[..len]
     }
 }
