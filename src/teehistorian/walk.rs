@@ -2,11 +2,11 @@
 //! want the positions after each tick and the inputs (tables, statistics, training data)
 //! rather than an event per message.
 //!
-//! Over a [`TeehistorianSlice`] it gives what [`Events::next_tick`] gives: the same ticks,
+//! Over a [`TeehistorianSlice`] it gives what [`Events::next_tick`](super::Events::next_tick) gives: the same ticks,
 //! the same [`World`] after each, the same inputs in the same order, and the same error at
 //! the same offset (a property test holds the two together). What it saves is the layering:
 //! the int-only messages that make up most of a body are decoded and applied in one step,
-//! with no [`MessageAt`](super::MessageAt) or [`Event`](super::Event) built for them; every
+//! with no [`MessageAt`](super::MessageAt) or [`Event`] built for them; every
 //! other message takes the reader's general path.
 //!
 //! ```
