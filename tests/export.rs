@@ -7,6 +7,8 @@
 
 mod common;
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
 use common::temp::TempDir;
 use demokit::detect::{Format, detect};
 use demokit::export::{DatasetWriter, Exporter, SCHEMA_VERSION, Table};
@@ -149,12 +151,14 @@ fn the_real_recordings_export_with_the_rows_the_readers_count() {
     let mut errors = 0;
     for batch in &batches {
         errors += batch.column_by_name("error").unwrap().null_count();
-        let paths = batch.column_by_name("path").unwrap();
-        let paths = paths
-            .as_any()
-            .downcast_ref::<arrow_array::StringArray>()
+        // `path` is dictionary-encoded; every row has one.
+        let paths = batch
+            .column_by_name("path")
+            .unwrap()
+            .as_dictionary::<Int32Type>()
+            .downcast_dict::<arrow_array::StringArray>()
             .unwrap();
-        listed.extend(paths.iter().map(|p| p.unwrap().to_owned()));
+        listed.extend(paths.into_iter().map(|p| p.unwrap().to_owned()));
     }
     assert_eq!(errors, files.len(), "no file has an error");
     let given: Vec<String> = files
@@ -309,6 +313,12 @@ fn readme_columns(table: Table) -> String {
                 arrow_schema::DataType::UInt64 => "uint64",
                 arrow_schema::DataType::Boolean => "bool",
                 arrow_schema::DataType::Utf8 => "string",
+                arrow_schema::DataType::Dictionary(key, value)
+                    if **key == arrow_schema::DataType::Int32
+                        && **value == arrow_schema::DataType::Utf8 =>
+                {
+                    "dictionary string"
+                }
                 other => panic!("no README name for {other}"),
             };
             let null = if f.is_nullable() { "?" } else { "" };
@@ -440,4 +450,62 @@ fn a_second_export_adds_only_what_changed() {
     );
     // A third run finds the changed file in the new part.
     assert!(export().contains("exported 0 files"));
+}
+
+/// A run refuses to add to a dataset of another schema version (here: a `files` part
+/// claiming version 1, with plain string paths), rather than mix two schemas in it.
+#[test]
+fn a_dataset_of_another_schema_version_is_refused() {
+    use std::sync::Arc;
+    let input = TempDir::new("export-version-in");
+    input.write("empty.teehistorian", b"not a recording");
+    let dir = TempDir::new("export-version-out");
+    let part = dir.0.join("files/part-0.parquet");
+    std::fs::create_dir_all(part.parent().unwrap()).unwrap();
+    let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+        "path",
+        arrow_schema::DataType::Utf8,
+        false,
+    )]));
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![parquet::file::metadata::KeyValue::new(
+            "demokit.schema_version".to_owned(),
+            "1".to_owned(),
+        )]))
+        .build();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&part).unwrap(),
+        schema.clone(),
+        Some(properties),
+    )
+    .unwrap();
+    let paths = arrow_array::StringArray::from(vec!["old.demo"]);
+    writer
+        .write(&arrow_array::RecordBatch::try_new(schema, vec![Arc::new(paths)]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+    let err = DatasetWriter::exported(&dir.0).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("schema version 1, this demokit writes 2"),
+        "{err}"
+    );
+    let args: Vec<&std::ffi::OsStr> = vec![
+        "export".as_ref(),
+        input.0.as_os_str(),
+        "-o".as_ref(),
+        dir.0.as_os_str(),
+    ];
+    let run = common::cli::demokit(&args);
+    assert!(!run.status.success());
+    assert!(
+        common::cli::stderr(&run).contains("export into a new directory"),
+        "{}",
+        common::cli::stderr(&run)
+    );
+    assert_eq!(
+        files_under(&dir.0),
+        ["files/part-0.parquet"],
+        "nothing written"
+    );
 }

@@ -29,13 +29,17 @@ from . import schema as demokit_schema
 
 
 def arrow_schema(table: str) -> pa.Schema:
-    """The table's schema as Spark takes it: unsigned integers widened to ``int64``."""
-    schema = demokit_schema(table)
-    fields = [
-        pa.field(f.name, pa.int64(), f.nullable) if pa.types.is_unsigned_integer(f.type) else f
-        for f in schema
-    ]
-    return pa.schema(fields)
+    """The table's schema as Spark takes it: unsigned integers widened to ``int64``,
+    dictionary-encoded strings (``path``) as plain strings."""
+
+    def spark_field(f: pa.Field) -> pa.Field:
+        if pa.types.is_unsigned_integer(f.type):
+            return pa.field(f.name, pa.int64(), f.nullable)
+        if pa.types.is_dictionary(f.type):
+            return pa.field(f.name, f.type.value_type, f.nullable)
+        return f
+
+    return pa.schema([spark_field(f) for f in demokit_schema(table)])
 
 
 def local_path(uri: str) -> str:

@@ -5,7 +5,8 @@
 //! `players` (one row per player stint), `ticks` (one row per tick per character or
 //! player position), `inputs` (teehistorian: every input a client sent, as absolute
 //! values) and `frames` (Source: the frame index). Every row starts with the file's
-//! `path`, so tables join on it. [`Exporter`] reads files into the tables; a
+//! `path` (dictionary-encoded: a file's rows share one copy of it per batch), so tables join
+//! on it. [`Exporter`] reads files into the tables; a
 //! [`DatasetWriter`] writes their batches to Parquet, one directory per table, either
 //! flat or in Hive-style partitions by format and date (`format=twdemo/date=2023-05-11/`,
 //! see [`Partitioning`]; a file's [`Partition`] comes from the values of its `files`
@@ -37,7 +38,7 @@ use crate::twdemo::game::{GameReplay, LogCollector};
 use table::tables;
 
 /// The version of the table schemas below.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Rows collected per table before a batch is handed on (bounds memory on long files).
 pub const BATCH_ROWS: usize = 64 * 1024;
@@ -46,7 +47,7 @@ tables! {
     /// One row per file.
     Files "files", FileRow, FileColumns {
         /// The file's path as given.
-        path: str,
+        path: (runs str),
         /// `twdemo`, `teehistorian`, `source` or `unknown`.
         format: str,
         /// Size in bytes.
@@ -82,7 +83,7 @@ tables! {
     /// One row per chat line (teehistorian: the console's `say`).
     Chat "chat", ChatRow, ChatColumns {
         /// The file.
-        path: str,
+        path: (runs str),
         /// The tick it was said at.
         tick: i32,
         /// Who said it, -1 the server.
@@ -98,7 +99,7 @@ tables! {
     /// One row per player stint: a client id from joining to leaving.
     Players "players", PlayerRow, PlayerColumns {
         /// The file.
-        path: str,
+        path: (runs str),
         /// Client id.
         client_id: i32,
         /// The last name it had.
@@ -119,7 +120,7 @@ tables! {
     /// (teehistorian).
     Ticks "ticks", TickRow, TickColumns {
         /// The file.
-        path: str,
+        path: (runs str),
         /// The tick.
         tick: i32,
         /// Client id.
@@ -143,7 +144,7 @@ tables! {
     /// One row per input a client sent (teehistorian), as absolute values.
     Inputs "inputs", InputRow, InputColumns {
         /// The file.
-        path: str,
+        path: (runs str),
         /// The tick.
         tick: i32,
         /// Client id.
@@ -175,7 +176,7 @@ tables! {
     /// One row per frame of a Source demo.
     Frames "frames", FrameRow, FrameColumns {
         /// The file.
-        path: str,
+        path: (runs str),
         /// The frame's place in the file, from 0.
         index: u64,
         /// Offset of its command byte.

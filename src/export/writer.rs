@@ -55,10 +55,23 @@ pub enum ExportError {
         /// What the writer said.
         source: parquet::errors::ParquetError,
     },
+    /// The dataset holds parts of another schema version, which a run must not mix with
+    /// its own: readers of a dataset expect one schema.
+    #[error(
+        "{path}: written with demokit's schema version {found}, this demokit writes {SCHEMA_VERSION}: export into a new directory"
+    )]
+    SchemaVersion {
+        /// The part.
+        path: PathBuf,
+        /// Its `demokit.schema_version` (`none` if it has none).
+        found: String,
+    },
 }
 
 /// Adds the files one `files` part names to `out`.
 fn read_exported(path: &Path, out: &mut Vec<ExportedFile>) -> Result<(), ExportError> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
     use arrow_array::{Array, Int64Array, StringArray, UInt64Array};
     let parquet = |source| ExportError::Parquet {
         path: path.to_path_buf(),
@@ -68,10 +81,20 @@ fn read_exported(path: &Path, out: &mut Vec<ExportedFile>) -> Result<(), ExportE
         path: path.to_path_buf(),
         source,
     })?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(parquet)?
-        .build()
-        .map_err(parquet)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet)?;
+    let version = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|pairs| pairs.iter().find(|kv| kv.key == "demokit.schema_version"))
+        .and_then(|kv| kv.value.clone());
+    if version.as_deref() != Some(SCHEMA_VERSION.to_string().as_str()) {
+        return Err(ExportError::SchemaVersion {
+            path: path.to_path_buf(),
+            found: version.unwrap_or_else(|| "none".to_owned()),
+        });
+    }
+    let reader = builder.build().map_err(parquet)?;
     for batch in reader {
         let batch = batch.map_err(|e| parquet(e.into()))?;
         let column = |name: &str| batch.column_by_name(name).cloned();
@@ -80,16 +103,22 @@ fn read_exported(path: &Path, out: &mut Vec<ExportedFile>) -> Result<(), ExportE
         else {
             continue;
         };
-        let (Some(paths), Some(bytes), Some(modified)) = (
-            paths.as_any().downcast_ref::<StringArray>(),
+        let Some(paths) = paths
+            .as_dictionary_opt::<Int32Type>()
+            .and_then(|d| d.downcast_dict::<StringArray>())
+        else {
+            continue;
+        };
+        let (Some(bytes), Some(modified)) = (
             bytes.as_any().downcast_ref::<UInt64Array>(),
             modified.as_any().downcast_ref::<Int64Array>(),
         ) else {
             continue;
         };
-        for row in 0..batch.num_rows() {
+        for (row, path) in paths.into_iter().enumerate() {
+            let Some(path) = path else { continue };
             out.push(ExportedFile {
-                path: paths.value(row).to_owned(),
+                path: path.to_owned(),
                 bytes: bytes.value(row),
                 modified_ns: modified.is_valid(row).then(|| modified.value(row)),
             });
@@ -262,7 +291,9 @@ impl DatasetWriter {
     }
 
     /// The files the dataset in `dir` already holds, from its `files` table in any
-    /// layout, every part under `files/` read (none if there is no dataset yet).
+    /// layout, every part under `files/` read (none if there is no dataset yet). A part of
+    /// another schema version is an [`ExportError::SchemaVersion`]: a run adds parts of its
+    /// own version, and one dataset should hold one schema.
     pub fn exported(dir: impl AsRef<Path>) -> Result<Vec<ExportedFile>, ExportError> {
         let mut out = Vec::new();
         walk_parts(&dir.as_ref().join(Table::Files.name()), &mut |path, _| {
