@@ -18,7 +18,8 @@
 //! Parquet files).
 //!
 //! The schemas are versioned by [`SCHEMA_VERSION`], written into each Parquet file's
-//! metadata as `demokit.schema_version`; a change to a table's columns raises it.
+//! metadata as `demokit.schema_version`; a change to a table's columns or their types raises it,
+//! and [`DatasetWriter::exported`] refuses a dataset of another version.
 
 mod partition;
 mod table;
