@@ -213,15 +213,16 @@ where
     I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
 {
     events: Events<'a, I>,
-    follower: Follower<'a>,
+    follower: Follower,
+    /// The game events the last semantic event meant, not yet handed on.
+    queue: VecDeque<GameEventAt<'a>>,
 }
 
 /// What both [`GameEvents`] and [`GameLogBuilder`] keep while following semantic events:
-/// the roster, and the game events the last one meant, not yet handed on.
+/// the roster.
 #[derive(Default)]
-struct Follower<'a> {
+struct Follower {
     roster: Roster,
-    queue: VecDeque<GameEventAt<'a>>,
 }
 
 impl<'a, I> GameEvents<'a, I>
@@ -233,6 +234,7 @@ where
         GameEvents {
             events: Events::new(messages),
             follower: Follower::default(),
+            queue: VecDeque::new(),
         }
     }
 
@@ -252,16 +254,21 @@ where
     }
 }
 
-impl<'a> Follower<'a> {
-    /// Follows one semantic event: updates the roster and queues what it means.
-    fn follow(&mut self, event: Event<'a>) {
+impl Follower {
+    /// Follows one semantic event: updates the roster and hands what it means to `out`, in
+    /// order, with the roster as that event left it (the game events borrow what the
+    /// semantic event borrows).
+    fn follow<'e>(&mut self, event: Event<'e>, mut out: impl FnMut(&Roster, GameEventAt<'e>)) {
         let (tick, offset) = (event.tick, event.offset);
-        let push = |queue: &mut VecDeque<GameEventAt<'a>>, event| {
-            queue.push_back(GameEventAt {
-                tick,
-                offset,
-                event,
-            })
+        let mut push = |roster: &Roster, event| {
+            out(
+                roster,
+                GameEventAt {
+                    tick,
+                    offset,
+                    event,
+                },
+            )
         };
         match event.kind {
             EventKind::Join { cid } => {
@@ -274,7 +281,7 @@ impl<'a> Follower<'a> {
                         joined: tick,
                         ..Player::default()
                     });
-                    push(&mut self.queue, GameEvent::Join { cid, sixup });
+                    push(&self.roster, GameEvent::Join { cid, sixup });
                 }
             }
             EventKind::Drop { cid, reason } => {
@@ -282,20 +289,17 @@ impl<'a> Follower<'a> {
                     .and_then(|c| self.roster.players[c].take())
                     .map(|p| p.name)
                     .unwrap_or_default();
-                push(&mut self.queue, GameEvent::Drop { cid, name, reason });
+                push(&self.roster, GameEvent::Drop { cid, name, reason });
             }
             EventKind::NetMessage { cid, data } => {
                 let message = self.roster.protocol(cid).unpack_message(data).message;
                 for follow_up in self.apply_message(cid, &message) {
-                    push(&mut self.queue, follow_up);
+                    push(&self.roster, follow_up);
                 }
-                push(&mut self.queue, GameEvent::Message { cid, message });
+                push(&self.roster, GameEvent::Message { cid, message });
             }
             EventKind::ConsoleCommand { cid, cmd, args, .. } => {
-                push(
-                    &mut self.queue,
-                    GameEvent::ConsoleCommand { cid, cmd, args },
-                );
+                push(&self.roster, GameEvent::ConsoleCommand { cid, cmd, args });
             }
             EventKind::Ex(ex) => {
                 let event = match ex {
@@ -331,14 +335,14 @@ impl<'a> Follower<'a> {
                     }
                     other => GameEvent::Ex(other),
                 };
-                push(&mut self.queue, event);
+                push(&self.roster, event);
             }
             _ => {}
         }
     }
 
     /// Updates the roster from a client's message; the name and team events it implies.
-    fn apply_message(&mut self, cid: i32, message: &AnyMessage<'_>) -> Vec<GameEvent<'a>> {
+    fn apply_message<'e>(&mut self, cid: i32, message: &AnyMessage<'_>) -> Vec<GameEvent<'e>> {
         let Some(player) = self.roster.player_mut(cid) else {
             return Vec::new();
         };
@@ -378,11 +382,14 @@ where
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(event) = self.follower.queue.pop_front() {
+            if let Some(event) = self.queue.pop_front() {
                 return Some(Ok(event));
             }
             match self.events.next()? {
-                Ok(event) => self.follower.follow(event),
+                Ok(event) => {
+                    let queue = &mut self.queue;
+                    self.follower.follow(event, |_, e| queue.push_back(e));
+                }
                 Err(e) => return Some(Err(e)),
             }
         }
@@ -393,13 +400,13 @@ where
 /// [`game_log`] does over a reader, for a tool that walks the file itself (the export gets
 /// its tables and the log in one pass over a [`TickWalk`](super::TickWalk)).
 #[derive(Default)]
-pub struct GameLogBuilder<'a> {
-    follower: Follower<'a>,
+pub struct GameLogBuilder {
+    follower: Follower,
     stints: Stints,
     log: GameLog,
 }
 
-impl std::fmt::Debug for GameLogBuilder<'_> {
+impl std::fmt::Debug for GameLogBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GameLogBuilder")
             .field("log", &self.log)
@@ -407,7 +414,7 @@ impl std::fmt::Debug for GameLogBuilder<'_> {
     }
 }
 
-impl<'a> GameLogBuilder<'a> {
+impl GameLogBuilder {
     /// An empty log.
     pub fn new() -> Self {
         Self::default()
@@ -415,7 +422,7 @@ impl<'a> GameLogBuilder<'a> {
 
     /// Follows one event, in file order (every event; a tick's end changes nothing).
     #[inline]
-    pub fn add(&mut self, event: Event<'a>) {
+    pub fn add(&mut self, event: Event<'_>) {
         // Positions and inputs, most of a file, say nothing about players or chat.
         if matches!(
             event.kind,
@@ -426,11 +433,10 @@ impl<'a> GameLogBuilder<'a> {
         self.follow(event);
     }
 
-    fn follow(&mut self, event: Event<'a>) {
-        self.follower.follow(event);
-        while let Some(event) = self.follower.queue.pop_front() {
-            self.note(event);
-        }
+    fn follow(&mut self, event: Event<'_>) {
+        let (log, stints) = (&mut self.log, &mut self.stints);
+        self.follower
+            .follow(event, |roster, e| note(roster, log, stints, e));
     }
 
     /// The log of the events added; `last_tick` closes the stints still open.
@@ -438,51 +444,49 @@ impl<'a> GameLogBuilder<'a> {
         self.log.players = self.stints.finish(last_tick);
         self.log
     }
+}
 
-    /// Adds one game event to the stints and the chat.
-    fn note(&mut self, event: GameEventAt<'a>) {
-        let (log, stints) = (&mut self.log, &mut self.stints);
-        let tick = event.tick;
-        let cid = match &event.event {
-            GameEvent::Join { cid, .. } => {
-                stints.open(*cid, tick);
-                Some(*cid)
-            }
-            GameEvent::Drop { cid, .. } => {
-                stints.close(*cid, tick);
-                None
-            }
-            GameEvent::ConsoleCommand { cid, cmd, args } if cmd.as_bytes() == b"say" => {
-                log.chat.push(ChatLine {
-                    tick,
-                    client_id: *cid,
-                    name: String::new(),
-                    team: -1,
-                    text: args
-                        .iter()
-                        .next()
-                        .map(|a| a.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                });
-                None
-            }
-            GameEvent::Message {
-                cid,
-                message:
-                    AnyMessage::Six(six::Message::ClKill(_))
-                    | AnyMessage::Seven(seven::Message::ClKill(_)),
-            } => {
-                log.kills += 1;
-                Some(*cid)
-            }
-            GameEvent::Name { cid, .. }
-            | GameEvent::Team { cid, .. }
-            | GameEvent::Message { cid, .. } => Some(*cid),
-            _ => None,
-        };
-        if let Some(p) = cid.and_then(|cid| self.follower.roster.player(cid)) {
-            stints.update(p.cid, tick, &p.name, &p.clan, p.country, p.team);
+/// Adds one game event to the stints and the chat; `roster` is the players after it.
+fn note(roster: &Roster, log: &mut GameLog, stints: &mut Stints, event: GameEventAt<'_>) {
+    let tick = event.tick;
+    let cid = match &event.event {
+        GameEvent::Join { cid, .. } => {
+            stints.open(*cid, tick);
+            Some(*cid)
         }
+        GameEvent::Drop { cid, .. } => {
+            stints.close(*cid, tick);
+            None
+        }
+        GameEvent::ConsoleCommand { cid, cmd, args } if cmd.as_bytes() == b"say" => {
+            log.chat.push(ChatLine {
+                tick,
+                client_id: *cid,
+                name: String::new(),
+                team: -1,
+                text: args
+                    .iter()
+                    .next()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            });
+            None
+        }
+        GameEvent::Message {
+            cid,
+            message:
+                AnyMessage::Six(six::Message::ClKill(_)) | AnyMessage::Seven(seven::Message::ClKill(_)),
+        } => {
+            log.kills += 1;
+            Some(*cid)
+        }
+        GameEvent::Name { cid, .. }
+        | GameEvent::Team { cid, .. }
+        | GameEvent::Message { cid, .. } => Some(*cid),
+        _ => None,
+    };
+    if let Some(p) = cid.and_then(|cid| roster.player(cid)) {
+        stints.update(p.cid, tick, &p.name, &p.clan, p.country, p.team);
     }
 }
 
