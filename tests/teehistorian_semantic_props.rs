@@ -12,7 +12,7 @@ use demokit::teehistorian::game::{GameLogBuilder, game_log};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::{
     EventKind, Events, Header, Recorder, StreamEvents, TeehistorianReader, TeehistorianSlice,
-    TickWalk, World,
+    TickWalk, WalkSource, World,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -145,8 +145,36 @@ fn walk_matches_events(data: &[u8]) {
         }
     }
     let mut walk = TickWalk::new(&file);
-    let mut got = Vec::new();
     let mut log = GameLogBuilder::new();
+    assert_eq!(walk_steps(&mut walk, &mut log), expected);
+    assert_eq!(walk.records(), records);
+    assert_eq!(walk.finished(), events.finished());
+    assert!(
+        walk.next_tick(|_| panic!("an event after the end"))
+            .is_none()
+    );
+    // The game log built from the walk's events is the one of a pass of its own.
+    assert_eq!(log.finish(walk.tick()), game_log(file.messages()).0);
+    // Over a stream handed out a few bytes at a time (refilled inside messages) and in
+    // large pieces, the walk is the same.
+    for piece in [1, 5, 4096] {
+        if piece < 4096 && data.len() > 64 * 1024 {
+            continue;
+        }
+        let reader = TeehistorianReader::new(common::read::Dribble::new(data, piece)).unwrap();
+        let mut streamed = TickWalk::from_reader(reader);
+        let mut log = GameLogBuilder::new();
+        assert_eq!(walk_steps(&mut streamed, &mut log), expected, "pieces of {piece}");
+        assert_eq!(streamed.records(), records);
+        assert_eq!(streamed.finished(), events.finished());
+        assert!(streamed.next_tick(|_| panic!("an event after the end")).is_none());
+        assert_eq!(log.finish(streamed.tick()), game_log(file.messages()).0);
+    }
+}
+
+/// Every step of `walk` to its end, its events added to `log`.
+fn walk_steps<S: WalkSource>(walk: &mut TickWalk<S>, log: &mut GameLogBuilder) -> Vec<Step> {
+    let mut got = Vec::new();
     loop {
         let mut seen = Vec::new();
         let tick = walk.next_tick(|e| {
@@ -156,22 +184,13 @@ fn walk_matches_events(data: &[u8]) {
         // A lone FINISH is handed on in the call that finds no tick to end.
         got.append(&mut seen);
         let Some(tick) = tick else {
-            break;
+            return got;
         };
         got.push(match tick {
             Ok(t) => Step::Tick(t, Box::new(walk.world().clone())),
             Err(e) => Step::Error(e.offset(), e.to_string()),
         });
     }
-    assert_eq!(got, expected);
-    assert_eq!(walk.records(), records);
-    assert_eq!(walk.finished(), events.finished());
-    assert!(
-        walk.next_tick(|_| panic!("an event after the end"))
-            .is_none()
-    );
-    // The game log built from the walk's events is the one of a pass of its own.
-    assert_eq!(log.finish(walk.tick()), game_log(file.messages()).0);
 }
 
 /// Runs the semantic layer over `data` to the end, checking only that events stay

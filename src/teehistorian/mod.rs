@@ -83,5 +83,5 @@ pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };
 pub use summary::Summary;
-pub use walk::TickWalk;
+pub use walk::{TickWalk, WalkSource};
 pub use writer::{RewriteError, RewriteStats, TeehistorianWriter, rewrite};

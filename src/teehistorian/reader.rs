@@ -742,6 +742,21 @@ impl<R: Read> TeehistorianReader<R> {
         self.body.done = true;
         e
     }
+
+    /// [`Messages::next_plain`] for a stream: the next message if it is an int-only one
+    /// that decodes and numbers cleanly from what is buffered, with its tick; otherwise
+    /// `None`, nothing is read, and [`next`](Self::next) reads more as needed.
+    #[inline(always)]
+    pub(crate) fn next_plain(&mut self) -> Option<(i32, Decoded<'static>)> {
+        if self.body.finished || self.body.done {
+            return None;
+        }
+        let decoded = decode_ints_only(self.input.rest().first_chunk::<INT_WINDOW>()?)?;
+        let tick = self.body.ticks.apply(&decoded.message).ok()?;
+        self.body.finished = matches!(decoded.message, Message::Finish);
+        self.input.consume(decoded.len);
+        Some((tick, decoded))
+    }
 }
 
 #[cfg(test)]

@@ -2,11 +2,14 @@
 //! want the positions after each tick and the inputs (tables, statistics, training data)
 //! rather than an event per message.
 //!
-//! Over a [`TeehistorianSlice`] it gives what [`Events::next_tick`](super::Events::next_tick) gives: the same ticks,
+//! It walks a file in memory ([`TickWalk::new`] over a [`TeehistorianSlice`]) or a stream
+//! ([`TickWalk::from_reader`] over a [`TeehistorianReader`]: memory stays that of the
+//! reader's buffer, whatever the file's length). Either way it gives what
+//! [`Events::next_tick`](super::Events::next_tick) gives: the same ticks,
 //! the same [`World`] after each, the same inputs in the same order, and the same error at
 //! the same offset (a property test holds the two together). What it saves is the layering:
 //! the int-only messages that make up most of a body are decoded and applied in one step,
-//! with no [`MessageAt`](super::MessageAt) or [`Event`] built for them; every
+//! with no [`MessageAt`] or [`Event`] built for them; every
 //! other message takes the reader's general path.
 //!
 //! ```
@@ -42,129 +45,263 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::error::{ReadError, ReadErrorKind};
 use super::message::Message;
-use super::reader::{Messages, TeehistorianSlice};
+use super::reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice};
 use super::semantic::{Event, SemanticError, World};
+use std::io::Read;
 
-/// A message read ahead that opened the next tick; it is applied when that tick is walked.
-#[derive(Debug, Clone, Copy)]
-struct Pending<'a> {
-    offset: u64,
-    tick: i32,
-    message: Message<'a>,
+/// Where a [`TickWalk`] reads its messages: [`Messages`] (a file in memory) or a
+/// [`TeehistorianReader`] (a stream). Implemented by those two only.
+pub trait WalkSource: source::Source {}
+
+mod source {
+    use super::{Message, MessageAt, ReadError};
+
+    /// What a walk asks of its messages: the fast path for int-only messages, the general
+    /// one for the rest.
+    pub trait Source {
+        /// Offset of the next message.
+        fn position(&self) -> u64;
+        /// The next message if it is an int-only one that decodes and numbers cleanly,
+        /// with its tick; `None` (nothing read) otherwise.
+        fn next_plain(&mut self) -> Option<(i32, Message<'static>)>;
+        /// The next message through the reader's general path.
+        fn next_message(&mut self) -> Option<Result<MessageAt<'_>, ReadError>>;
+    }
 }
 
-/// Walks a [`TeehistorianSlice`] tick by tick, keeping the [`World`]; see the module docs.
+impl source::Source for Messages<'_> {
+    #[inline(always)]
+    fn position(&self) -> u64 {
+        Messages::position(self) as u64
+    }
+
+    #[inline(always)]
+    fn next_plain(&mut self) -> Option<(i32, Message<'static>)> {
+        Messages::next_plain(self).map(|(tick, decoded)| (tick, decoded.message))
+    }
+
+    fn next_message(&mut self) -> Option<Result<MessageAt<'_>, ReadError>> {
+        self.next()
+    }
+}
+
+impl WalkSource for Messages<'_> {}
+
+impl<R: Read> source::Source for TeehistorianReader<R> {
+    #[inline(always)]
+    fn position(&self) -> u64 {
+        TeehistorianReader::position(self)
+    }
+
+    #[inline(always)]
+    fn next_plain(&mut self) -> Option<(i32, Message<'static>)> {
+        TeehistorianReader::next_plain(self).map(|(tick, decoded)| (tick, decoded.message))
+    }
+
+    fn next_message(&mut self) -> Option<Result<MessageAt<'_>, ReadError>> {
+        self.next()
+    }
+}
+
+impl<R: Read> WalkSource for TeehistorianReader<R> {}
+
+/// A message read ahead that opened the next tick; it is applied when that tick is walked.
 #[derive(Debug, Clone)]
-pub struct TickWalk<'a> {
-    messages: Messages<'a>,
+struct Pending {
+    offset: u64,
+    tick: i32,
+    message: PendingMessage,
+}
+
+/// The message of a [`Pending`]: decoded, or (from the general path, whose messages borrow
+/// the source) its bytes, decoded again when it is applied. Only player records and
+/// TICK_SKIP open a tick, and they take the fast path but near the end of the input.
+#[derive(Debug, Clone)]
+enum PendingMessage {
+    Plain(Message<'static>),
+    Raw(Vec<u8>),
+}
+
+/// What a walk keeps besides its source.
+#[derive(Debug, Clone)]
+struct WalkState {
     world: World,
     /// The tick being walked, once a message other than FINISH was read.
     tick: Option<i32>,
-    pending: Option<Pending<'a>>,
     records: u64,
     finished: bool,
     done: bool,
 }
 
-impl<'a> TickWalk<'a> {
+/// Walks a teehistorian body tick by tick, keeping the [`World`]; see the module docs.
+/// `S` is where the messages come from: [`Messages`] ([`new`](TickWalk::new)) or a
+/// [`TeehistorianReader`] ([`from_reader`](TickWalk::from_reader)).
+#[derive(Debug, Clone)]
+pub struct TickWalk<S> {
+    source: S,
+    state: WalkState,
+    pending: Option<Pending>,
+}
+
+impl<'a> TickWalk<Messages<'a>> {
     /// A walk over `file`'s body from its first message, with an empty world.
     pub fn new(file: &TeehistorianSlice<'a>) -> Self {
+        TickWalk::over(file.messages())
+    }
+}
+
+impl<R: Read> TickWalk<TeehistorianReader<R>> {
+    /// A walk over the messages `reader` has not read yet (all of them, fresh from
+    /// [`TeehistorianReader::new`]), with an empty world.
+    pub fn from_reader(reader: TeehistorianReader<R>) -> Self {
+        TickWalk::over(reader)
+    }
+
+    /// The reader, for its header.
+    pub fn reader(&self) -> &TeehistorianReader<R> {
+        &self.source
+    }
+}
+
+impl<S: WalkSource> TickWalk<S> {
+    fn over(source: S) -> Self {
         TickWalk {
-            messages: file.messages(),
-            world: World::new(),
-            tick: None,
+            source,
+            state: WalkState {
+                world: World::new(),
+                tick: None,
+                records: 0,
+                finished: false,
+                done: false,
+            },
             pending: None,
-            records: 0,
-            finished: false,
-            done: false,
         }
     }
 
     /// The state after the last tick returned (and, after an error, after the messages
     /// before it).
     pub fn world(&self) -> &World {
-        &self.world
+        &self.state.world
     }
 
     /// The tick of the last message applied (0 before the first), as
     /// [`Events::tick`](super::Events::tick).
     pub fn tick(&self) -> i32 {
-        self.tick.unwrap_or(0)
+        self.state.tick.unwrap_or(0)
     }
 
     /// The messages applied so far.
     pub fn records(&self) -> u64 {
-        self.records
+        self.state.records
     }
 
     /// Whether FINISH has been read.
     pub fn finished(&self) -> bool {
-        self.finished
+        self.state.finished
     }
 
     /// Walks to the end of the next tick and returns it; [`world`](Self::world) is then the
     /// state after that tick. `on_event` gets the event of every message of the tick as it
     /// is applied (the events [`Events`](super::Events) yields, but for its
-    /// [`TickEnd`](super::EventKind::TickEnd)s); a caller that ignores most kinds pays little for
-    /// them, as the callback is inlined. `None` at the end (a FINISH in a file without ticks
-    /// is handed on in that call); after an error (returned once, with the messages before
-    /// it applied and handed on) the walk ends.
+    /// [`TickEnd`](super::EventKind::TickEnd)s; over a reader they borrow its buffer until
+    /// the callback returns); a caller that ignores most kinds pays little for them, as the
+    /// callback is inlined. `None` at the end (a FINISH in a file without ticks is handed
+    /// on in that call); after an error (returned once, with the messages before it
+    /// applied and handed on) the walk ends.
     ///
     /// The ticks are those [`Events`](super::Events) ends with a
     /// [`TickEnd`](super::EventKind::TickEnd): ticks with messages, the last one included.
     pub fn next_tick(
         &mut self,
-        mut on_event: impl FnMut(Event<'a>),
+        mut on_event: impl FnMut(Event<'_>),
     ) -> Option<Result<i32, SemanticError>> {
-        if self.done {
+        let state = &mut self.state;
+        if state.done {
             return None;
         }
-        if let Some(p) = self.pending.take()
-            && let Err(e) = self.apply(p.offset, p.tick, &p.message, &mut on_event)
-        {
-            return Some(Err(e));
-        }
-        loop {
-            let offset = self.messages.position() as u64;
-            let (tick, message) = match self.messages.next_plain() {
-                Some((tick, decoded)) => (tick, decoded.message),
-                None => match self.messages.next() {
-                    Some(Ok(at)) => (at.tick, at.message),
-                    Some(Err(e)) => {
-                        self.done = true;
-                        return Some(Err(e.into()));
-                    }
-                    None => {
-                        self.done = true;
-                        return self.tick.map(Ok);
+        if let Some(p) = self.pending.take() {
+            let applied = match &p.message {
+                PendingMessage::Plain(message) => {
+                    state.apply(p.offset, p.tick, message, &mut on_event)
+                }
+                PendingMessage::Raw(raw) => match Message::decode(raw) {
+                    Ok(decoded) => state.apply(p.offset, p.tick, &decoded.message, &mut on_event),
+                    // The same bytes decoded a moment ago; kept as an error, not a panic.
+                    Err(_) => {
+                        state.done = true;
+                        Err(SemanticError::Read(ReadError::new(
+                            p.offset,
+                            ReadErrorKind::UnexpectedEnd {
+                                expected: "a message",
+                                available: raw.len() as u64,
+                            },
+                        )))
                     }
                 },
             };
-            // A message of another tick ends this one (FINISH never does: it changes no tick).
-            if let Some(ended) = self.tick
-                && ended != tick
-            {
-                self.pending = Some(Pending {
-                    offset,
-                    tick,
-                    message,
-                });
-                return Some(Ok(ended));
-            }
-            if let Err(e) = self.apply(offset, tick, &message, &mut on_event) {
+            if let Err(e) = applied {
                 return Some(Err(e));
             }
         }
+        loop {
+            let offset = self.source.position();
+            if let Some((tick, message)) = self.source.next_plain() {
+                // A message of another tick ends this one (FINISH never does: it changes
+                // no tick).
+                if let Some(ended) = state.tick
+                    && ended != tick
+                {
+                    self.pending = Some(Pending {
+                        offset,
+                        tick,
+                        message: PendingMessage::Plain(message),
+                    });
+                    return Some(Ok(ended));
+                }
+                if let Err(e) = state.apply(offset, tick, &message, &mut on_event) {
+                    return Some(Err(e));
+                }
+                continue;
+            }
+            match self.source.next_message() {
+                Some(Ok(at)) => {
+                    if let Some(ended) = state.tick
+                        && ended != at.tick
+                    {
+                        self.pending = Some(Pending {
+                            offset,
+                            tick: at.tick,
+                            message: PendingMessage::Raw(at.raw.to_vec()),
+                        });
+                        return Some(Ok(ended));
+                    }
+                    if let Err(e) = state.apply(offset, at.tick, &at.message, &mut on_event) {
+                        return Some(Err(e));
+                    }
+                }
+                Some(Err(e)) => {
+                    state.done = true;
+                    return Some(Err(e.into()));
+                }
+                None => {
+                    state.done = true;
+                    return state.tick.map(Ok);
+                }
+            }
+        }
     }
+}
 
+impl WalkState {
     #[inline(always)]
-    fn apply(
+    fn apply<'m>(
         &mut self,
         offset: u64,
         tick: i32,
-        message: &Message<'a>,
-        on_event: &mut impl FnMut(Event<'a>),
+        message: &Message<'m>,
+        on_event: &mut impl FnMut(Event<'m>),
     ) -> Result<(), SemanticError> {
         if matches!(message, Message::Finish) {
             self.finished = true;
