@@ -11,9 +11,11 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use common::temp::TempDir;
 use demokit::detect::{Format, detect};
-use demokit::export::{DatasetWriter, Exporter, SCHEMA_VERSION, Table};
+use demokit::export::{
+    DatasetWriter, Exporter, FileInput, Partition, RecordBatch, SCHEMA_VERSION, Table,
+};
 use demokit::source::SourceSlice;
-use demokit::teehistorian::{EventKind, Events, TeehistorianSlice};
+use demokit::teehistorian::{EventKind, Events, TeehistorianReader, TeehistorianSlice};
 use demokit::twdemo::DemoSlice;
 use demokit::twdemo::game::GameReplay;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -214,6 +216,108 @@ fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
     assert_eq!(arrow_array::Array::null_count(errors), 0);
     assert!(offsets.value(0) > 0 && offsets.value(0) <= cut.len() as u64);
     assert_eq!(offsets.value(1), 0);
+}
+
+/// Every batch an export of one file gives, by table, in order.
+fn batches_of(
+    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
+) -> Vec<(Table, RecordBatch)> {
+    let mut out = Vec::new();
+    let mut exporter = Exporter::new();
+    let mut sink = |table, batch| out.push((table, batch));
+    add(&mut exporter, &mut sink);
+    exporter.finish(&mut sink);
+    out
+}
+
+/// A teehistorian file exported as a stream, refilled inside its messages or in large
+/// pieces, gives the batches of the whole file in memory: the real recordings, DDNet's
+/// reference file, each of them cut in half, and a file of a few thousand ticks.
+#[test]
+fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(shared.join("real-fixtures/teehistorian"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.push(shared.join("conformance/ddnet-recorder/ref.teehistorian"));
+    for path in paths {
+        let data = std::fs::read(&path).unwrap();
+        let name = path.to_string_lossy().into_owned();
+        files.push((format!("{name} (cut)"), data[..data.len() / 2].to_vec()));
+        files.push((name, data));
+    }
+    let mut compared = 0;
+    for (name, data) in &files {
+        let whole = batches_of(|e, sink| e.add_modified(name, Some(7), data, sink));
+        for piece in [3, 64 * 1024] {
+            // A file cut inside its header is read whole (`demokit export` does that).
+            let Ok(reader) = TeehistorianReader::new(common::read::Dribble::new(data, piece))
+            else {
+                assert!(TeehistorianSlice::parse(data).is_err(), "{name}");
+                continue;
+            };
+            let streamed = batches_of(|e, sink| {
+                e.add_teehistorian(name, Some(7), data.len() as u64, reader, sink)
+            });
+            assert_eq!(streamed, whole, "{name}, pieces of {piece}");
+            compared += 1;
+        }
+    }
+    // Every whole file and the cut ones that keep their header.
+    assert!(
+        compared > files.len(),
+        "{compared} of {} files",
+        files.len()
+    );
+}
+
+/// [`FileInput::open`] takes a teehistorian file as a stream and any other file (or a
+/// teehistorian file cut inside its header) whole; either way the partition and the rows
+/// are those of the whole file.
+#[test]
+fn file_input_streams_teehistorian_files_only() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let dir = TempDir::new("export-file-input");
+    let fixtures = shared.join("real-fixtures");
+    let teehistorian =
+        std::fs::read(fixtures.join("teehistorian/v2_ddnet201_dm1.teehistorian")).unwrap();
+    let cases = [
+        ("whole.teehistorian", teehistorian.clone(), true),
+        (
+            "header-cut.teehistorian",
+            teehistorian[..40].to_vec(),
+            false,
+        ),
+        (
+            "game.demo",
+            std::fs::read(fixtures.join("twdemo/v4_tw075_client_dm1.demo")).unwrap(),
+            false,
+        ),
+    ];
+    for (name, data, streamed) in cases {
+        dir.write(name, &data);
+        let input = FileInput::open(&dir.path(name)).unwrap();
+        assert_eq!(
+            matches!(input, FileInput::Teehistorian { .. }),
+            streamed,
+            "{name}"
+        );
+        assert_eq!(input.format(), detect(&data), "{name}");
+        assert_eq!(
+            input.partition(Some(7)),
+            Partition::of(&data, Some(7)),
+            "{name}"
+        );
+        let whole = batches_of(|e, sink| e.add_modified(name, Some(7), &data, sink));
+        let opened = batches_of(|e, sink| e.add_input(name, Some(7), input, sink));
+        assert_eq!(opened, whole, "{name}");
+    }
 }
 
 /// Runs `demokit export INPUT -o OUT EXTRA...`, which must succeed; returns what it said

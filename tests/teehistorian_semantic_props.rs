@@ -164,10 +164,18 @@ fn walk_matches_events(data: &[u8]) {
         let reader = TeehistorianReader::new(common::read::Dribble::new(data, piece)).unwrap();
         let mut streamed = TickWalk::from_reader(reader);
         let mut log = GameLogBuilder::new();
-        assert_eq!(walk_steps(&mut streamed, &mut log), expected, "pieces of {piece}");
+        assert_eq!(
+            walk_steps(&mut streamed, &mut log),
+            expected,
+            "pieces of {piece}"
+        );
         assert_eq!(streamed.records(), records);
         assert_eq!(streamed.finished(), events.finished());
-        assert!(streamed.next_tick(|_| panic!("an event after the end")).is_none());
+        assert!(
+            streamed
+                .next_tick(|_| panic!("an event after the end"))
+                .is_none()
+        );
         assert_eq!(log.finish(streamed.tick()), game_log(file.messages()).0);
     }
 }

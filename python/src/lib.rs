@@ -10,7 +10,7 @@
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use demokit::detect::{Format, detect};
-use demokit::export::{Exporter, Table, modified_ns};
+use demokit::export::{Exporter, FileInput, Table, modified_ns};
 use demokit::output::{Overwrite, check_output, write_atomically};
 use demokit::twdemo::trim::RangeBound;
 use pyo3::create_exception;
@@ -155,15 +155,16 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         None => None,
     };
     let read = py.detach(|| -> Result<Read, (String, Option<u64>)> {
-        let data = std::fs::read(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
-        let format = detect(&data).ok_or_else(|| {
+        // A teehistorian file is read as a stream: its length costs no memory of its own.
+        let input = FileInput::open(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
+        let format = input.format().ok_or_else(|| {
             (
                 "not a recording demokit knows (Teeworlds demo, teehistorian, Source demo)"
                     .to_owned(),
                 Some(0),
             )
         })?;
-        if !readable(&data) {
+        if !readable(Some(format)) {
             return Err((format!("{format:?} files are not read by demokit"), Some(0)));
         }
         let name = path.to_string_lossy();
@@ -173,7 +174,7 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
             None => Exporter::new(),
         };
         let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
-        exporter.add_modified(&name, modified_ns(&path), &data, &mut sink);
+        exporter.add_input(&name, modified_ns(&path), input, &mut sink);
         exporter.finish(&mut sink);
         let error = file_error(&tables);
         // A header that cannot be read is the caller's error, not a row.
@@ -251,11 +252,11 @@ fn detect_format(data: &[u8]) -> Option<String> {
     detect(data).map(|f| format!("{f:?}"))
 }
 
-/// Whether demokit reads files of the format `data` starts with (what a directory export
-/// takes in; other files found there are left out).
-fn readable(data: &[u8]) -> bool {
+/// Whether demokit reads files of `format` (what a directory export takes in; other files
+/// found there are left out).
+fn readable(format: Option<Format>) -> bool {
     matches!(
-        detect(data),
+        format,
         Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
     )
 }
@@ -311,10 +312,10 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
         let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
         for file in &files {
             let name = file.to_string_lossy();
-            match std::fs::read(file) {
-                Ok(data) => {
-                    if readable(&data) {
-                        exporter.add_modified(&name, modified_ns(file), &data, &mut sink);
+            match FileInput::open(file) {
+                Ok(input) => {
+                    if readable(input.format()) {
+                        exporter.add_input(&name, modified_ns(file), input, &mut sink);
                     }
                 }
                 Err(e) => exporter.add_unreadable(&name, &format!("cannot read: {e}")),
@@ -344,7 +345,7 @@ fn report_json<S: serde::Serialize>(report: &S) -> String {
 fn load_recording(input: &Path) -> Result<(Format, Vec<u8>), EditError> {
     let data = std::fs::read(input).map_err(|e| (format!("cannot read: {e}"), None))?;
     match detect(&data) {
-        Some(format) if readable(&data) => Ok((format, data)),
+        Some(format) if readable(Some(format)) => Ok((format, data)),
         Some(format) => Err((format!("{format:?} files are not read by demokit"), Some(0))),
         None => Err((
             "not a recording demokit knows (Teeworlds demo, teehistorian, Source demo)".to_owned(),

@@ -33,7 +33,9 @@ pub use writer::{DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS};
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;
 use crate::teehistorian::game::GameLogBuilder;
-use crate::teehistorian::{EventKind, TeehistorianSlice, TickWalk};
+use crate::teehistorian::{
+    EventKind, Header, TeehistorianReader, TeehistorianSlice, TickWalk, WalkSource,
+};
 use crate::twdemo::DemoSlice;
 use crate::twdemo::game::{GameReplay, LogCollector};
 use table::tables;
@@ -208,6 +210,63 @@ pub struct Exporter {
     frames: FrameColumns,
 }
 
+/// A file as the exporter reads it: a teehistorian file as a stream after its header, so
+/// that its length costs no memory; any other file (or a teehistorian file whose header
+/// does not read, for the error in its `files` row) whole.
+pub enum FileInput {
+    /// The whole file.
+    Whole(Vec<u8>),
+    /// A teehistorian file, its header read.
+    Teehistorian {
+        /// The reader, at the first message (boxed: it holds the header).
+        reader: Box<TeehistorianReader<std::io::Chain<std::io::Cursor<Vec<u8>>, std::fs::File>>>,
+        /// The file's size.
+        bytes: u64,
+    },
+}
+
+impl FileInput {
+    /// Opens the file at `path` and reads what [`FileInput`] says: its first bytes, then
+    /// the header of a teehistorian file, or else the whole file.
+    pub fn open(path: &std::path::Path) -> std::io::Result<FileInput> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let bytes = file.metadata()?.len();
+        let mut head = Vec::new();
+        (&mut file).take(16).read_to_end(&mut head)?;
+        if detect(&head) == Some(Format::Teehistorian) {
+            match TeehistorianReader::new(std::io::Cursor::new(head).chain(file)) {
+                Ok(reader) => {
+                    let reader = Box::new(reader);
+                    return Ok(FileInput::Teehistorian { reader, bytes });
+                }
+                // Read again, whole: the header's error goes in the `files` row.
+                Err(_) => return std::fs::read(path).map(FileInput::Whole),
+            }
+        }
+        file.read_to_end(&mut head)?;
+        Ok(FileInput::Whole(head))
+    }
+
+    /// The format its first bytes say, if any.
+    pub fn format(&self) -> Option<Format> {
+        match self {
+            FileInput::Whole(data) => detect(data),
+            FileInput::Teehistorian { .. } => Some(Format::Teehistorian),
+        }
+    }
+
+    /// Its partition in a dataset: [`Partition::of`] the whole file.
+    pub fn partition(&self, modified_ns: Option<i64>) -> Partition {
+        match self {
+            FileInput::Whole(data) => Partition::of(data, modified_ns),
+            FileInput::Teehistorian { reader, .. } => {
+                Partition::of_teehistorian(reader.header(), modified_ns)
+            }
+        }
+    }
+}
+
 /// What a file's reading ended with, for its `files` row.
 #[derive(Default)]
 struct Ending {
@@ -265,23 +324,7 @@ impl Exporter {
         data: &[u8],
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) {
-        let mut file = FileRow {
-            path,
-            format: "unknown",
-            bytes: data.len() as u64,
-            modified_ns,
-            version: None,
-            map_name: None,
-            game_uuid: None,
-            start_time: None,
-            server: None,
-            first_tick: None,
-            last_tick: None,
-            records: 0,
-            finished: None,
-            error: None,
-            error_offset: None,
-        };
+        let mut file = FileRow::new(path, data.len() as u64, modified_ns);
         let (strings, ending) = match detect(data) {
             Some(Format::TwDemo) => {
                 file.format = "twdemo";
@@ -304,6 +347,53 @@ impl Exporter {
                 Ending::at("not a recording demokit knows", 0),
             ),
         };
+        self.push_file(file, &strings, &ending, sink);
+    }
+
+    /// Reads a file opened by [`FileInput::open`]: [`add_modified`](Self::add_modified)
+    /// with its bytes, or [`add_teehistorian`](Self::add_teehistorian) with its stream.
+    pub fn add_input(
+        &mut self,
+        path: &str,
+        modified_ns: Option<i64>,
+        input: FileInput,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
+        match input {
+            FileInput::Whole(data) => self.add_modified(path, modified_ns, &data, sink),
+            FileInput::Teehistorian { reader, bytes } => {
+                self.add_teehistorian(path, modified_ns, bytes, *reader, sink)
+            }
+        }
+    }
+
+    /// [`add_modified`](Self::add_modified) for a teehistorian file read from a stream as
+    /// it arrives rather than whole, with the same rows: memory stays that of the reader's
+    /// buffer and of the batches, whatever the length of the file. `bytes` is the file's
+    /// size, for its `files` row.
+    pub fn add_teehistorian<R: std::io::Read>(
+        &mut self,
+        path: &str,
+        modified_ns: Option<i64>,
+        bytes: u64,
+        reader: TeehistorianReader<R>,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
+        let mut file = FileRow::new(path, bytes, modified_ns);
+        file.format = "teehistorian";
+        let strings = FileStrings::of_teehistorian(reader.header());
+        let ending = self.teehistorian_walk(path, TickWalk::from_reader(reader), &mut file, sink);
+        self.push_file(file, &strings, &ending, sink);
+    }
+
+    /// Completes a file's row with what its reading found, and adds it.
+    fn push_file<'a>(
+        &mut self,
+        mut file: FileRow<'a>,
+        strings: &'a FileStrings,
+        ending: &'a Ending,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
         file.version = strings.version.as_deref();
         file.map_name = strings.map_name.as_deref();
         file.game_uuid = strings.game_uuid.as_deref();
@@ -425,17 +515,21 @@ impl Exporter {
             Ok(th) => th,
             Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
         };
-        let header = th.header();
-        let strings = FileStrings {
-            version: Some(header.version.clone()),
-            map_name: header.map_name.clone(),
-            game_uuid: header.game_uuid.clone(),
-            start_time: header.start_time.clone(),
-            server: header.server_version.clone(),
-        };
+        let strings = FileStrings::of_teehistorian(th.header());
+        let ending = self.teehistorian_walk(path, TickWalk::new(&th), file, sink);
+        (strings, ending)
+    }
+
+    /// Walks a teehistorian body into the tables; what ended it, for the `files` row.
+    fn teehistorian_walk<S: WalkSource>(
+        &mut self,
+        path: &str,
+        mut walk: TickWalk<S>,
+        file: &mut FileRow<'_>,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) -> Ending {
         let mut ending = Ending::default();
         let (wants_inputs, wants_ticks) = (self.wants(Table::Inputs), self.wants(Table::Ticks));
-        let mut walk = TickWalk::new(&th);
         // The players and chat come from the same pass.
         let mut log =
             (self.wants(Table::Chat) || self.wants(Table::Players)).then(GameLogBuilder::new);
@@ -512,7 +606,7 @@ impl Exporter {
         if let Some(log) = log {
             self.game_log(path, log.finish(walk.tick()));
         }
-        (strings, ending)
+        ending
     }
 
     fn source(
@@ -618,4 +712,40 @@ struct FileStrings {
     game_uuid: Option<String>,
     start_time: Option<String>,
     server: Option<String>,
+}
+
+impl FileStrings {
+    /// What a teehistorian header gives the `files` row.
+    fn of_teehistorian(header: &Header) -> Self {
+        FileStrings {
+            version: Some(header.version.clone()),
+            map_name: header.map_name.clone(),
+            game_uuid: header.game_uuid.clone(),
+            start_time: header.start_time.clone(),
+            server: header.server_version.clone(),
+        }
+    }
+}
+
+impl<'a> FileRow<'a> {
+    /// The row of the file at `path` before it is read: its size and time, no format.
+    fn new(path: &'a str, bytes: u64, modified_ns: Option<i64>) -> Self {
+        FileRow {
+            path,
+            format: "unknown",
+            bytes,
+            modified_ns,
+            version: None,
+            map_name: None,
+            game_uuid: None,
+            start_time: None,
+            server: None,
+            first_tick: None,
+            last_tick: None,
+            records: 0,
+            finished: None,
+            error: None,
+            error_offset: None,
+        }
+    }
 }

@@ -9,7 +9,7 @@
 //! [`NULL_PARTITION`].
 
 use crate::detect::{Format, detect};
-use crate::teehistorian::TeehistorianSlice;
+use crate::teehistorian::{Header, TeehistorianSlice};
 use crate::twdemo::DemoSlice;
 use std::path::PathBuf;
 
@@ -100,13 +100,23 @@ impl Partition {
             Some(Format::SourceDemo) => ("source", None),
             _ => ("unknown", None),
         };
-        let date = start_time
-            .as_deref()
-            .and_then(date_written)
-            .or_else(|| modified_ns.map(utc_date));
+        Partition::dated(format, start_time.as_deref(), modified_ns)
+    }
+
+    /// The partition of a teehistorian file with `header`, read as a stream
+    /// ([`Exporter::add_teehistorian`](super::Exporter::add_teehistorian)): what
+    /// [`of`](Self::of) gives for the whole file.
+    pub fn of_teehistorian(header: &Header, modified_ns: Option<i64>) -> Self {
+        Partition::dated("teehistorian", header.start_time.as_deref(), modified_ns)
+    }
+
+    /// Format `format`, dated by the recording's own start time, else the file's time.
+    fn dated(format: &str, start_time: Option<&str>, modified_ns: Option<i64>) -> Self {
         Partition {
             format: Some(format.to_owned()),
-            date,
+            date: start_time
+                .and_then(date_written)
+                .or_else(|| modified_ns.map(utc_date)),
         }
     }
 

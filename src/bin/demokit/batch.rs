@@ -9,6 +9,7 @@ use super::input::{Input, format_id, is_stdin, supported};
 use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
 use super::{Exit, Outcome, Stop};
 use demokit::detect::{self, Format};
+use demokit::export::FileInput;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
@@ -270,6 +271,24 @@ pub(crate) fn read_whole(job: &Job) -> Result<Option<Vec<u8>>, String> {
         return Ok(None);
     }
     Ok(Some(data))
+}
+
+/// [`read_whole`] for `demokit export`: the library's [`FileInput`] (a teehistorian file
+/// as a stream, so that a long file costs no memory for its bytes), standard input whole.
+pub(crate) fn read_for_export(job: &Job) -> Result<Option<FileInput>, String> {
+    if job.settled.is_some() || is_stdin(&job.path) {
+        return read_whole(job).map(|data| data.map(FileInput::Whole));
+    }
+    let input = FileInput::open(&job.path).map_err(|e| format!("cannot read: {e}"))?;
+    if job.found
+        && !matches!(
+            input.format(),
+            Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+        )
+    {
+        return Ok(None);
+    }
+    Ok(Some(input))
 }
 
 /// Opens a job's file and reads its magic: the format, the bytes read so far and the file

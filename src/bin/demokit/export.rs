@@ -2,7 +2,7 @@
 //! partitions by format and date by default (the tables and partitions are the library's,
 //! [`demokit::export`]).
 
-use super::batch::{progress_bar, read_whole, walk_jobs};
+use super::batch::{progress_bar, read_for_export, walk_jobs};
 use super::output::shown_name;
 use super::{Exit, Outcome, Stop};
 use demokit::export::{
@@ -43,7 +43,8 @@ impl From<PartitionArg> for Partitioning {
 /// Exports the files `paths` name (directories searched) into a dataset in `out`, its
 /// parts in the partition directories of `partitioning` (each file's rows in its own
 /// partition); files
-/// are read in parallel, one whole file per worker at a time, and every file gets a row
+/// are read in parallel, one file per worker at a time (teehistorian files as a stream,
+/// the others whole), and every file gets a row
 /// in `files`, with its error if it could not be read to the end. Files the dataset holds
 /// already (the same path, size and modification time) are skipped.
 ///
@@ -85,11 +86,11 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
                 return (0, 0, 1);
             }
             // One exporter per file: its batches are all the file's, in its partition.
-            let (counted, partition) = match read_whole(&job) {
-                Ok(Some(data)) => {
-                    let partition = Partition::of(&data, modified_ns);
+            let (counted, partition) = match read_for_export(&job) {
+                Ok(Some(input)) => {
+                    let partition = input.partition(modified_ns);
                     let mut sink = |table, batch| write(table, &partition, batch);
-                    exporter.add_modified(&path, modified_ns, &data, &mut sink);
+                    exporter.add_input(&path, modified_ns, input, &mut sink);
                     ((1, 0, 0), partition)
                 }
                 Ok(None) => ((0, 0, 0), Partition::unreadable()),
