@@ -17,7 +17,9 @@
 //!
 //! Then, not timed by criterion: the peak memory (maximum resident set, from GNU time's
 //! `%M`) of the release CLI's `demokit export DIR -o OUT` over 1,000 and over 10,000
-//! copies of a small real demo, to show that it does not grow with the number of files.
+//! copies of a small real demo, to show that it does not grow with the number of files, and
+//! over one teehistorian file of 5.4 and one of 54 MB, to show that it does not grow with
+//! the length of a file.
 //! It needs `/usr/bin/time` and the CLI built with the command (`cargo build --release
 //! --features export`); without either, or
 //! without `../shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
@@ -220,7 +222,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
-    memory();
+    memory(&generated);
 }
 
 /// The release CLI, if built with its `export` command.
@@ -233,8 +235,9 @@ fn cli() -> Option<PathBuf> {
     has_export.then_some(path)
 }
 
-/// Peak memory of `demokit export` over 1,000 and 10,000 copies of a small demo.
-fn memory() {
+/// Peak memory of `demokit export` over 1,000 and 10,000 copies of a small demo, and over
+/// one teehistorian file of a tenth of the generated one's bytes and one of all of them.
+fn memory(generated: &[u8]) {
     if std::env::var("DEMOKIT_BENCH_MEMORY").is_ok_and(|v| v == "0") {
         return;
     }
@@ -260,37 +263,60 @@ fn memory() {
         for i in 0..copies {
             std::fs::write(dir.join(format!("{i:05}.demo")), &data).unwrap();
         }
-        let out = root.join(format!("out-{copies}"));
-        let run = Command::new("/usr/bin/time")
-            .args(["-f", "%M"])
-            .arg(&cli)
-            .arg("export")
-            .arg(&dir)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+        let kib = peak_export_kib(&cli, &dir, &root.join(format!("out-{copies}")));
         eprintln!(
             "export memory: {copies} files ({} bytes each): peak {:.1} MiB",
             data.len(),
             kib as f64 / 1024.0
         );
         peaks.push(kib);
-        std::fs::remove_dir_all(&dir).unwrap();
-        std::fs::remove_dir_all(&out).unwrap();
     }
     eprintln!(
         "export memory: 10,000 / 1,000 files: {:.2}x",
         peaks[1] as f64 / peaks[0] as f64
     );
+    // A tenth of the file is cut inside a message: its rows up to there are exported.
+    let mut sizes = Vec::new();
+    for (name, bytes) in [("tenth", generated.len() / 10), ("whole", generated.len())] {
+        let dir = root.join(format!("in-{name}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("game.teehistorian"), &generated[..bytes]).unwrap();
+        let kib = peak_export_kib(&cli, &dir, &root.join(format!("out-{name}")));
+        eprintln!(
+            "export memory: one teehistorian file of {:.1} MB: peak {:.1} MiB",
+            bytes as f64 / 1e6,
+            kib as f64 / 1024.0
+        );
+        sizes.push(kib);
+    }
+    eprintln!(
+        "export memory: the whole file / a tenth of it: {:.2}x",
+        sizes[1] as f64 / sizes[0] as f64
+    );
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The peak resident set, in KiB, of `demokit export IN -o OUT` (both removed after).
+fn peak_export_kib(cli: &Path, input: &Path, out: &Path) -> u64 {
+    let run = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(cli)
+        .arg("export")
+        .arg(input)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let kib = stderr.lines().last().unwrap().trim().parse().unwrap();
+    std::fs::remove_dir_all(input).unwrap();
+    std::fs::remove_dir_all(out).unwrap();
+    kib
 }
 
 criterion_group!(benches, bench);
