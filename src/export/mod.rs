@@ -408,21 +408,8 @@ impl Exporter {
     /// Records a file that could not be read at all (its `files` row carries `error`).
     pub fn add_unreadable(&mut self, path: &str, error: &str) {
         self.files.push(&FileRow {
-            path,
-            format: "unknown",
-            bytes: 0,
-            modified_ns: None,
-            version: None,
-            map_name: None,
-            game_uuid: None,
-            start_time: None,
-            server: None,
-            first_tick: None,
-            last_tick: None,
-            records: 0,
-            finished: None,
             error: Some(error),
-            error_offset: None,
+            ..FileRow::new(path, 0, None)
         });
     }
 
