@@ -15,7 +15,9 @@ use demokit::export::{
     DatasetWriter, Exporter, FileInput, Partition, RecordBatch, SCHEMA_VERSION, Table,
 };
 use demokit::source::SourceSlice;
-use demokit::teehistorian::{EventKind, Events, TeehistorianReader, TeehistorianSlice};
+use demokit::teehistorian::{
+    EventKind, Events, FlushPolicy, TeehistorianReader, TeehistorianSlice,
+};
 use demokit::twdemo::DemoSlice;
 use demokit::twdemo::game::GameReplay;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -222,8 +224,15 @@ fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
 fn batches_of(
     add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
 ) -> Vec<(Table, RecordBatch)> {
+    batches_of_exporter(Exporter::new(), add)
+}
+
+/// [`batches_of`] with `exporter`.
+fn batches_of_exporter(
+    mut exporter: Exporter,
+    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
+) -> Vec<(Table, RecordBatch)> {
     let mut out = Vec::new();
-    let mut exporter = Exporter::new();
     let mut sink = |table, batch| out.push((table, batch));
     add(&mut exporter, &mut sink);
     exporter.finish(&mut sink);
@@ -231,8 +240,10 @@ fn batches_of(
 }
 
 /// A teehistorian file exported as a stream, refilled inside its messages or in large
-/// pieces, gives the batches of the whole file in memory: the real recordings, DDNet's
-/// reference file, each of them cut in half, and a file of a few thousand ticks.
+/// pieces, and exported pipelined (walked on a thread of its own), gives the batches of
+/// the whole file in memory read on one thread: the real recordings, DDNet's reference
+/// file, a generated file of 3,000 ticks of 64 players (several batches), each of them
+/// also cut in half.
 #[test]
 fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
     let Some(shared) = common::shared_dir() else {
@@ -244,26 +255,38 @@ fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
         .map(|e| e.unwrap().path())
         .collect();
     paths.push(shared.join("conformance/ddnet-recorder/ref.teehistorian"));
-    for path in paths {
-        let data = std::fs::read(&path).unwrap();
-        let name = path.to_string_lossy().into_owned();
+    let mut named: Vec<(String, Vec<u8>)> = paths
+        .iter()
+        .map(|p| (p.to_string_lossy().into_owned(), std::fs::read(p).unwrap()))
+        .collect();
+    let generated = common::server::record_generated(Vec::new(), 3_000, FlushPolicy::Never);
+    named.push(("generated.teehistorian".to_owned(), generated));
+    for (name, data) in named {
         files.push((format!("{name} (cut)"), data[..data.len() / 2].to_vec()));
         files.push((name, data));
     }
     let mut compared = 0;
     for (name, data) in &files {
         let whole = batches_of(|e, sink| e.add_modified(name, Some(7), data, sink));
-        for piece in [3, 64 * 1024] {
+        let pipelined = batches_of_exporter(Exporter::new().pipelined(true), |e, sink| {
+            e.add_modified(name, Some(7), data, sink)
+        });
+        assert_eq!(pipelined, whole, "{name}, pipelined");
+        for (piece, pipelined) in [(3, false), (64 * 1024, false), (64 * 1024, true)] {
             // A file cut inside its header is read whole (`demokit export` does that).
             let Ok(reader) = TeehistorianReader::new(common::read::Dribble::new(data, piece))
             else {
                 assert!(TeehistorianSlice::parse(data).is_err(), "{name}");
                 continue;
             };
-            let streamed = batches_of(|e, sink| {
+            let exporter = Exporter::new().pipelined(pipelined);
+            let streamed = batches_of_exporter(exporter, |e, sink| {
                 e.add_teehistorian(name, Some(7), data.len() as u64, reader, sink)
             });
-            assert_eq!(streamed, whole, "{name}, pieces of {piece}");
+            assert_eq!(
+                streamed, whole,
+                "{name}, pieces of {piece}, pipelined {pipelined}"
+            );
             compared += 1;
         }
     }

@@ -169,10 +169,12 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         }
         let name = path.to_string_lossy();
         let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
-        let mut exporter = match &wanted {
+        // One file, so a second core walks it while this one fills the tables.
+        let exporter = match &wanted {
             Some(wanted) => Exporter::with_tables(wanted),
             None => Exporter::new(),
         };
+        let mut exporter = exporter.pipelined(true);
         let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
         exporter.add_input(&name, modified_ns(&path), input, &mut sink);
         exporter.finish(&mut sink);

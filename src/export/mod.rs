@@ -202,6 +202,9 @@ tables! {
 pub struct Exporter {
     /// Tables left out, one bit per [`Table`] (none by default).
     skipped: u32,
+    /// Whether a teehistorian file's walk runs on a thread of its own
+    /// ([`pipelined`](Self::pipelined)).
+    pipelined: bool,
     files: FileColumns,
     chat: ChatColumns,
     players: PlayerColumns,
@@ -303,6 +306,15 @@ impl Exporter {
         }
     }
 
+    /// Reads a teehistorian file on two threads: one walks the file, the caller's fills the
+    /// tables (and calls the sink). For reading one long file with a core to spare (the
+    /// Python package's `open`); an export of many files in parallel gains nothing by it.
+    /// The rows and batches are the same either way.
+    pub fn pipelined(mut self, pipelined: bool) -> Self {
+        self.pipelined = pipelined;
+        self
+    }
+
     /// Whether rows of `table` are collected.
     pub fn wants(&self, table: Table) -> bool {
         self.skipped & 1 << table as u32 == 0
@@ -371,7 +383,7 @@ impl Exporter {
     /// it arrives rather than whole, with the same rows: memory stays that of the reader's
     /// buffer and of the batches, whatever the length of the file. `bytes` is the file's
     /// size, for its `files` row.
-    pub fn add_teehistorian<R: std::io::Read>(
+    pub fn add_teehistorian<R: std::io::Read + Send>(
         &mut self,
         path: &str,
         modified_ns: Option<i64>,
@@ -508,30 +520,69 @@ impl Exporter {
     }
 
     /// Walks a teehistorian body into the tables; what ended it, for the `files` row.
-    fn teehistorian_walk<S: WalkSource>(
+    fn teehistorian_walk<S: WalkSource + Send>(
         &mut self,
         path: &str,
-        mut walk: TickWalk<S>,
+        walk: TickWalk<S>,
         file: &mut FileRow<'_>,
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) -> Ending {
-        let mut ending = Ending::default();
-        let (wants_inputs, wants_ticks) = (self.wants(Table::Inputs), self.wants(Table::Ticks));
-        // The players and chat come from the same pass.
-        let mut log =
-            (self.wants(Table::Chat) || self.wants(Table::Players)).then(GameLogBuilder::new);
-        loop {
-            let inputs = &mut self.inputs;
-            let tick = match walk.next_tick(|event| {
-                if let Some(log) = &mut log {
-                    log.add(event);
+        let wanted = WalkWants {
+            inputs: self.wants(Table::Inputs),
+            positions: self.wants(Table::Ticks),
+            // The players and chat come from the same pass.
+            log: self.wants(Table::Chat) || self.wants(Table::Players),
+        };
+        let end = if self.pipelined {
+            // Batches of rows go to this thread, and their buffers come back for reuse.
+            let (full, filled) = std::sync::mpsc::sync_channel::<WalkRows>(2);
+            let (empty, emptied) = std::sync::mpsc::channel::<WalkRows>();
+            std::thread::scope(|scope| {
+                let walker = scope.spawn(move || {
+                    walk_rows(walk, wanted, WALK_ROWS, |rows| {
+                        let _ = full.send(std::mem::replace(
+                            rows,
+                            emptied.try_recv().unwrap_or_default(),
+                        ));
+                    })
+                });
+                for mut rows in filled {
+                    self.take_rows(path, &rows, file, sink);
+                    rows.clear();
+                    let _ = empty.send(rows);
                 }
-                let EventKind::Input { cid, input, new } = event.kind else {
-                    return;
-                };
-                if !wants_inputs {
-                    return;
-                }
+                walker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        } else {
+            // Each tick's rows, still in the cache, go straight into the tables.
+            walk_rows(walk, wanted, 1, |rows| {
+                self.take_rows(path, rows, file, sink);
+                rows.clear();
+            })
+        };
+        file.records = end.records;
+        file.finished = Some(end.finished);
+        if let Some(log) = end.log {
+            self.game_log(path, log);
+        }
+        end.ending
+    }
+
+    /// Puts a walk's rows into the tables, tick by tick as the walk went: each tick's
+    /// inputs, then its positions, then the batches that filled; inputs after the last
+    /// tick (of a tick an error ended) last.
+    fn take_rows(
+        &mut self,
+        path: &str,
+        rows: &WalkRows,
+        file: &mut FileRow<'_>,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
+        let (mut inputs, mut positions) = (0, 0);
+        let mut push_inputs = |this: &mut Self, to: usize| {
+            for &(tick, client_id, input, new) in &rows.inputs[inputs..to] {
                 let [
                     direction,
                     target_x,
@@ -544,10 +595,10 @@ impl Exporter {
                     next_weapon,
                     prev_weapon,
                 ] = input;
-                inputs.push(&InputRow {
+                this.inputs.push(&InputRow {
                     path,
-                    tick: event.tick,
-                    client_id: cid,
+                    tick,
+                    client_id,
                     direction,
                     target_x,
                     target_y,
@@ -560,40 +611,31 @@ impl Exporter {
                     prev_weapon,
                     new,
                 });
-            }) {
-                None => break,
-                Some(Ok(tick)) => tick,
-                Some(Err(e)) => {
-                    ending = Ending::at(&e, e.offset());
-                    break;
-                }
-            };
+            }
+            inputs = to;
+        };
+        for &(tick, inputs_end, positions_end) in &rows.ticks {
+            push_inputs(self, inputs_end);
+            for &[client_id, x, y] in &rows.positions[positions..positions_end] {
+                self.ticks.push(&TickRow {
+                    path,
+                    tick,
+                    client_id,
+                    x,
+                    y,
+                    vel_x: None,
+                    vel_y: None,
+                    weapon: None,
+                    health: None,
+                    armor: None,
+                });
+            }
+            positions = positions_end;
             file.first_tick.get_or_insert(tick);
             file.last_tick = Some(tick);
-            if wants_ticks {
-                for (cid, (x, y)) in walk.world().players() {
-                    self.ticks.push(&TickRow {
-                        path,
-                        tick,
-                        client_id: cid,
-                        x,
-                        y,
-                        vel_x: None,
-                        vel_y: None,
-                        weapon: None,
-                        health: None,
-                        armor: None,
-                    });
-                }
-            }
             self.flush(false, sink);
         }
-        file.records = walk.records();
-        file.finished = Some(walk.finished());
-        if let Some(log) = log {
-            self.game_log(path, log.finish(walk.tick()));
-        }
-        ending
+        push_inputs(self, rows.inputs.len());
     }
 
     fn source(
@@ -671,6 +713,100 @@ impl Exporter {
                 last_tick: p.last_tick,
             });
         }
+    }
+}
+
+/// Rows a pipelined walk gathers before it hands them over (a few hundred KB).
+const WALK_ROWS: usize = 16 * 1024;
+
+/// The tables a teehistorian walk gathers rows for.
+#[derive(Debug, Clone, Copy)]
+struct WalkWants {
+    inputs: bool,
+    positions: bool,
+    log: bool,
+}
+
+/// A teehistorian walk's rows, gathered tick by tick before they go into the tables.
+#[derive(Debug, Default)]
+struct WalkRows {
+    /// Every input: tick, client id, the input, whether it was stored whole.
+    inputs: Vec<(i32, i32, crate::teehistorian::semantic::Input, bool)>,
+    /// Every position after each tick: client id, x, y.
+    positions: Vec<[i32; 3]>,
+    /// Every tick walked: its number, and where its inputs and positions end.
+    ticks: Vec<(i32, usize, usize)>,
+}
+
+impl WalkRows {
+    fn clear(&mut self) {
+        self.inputs.clear();
+        self.positions.clear();
+        self.ticks.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.inputs.len() + self.positions.len() + self.ticks.len()
+    }
+}
+
+/// How a teehistorian walk ended.
+struct WalkEnd {
+    ending: Ending,
+    records: u64,
+    finished: bool,
+    log: Option<crate::gamenet::summary::GameLog>,
+}
+
+/// Walks `walk` to its end, gathering the rows `wanted` and handing them to `hand` (which
+/// leaves the buffer empty) whenever `at_least` have gathered, at a tick's end, and at
+/// the end.
+fn walk_rows<S: WalkSource>(
+    mut walk: TickWalk<S>,
+    wanted: WalkWants,
+    at_least: usize,
+    mut hand: impl FnMut(&mut WalkRows),
+) -> WalkEnd {
+    let mut ending = Ending::default();
+    let mut log = wanted.log.then(GameLogBuilder::new);
+    let mut rows = WalkRows::default();
+    loop {
+        let inputs = &mut rows.inputs;
+        let tick = match walk.next_tick(|event| {
+            if let Some(log) = &mut log {
+                log.add(event);
+            }
+            if let EventKind::Input { cid, input, new } = event.kind
+                && wanted.inputs
+            {
+                inputs.push((event.tick, cid, input, new));
+            }
+        }) {
+            None => break,
+            Some(Ok(tick)) => tick,
+            Some(Err(e)) => {
+                ending = Ending::at(&e, e.offset());
+                break;
+            }
+        };
+        if wanted.positions {
+            rows.positions
+                .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y]));
+        }
+        rows.ticks
+            .push((tick, rows.inputs.len(), rows.positions.len()));
+        if rows.len() >= at_least {
+            hand(&mut rows);
+        }
+    }
+    if rows.len() > 0 {
+        hand(&mut rows);
+    }
+    WalkEnd {
+        ending,
+        records: walk.records(),
+        finished: walk.finished(),
+        log: log.map(|log| log.finish(walk.tick())),
     }
 }
 
