@@ -11,7 +11,9 @@
 //! flat or in Hive-style partitions by format and date (`format=twdemo/date=2023-05-11/`,
 //! see [`Partitioning`]; a file's [`Partition`] comes from the values of its `files`
 //! row). The partition columns are only in the directory names, as Hive has them, not in
-//! the Parquet files.
+//! the Parquet files. A teehistorian file, the kind that grows to gigabytes, can be read
+//! as a stream ([`FileInput`], [`Exporter::add_teehistorian`]) and, for one long file,
+//! walked on a thread of its own ([`Exporter::pipelined`]); the rows are the same.
 //!
 //! What this layer leaves to others: reading the formats (the format modules), walking
 //! directories and running in parallel (the CLI), and SQL (DuckDB, Spark, ... read the

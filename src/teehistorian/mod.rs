@@ -15,7 +15,7 @@
 //!   its offset and its tick as DDNet's writer numbers them ([`TickState`]).
 //! * [`semantic`]: the reconstructed state ([`World`]: absolute positions and inputs) and
 //!   an event per message ([`Events`]); [`walk`]: the same world tick by tick without an
-//!   event per message, the fast way for tables ([`TickWalk`]).
+//!   event per message, the fast way for tables ([`TickWalk`], over a slice or a stream).
 //! * [`writer`]: writes a header and messages; a read-and-write-again copy is byte-identical.
 //! * [`game`](mod@game): the players by name and their clients' messages, typed (the
 //!   game layer, on top of [`semantic`]).
