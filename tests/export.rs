@@ -298,6 +298,91 @@ fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
     );
 }
 
+/// A teehistorian file's `ticks` and `inputs` rows hold the values the semantic layer
+/// gives, in its order: every player's position after each tick, every input as it
+/// applied; and the path of each row is its own file's when two files share a batch.
+#[test]
+fn teehistorian_rows_hold_the_semantic_layers_values() {
+    let generated = common::server::record_generated(Vec::new(), 300, FlushPolicy::Never);
+    let files = [
+        ("a.teehistorian", &generated[..]),
+        ("b.teehistorian", &generated[..generated.len() / 3]),
+    ];
+    let batches = batches_of(|e, sink| {
+        for (name, data) in files {
+            e.add(name, data, sink);
+        }
+    });
+    let (mut ticks, mut inputs) = (Vec::new(), Vec::new());
+    for (table, batch) in &batches {
+        let int = |name: &str| {
+            batch
+                .column_by_name(name)
+                .unwrap()
+                .as_primitive::<Int32Type>()
+                .clone()
+        };
+        let paths = batch
+            .column_by_name("path")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        let path_values = paths.values().as_string::<i32>();
+        let path = |i: usize| path_values.value(paths.keys().value(i) as usize).to_owned();
+        match table {
+            Table::Ticks => {
+                let (tick, cid, x, y) = (int("tick"), int("client_id"), int("x"), int("y"));
+                for i in 0..batch.num_rows() {
+                    ticks.push((path(i), tick.value(i), cid.value(i), x.value(i), y.value(i)));
+                }
+            }
+            Table::Inputs => {
+                let (tick, cid, aim) = (int("tick"), int("client_id"), int("target_x"));
+                let new = batch.column_by_name("new").unwrap().as_boolean().clone();
+                for i in 0..batch.num_rows() {
+                    inputs.push((
+                        path(i),
+                        tick.value(i),
+                        cid.value(i),
+                        aim.value(i),
+                        new.value(i),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let (mut want_ticks, mut want_inputs) = (Vec::new(), Vec::new());
+    for (name, data) in files {
+        let file = TeehistorianSlice::parse(data).unwrap();
+        let mut events = Events::new(file.messages());
+        while let Some(Ok(event)) = events.next() {
+            match event.kind {
+                EventKind::TickEnd => {
+                    for (cid, (x, y)) in events.world().players() {
+                        want_ticks.push((name.to_owned(), event.tick, cid, x, y));
+                    }
+                }
+                EventKind::Input { cid, input, new } => {
+                    want_inputs.push((name.to_owned(), event.tick, cid, input[1], new));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        want_ticks.len() > 300 * 32,
+        "{} tick rows",
+        want_ticks.len()
+    );
+    assert!(
+        want_inputs.len() > 300 * 16,
+        "{} input rows",
+        want_inputs.len()
+    );
+    assert_eq!(ticks, want_ticks);
+    assert_eq!(inputs, want_inputs);
+}
+
 /// [`FileInput::open`] takes a teehistorian file as a stream and any other file (or a
 /// teehistorian file cut inside its header) whole; either way the partition and the rows
 /// are those of the whole file.

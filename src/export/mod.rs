@@ -584,7 +584,9 @@ impl Exporter {
     ) {
         let (mut inputs, mut positions) = (0, 0);
         let mut push_inputs = |this: &mut Self, to: usize| {
-            for &(tick, client_id, input, new) in &rows.inputs[inputs..to] {
+            let tick_inputs = &rows.inputs[inputs..to];
+            this.inputs.push_rows(tick_inputs.len(), |i| {
+                let (tick, client_id, input, new) = tick_inputs[i];
                 let [
                     direction,
                     target_x,
@@ -597,7 +599,7 @@ impl Exporter {
                     next_weapon,
                     prev_weapon,
                 ] = input;
-                this.inputs.push(&InputRow {
+                InputRow {
                     path,
                     tick,
                     client_id,
@@ -612,14 +614,16 @@ impl Exporter {
                     next_weapon,
                     prev_weapon,
                     new,
-                });
-            }
+                }
+            });
             inputs = to;
         };
         for &(tick, inputs_end, positions_end) in &rows.ticks {
             push_inputs(self, inputs_end);
-            for &[client_id, x, y] in &rows.positions[positions..positions_end] {
-                self.ticks.push(&TickRow {
+            let tick_positions = &rows.positions[positions..positions_end];
+            self.ticks.push_rows(tick_positions.len(), |i| {
+                let [client_id, x, y] = tick_positions[i];
+                TickRow {
                     path,
                     tick,
                     client_id,
@@ -630,8 +634,8 @@ impl Exporter {
                     weapon: None,
                     health: None,
                     armor: None,
-                });
-            }
+                }
+            });
             positions = positions_end;
             file.first_tick.get_or_insert(tick);
             file.last_tick = Some(tick);

@@ -70,6 +70,16 @@ macro_rules! tables {
                     self.rows += 1;
                 }
 
+                /// Appends `n` rows, the `i`th being `row(i)`, column by column: for rows
+                /// made in bulk (a tick's positions), where a column's loop over them beats
+                /// a row's trip through every column. `row` is called once per row and
+                /// column, so it should only pick values out of something.
+                #[inline]
+                pub fn push_rows<'a>(&mut self, n: usize, row: impl Fn(usize) -> $row<'a>) {
+                    $( $crate::export::table::append_rows!(self.$field, n, |i| row(i).$field, $kind, self.rows); )*
+                    self.rows += n;
+                }
+
                 /// Rows collected since the last [`finish`](Self::finish).
                 pub fn len(&self) -> usize {
                     self.rows
@@ -250,6 +260,26 @@ macro_rules! append {
     };
 }
 
+/// Appends `$n` values, the `i`th `$value(i)`, to a column holding `$rows` rows.
+macro_rules! append_rows {
+    ($builder:expr, $n:expr, $value:expr, (runs str), $rows:expr) => {
+        $builder.push_rows($n, $value)
+    };
+    ($builder:expr, $n:expr, $value:expr, (opt $k:tt), $rows:expr) => {
+        for i in 0..$n {
+            $crate::export::table::append!($builder, ($value)(i), (opt $k), $rows + i);
+        }
+    };
+    ($builder:expr, $n:expr, $value:expr, str, $rows:expr) => {
+        for i in 0..$n {
+            $builder.append_value(($value)(i));
+        }
+    };
+    ($builder:expr, $n:expr, $value:expr, $k:tt, $rows:expr) => {
+        $builder.extend((0..$n).map($value))
+    };
+}
+
 /// The array of `$rows` rows a column's builder holds, taken out of it.
 macro_rules! finish {
     ($builder:expr, (runs str), $rows:expr) => {
@@ -338,6 +368,24 @@ impl Runs {
         self.keys.push(self.runs - 1);
     }
 
+    /// Appends `n` rows, the `i`th of `value(i)`.
+    #[inline]
+    pub(crate) fn push_rows<'a>(&mut self, n: usize, value: impl Fn(usize) -> &'a str) {
+        let mut previous: Option<&str> = None;
+        for i in 0..n {
+            let value = value(i);
+            // The values of one call are all alive at once, so the same address and
+            // length is the same string: no comparison of the bytes for the rows of a
+            // run after its first.
+            if !previous.is_some_and(|p| std::ptr::eq(p, value)) {
+                self.push(value);
+                previous = Some(value);
+            } else {
+                self.keys.push(self.runs - 1);
+            }
+        }
+    }
+
     /// The rows as a dictionary array; the builder starts empty again.
     pub(crate) fn finish(&mut self) -> arrow_array::ArrayRef {
         let keys = arrow_array::Int32Array::from(std::mem::take(&mut self.keys));
@@ -356,6 +404,46 @@ impl Runs {
 }
 
 pub(crate) use {
-    append, array_type, arrow_builder_type, builder_type, column_field, data_type, finish, renew,
-    row_type, tables,
+    append, append_rows, array_type, arrow_builder_type, builder_type, column_field, data_type,
+    finish, renew, row_type, tables,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::Runs;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+
+    /// What a `Runs` column holds, row by row.
+    fn values(runs: &mut Runs) -> Vec<String> {
+        let array = runs.finish();
+        let dictionary = array.as_dictionary::<Int32Type>();
+        let strings = dictionary.values().as_string::<i32>();
+        dictionary
+            .keys()
+            .values()
+            .iter()
+            .map(|&k| strings.value(k as usize).to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn runs_keep_every_rows_value() {
+        let (a, b, other_a) = ("a".to_owned(), "b".to_owned(), "a".to_owned());
+        let rows = [&a, &a, &b, &b, &other_a, &a, &b];
+        let mut runs = Runs::default();
+        runs.push(&b);
+        runs.push_rows(rows.len(), |i| rows[i].as_str());
+        runs.push_rows(2, |i| [&a, &b][i].as_str());
+        runs.push(&b);
+        let mut want = vec!["b"];
+        want.extend(rows.iter().map(|s| s.as_str()));
+        want.extend(["a", "b", "b"]);
+        assert_eq!(values(&mut runs), want);
+        // A run of one value, in calls of both kinds, stores the value once.
+        runs.push_rows(3, |_| a.as_str());
+        runs.push(&a);
+        let array = runs.finish();
+        assert_eq!(array.as_dictionary::<Int32Type>().values().len(), 1);
+    }
+}
