@@ -334,3 +334,44 @@ fn the_writer_closes_the_least_recently_written_part_and_opens_a_new_one_later()
             .is_file()
     );
 }
+
+/// A part that reaches its row groups is closed and the partition's next rows go to a
+/// new part: memory stays bounded however many rows one partition gets, and every row is
+/// there, in parts that keep to the limit.
+#[test]
+fn a_full_part_is_closed_and_the_next_rows_go_to_a_new_one() {
+    let data = common::server::record_generated(
+        Vec::new(),
+        6_000,
+        demokit::teehistorian::FlushPolicy::Never,
+    );
+    let out = TempDir::new("partitions-row-groups");
+    let mut writer = DatasetWriter::with_partitioning(&out.0, Partitioning::FormatDate)
+        .unwrap()
+        .max_row_groups_per_part(1);
+    let partition = Partition::of(&data, None);
+    let mut exporter = Exporter::with_tables(&[Table::Ticks]);
+    let mut rows = 0;
+    let mut sink = |table: Table, batch: RecordBatch| {
+        if table == Table::Ticks {
+            rows += batch.num_rows();
+        }
+        writer.write_in(table, &partition, &batch).unwrap();
+    };
+    exporter.add("generated.teehistorian", &data, &mut sink);
+    exporter.finish(&mut sink);
+    writer.finish().unwrap();
+    let parts = files_under(&out.0.join("ticks"));
+    assert!(parts.len() >= 2, "{parts:?}");
+    for part in &parts {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(
+            std::fs::File::open(out.0.join("ticks").join(part)).unwrap(),
+        )
+        .unwrap();
+        // The limit's row group, and the rest of the batch that filled it.
+        assert!(reader.metadata().num_row_groups() <= 2, "{part:?}");
+    }
+    assert_eq!(partition_dirs(&out.0, "ticks").len(), 1);
+    assert_eq!(rows_per_table(&out.0)["ticks"], rows);
+    assert!(rows > 300_000, "{rows} rows");
+}

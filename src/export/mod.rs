@@ -30,7 +30,9 @@ mod writer;
 /// The Arrow record batch the tables are handed on as.
 pub use arrow_array::RecordBatch;
 pub use partition::{NULL_PARTITION, Partition, Partitioning};
-pub use writer::{DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS};
+pub use writer::{
+    DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS, MAX_ROW_GROUPS_PER_PART,
+};
 
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;

@@ -32,6 +32,11 @@ const PAGE_BYTES: usize = 32 * 1024;
 /// grew with the number of files up to there. Smaller pages compress a little worse.
 const PAGE_ROWS: usize = 4 * 1024;
 
+/// The row groups a part file gets by default before the next batches go to a new
+/// part: the writer keeps each row group's metadata until the file is closed, so a part
+/// without a limit would take memory in proportion to everything written to it.
+pub const MAX_ROW_GROUPS_PER_PART: usize = 64;
+
 /// The most Parquet files [`DatasetWriter`] keeps open per table by default: each holds
 /// a row group being written, so memory grows with them, not with the partitions.
 pub const MAX_OPEN_PARTS: usize = 8;
@@ -157,10 +162,14 @@ struct OpenPart {
 /// [`MAX_OPEN_PARTS`] files per table are open at once (see
 /// [`max_open_parts`](Self::max_open_parts)): a batch for another partition closes the
 /// least recently written one, and a later batch for that partition goes to a new part.
+/// A part that reaches [`MAX_ROW_GROUPS_PER_PART`] row groups is closed the same way, so
+/// that memory stays the same however much a partition gets.
 pub struct DatasetWriter {
     dir: PathBuf,
     partitioning: Partitioning,
     max_open: usize,
+    /// Row groups per part before a new part is begun.
+    max_row_groups: usize,
     /// The number of this run's parts: one past the highest part already in the dataset,
     /// in any table.
     run: u64,
@@ -269,6 +278,7 @@ impl DatasetWriter {
             dir,
             partitioning,
             max_open: MAX_OPEN_PARTS,
+            max_row_groups: MAX_ROW_GROUPS_PER_PART,
             run,
             next: vec![run + 1; Table::ALL.len()],
             open: Vec::new(),
@@ -282,6 +292,14 @@ impl DatasetWriter {
     /// [`MAX_OPEN_PARTS`].
     pub fn max_open_parts(mut self, n: usize) -> Self {
         self.max_open = n.max(1);
+        self
+    }
+
+    /// Begins a new part file once a part has written `n` (at least 1) row groups,
+    /// instead of [`MAX_ROW_GROUPS_PER_PART`]; the rest of the batch that completed the
+    /// last of them goes into the part with it (as one more row group).
+    pub fn max_row_groups_per_part(mut self, n: usize) -> Self {
+        self.max_row_groups = n.max(1);
         self
     }
 
@@ -356,6 +374,11 @@ impl DatasetWriter {
         part.writer.write(batch).map_err(parquet)?;
         if part.writer.in_progress_size() >= ROW_GROUP_BYTES {
             part.writer.flush().map_err(parquet)?;
+        }
+        // Row groups also end at ROW_GROUP_ROWS, inside `write`.
+        if part.writer.flushed_row_groups().len() >= self.max_row_groups {
+            let full = self.open.swap_remove(at).part;
+            self.closed.push(close(full)?);
         }
         Ok(())
     }
