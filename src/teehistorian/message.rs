@@ -704,7 +704,7 @@ impl<'a> Fields<'a> {
 
     /// Reads one int. Most ints in a recording are small diffs stored in one byte (always
     /// canonical), so that case comes first; a longer int with eight bytes left is decoded
-    /// without further branches, and the end of the input goes through
+    /// from one word ([`varint::unpack_long_word`]), and the end of the input goes through
     /// [`int_tail`](Self::int_tail).
     #[inline(always)]
     fn int(&mut self) -> Result<i32, DecodeError> {
@@ -716,7 +716,7 @@ impl<'a> Fields<'a> {
                 Ok(i32::from(b & 0x3F) ^ -i32::from((b >> 6) & 1))
             }
             Some(word) => {
-                let (value, len, last) = varint::unpack_word(u64::from_le_bytes(*word));
+                let (value, len, last) = varint::unpack_long_word(u64::from_le_bytes(*word));
                 if !is_canonical_end(len, last) {
                     self.non_canonical += 1;
                 }
@@ -837,7 +837,7 @@ impl<'w> WindowInts<'w> {
             self.start += 1;
             return Some(i32::from(b & 0x3F) ^ -i32::from((b >> 6) & 1));
         }
-        let (value, len, last) = varint::unpack_word(u64::from_le_bytes(*word));
+        let (value, len, last) = varint::unpack_long_word(u64::from_le_bytes(*word));
         if !is_canonical_end(len, last) {
             self.non_canonical += 1;
         }
