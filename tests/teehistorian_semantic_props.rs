@@ -148,6 +148,7 @@ fn walk_matches_events(data: &[u8]) {
     let mut log = GameLogBuilder::new();
     assert_eq!(walk_steps(&mut walk, &mut log), expected);
     assert_eq!(walk.records(), records);
+    assert_eq!(walk.tick(), events.tick());
     assert_eq!(walk.finished(), events.finished());
     assert!(
         walk.next_tick(|_| panic!("an event after the end"))
@@ -170,6 +171,7 @@ fn walk_matches_events(data: &[u8]) {
             "pieces of {piece}"
         );
         assert_eq!(streamed.records(), records);
+        assert_eq!(streamed.tick(), events.tick());
         assert_eq!(streamed.finished(), events.finished());
         assert!(
             streamed

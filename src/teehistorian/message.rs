@@ -899,6 +899,22 @@ pub(crate) fn decode_ints_only(window: &[u8; INT_WINDOW]) -> Option<Decoded<'sta
     })
 }
 
+/// A PLAYER_DIFF of a client id below 64 (its id one byte) at the start of `window`: the
+/// client id, the move and the length; `None` for any other message. The commonest message
+/// of a body, decoded without a [`Message`] made (see [`TickWalk`](super::TickWalk)).
+#[inline(always)]
+pub(crate) fn decode_player_diff(window: &[u8; INT_WINDOW]) -> Option<(i32, i32, i32, usize)> {
+    let first = window[0];
+    // One byte, no sign bit: a client id of 0..64.
+    if first >= 0x40 {
+        return None;
+    }
+    let mut c = WindowInts::new(window);
+    c.start = 1;
+    let (dx, dy) = (c.int()?, c.int()?);
+    Some((i32::from(first), dx, dy, c.start))
+}
+
 /// Whether an int of `len` bytes ending in `last` is in the form DDNet writes: a longer int
 /// must carry value bits in its last byte (else a shorter form would hold it), and a fifth
 /// byte nothing else. The same rule as [`varint::is_canonical`],

@@ -132,6 +132,21 @@ impl World {
             .filter_map(|(cid, p)| Some((cid, (*p)?)))
     }
 
+    /// [`apply`](Self::apply) for a PLAYER_DIFF.
+    #[inline(always)]
+    pub(crate) fn move_player<'a>(
+        &mut self,
+        cid: i32,
+        dx: i32,
+        dy: i32,
+    ) -> Result<EventKind<'a>, SemanticErrorKind> {
+        let i = slot(cid, "PLAYER_DIFF")?;
+        let (px, py) = self.positions[i].ok_or(SemanticErrorKind::PlayerDiffNotAlive { cid })?;
+        let (x, y) = (px.wrapping_add(dx), py.wrapping_add(dy));
+        self.positions[i] = Some((x, y));
+        Ok(EventKind::PlayerMove { cid, x, y, dx, dy })
+    }
+
     /// Applies one message and returns what it means in absolute terms. On an error the
     /// world is unchanged.
     ///
@@ -150,14 +165,7 @@ impl World {
                     previous,
                 }
             }
-            Message::PlayerDiff { cid, dx, dy } => {
-                let i = slot(cid, "PLAYER_DIFF")?;
-                let (px, py) =
-                    self.positions[i].ok_or(SemanticErrorKind::PlayerDiffNotAlive { cid })?;
-                let (x, y) = (px.wrapping_add(dx), py.wrapping_add(dy));
-                self.positions[i] = Some((x, y));
-                EventKind::PlayerMove { cid, x, y, dx, dy }
-            }
+            Message::PlayerDiff { cid, dx, dy } => self.move_player(cid, dx, dy)?,
             Message::PlayerOld { cid } => {
                 let i = slot(cid, "PLAYER_OLD")?;
                 let (x, y) = self.positions[i]

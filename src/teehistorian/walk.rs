@@ -63,6 +63,9 @@ mod source {
     pub trait Source {
         /// Offset of the next message.
         fn position(&self) -> u64;
+        /// The next message if it is a PLAYER_DIFF of a client id below 64 that numbers
+        /// cleanly: its tick, client id and move; `None` (nothing read) otherwise.
+        fn next_player_diff(&mut self) -> Option<(i32, i32, i32, i32)>;
         /// The next message if it is an int-only one that decodes and numbers cleanly,
         /// with its tick; `None` (nothing read) otherwise.
         fn next_plain(&mut self) -> Option<(i32, Message<'static>)>;
@@ -75,6 +78,11 @@ impl source::Source for Messages<'_> {
     #[inline(always)]
     fn position(&self) -> u64 {
         Messages::position(self) as u64
+    }
+
+    #[inline(always)]
+    fn next_player_diff(&mut self) -> Option<(i32, i32, i32, i32)> {
+        Messages::next_player_diff(self)
     }
 
     #[inline(always)]
@@ -93,6 +101,11 @@ impl<R: Read> source::Source for TeehistorianReader<R> {
     #[inline(always)]
     fn position(&self) -> u64 {
         TeehistorianReader::position(self)
+    }
+
+    #[inline(always)]
+    fn next_player_diff(&mut self) -> Option<(i32, i32, i32, i32)> {
+        TeehistorianReader::next_player_diff(self)
     }
 
     #[inline(always)]
@@ -247,6 +260,29 @@ impl<S: WalkSource> TickWalk<S> {
         }
         loop {
             let offset = self.source.position();
+            // The commonest message first, applied straight to the world.
+            if let Some((tick, cid, dx, dy)) = self.source.next_player_diff() {
+                if let Some(ended) = state.tick
+                    && ended != tick
+                {
+                    self.pending = Some(Pending {
+                        offset,
+                        tick,
+                        message: PendingMessage::Plain(Message::PlayerDiff { cid, dx, dy }),
+                    });
+                    return Some(Ok(ended));
+                }
+                state.tick = Some(tick);
+                match state.world.move_player(cid, dx, dy) {
+                    Ok(kind) => on_event(Event { offset, tick, kind }),
+                    Err(kind) => {
+                        state.done = true;
+                        return Some(Err(SemanticError::State { offset, tick, kind }));
+                    }
+                }
+                state.records += 1;
+                continue;
+            }
             if let Some((tick, message)) = self.source.next_plain() {
                 // A message of another tick ends this one (FINISH never does: it changes
                 // no tick).
