@@ -15,7 +15,7 @@ use super::error::{ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, MAX_CLIENTS, id as message_id};
 use super::header::Header;
 use super::message::{
-    DecodeError, Decoded, INT_WINDOW, LEGACY_PACKER_SIZE, Message, decode_ints_only,
+    DecodeError, Decoded, INT_WINDOW, LEGACY_PACKER_SIZE, Message, decode_input, decode_ints_only,
     decode_player_diff, has_legacy_packer,
 };
 use crate::codec::varint;
@@ -561,6 +561,20 @@ impl<'a> Messages<'a> {
         Some((tick, cid, dx, dy))
     }
 
+    /// [`next_plain`](Self::next_plain) for an INPUT_DIFF or INPUT_NEW: its tick, whether
+    /// it is INPUT_NEW, the client id and the ints, without a [`Message`] made.
+    #[inline(always)]
+    pub(crate) fn next_input(&mut self) -> Option<(i32, bool, i32, [i32; 10])> {
+        if self.body.finished || self.body.done {
+            return None;
+        }
+        let window = self.data.get(self.pos..)?.first_chunk::<INT_WINDOW>()?;
+        let (new, cid, ints, len) = decode_input(window)?;
+        self.pos += len;
+        // An input never changes the tick.
+        Some((self.body.ticks.tick(), new, cid, ints))
+    }
+
     /// [`next`](Iterator::next) for everything but a message that decodes and numbers
     /// cleanly: the end, errors, and the message after FINISH.
     #[inline(never)]
@@ -777,6 +791,17 @@ impl<R: Read> TeehistorianReader<R> {
         self.body.finished = matches!(decoded.message, Message::Finish);
         self.input.consume(decoded.len);
         Some((tick, decoded))
+    }
+
+    /// [`Messages::next_input`] for a stream.
+    #[inline(always)]
+    pub(crate) fn next_input(&mut self) -> Option<(i32, bool, i32, [i32; 10])> {
+        if self.body.finished || self.body.done {
+            return None;
+        }
+        let (new, cid, ints, len) = decode_input(self.input.rest().first_chunk::<INT_WINDOW>()?)?;
+        self.input.consume(len);
+        Some((self.body.ticks.tick(), new, cid, ints))
     }
 
     /// [`Messages::next_player_diff`] for a stream.

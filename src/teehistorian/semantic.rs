@@ -147,6 +147,31 @@ impl World {
         Ok(EventKind::PlayerMove { cid, x, y, dx, dy })
     }
 
+    /// [`apply`](Self::apply) for an INPUT_NEW (`new`, `ints` the input) or an INPUT_DIFF
+    /// (`ints` the difference).
+    #[inline(always)]
+    pub(crate) fn take_input<'a>(
+        &mut self,
+        cid: i32,
+        new: bool,
+        ints: Input,
+    ) -> Result<EventKind<'a>, SemanticErrorKind> {
+        let input = if new {
+            let i = slot(cid, "INPUT_NEW")?;
+            self.inputs[i] = Some(ints);
+            ints
+        } else {
+            let i = slot(cid, "INPUT_DIFF")?;
+            let old = self.inputs[i]
+                .as_ref()
+                .ok_or(SemanticErrorKind::InputDiffWithoutInput { cid })?;
+            let input = apply_input_diff(old, &ints);
+            self.inputs[i] = Some(input);
+            input
+        };
+        Ok(EventKind::Input { cid, input, new })
+    }
+
     /// Applies one message and returns what it means in absolute terms. On an error the
     /// world is unchanged.
     ///
@@ -173,28 +198,8 @@ impl World {
                     .ok_or(SemanticErrorKind::PlayerOldNotAlive { cid })?;
                 EventKind::PlayerOld { cid, x, y }
             }
-            Message::InputNew { cid, input } => {
-                let i = slot(cid, "INPUT_NEW")?;
-                self.inputs[i] = Some(input);
-                EventKind::Input {
-                    cid,
-                    input,
-                    new: true,
-                }
-            }
-            Message::InputDiff { cid, diff } => {
-                let i = slot(cid, "INPUT_DIFF")?;
-                let old = self.inputs[i]
-                    .as_ref()
-                    .ok_or(SemanticErrorKind::InputDiffWithoutInput { cid })?;
-                let input = apply_input_diff(old, &diff);
-                self.inputs[i] = Some(input);
-                EventKind::Input {
-                    cid,
-                    input,
-                    new: false,
-                }
-            }
+            Message::InputNew { cid, input } => self.take_input(cid, true, input)?,
+            Message::InputDiff { cid, diff } => self.take_input(cid, false, diff)?,
             Message::Join { cid } => {
                 if let Ok(i) = slot(cid, "JOIN") {
                     self.connected[i] = true;

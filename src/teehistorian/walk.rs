@@ -66,6 +66,9 @@ mod source {
         /// The next message if it is a PLAYER_DIFF of a client id below 64 that numbers
         /// cleanly: its tick, client id and move; `None` (nothing read) otherwise.
         fn next_player_diff(&mut self) -> Option<(i32, i32, i32, i32)>;
+        /// The next message if it is an INPUT_DIFF or INPUT_NEW: its tick, whether it is
+        /// INPUT_NEW, the client id and the ints; `None` (nothing read) otherwise.
+        fn next_input(&mut self) -> Option<(i32, bool, i32, [i32; 10])>;
         /// The next message if it is an int-only one that decodes and numbers cleanly,
         /// with its tick; `None` (nothing read) otherwise.
         fn next_plain(&mut self) -> Option<(i32, Message<'static>)>;
@@ -83,6 +86,11 @@ impl source::Source for Messages<'_> {
     #[inline(always)]
     fn next_player_diff(&mut self) -> Option<(i32, i32, i32, i32)> {
         Messages::next_player_diff(self)
+    }
+
+    #[inline(always)]
+    fn next_input(&mut self) -> Option<(i32, bool, i32, [i32; 10])> {
+        Messages::next_input(self)
     }
 
     #[inline(always)]
@@ -106,6 +114,11 @@ impl<R: Read> source::Source for TeehistorianReader<R> {
     #[inline(always)]
     fn next_player_diff(&mut self) -> Option<(i32, i32, i32, i32)> {
         TeehistorianReader::next_player_diff(self)
+    }
+
+    #[inline(always)]
+    fn next_input(&mut self) -> Option<(i32, bool, i32, [i32; 10])> {
+        TeehistorianReader::next_input(self)
     }
 
     #[inline(always)]
@@ -274,6 +287,33 @@ impl<S: WalkSource> TickWalk<S> {
                 }
                 state.tick = Some(tick);
                 match state.world.move_player(cid, dx, dy) {
+                    Ok(kind) => on_event(Event { offset, tick, kind }),
+                    Err(kind) => {
+                        state.done = true;
+                        return Some(Err(SemanticError::State { offset, tick, kind }));
+                    }
+                }
+                state.records += 1;
+                continue;
+            }
+            if let Some((tick, new, cid, ints)) = self.source.next_input() {
+                if let Some(ended) = state.tick
+                    && ended != tick
+                {
+                    let message = if new {
+                        Message::InputNew { cid, input: ints }
+                    } else {
+                        Message::InputDiff { cid, diff: ints }
+                    };
+                    self.pending = Some(Pending {
+                        offset,
+                        tick,
+                        message: PendingMessage::Plain(message),
+                    });
+                    return Some(Ok(ended));
+                }
+                state.tick = Some(tick);
+                match state.world.take_input(cid, new, ints) {
                     Ok(kind) => on_event(Event { offset, tick, kind }),
                     Err(kind) => {
                         state.done = true;
