@@ -265,11 +265,24 @@ macro_rules! append_rows {
     ($builder:expr, $n:expr, $value:expr, (runs str), $rows:expr) => {
         $builder.push_rows($n, $value)
     };
-    ($builder:expr, $n:expr, $value:expr, (opt $k:tt), $rows:expr) => {
-        for i in 0..$n {
-            $crate::export::table::append!($builder, ($value)(i), (opt $k), $rows + i);
+    ($builder:expr, $n:expr, $value:expr, (opt $k:tt), $rows:expr) => {{
+        let values = &mut $builder.values;
+        let mut first = 0;
+        if arrow_array::builder::ArrayBuilder::is_empty(values) {
+            // The nulls before the first value are the rows before it: nothing to store.
+            // Written as a search for the first value, so that a column the rows leave
+            // null (a constant `None`) costs no loop at all.
+            while first < $n && ($value)(first).is_none() {
+                first += 1;
+            }
+            if first < $n {
+                values.append_nulls($rows + first);
+            }
         }
-    };
+        for i in first..$n {
+            values.append_option(($value)(i));
+        }
+    }};
     ($builder:expr, $n:expr, $value:expr, str, $rows:expr) => {
         for i in 0..$n {
             $builder.append_value(($value)(i));
@@ -425,6 +438,50 @@ mod tests {
             .iter()
             .map(|&k| strings.value(k as usize).to_owned())
             .collect()
+    }
+
+    tables! {
+        /// A table to try the column kinds on.
+        Probe "probe", ProbeRow, ProbeColumns {
+            /// A path.
+            path: (runs str),
+            /// Sometimes null.
+            maybe: (opt i32),
+            /// Never null.
+            value: i32,
+        }
+    }
+
+    /// Rows appended in bulk give the batch rows appended one by one give, for optional
+    /// columns null at first, null throughout, and mixed.
+    #[test]
+    fn push_rows_is_push_in_a_loop() {
+        let patterns: [&dyn Fn(usize) -> Option<i32>; 4] = [
+            &|_| None,
+            &|i| (i >= 3).then_some(i as i32),
+            &|i| (i % 2 == 0).then_some(-(i as i32)),
+            &|i| Some(i as i32),
+        ];
+        for (a, first) in patterns.iter().enumerate() {
+            for (b, then) in patterns.iter().enumerate() {
+                let row = |i: usize, maybe: &dyn Fn(usize) -> Option<i32>| ProbeRow {
+                    path: if i < 5 { "x" } else { "y" },
+                    maybe: maybe(i),
+                    value: i as i32 * 7,
+                };
+                let (mut bulk, mut single) = (ProbeColumns::default(), ProbeColumns::default());
+                bulk.push_rows(6, |i| row(i, first));
+                bulk.push_rows(4, |i| row(i + 6, then));
+                for i in 0..6 {
+                    single.push(&row(i, first));
+                }
+                for i in 6..10 {
+                    single.push(&row(i, then));
+                }
+                assert_eq!(bulk.len(), 10);
+                assert_eq!(bulk.finish(), single.finish(), "patterns {a} then {b}");
+            }
+        }
     }
 
     #[test]
