@@ -440,17 +440,22 @@ mod tests {
             .collect()
     }
 
-    tables! {
-        /// A table to try the column kinds on.
-        Probe "probe", ProbeRow, ProbeColumns {
-            /// A path.
-            path: (runs str),
-            /// Sometimes null.
-            maybe: (opt i32),
-            /// Never null.
-            value: i32,
+    /// A table to try the column kinds on (the test uses only part of what is generated).
+    #[allow(dead_code)]
+    mod probe {
+        tables! {
+            /// A table to try the column kinds on.
+            Probe "probe", ProbeRow, ProbeColumns {
+                /// A path.
+                path: (runs str),
+                /// Sometimes null.
+                maybe: (opt i32),
+                /// Never null.
+                value: i32,
+            }
         }
     }
+    use probe::{ProbeColumns, ProbeRow};
 
     /// Rows appended in bulk give the batch rows appended one by one give, for optional
     /// columns null at first, null throughout, and mixed.
