@@ -9,8 +9,9 @@
 //! the same [`World`] after each, the same inputs in the same order, and the same error at
 //! the same offset (a property test holds the two together). What it saves is the layering:
 //! the int-only messages that make up most of a body are decoded and applied in one step,
-//! with no [`MessageAt`] or [`Event`] built for them; every
-//! other message takes the reader's general path.
+//! with no [`MessageAt`] built for them, and the two commonest (PLAYER_DIFF and the
+//! inputs) go from their bytes to the world without a [`Message`] either; every other
+//! message takes the reader's general path.
 //!
 //! ```
 //! use demokit::teehistorian::{EventKind, Header, Protocol, Recorder, TeehistorianSlice, TickWalk};
