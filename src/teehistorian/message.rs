@@ -844,6 +844,24 @@ impl<'w> WindowInts<'w> {
         self.start += len;
         Some(value)
     }
+
+    /// The ten ints of an input. Spelled out rather than a loop over a zeroed array, so
+    /// the ints are stored once, in place, instead of element by element and then copied.
+    #[inline(always)]
+    fn input(&mut self) -> Option<[i32; 10]> {
+        Some([
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+            self.int()?,
+        ])
+    }
 }
 
 /// The messages that hold only ints (players, inputs, ticks, joins, FINISH), decoded from a
@@ -860,20 +878,7 @@ pub(crate) fn decode_ints_only(window: &[u8; INT_WINDOW]) -> Option<Decoded<'sta
         },
         id @ (id::INPUT_DIFF | id::INPUT_NEW) => {
             let cid = c.int()?;
-            // Spelled out rather than a loop over a zeroed array, so the ints are stored
-            // once, in place, instead of element by element and then copied.
-            let ints = [
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-                c.int()?,
-            ];
+            let ints = c.input()?;
             if id == id::INPUT_DIFF {
                 Message::InputDiff { cid, diff: ints }
             } else {
@@ -929,18 +934,7 @@ pub(crate) fn decode_input(window: &[u8; INT_WINDOW]) -> Option<(bool, i32, [i32
     let mut c = WindowInts::new(window);
     c.start = 1;
     let cid = c.int()?;
-    let ints = [
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-        c.int()?,
-    ];
+    let ints = c.input()?;
     Some((new, cid, ints, c.start))
 }
 

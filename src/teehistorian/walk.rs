@@ -49,7 +49,7 @@
 use super::error::{ReadError, ReadErrorKind};
 use super::message::Message;
 use super::reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice};
-use super::semantic::{Event, SemanticError, World};
+use super::semantic::{Event, EventKind, SemanticError, SemanticErrorKind, World};
 use std::io::Read;
 
 /// Where a [`TickWalk`] reads its messages: [`Messages`] (a file in memory) or a
@@ -140,6 +140,16 @@ struct Pending {
     offset: u64,
     tick: i32,
     message: PendingMessage,
+}
+
+impl Pending {
+    fn plain(offset: u64, tick: i32, message: Message<'static>) -> Self {
+        Pending {
+            offset,
+            tick,
+            message: PendingMessage::Plain(message),
+        }
+    }
 }
 
 /// The message of a [`Pending`]: decoded, or (from the general path, whose messages borrow
@@ -276,65 +286,38 @@ impl<S: WalkSource> TickWalk<S> {
             let offset = self.source.position();
             // The commonest message first, applied straight to the world.
             if let Some((tick, cid, dx, dy)) = self.source.next_player_diff() {
-                if let Some(ended) = state.tick
-                    && ended != tick
-                {
-                    self.pending = Some(Pending {
-                        offset,
-                        tick,
-                        message: PendingMessage::Plain(Message::PlayerDiff { cid, dx, dy }),
-                    });
+                if let Some(ended) = state.ended_by(tick) {
+                    let message = Message::PlayerDiff { cid, dx, dy };
+                    self.pending = Some(Pending::plain(offset, tick, message));
                     return Some(Ok(ended));
                 }
                 state.tick = Some(tick);
-                match state.world.move_player(cid, dx, dy) {
-                    Ok(kind) => on_event(Event { offset, tick, kind }),
-                    Err(kind) => {
-                        state.done = true;
-                        return Some(Err(SemanticError::State { offset, tick, kind }));
-                    }
+                let applied = state.world.move_player(cid, dx, dy);
+                if let Err(e) = state.note(offset, tick, applied, &mut on_event) {
+                    return Some(Err(e));
                 }
-                state.records += 1;
                 continue;
             }
             if let Some((tick, new, cid, ints)) = self.source.next_input() {
-                if let Some(ended) = state.tick
-                    && ended != tick
-                {
+                if let Some(ended) = state.ended_by(tick) {
                     let message = if new {
                         Message::InputNew { cid, input: ints }
                     } else {
                         Message::InputDiff { cid, diff: ints }
                     };
-                    self.pending = Some(Pending {
-                        offset,
-                        tick,
-                        message: PendingMessage::Plain(message),
-                    });
+                    self.pending = Some(Pending::plain(offset, tick, message));
                     return Some(Ok(ended));
                 }
                 state.tick = Some(tick);
-                match state.world.take_input(cid, new, ints) {
-                    Ok(kind) => on_event(Event { offset, tick, kind }),
-                    Err(kind) => {
-                        state.done = true;
-                        return Some(Err(SemanticError::State { offset, tick, kind }));
-                    }
+                let applied = state.world.take_input(cid, new, ints);
+                if let Err(e) = state.note(offset, tick, applied, &mut on_event) {
+                    return Some(Err(e));
                 }
-                state.records += 1;
                 continue;
             }
             if let Some((tick, message)) = self.source.next_plain() {
-                // A message of another tick ends this one (FINISH never does: it changes
-                // no tick).
-                if let Some(ended) = state.tick
-                    && ended != tick
-                {
-                    self.pending = Some(Pending {
-                        offset,
-                        tick,
-                        message: PendingMessage::Plain(message),
-                    });
+                if let Some(ended) = state.ended_by(tick) {
+                    self.pending = Some(Pending::plain(offset, tick, message));
                     return Some(Ok(ended));
                 }
                 if let Err(e) = state.apply(offset, tick, &message, &mut on_event) {
@@ -344,9 +327,7 @@ impl<S: WalkSource> TickWalk<S> {
             }
             match self.source.next_message() {
                 Some(Ok(at)) => {
-                    if let Some(ended) = state.tick
-                        && ended != at.tick
-                    {
+                    if let Some(ended) = state.ended_by(at.tick) {
                         self.pending = Some(Pending {
                             offset,
                             tick: at.tick,
@@ -385,7 +366,28 @@ impl WalkState {
         } else {
             self.tick = Some(tick);
         }
-        match self.world.apply(message) {
+        let applied = self.world.apply(message);
+        self.note(offset, tick, applied, on_event)
+    }
+
+    /// The tick a message of `tick` ends, if it belongs to another one than the messages
+    /// before it (FINISH never does: it changes no tick).
+    #[inline(always)]
+    fn ended_by(&self, tick: i32) -> Option<i32> {
+        self.tick.filter(|&ended| ended != tick)
+    }
+
+    /// Hands on the event of a message applied to the world, or ends the walk with its
+    /// error.
+    #[inline(always)]
+    fn note<'m>(
+        &mut self,
+        offset: u64,
+        tick: i32,
+        applied: Result<EventKind<'m>, SemanticErrorKind>,
+        on_event: &mut impl FnMut(Event<'m>),
+    ) -> Result<(), SemanticError> {
+        match applied {
             Ok(kind) => on_event(Event { offset, tick, kind }),
             Err(kind) => {
                 self.done = true;
