@@ -47,8 +47,9 @@ use table::tables;
 /// The version of the table schemas below.
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// Rows collected per table before a batch is handed on (bounds memory on long files).
-pub const BATCH_ROWS: usize = 64 * 1024;
+/// Rows collected per table before a batch is handed on: with the batch being written, most
+/// of what a long file holds in memory.
+pub const BATCH_ROWS: usize = 16 * 1024;
 
 tables! {
     /// One row per file.

@@ -50,10 +50,19 @@ macro_rules! tables {
             }
 
             /// Rows of the table collected column by column.
-            #[derive(Debug, Default)]
+            #[derive(Debug)]
             pub struct $columns {
                 $( $field: $crate::export::table::builder_type!($kind), )*
                 rows: usize,
+            }
+
+            impl Default for $columns {
+                fn default() -> Self {
+                    $columns {
+                        $( $field: $crate::export::table::Empty::empty(), )*
+                        rows: 0,
+                    }
+                }
             }
 
             impl $columns {
@@ -315,12 +324,64 @@ macro_rules! finish {
     };
 }
 
+/// A column builder that starts without memory. Arrow's builders start with room for
+/// 1,024 rows, which the arrays they make keep: a small file's batch of a row or two took
+/// tens of kilobytes, allocated, handed on and freed for every file.
+pub(crate) trait Empty {
+    /// The builder, holding nothing.
+    fn empty() -> Self;
+}
+
+impl<T> Empty for Vec<T> {
+    fn empty() -> Self {
+        Vec::new()
+    }
+}
+
+impl<T: arrow_array::ArrowPrimitiveType> Empty for arrow_array::builder::PrimitiveBuilder<T> {
+    fn empty() -> Self {
+        Self::with_capacity(0)
+    }
+}
+
+impl Empty for arrow_array::builder::BooleanBuilder {
+    fn empty() -> Self {
+        Self::with_capacity(0)
+    }
+}
+
+impl Empty for arrow_array::builder::StringBuilder {
+    fn empty() -> Self {
+        Self::with_capacity(0, 0)
+    }
+}
+
+impl<B: Empty> Empty for Nullable<B> {
+    fn empty() -> Self {
+        Nullable {
+            values: B::empty(),
+            all_null: None,
+        }
+    }
+}
+
+impl Empty for Runs {
+    fn empty() -> Self {
+        Runs {
+            keys: Vec::new(),
+            values: arrow_array::builder::StringBuilder::empty(),
+            last: String::new(),
+            runs: 0,
+        }
+    }
+}
+
 /// The builder of a nullable column. Nothing is stored for the nulls before the first
 /// value (they are as many as the rows before it), so a column that is null in every row
 /// (a teehistorian file's velocities in `ticks`, say) costs nothing per row and becomes
 /// an all-null array at the end: appending, even counting, a null per row showed in the
 /// profile.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Nullable<B> {
     /// The values from the first non-null one on, after as many nulls as rows before it.
     pub(crate) values: B,
@@ -351,7 +412,7 @@ impl<B> Nullable<B> {
 /// values. A teehistorian file's `ticks` repeat its path in millions of rows; as plain
 /// strings those were most of the table's bytes, and copying them a fifth of the time it
 /// took to fill it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Runs {
     keys: Vec<i32>,
     values: arrow_array::builder::StringBuilder,
@@ -423,7 +484,7 @@ pub(crate) use {
 
 #[cfg(test)]
 mod tests {
-    use super::Runs;
+    use super::{Empty, Runs};
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int32Type;
 
@@ -452,6 +513,10 @@ mod tests {
                 maybe: (opt i32),
                 /// Never null.
                 value: i32,
+                /// A string.
+                name: str,
+                /// Sometimes a string.
+                note: (opt str),
             }
         }
     }
@@ -473,6 +538,8 @@ mod tests {
                     path: if i < 5 { "x" } else { "y" },
                     maybe: maybe(i),
                     value: i as i32 * 7,
+                    name: "n",
+                    note: maybe(i).map(|_| "note"),
                 };
                 let (mut bulk, mut single) = (ProbeColumns::default(), ProbeColumns::default());
                 bulk.push_rows(6, |i| row(i, first));
@@ -489,11 +556,33 @@ mod tests {
         }
     }
 
+    /// A batch of one row takes about a row's bytes, not the room for 1,024 that Arrow's
+    /// builders start with: a directory of small files makes a batch of a row or two per
+    /// file and table.
+    #[test]
+    fn a_one_row_batch_is_small() {
+        let mut columns = ProbeColumns::default();
+        columns.push(&ProbeRow {
+            path: "p",
+            maybe: Some(1),
+            value: 2,
+            name: "n",
+            note: Some("note"),
+        });
+        let batch = columns.finish();
+        // One Arrow builder's default room, 1,024 four-byte values, is 4 KiB.
+        assert!(
+            batch.get_array_memory_size() < 4096,
+            "{}",
+            batch.get_array_memory_size()
+        );
+    }
+
     #[test]
     fn runs_keep_every_rows_value() {
         let (a, b, other_a) = ("a".to_owned(), "b".to_owned(), "a".to_owned());
         let rows = [&a, &a, &b, &b, &other_a, &a, &b];
-        let mut runs = Runs::default();
+        let mut runs = Runs::empty();
         runs.push(&b);
         runs.push_rows(rows.len(), |i| rows[i].as_str());
         runs.push_rows(2, |i| [&a, &b][i].as_str());

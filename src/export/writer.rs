@@ -15,27 +15,53 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// Rows per Parquet row group, at most.
-const ROW_GROUP_ROWS: usize = 128 * 1024;
+/// Rows per Parquet row group, at most (DuckDB writes 122,880): the row group a writer
+/// holds until it is full is one of the buffers that fill as the first files come.
+const ROW_GROUP_ROWS: usize = 64 * 1024;
 
-/// The most bytes a table's unwritten row group may hold before it is written: tables with
-/// few rows per file (`files`, `chat`, `players`) would otherwise keep a row for each of
-/// thousands of files in memory, and peak memory would grow with the number of files.
-const ROW_GROUP_BYTES: usize = 256 * 1024;
+/// How much of a table a part's writer holds before writing it out. These bounds make
+/// peak memory independent of the number of files once they are reached, and the sooner
+/// they are reached, the sooner memory levels off: a table with a few rows per file must
+/// hold fewer of them.
+struct Buffering {
+    /// The most rows of a page. A column holds a page's values, levels and dictionary
+    /// indices until the page is cut: at the writer's default (20,000 rows) every column
+    /// of every table held that many rows once there were enough files. Smaller pages
+    /// compress a little worse.
+    page_rows: usize,
+    /// The most bytes (as encoded) a table's unwritten row group may hold before it is
+    /// written.
+    row_group_bytes: usize,
+}
+
+impl Buffering {
+    /// A table's limits.
+    fn of(table: Table) -> Self {
+        match table {
+            // A row per tick or frame: a file has thousands, so these fill their pages
+            // within the first files, and long row groups are what scans want.
+            Table::Ticks | Table::Inputs | Table::Frames => Buffering {
+                page_rows: 2 * 1024,
+                row_group_bytes: 256 * 1024,
+            },
+            // A few rows per file: with larger limits they would keep filling until
+            // thousands of files had come, and peak memory would grow with the number
+            // of files until then.
+            Table::Files | Table::Chat | Table::Players => Buffering {
+                page_rows: 1024,
+                row_group_bytes: 64 * 1024,
+            },
+        }
+    }
+}
 
 /// The most bytes of a column's page, and of its dictionary.
 const PAGE_BYTES: usize = 32 * 1024;
 
-/// The most rows of a page. A dictionary-encoded column's page is small in bytes but
-/// holds an index and levels per row until it is cut: at the default (20,000 rows) every
-/// column of every table held that many rows once there were enough files, and peak memory
-/// grew with the number of files up to there. Smaller pages compress a little worse.
-const PAGE_ROWS: usize = 4 * 1024;
-
 /// The row groups a part file gets by default before the next batches go to a new
 /// part: the writer keeps each row group's metadata until the file is closed, so a part
 /// without a limit would take memory in proportion to everything written to it.
-pub const MAX_ROW_GROUPS_PER_PART: usize = 64;
+pub const MAX_ROW_GROUPS_PER_PART: usize = 16;
 
 /// The most Parquet files [`DatasetWriter`] keeps open per table by default: each holds
 /// a row group being written, so memory grows with them, not with the partitions.
@@ -372,7 +398,7 @@ impl DatasetWriter {
             source,
         };
         part.writer.write(batch).map_err(parquet)?;
-        if part.writer.in_progress_size() >= ROW_GROUP_BYTES {
+        if part.writer.in_progress_size() >= Buffering::of(table).row_group_bytes {
             part.writer.flush().map_err(parquet)?;
         }
         // Row groups also end at ROW_GROUP_ROWS, inside `write`.
@@ -441,11 +467,12 @@ impl DatasetWriter {
             // defaults (1 MiB each) dozens of columns hold tens of MB between them.
             .set_data_page_size_limit(PAGE_BYTES)
             .set_dictionary_page_size_limit(PAGE_BYTES)
-            .set_data_page_row_count_limit(PAGE_ROWS)
-            // Page-level statistics (the column and offset indexes) are held for every
-            // page until the file is closed, so they grow with the rows written: the row
-            // groups' own statistics, in the footer, are what readers prune with.
+            .set_data_page_row_count_limit(Buffering::of(table).page_rows)
+            // Page indexes (each page's statistics, and where it starts) are held for
+            // every page until the file is closed, so they grow with the rows written:
+            // the row groups' own statistics, in the footer, are what readers prune with.
             .set_statistics_enabled(EnabledStatistics::Chunk)
+            .set_offset_index_disabled(true)
             .set_key_value_metadata(Some(vec![KeyValue::new(
                 "demokit.schema_version".to_owned(),
                 SCHEMA_VERSION.to_string(),
