@@ -16,10 +16,11 @@
 //! rows/s.
 //!
 //! Then, not timed by criterion: the peak memory (maximum resident set, from GNU time's
-//! `%M`) of the release CLI's `demokit export DIR -o OUT` over 1,000 and over 10,000
-//! copies of a small real demo, to show that it does not grow with the number of files, and
-//! over one teehistorian file of 5.4 and one of 54 MB, to show that it does not grow with
-//! the length of a file.
+//! `%M`) of the release CLI's `demokit export DIR -o OUT` over 1,000, 10,000 and 30,000
+//! copies of the smallest real demo (3.4 KB) and over 1,000 and 10,000 of a real server
+//! demo (241 KB; hard links, where the file system has them, so that they take no room),
+//! to show how it grows with the number of files, and over one teehistorian file of 5.4
+//! and one of 54 MB, to show that it does not grow with the length of a file.
 //! It needs `/usr/bin/time` and the CLI built with the command (`cargo build --release
 //! --features export`); without either, or
 //! without `../shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
@@ -235,17 +236,16 @@ fn cli() -> Option<PathBuf> {
     has_export.then_some(path)
 }
 
-/// Peak memory of `demokit export` over 1,000 and 10,000 copies of a small demo, and over
+/// Peak memory of `demokit export` over copies of a small and of a server demo, and over
 /// one teehistorian file of a tenth of the generated one's bytes and one of all of them.
 fn memory(generated: &[u8]) {
     if std::env::var("DEMOKIT_BENCH_MEMORY").is_ok_and(|v| v == "0") {
         return;
     }
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo");
+    let demos = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/twdemo");
     let (Some(cli), true, true) = (
         cli(),
-        source.is_file(),
+        demos.is_dir(),
         Path::new("/usr/bin/time").is_file(),
     ) else {
         eprintln!(
@@ -254,27 +254,42 @@ fn memory(generated: &[u8]) {
         );
         return;
     };
-    let data = std::fs::read(&source).unwrap();
     let root = std::env::temp_dir().join(format!("demokit-export-memory-{}", std::process::id()));
-    let mut peaks = Vec::new();
-    for copies in [1_000, 10_000] {
-        let dir = root.join(format!("in-{copies}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        for i in 0..copies {
-            std::fs::write(dir.join(format!("{i:05}.demo")), &data).unwrap();
+    std::fs::create_dir_all(&root).unwrap();
+    for (name, counts) in [
+        ("v6_ddnet_client_sixup_tinycave.demo", &[1_000, 10_000, 30_000][..]),
+        ("v6_ddnet201_server_dm1.demo", &[1_000, 10_000][..]),
+    ] {
+        // The copies link to one copy of the file in the temporary directory.
+        let original = root.join(name);
+        std::fs::copy(demos.join(name), &original).unwrap();
+        let bytes = std::fs::metadata(&original).unwrap().len();
+        let mut peaks = Vec::new();
+        for &copies in counts {
+            let dir = root.join(format!("in-{copies}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for i in 0..copies {
+                let copy = dir.join(format!("{i:05}.demo"));
+                if std::fs::hard_link(&original, &copy).is_err() {
+                    std::fs::copy(&original, &copy).unwrap();
+                }
+            }
+            let kib = peak_export_kib(&cli, &dir, &root.join(format!("out-{copies}")));
+            eprintln!(
+                "export memory: {copies} files of {name} ({bytes} bytes): peak {:.1} MiB",
+                kib as f64 / 1024.0
+            );
+            peaks.push((copies, kib));
         }
-        let kib = peak_export_kib(&cli, &dir, &root.join(format!("out-{copies}")));
-        eprintln!(
-            "export memory: {copies} files ({} bytes each): peak {:.1} MiB",
-            data.len(),
-            kib as f64 / 1024.0
-        );
-        peaks.push(kib);
+        for &(copies, kib) in &peaks[1..] {
+            eprintln!(
+                "export memory: {copies} / {} files of {name}: {:.2}x",
+                peaks[0].0,
+                kib as f64 / peaks[0].1 as f64
+            );
+        }
+        std::fs::remove_file(&original).unwrap();
     }
-    eprintln!(
-        "export memory: 10,000 / 1,000 files: {:.2}x",
-        peaks[1] as f64 / peaks[0] as f64
-    );
     // A tenth of the file is cut inside a message: its rows up to there are exported.
     let mut sizes = Vec::new();
     for (name, bytes) in [("tenth", generated.len() / 10), ("whole", generated.len())] {
