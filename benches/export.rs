@@ -243,11 +243,8 @@ fn memory(generated: &[u8]) {
         return;
     }
     let demos = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/twdemo");
-    let (Some(cli), true, true) = (
-        cli(),
-        demos.is_dir(),
-        Path::new("/usr/bin/time").is_file(),
-    ) else {
+    let (Some(cli), true, true) = (cli(), demos.is_dir(), Path::new("/usr/bin/time").is_file())
+    else {
         eprintln!(
             "export memory: skipped (needs `cargo build --release --features export`, ../shared \
              and /usr/bin/time)"
@@ -257,7 +254,10 @@ fn memory(generated: &[u8]) {
     let root = std::env::temp_dir().join(format!("demokit-export-memory-{}", std::process::id()));
     std::fs::create_dir_all(&root).unwrap();
     for (name, counts) in [
-        ("v6_ddnet_client_sixup_tinycave.demo", &[1_000, 10_000, 30_000][..]),
+        (
+            "v6_ddnet_client_sixup_tinycave.demo",
+            &[1_000, 10_000, 30_000][..],
+        ),
         ("v6_ddnet201_server_dm1.demo", &[1_000, 10_000][..]),
     ] {
         // The copies link to one copy of the file in the temporary directory.

@@ -375,3 +375,36 @@ fn a_full_part_is_closed_and_the_next_rows_go_to_a_new_one() {
     assert_eq!(rows_per_table(&out.0)["ticks"], rows);
     assert!(rows > 300_000, "{rows} rows");
 }
+
+/// `files` columns whose values differ from file to file (the path, the modification
+/// time) are written without a dictionary, which would only fill to its limit and be
+/// held while a row group is written; a column of few values (the format) keeps one.
+#[test]
+fn columns_distinct_per_file_have_no_dictionary() {
+    let out = TempDir::new("partitions-dictionaries");
+    let mut writer = DatasetWriter::create(&out.0).unwrap();
+    let mut exporter = Exporter::with_tables(&[Table::Files]);
+    let mut sink = |table: Table, batch: RecordBatch| writer.write(table, &batch).unwrap();
+    for i in 0..50 {
+        exporter.add_unreadable(&format!("recordings/{i:03}.demo"), "not a recording");
+    }
+    exporter.finish(&mut sink);
+    writer.finish().unwrap();
+    let parts = files_under(&out.0.join("files"));
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    let reader = ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(out.0.join("files").join(&parts[0])).unwrap(),
+    )
+    .unwrap();
+    let group = reader.metadata().row_group(0);
+    let dictionary = |name: &str| {
+        let column = (0..group.num_columns())
+            .find(|&i| group.column(i).column_path().string() == name)
+            .unwrap_or_else(|| panic!("no column {name}"));
+        group.column(column).dictionary_page_offset().is_some()
+    };
+    assert!(!dictionary("path"));
+    assert!(!dictionary("modified_ns"));
+    assert!(dictionary("format"));
+    assert!(dictionary("error"));
+}

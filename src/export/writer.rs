@@ -32,6 +32,10 @@ struct Buffering {
     /// The most bytes (as encoded) a table's unwritten row group may hold before it is
     /// written.
     row_group_bytes: usize,
+    /// The columns whose values are about as many as the rows, written without a
+    /// dictionary: each would fill one to its limit for nothing, then hold it, compressed
+    /// again, while the row group is written.
+    distinct: &'static [&'static str],
 }
 
 impl Buffering {
@@ -43,13 +47,20 @@ impl Buffering {
             Table::Ticks | Table::Inputs | Table::Frames => Buffering {
                 page_rows: 2 * 1024,
                 row_group_bytes: 256 * 1024,
+                distinct: &[],
             },
             // A few rows per file: with larger limits they would keep filling until
             // thousands of files had come, and peak memory would grow with the number
             // of files until then.
-            Table::Files | Table::Chat | Table::Players => Buffering {
+            Table::Files => Buffering {
                 page_rows: 1024,
                 row_group_bytes: 64 * 1024,
+                distinct: &["path", "modified_ns", "game_uuid", "start_time"],
+            },
+            Table::Chat | Table::Players => Buffering {
+                page_rows: 1024,
+                row_group_bytes: 64 * 1024,
+                distinct: &[],
             },
         }
     }
@@ -458,7 +469,8 @@ impl DatasetWriter {
             path: temporary.clone(),
             source,
         })?;
-        let properties = WriterProperties::builder()
+        let buffering = Buffering::of(table);
+        let mut properties = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             // Row groups of this size bound what the writer buffers per table (a million
             // rows, its default, is tens of MB for the widest tables).
@@ -467,7 +479,7 @@ impl DatasetWriter {
             // defaults (1 MiB each) dozens of columns hold tens of MB between them.
             .set_data_page_size_limit(PAGE_BYTES)
             .set_dictionary_page_size_limit(PAGE_BYTES)
-            .set_data_page_row_count_limit(Buffering::of(table).page_rows)
+            .set_data_page_row_count_limit(buffering.page_rows)
             // Page indexes (each page's statistics, and where it starts) are held for
             // every page until the file is closed, so they grow with the rows written:
             // the row groups' own statistics, in the footer, are what readers prune with.
@@ -476,8 +488,11 @@ impl DatasetWriter {
             .set_key_value_metadata(Some(vec![KeyValue::new(
                 "demokit.schema_version".to_owned(),
                 SCHEMA_VERSION.to_string(),
-            )]))
-            .build();
+            )]));
+        for &column in buffering.distinct {
+            properties = properties.set_column_dictionary_enabled(column.into(), false);
+        }
+        let properties = properties.build();
         let writer =
             ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(|source| {
                 ExportError::Parquet {
@@ -524,4 +539,21 @@ fn close(part: Part) -> Result<PathBuf, ExportError> {
         source,
     })?;
     Ok(part.path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Buffering, Table};
+
+    /// The columns written without a dictionary are named as their tables name them: a
+    /// renamed column would otherwise quietly get one again.
+    #[test]
+    fn distinct_columns_are_columns_of_their_tables() {
+        for &table in Table::ALL {
+            let schema = table.schema();
+            for name in Buffering::of(table).distinct {
+                assert!(schema.field_with_name(name).is_ok(), "{table:?}: {name}");
+            }
+        }
+    }
 }
