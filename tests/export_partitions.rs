@@ -376,35 +376,41 @@ fn a_full_part_is_closed_and_the_next_rows_go_to_a_new_one() {
     assert!(rows > 300_000, "{rows} rows");
 }
 
-/// `files` columns whose values differ from file to file (the path, the modification
-/// time) are written without a dictionary, which would only fill to its limit and be
-/// held while a row group is written; a column of few values (the format) keeps one.
+/// The tables of a few rows per file are written without dictionaries (a dictionary
+/// column's writer makes a hash table per row group, more memory than the dictionary
+/// saves on disk there); the tables of a row per tick keep them.
 #[test]
-fn columns_distinct_per_file_have_no_dictionary() {
+fn only_the_per_tick_tables_have_dictionaries() {
+    let data =
+        common::server::record_generated(Vec::new(), 50, demokit::teehistorian::FlushPolicy::Never);
     let out = TempDir::new("partitions-dictionaries");
     let mut writer = DatasetWriter::create(&out.0).unwrap();
-    let mut exporter = Exporter::with_tables(&[Table::Files]);
+    let mut exporter = Exporter::new();
     let mut sink = |table: Table, batch: RecordBatch| writer.write(table, &batch).unwrap();
+    exporter.add("generated.teehistorian", &data, &mut sink);
     for i in 0..50 {
         exporter.add_unreadable(&format!("recordings/{i:03}.demo"), "not a recording");
     }
     exporter.finish(&mut sink);
     writer.finish().unwrap();
-    let parts = files_under(&out.0.join("files"));
-    assert_eq!(parts.len(), 1, "{parts:?}");
-    let reader = ParquetRecordBatchReaderBuilder::try_new(
-        std::fs::File::open(out.0.join("files").join(&parts[0])).unwrap(),
-    )
-    .unwrap();
-    let group = reader.metadata().row_group(0);
-    let dictionary = |name: &str| {
+    // Whether the part's column `name` has a dictionary page.
+    let dictionary = |table: &str, name: &str| {
+        let parts = files_under(&out.0.join(table));
+        assert_eq!(parts.len(), 1, "{table}: {parts:?}");
+        let reader = ParquetRecordBatchReaderBuilder::try_new(
+            std::fs::File::open(out.0.join(table).join(&parts[0])).unwrap(),
+        )
+        .unwrap();
+        let group = reader.metadata().row_group(0);
         let column = (0..group.num_columns())
             .find(|&i| group.column(i).column_path().string() == name)
-            .unwrap_or_else(|| panic!("no column {name}"));
+            .unwrap_or_else(|| panic!("{table} has no column {name}"));
         group.column(column).dictionary_page_offset().is_some()
     };
-    assert!(!dictionary("path"));
-    assert!(!dictionary("modified_ns"));
-    assert!(dictionary("format"));
-    assert!(dictionary("error"));
+    for (table, column) in [("files", "path"), ("files", "format"), ("players", "name")] {
+        assert!(!dictionary(table, column), "{table}.{column}");
+    }
+    for (table, column) in [("ticks", "path"), ("ticks", "x"), ("inputs", "direction")] {
+        assert!(dictionary(table, column), "{table}.{column}");
+    }
 }

@@ -32,10 +32,11 @@ struct Buffering {
     /// The most bytes (as encoded) a table's unwritten row group may hold before it is
     /// written.
     row_group_bytes: usize,
-    /// The columns whose values are about as many as the rows, written without a
-    /// dictionary: each would fill one to its limit for nothing, then hold it, compressed
-    /// again, while the row group is written.
-    distinct: &'static [&'static str],
+    /// Whether columns are dictionary-encoded. Each dictionary column's writer makes a
+    /// hash table of 74 KB for every row group, which the allocator keeps once freed:
+    /// for the tables of a few rows per file, that cost more memory than the
+    /// dictionaries saved on disk.
+    dictionary: bool,
 }
 
 impl Buffering {
@@ -47,20 +48,15 @@ impl Buffering {
             Table::Ticks | Table::Inputs | Table::Frames => Buffering {
                 page_rows: 2 * 1024,
                 row_group_bytes: 256 * 1024,
-                distinct: &[],
+                dictionary: true,
             },
             // A few rows per file: with larger limits they would keep filling until
             // thousands of files had come, and peak memory would grow with the number
             // of files until then.
-            Table::Files => Buffering {
+            Table::Files | Table::Chat | Table::Players => Buffering {
                 page_rows: 1024,
                 row_group_bytes: 64 * 1024,
-                distinct: &["path", "modified_ns", "game_uuid", "start_time"],
-            },
-            Table::Chat | Table::Players => Buffering {
-                page_rows: 1024,
-                row_group_bytes: 64 * 1024,
-                distinct: &[],
+                dictionary: false,
             },
         }
     }
@@ -470,7 +466,7 @@ impl DatasetWriter {
             source,
         })?;
         let buffering = Buffering::of(table);
-        let mut properties = WriterProperties::builder()
+        let properties = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             // Row groups of this size bound what the writer buffers per table (a million
             // rows, its default, is tens of MB for the widest tables).
@@ -489,10 +485,9 @@ impl DatasetWriter {
                 "demokit.schema_version".to_owned(),
                 SCHEMA_VERSION.to_string(),
             )]));
-        for &column in buffering.distinct {
-            properties = properties.set_column_dictionary_enabled(column.into(), false);
-        }
-        let properties = properties.build();
+        let properties = properties
+            .set_dictionary_enabled(buffering.dictionary)
+            .build();
         let writer =
             ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(|source| {
                 ExportError::Parquet {
@@ -539,21 +534,4 @@ fn close(part: Part) -> Result<PathBuf, ExportError> {
         source,
     })?;
     Ok(part.path)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Buffering, Table};
-
-    /// The columns written without a dictionary are named as their tables name them: a
-    /// renamed column would otherwise quietly get one again.
-    #[test]
-    fn distinct_columns_are_columns_of_their_tables() {
-        for &table in Table::ALL {
-            let schema = table.schema();
-            for name in Buffering::of(table).distinct {
-                assert!(schema.field_with_name(name).is_ok(), "{table:?}: {name}");
-            }
-        }
-    }
 }
