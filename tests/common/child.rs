@@ -5,7 +5,16 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Runs the test `child_test` of this binary with `env` set to `path`, reads its stdout
+/// The name the test harness gives the test `name` of the module `module` (its
+/// `module_path!()`): the path without the crate's name.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_crate, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// Runs the test `child_test` (its full name, see [`test_name`]) of this binary with `env` set to `path`, reads its stdout
 /// until a line `<prefix><n>` with `n >= until`, then kills it (SIGKILL on Unix: no
 /// destructor, no flush) and waits for it. Returns the last `n` seen, which may be below
 /// `until` if the child ended on its own first.

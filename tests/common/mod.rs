@@ -1,16 +1,30 @@
-//! Test support shared by the test binaries (each declares `mod common;` and uses what it
-//! needs): locating `../shared` and its facts, and the modules below: the CLI binary
-//! (`cli`), temporary files and directories (`temp`), the counting allocator (`alloc`), a
-//! reader that returns a few bytes at a time (`read`), crash-test children (`child`), small
-//! recorded demos (`recorded`) and a simulated game server (`server`).
+//! Test support shared by the test binaries (each `main.rs` declares `mod common;` with a
+//! `#[path]` to this file, and its modules use what they need): locating the repository and
+//! `../shared` with its facts, and the modules below: temporary files and directories
+//! (`temp`), the counting allocator (`alloc`), a reader that returns a few bytes at a time
+//! (`read`), crash-test children (`child`), small recorded demos (`recorded`) and a simulated
+//! game server (`server`). The tool's tests add running the binary (`cli/tests/cli/run.rs`).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
+/// The repository's root directory: the package's own for the library's tests, the parent
+/// of `cli/` for the tool's.
+pub fn root() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if dir.join("fixtures").is_dir() {
+        dir
+    } else {
+        dir.parent()
+            .expect("a package has a parent directory")
+            .to_path_buf()
+    }
+}
+
 /// The `../shared` directory, or `None` (with a printed reason) when it is missing outside CI.
 /// In CI (`CI=true`) a missing directory fails the test loudly.
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let dir = root().join("../shared");
     if dir.join("real-fixtures/facts.json").is_file() {
         return Some(dir);
     }
@@ -61,8 +75,6 @@ pub fn sha256_hex(data: &[u8]) -> String {
 
 pub mod alloc;
 pub mod child;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod read;
 pub mod recorded;
 pub mod server;

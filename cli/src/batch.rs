@@ -1,0 +1,496 @@
+//! The batch runner behind `info` and `validate`: the files and directories of the command
+//! line become jobs (directories searched recursively), the jobs run on all cores (one
+//! whole file per worker at a time), and their results are printed in sorted path order
+//! with a progress bar on a terminal and a closing note on the files skipped and failed.
+//! What a job does with its file is the command's business ([`super::info`],
+//! [`super::validate`]).
+
+use super::input::{Input, format_id, is_stdin, supported};
+use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
+use super::{Exit, Outcome, Stop};
+use demokit::detect::{self, Format};
+use demokit::export::FileInput;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::iter::{ParallelBridge, ParallelIterator};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+
+/// One path to work on, named on the command line or found in a directory.
+#[derive(Debug)]
+pub(crate) struct Job {
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// Found while searching a directory: skipped unless it is a Teeworlds demo,
+    /// teehistorian file or Source demo.
+    found: bool,
+    /// Settled while searching: skipped, or an error that stopped the search there.
+    settled: Option<Settled>,
+}
+
+/// A job settled before its file is read.
+#[derive(Debug)]
+enum Settled {
+    /// Skipped for this reason.
+    Skip(String),
+    /// Failed with this I/O error message.
+    Fail(String),
+}
+
+/// The jobs for the paths on the command line, sorted by path and without repeats, and
+/// whether this is a batch (more than one path, or a directory) rather than one file.
+pub(crate) fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
+    let batch = paths.len() > 1 || paths.iter().any(|p| !is_stdin(p) && p.is_dir());
+    let mut jobs: Vec<Job> = walk_jobs(paths.to_vec()).collect();
+    // A path both named and found counts as named (it is read whatever its format).
+    jobs.sort_by(|a, b| a.path.cmp(&b.path).then(a.found.cmp(&b.found)));
+    jobs.dedup_by(|later, earlier| later.path == earlier.path);
+    (jobs, batch)
+}
+
+/// The jobs for the paths on the command line as a walk finds them: each named path, and
+/// for a directory every file under it (recursively; symbolic links to files are followed,
+/// links to directories are not, as they could form a cycle). Only the directories being
+/// walked are held, so a walk over millions of files takes no memory for them; the files
+/// come in directory order, a path named twice comes twice.
+pub(crate) fn walk_jobs(paths: Vec<PathBuf>) -> impl Iterator<Item = Job> + Send {
+    let mut named = paths.into_iter();
+    // The directories being walked, innermost last.
+    let mut open: Vec<(PathBuf, std::fs::ReadDir)> = Vec::new();
+    std::iter::from_fn(move || {
+        loop {
+            let Some((dir, entries)) = open.last_mut() else {
+                let path = named.next()?;
+                if !is_stdin(&path) && path.is_dir() {
+                    match std::fs::read_dir(&path) {
+                        Ok(entries) => open.push((path, entries)),
+                        Err(e) => return Some(unreadable_directory(path, e)),
+                    }
+                    continue;
+                }
+                return Some(Job {
+                    path,
+                    found: false,
+                    settled: None,
+                });
+            };
+            let entry = match entries.next() {
+                None => {
+                    open.pop();
+                    continue;
+                }
+                Some(Ok(entry)) => entry,
+                Some(Err(e)) => {
+                    let dir = dir.clone();
+                    open.pop();
+                    return Some(unreadable_directory(dir, e));
+                }
+            };
+            let path = entry.path();
+            let skip = |why: &str| Some(Settled::Skip(why.to_string()));
+            let settled = match entry.file_type() {
+                Ok(t) if t.is_dir() => {
+                    match std::fs::read_dir(&path) {
+                        Ok(entries) => open.push((path, entries)),
+                        Err(e) => return Some(unreadable_directory(path, e)),
+                    }
+                    continue;
+                }
+                Ok(t) if t.is_file() => None,
+                Ok(t) if t.is_symlink() => match std::fs::metadata(&path) {
+                    Ok(m) if m.is_file() => None,
+                    Ok(m) if m.is_dir() => skip("a symbolic link to a directory (not followed)"),
+                    Ok(_) => skip("not a regular file"),
+                    Err(e) => skip(&format!("a symbolic link that cannot be followed ({e})")),
+                },
+                Ok(_) => skip("not a regular file"),
+                Err(e) => Some(Settled::Fail(format!("cannot read: {e}"))),
+            };
+            return Some(Job {
+                path,
+                found: true,
+                settled,
+            });
+        }
+    })
+}
+
+/// The job for a directory the walk could not read (or read on).
+fn unreadable_directory(dir: PathBuf, e: io::Error) -> Job {
+    Job {
+        path: dir,
+        found: true,
+        settled: Some(Settled::Fail(format!("cannot read the directory: {e}"))),
+    }
+}
+
+/// What one file produced, ready to print.
+#[derive(Debug, Default)]
+pub(crate) struct Done {
+    /// Text for stdout: a JSON line, a text block, or nothing.
+    pub(crate) out: String,
+    /// Lines for stderr, each with its newline.
+    pub(crate) err: String,
+    /// How it went.
+    pub(crate) status: Status,
+}
+
+/// How one file went.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Read (and, for `validate`, accepted).
+    #[default]
+    Ok,
+    /// Found in a directory but not a Teeworlds demo, teehistorian file or Source demo.
+    Skipped,
+    /// Failed, earning this exit status.
+    Failed(Exit),
+}
+
+/// A file that could not be read at all, in JSON output.
+#[derive(Debug, Serialize)]
+struct FailedJson {
+    /// The file.
+    #[serde(flatten)]
+    file: FileJson,
+    /// Its format, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'static str>,
+    /// Why it could not be read.
+    error: ErrorJson,
+}
+
+/// A file skipped during a directory search, in JSON output.
+#[derive(Debug, Serialize)]
+struct SkippedJson<'a> {
+    /// The file.
+    #[serde(flatten)]
+    file: FileJson,
+    /// Why it was skipped.
+    skipped: &'a str,
+}
+
+impl Job {
+    /// Whether the file was found in a directory (rather than named on the command line).
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+}
+
+impl Done {
+    /// A file that could not be read at all (or not as any supported format).
+    pub(crate) fn failed(
+        file: &Path,
+        format: Option<Format>,
+        exit: Exit,
+        offset: Option<u64>,
+        message: String,
+        json: bool,
+    ) -> Done {
+        let err = match offset {
+            Some(offset) => complaint(file, format_args!("at byte {offset}: {message}")),
+            None => complaint(file, &message),
+        };
+        let out = if json {
+            json_line(&FailedJson {
+                file: FileJson::of(file),
+                format: format.map(format_id),
+                error: ErrorJson { offset, message },
+            })
+        } else {
+            String::new()
+        };
+        Done {
+            out,
+            err,
+            status: Status::Failed(exit),
+        }
+    }
+
+    /// A file skipped during a directory search.
+    fn skipped(file: &Path, why: &str, json: bool) -> Done {
+        let out = if json {
+            json_line(&SkippedJson {
+                file: FileJson::of(file),
+                skipped: why,
+            })
+        } else {
+            String::new()
+        };
+        Done {
+            out,
+            err: complaint(file, format_args!("skipped: {why}")),
+            status: Status::Skipped,
+        }
+    }
+}
+
+/// Reads a job's file: its format and bytes, or what ends the job already (a skip or a
+/// failure).
+pub(crate) fn read_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>), Done> {
+    let (format, data, file) = open_job(job, json)?;
+    Ok((format, read_rest(job, json, data, file)?))
+}
+
+/// Reads the rest of an opened job's file after the `data` already read.
+pub(crate) fn read_rest(
+    job: &Job,
+    json: bool,
+    mut data: Vec<u8>,
+    mut file: Input,
+) -> Result<Vec<u8>, Done> {
+    if let Some(len) = file.len_hint() {
+        data.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_sub(16));
+    }
+    file.read_to_end(&mut data).map_err(|e| {
+        let message = format!("cannot read: {e}");
+        Done::failed(&job.path, None, Exit::Io, None, message, json)
+    })?;
+    Ok(data)
+}
+
+/// A job's whole file, for commands that take every file in at once: `Ok(None)` when it
+/// is skipped (settled so while searching, or found in a directory and of no format
+/// demokit reads), `Err` with the message when it cannot be read.
+pub(crate) fn read_whole(job: &Job) -> Result<Option<Vec<u8>>, String> {
+    match &job.settled {
+        Some(Settled::Skip(_)) => return Ok(None),
+        Some(Settled::Fail(why)) => return Err(why.clone()),
+        None => {}
+    }
+    let mut data = Vec::new();
+    Input::open(&job.path)
+        .and_then(|mut file| file.read_to_end(&mut data))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if job.found && supported(&data).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(data))
+}
+
+/// [`read_whole`] for `demokit export`: the library's [`FileInput`] (a teehistorian file
+/// as a stream, so that a long file costs no memory for its bytes), standard input whole.
+pub(crate) fn read_for_export(job: &Job) -> Result<Option<FileInput>, String> {
+    if job.settled.is_some() || is_stdin(&job.path) {
+        return read_whole(job).map(|data| data.map(FileInput::Whole));
+    }
+    let input = FileInput::open(&job.path).map_err(|e| format!("cannot read: {e}"))?;
+    if job.found
+        && !matches!(
+            input.format(),
+            Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+        )
+    {
+        return Ok(None);
+    }
+    Ok(Some(input))
+}
+
+/// Opens a job's file and reads its magic: the format, the bytes read so far and the file
+/// positioned after them, or what ends the job already (a skip or a failure).
+pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, Input), Done> {
+    let path = &job.path;
+    match &job.settled {
+        Some(Settled::Skip(why)) => return Err(Done::skipped(path, why, json)),
+        Some(Settled::Fail(why)) => {
+            return Err(Done::failed(path, None, Exit::Io, None, why.clone(), json));
+        }
+        None => {}
+    }
+    let cannot_read = |e: io::Error| {
+        let message = format!("cannot read: {e}");
+        Done::failed(path, None, Exit::Io, None, message, json)
+    };
+    let mut file = Input::open(path).map_err(cannot_read)?;
+    // The magic first, so that a file skipped for its format is not read whole.
+    let mut data = Vec::new();
+    (&mut file)
+        .take(16)
+        .read_to_end(&mut data)
+        .map_err(cannot_read)?;
+    let format = match supported(&data) {
+        Ok(format) => format,
+        Err(why) if job.found => {
+            let why = match detect::detect(&data) {
+                None if !data.is_empty() => {
+                    "unknown format (not a Teeworlds demo, teehistorian file or Source demo)"
+                }
+                _ => &why,
+            };
+            return Err(Done::skipped(path, why, json));
+        }
+        Err(why) => return Err(Done::failed(path, None, Exit::Invalid, Some(0), why, json)),
+    };
+    Ok((format, data, file))
+}
+
+/// Runs `work` (given a job and whether this is a batch) on the files `paths` name.
+///
+/// One file named on its own is printed as it is. Otherwise the files are read in parallel
+/// and printed in sorted order as they become ready; a closing note names the files that
+/// failed.
+pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sync) -> Outcome {
+    let (jobs, batch) = collect_jobs(paths);
+    if !batch {
+        let done = work(&jobs[0], false);
+        print_done(&mut Output::new(), &done, true)?;
+        return match done.status {
+            Status::Failed(exit) => Err(Stop(exit)),
+            Status::Ok | Status::Skipped => Ok(()),
+        };
+    }
+    if jobs.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| shown_name(p)).collect();
+        let _ = writeln!(
+            io::stderr().lock(),
+            "demokit: no files found in {}",
+            names.join(", ")
+        );
+        return Ok(());
+    }
+    let bar = progress_bar(jobs.len());
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Done)>();
+    let (jobs_ref, bar_ref, stop_ref) = (&jobs, &bar, &stop);
+    let tally = std::thread::scope(|s| {
+        let printer = s.spawn(move || print_in_order(jobs_ref, rx, bar_ref, stop_ref));
+        // `par_bridge` hands the jobs out in order, so results arrive nearly in order and
+        // few wait to be printed; each worker holds one file's bytes at a time.
+        jobs.iter()
+            .enumerate()
+            .par_bridge()
+            .for_each_with(tx, |tx, (i, job)| {
+                if !stop.load(Ordering::Relaxed) {
+                    let _ = tx.send((i, work(job, true)));
+                }
+            });
+        printer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    bar.finish_and_clear();
+    tally.report(jobs.len());
+    match tally.worst {
+        Exit::Success => Ok(()),
+        exit => Err(Stop(exit)),
+    }
+}
+
+/// A progress bar on stderr when it is a terminal, else one that draws nothing.
+pub(crate) fn progress_bar(len: usize) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {pos}/{len} files{msg}, {eta} left",
+    )
+    .map(|style| style.progress_chars("=> "))
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr()).with_style(style)
+}
+
+/// What a batch came to.
+#[derive(Debug)]
+struct Tally {
+    /// The files that failed, in order.
+    failed: Vec<PathBuf>,
+    /// How many files were skipped.
+    skipped: usize,
+    /// The most serious exit status earned.
+    worst: Exit,
+}
+
+impl Tally {
+    /// Prints the closing note when a file was skipped or failed: the files counted as the
+    /// progress bar counts them (every path of the batch), how they went, and which failed.
+    /// E.g. `demokit: 11 files: 5 ok, 3 skipped, 3 failed:` and the failed files.
+    fn report(&self, total: usize) {
+        if self.skipped == 0 && self.failed.is_empty() {
+            return;
+        }
+        let ok = total - self.skipped - self.failed.len();
+        let mut text = format!(
+            "demokit: {total} file{}: {ok} ok",
+            if total == 1 { "" } else { "s" }
+        );
+        if self.skipped > 0 {
+            let _ = write!(text, ", {} skipped", self.skipped);
+        }
+        if self.failed.is_empty() {
+            text.push('\n');
+        } else {
+            let _ = writeln!(text, ", {} failed:", self.failed.len());
+            for path in &self.failed {
+                let _ = writeln!(text, "  {}", shown_name(path));
+            }
+        }
+        let _ = io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+/// Prints the results arriving on `results` in job order, counting them on `bar`. When
+/// stdout is closed, sets `stop` (so the workers stop starting files) and ends.
+fn print_in_order(
+    jobs: &[Job],
+    results: mpsc::Receiver<(usize, Done)>,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> Outcome<Tally> {
+    let mut out = Output::new();
+    let mut tally = Tally {
+        failed: Vec::new(),
+        skipped: 0,
+        worst: Exit::Success,
+    };
+    // Results that came early, by job index, and the index to print next.
+    let mut waiting = BTreeMap::new();
+    let mut next = 0;
+    // On a terminal, each result is shown at once; into a pipe or file, stdout is flushed
+    // only before stderr is written (so that the two keep their order in a shared log).
+    let stdout_tty = io::stdout().is_terminal();
+    let result = (|| {
+        for (i, done) in results {
+            bar.inc(1);
+            waiting.insert(i, done);
+            while let Some(done) = waiting.remove(&next) {
+                if stdout_tty || !done.err.is_empty() {
+                    bar.suspend(|| print_done(&mut out, &done, true))?;
+                } else {
+                    print_done(&mut out, &done, false)?;
+                }
+                match done.status {
+                    Status::Ok => {}
+                    Status::Skipped => tally.skipped += 1,
+                    Status::Failed(exit) => {
+                        tally.failed.push(jobs[next].path.clone());
+                        tally.worst = tally.worst.max(exit);
+                        // Counted as the closing note counts them.
+                        bar.set_message(format!(", {} failed", tally.failed.len()));
+                    }
+                }
+                next += 1;
+            }
+        }
+        out.flush()
+    })();
+    if result.is_err() {
+        stop.store(true, Ordering::Relaxed);
+        bar.finish_and_clear();
+    }
+    result.map(|()| tally)
+}
+
+/// Prints one file's stdout text, then (after flushing stdout if `flush`, and always before
+/// stderr text) its stderr lines.
+fn print_done(out: &mut Output, done: &Done, flush: bool) -> Outcome {
+    out.write_str(&done.out)?;
+    if flush || !done.err.is_empty() {
+        out.flush()?;
+    }
+    let _ = io::stderr().lock().write_all(done.err.as_bytes());
+    Ok(())
+}

@@ -1,0 +1,661 @@
+//! `demokit`: the command-line front end.
+//!
+//! A thin layer over the library: it detects the format of a file from its magic bytes,
+//! hands the bytes to [`demokit::twdemo`], [`demokit::teehistorian`] or [`demokit::source`]
+//! and prints what comes back. It holds no format logic of its own.
+//!
+//! This file holds the command line (clap) and the dispatch to the modules:
+//!
+//! * [`batch`]: `info` and `validate` over several files and directories, read on all
+//!   cores and reported in sorted path order, with a progress bar when stderr is a
+//!   terminal.
+//! * [`info`] and [`validate`]: those two commands on one file.
+//! * [`twdemo`], [`teehistorian`], [`source`]: what each format's commands print.
+//! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --objects`).
+//! * [`edit`]: the editing commands (`convert`, `repair`, `trim`, `markers`,
+//!   `extract-map`, `dump --snapshots`).
+//! * [`input`]: reading an input and telling its format; [`output`]: stdout, stderr
+//!   messages and JSON lines; [`destination`]: every file a command writes, checked
+//!   against the input before any work and written atomically with [`demokit::output`].
+//!
+//! Every error goes to stderr as `demokit: FILE: at byte N: message` (or
+//! `demokit: FILE: message` where no offset applies, such as a file that cannot be opened),
+//! and the exit status says what kind of failure it was (see [`LONG_ABOUT`]).
+
+#![forbid(unsafe_code)]
+
+mod batch;
+mod destination;
+mod edit;
+mod export;
+mod game;
+mod info;
+mod input;
+mod output;
+mod source;
+mod teehistorian;
+mod twdemo;
+mod validate;
+
+use batch::run_jobs;
+use clap::{Parser, Subcommand};
+use demokit::detect::Format;
+use demokit::twdemo::trim::RangeBound;
+use destination::{ChangeOutputArgs, Destination, EditOutputArgs, OutputArgs};
+use input::load_supported;
+use output::complain;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The text `demokit --help` prints after the usage, documenting the exit codes.
+const LONG_ABOUT: &str = "\
+Inspects, checks and rewrites game recordings byte for byte.
+
+The format is detected from the file's magic bytes. Teeworlds/DDNet demos (TWDEMO), DDNet
+teehistorian files and Source engine demos (HL2DEMO: TF2, HL2, Portal 1 and 2, Left 4 Dead
+1 and 2, CS:GO) are supported; GoldSrc (HLDEMO) and Source 2 (PBDEMS2) demos are different
+formats and are refused.
+
+`info`, `validate`, `chat`, `players` and `events` take several files and directories. Directories are searched
+recursively for recordings of the supported formats by their magic bytes; any other file found
+there is named on stderr as skipped (not a Teeworlds demo, teehistorian file or Source
+demo). The files are read in parallel on all cores and reported in sorted path order (with
+--json: one JSON object per line, each with a \"file\" field, and \"file_hex\" with the
+name's bytes when it is not UTF-8; a file that cannot be read at all gets an \"error\":
+{offset, message}). A progress bar counting the files is drawn when stderr is a terminal.
+If any file was skipped or failed, a closing note on stderr counts the files as the bar
+does, how many were ok, skipped and failed, and names those that failed.
+
+A FILE or INPUT of - is standard input (a file named - is ./-); an OUTPUT of - is
+standard output (refused when that is a terminal), and the command's report then goes to
+stderr.
+
+The commands that write a file (rewrite, repair, convert, trim, scrub, extract-map, and
+markers with --add or --remove) never destroy their input: an OUTPUT that is the input, under any
+spelling or through a hard or symbolic link, is refused (exit 2). An existing OUTPUT is
+refused too (exit 2) unless --force (-f) is given. repair, convert and scrub also take --in-place
+instead of OUTPUT to replace the input with the result, and so does markers, which names
+its OUTPUT with -o. The result is written to a temporary file beside OUTPUT, synced to disk
+and renamed over it: a failure leaves no partial file, and any file already there stays as
+it was.
+
+Errors go to stderr as `demokit: FILE: at byte N: message`.
+
+Exit codes:
+  0  success
+  1  the file is invalid or could not be read as its format (a format error), its format
+     is not supported, or `validate` rejects it
+  2  usage error: a bad command line (an empty trim range included), or an output refused
+     (the input itself, an existing file without --force, not a regular file)
+  3  I/O error: a file could not be opened, read or written
+With several files, the highest code any file earned (skipped files count as 0).";
+
+/// Command-line arguments.
+#[derive(Debug, Parser)]
+#[command(name = "demokit", version, about = "Inspects, checks and rewrites game recordings", long_about = LONG_ABOUT)]
+struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Prints the header fields and chunk or message counts of recordings.
+    ///
+    /// If the chunk or message stream breaks off, the summary of everything before the break
+    /// is still printed (in JSON with an "error" field) and the exit status is non-zero.
+    Info {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print one JSON object per file (JSON Lines) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints every chunk or message with its offset, tick, kind and decoded contents.
+    ///
+    /// One line per demo chunk or teehistorian message. A demo chunk payload that fails to decode is reported on its own line and the dump
+    /// goes on (the exit status is then 1); a read error ends the dump, with the error on
+    /// stderr and a non-zero exit status.
+    Dump {
+        /// The recording.
+        file: PathBuf,
+        /// Print JSON Lines (one object per chunk or message) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Teeworlds demos: print the full snapshot at each tick instead (every item by
+        /// type and id, deltas applied), one JSON object per tick with --json.
+        #[arg(long, conflicts_with = "objects")]
+        snapshots: bool,
+        /// Print every snapshot item and message typed by name instead (Teeworlds demos:
+        /// tick by tick, in the protocol the header names; teehistorian: the game events,
+        /// each client message typed), one JSON object per record with --json.
+        #[arg(long)]
+        objects: bool,
+    },
+    /// Writes recordings as a Parquet dataset: one directory per table (files, chat,
+    /// players, ticks, inputs, frames), for DuckDB, Spark, pandas or Polars.
+    ///
+    /// Every file gets a row in `files`, with its error if it could not be read to the
+    /// end (the other tables keep what came before). Schemas: see the README.
+    Export {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// The dataset's directory (made if missing; each run adds new part files).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// Hive-style partition directories under each table's:
+        /// `format=<format>/date=<YYYY-MM-DD>/` (the date the recording started, as it
+        /// says, else the file's modification date in UTC), or `none` for the flat layout.
+        #[arg(long, value_enum, value_name = "KEYS", default_value_t = export::PartitionArg::FormatDate)]
+        partition_by: export::PartitionArg,
+    },
+    /// Prints the chat lines of recordings.
+    ///
+    /// Demos: every chat line the server sent, with the speaker's name. Teehistorian files:
+    /// DDNet does not record chat, only what the server says through its console (`say`).
+    Chat {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print JSON Lines (one object per line said) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints the players of recordings: one line per player and client id, with the ticks
+    /// it was there and its last name, clan, country and team.
+    Players {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print JSON Lines (one object per player) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints what happened in recordings, tick by tick.
+    ///
+    /// Demos: chat, kills, race finishes, broadcasts, votes, emoticons, joins and leaves
+    /// (players appearing and disappearing), deaths, spawns, explosions and hammer hits.
+    /// Teehistorian files: joins and drops, names and teams, every client message typed,
+    /// console commands, finishes and DDNet's other records.
+    Events {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Print JSON Lines (one object per event) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decodes every chunk or message and encodes it again into a new file.
+    ///
+    /// Statistics go to stderr. If the input is cut off, what precedes the cut is written
+    /// and the exit status is non-zero.
+    Rewrite {
+        /// The recording to read.
+        input: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Repairs a recording whose recorder never finished.
+    ///
+    /// Teeworlds demo: keeps every complete chunk, drops a partial one at the end, and sets
+    /// the header length and timeline markers as the recorder's finish would have.
+    ///
+    /// Teehistorian: keeps every complete message (a message cut short, bytes that do not
+    /// read as a message, or bytes after FINISH are dropped) and appends FINISH; the result
+    /// reads, validates and rewrites byte for byte.
+    ///
+    /// Source demo: keeps every complete frame, drops a partial one at the end, appends a
+    /// stop command if there is none, and recomputes the header's ticks, frames, playback
+    /// time and signon length from the frames. The tick interval comes from the game
+    /// directory; for an unknown game, from the header's own time and ticks when they are
+    /// set, else 0.015 s, and the report says it guessed.
+    ///
+    /// What changed is printed (JSON with --json).
+    Repair {
+        /// The recording to repair.
+        input: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: EditOutputArgs,
+        /// Source demos: seconds per tick, overriding the game directory's.
+        #[arg(long, value_name = "SECONDS")]
+        tick_interval: Option<f32>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scrubs a recording before it is shared: player names and clans become pseudonyms,
+    /// and credentials, chat, drop reasons and header fields are taken out; everything else
+    /// is kept byte for byte, at the same ticks.
+    ///
+    /// Teehistorian files and Teeworlds/DDNet demos (a Source demo exits 1). In a demo the
+    /// names and clans of ClientInfo items and 0.7 Sv_ClientInfo messages become pseudonyms
+    /// (names in chat, broadcasts, the MOTD and votes too), --chat drops Sv_Chat chunks, and
+    /// --all means --names --chat all; --credentials, --drop-reasons and --clear-header mean
+    /// nothing for a demo and are refused (exit 2). Names become
+    /// `player-<8 hex>` and `clan-<6 hex>` from HMAC-SHA256 with the key of --key-file (the
+    /// same name gets the same pseudonym in every file scrubbed with that key), or
+    /// `player-1`, `player-2`, ... per file without one. A file that does not read to its end
+    /// is refused: run `demokit repair` first. What changed is printed (JSON with --json).
+    /// At least one of --names, --credentials, --drop-reasons, --clear-header, --chat or
+    /// --all is needed.
+    Scrub {
+        /// The recording to scrub.
+        input: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: EditOutputArgs,
+        /// Replace player names and clans with pseudonyms.
+        #[arg(long)]
+        names: bool,
+        /// The pseudonyms' secret key: the file's bytes (a final newline dropped). Implies
+        /// --names. Keep it private: with it, a name's pseudonym can be checked.
+        #[arg(long, value_name = "FILE")]
+        key_file: Option<PathBuf>,
+        /// Write the pseudonyms given (original -> pseudonym) to this JSON file. Keep it
+        /// private: it undoes the scrubbing. Refused if it exists, without --force.
+        #[arg(long, value_name = "OUT.json")]
+        mapping: Option<PathBuf>,
+        /// Drop console commands carrying passwords or keys (auth_add, sv_rcon_password,
+        /// login, ...) and replace account names.
+        #[arg(long)]
+        credentials: bool,
+        /// Empty the reasons of drops.
+        #[arg(long)]
+        drop_reasons: bool,
+        /// Empty this header key (repeatable), e.g. server_name, server_port.
+        #[arg(long, value_name = "KEY")]
+        clear_header: Vec<String>,
+        /// Drop chat messages: all, whispers or team.
+        #[arg(long, value_enum, value_name = "WHICH")]
+        chat: Option<edit::ChatArg>,
+        /// Everything: --names --credentials --drop-reasons --chat all and --clear-header
+        /// for server_name and server_port (for a demo: --names --chat all).
+        #[arg(long)]
+        all: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Converts a Teeworlds demo to another format version (3 to 6).
+    ///
+    /// Data chunks are copied untouched; tick markers are re-encoded as that version's
+    /// recorder writes them; the timeline-marker block (from version 4) and the map SHA-256
+    /// block (version 6, computed from the map) are added or dropped.
+    Convert {
+        /// The demo to read.
+        input: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: EditOutputArgs,
+        /// The version to write.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
+        version: u8,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cuts a tick range out of a Teeworlds demo or a teehistorian file, at any tick.
+    ///
+    /// Demo: the output starts with a keyframe rebuilt from the snapshot at the first tick;
+    /// later ticks are recorded from their rebuilt snapshots as DDNet's recorder would
+    /// (deltas re-encoded, a keyframe after more than 250 ticks, and one wherever a delta
+    /// could not keep the snapshot's item order). Original tick numbers, messages and
+    /// timeline markers in the range, the map and the header are kept; the length is
+    /// recomputed.
+    ///
+    /// Teehistorian: the output's first tick holds the state a reader needs there (JOIN,
+    /// with its JOINVER record, and the name, team, version and login records of every
+    /// connected client, PLAYER_NEW for every character, INPUT_NEW for every input); the
+    /// messages of the later ticks are copied as stored, with their tick numbers, and
+    /// FINISH ends the file. The header is kept, with a new game_uuid and a "cut" key
+    /// naming the range and the original game. A file that breaks off before the range is
+    /// refused (exit 1); one that breaks off inside it is cut up to the break.
+    ///
+    /// Each end is a tick (1500) or a time (30s, 12.5s; 50 ticks a second): for a demo from
+    /// its first tick, for a teehistorian file from tick 0, the start of the game. Demos
+    /// also take a timeline marker (m1 is the first); for a teehistorian file, which has
+    /// none, a marker is a usage error (exit 2). Without --from the range starts at the
+    /// first tick (teehistorian: tick 0), without --to it runs to the last. A range that
+    /// ends before it starts is a usage error (exit 2).
+    #[command(group = clap::ArgGroup::new("range").args(["from", "to"]).multiple(true).required(true))]
+    Trim {
+        /// The demo or teehistorian file to read.
+        input: PathBuf,
+        /// Where to write.
+        #[command(flatten)]
+        output: OutputArgs,
+        /// First tick to keep: TICK, SECONDSs or (demos) mMARKER.
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        from: Option<RangeBound>,
+        /// Last tick to keep: TICK, SECONDSs or (demos) mMARKER (default: the last tick).
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        to: Option<RangeBound>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lists, adds or removes the timeline markers of a Teeworlds demo (versions 4 to 6).
+    ///
+    /// Without --add or --remove, prints the markers (m1, m2, ... as `trim` names them) with
+    /// their time from the first tick, and the demo's tick range. With them, writes the demo
+    /// with only its timeline-marker block changed, to -o OUTPUT or over the input
+    /// (--in-place); the markers are written in ascending order. DDNet's recorder rules
+    /// hold: at most 64 markers, each between the demo's first and last tick and at least
+    /// 50 ticks (one second) after the one before. Anything else (a tick to remove that is
+    /// no marker, one to add that is one already, a version-3 demo, which has no marker
+    /// block) is refused with exit 1 and nothing is written.
+    #[command(
+        group = clap::ArgGroup::new("edits")
+            .args(["add", "remove"])
+            .multiple(true)
+            .requires("destination"),
+        group = clap::ArgGroup::new("destination")
+            .args(["output", "in_place"])
+            .requires("edits"),
+    )]
+    Markers {
+        /// The demo.
+        input: PathBuf,
+        /// Ticks to mark: several after one --add, comma-separated, or --add again.
+        #[arg(
+            long,
+            num_args = 1..,
+            value_delimiter = ',',
+            allow_negative_numbers = true,
+            value_name = "TICK"
+        )]
+        add: Vec<i32>,
+        /// Markers to take away, by tick (as --add takes them).
+        #[arg(
+            long,
+            num_args = 1..,
+            value_delimiter = ',',
+            allow_negative_numbers = true,
+            value_name = "TICK"
+        )]
+        remove: Vec<i32>,
+        /// Where to write the changed demo.
+        #[command(flatten)]
+        output: ChangeOutputArgs,
+        /// Print the list or the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes the map embedded in a Teeworlds demo to a file.
+    ///
+    /// Its CRC-32 (and SHA-256, for a version-6 demo with the block) are checked against the
+    /// header; the map is written either way, and a mismatch exits 1.
+    ExtractMap {
+        /// The demo to read.
+        input: PathBuf,
+        /// Where to write the map.
+        #[command(flatten)]
+        output: OutputArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Checks recordings; exits 0 if every one passes.
+    ///
+    /// Each fatal problem is printed to stderr and makes the exit status non-zero; non-fatal
+    /// problems are printed as warnings. A demo passes if DDNet's player would accept it. A
+    /// Source demo passes if it reads to its stop command and its header agrees with its
+    /// frames (signon length, frames, ticks, playback time). A teehistorian file passes if it
+    /// reads to FINISH without error; fatal: an unreadable header or message, a missing
+    /// FINISH (cut off), bytes after FINISH; a warning: messages holding ints in a
+    /// non-canonical form (DDNet reads them, and a rewrite keeps them as stored).
+    Validate {
+        /// Recordings, or directories to search for them.
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Also print the report as JSON on stdout (one object per file).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// How the process ends; a later variant is the more serious.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Exit {
+    /// Exit code 0 (also used to stop quietly when stdout is closed by the reader).
+    Success = 0,
+    /// Exit code 1: a format error, an unsupported format, or a rejected file.
+    Invalid = 1,
+    /// Exit code 2: a bad command line (clap exits with 2 itself for what it checks).
+    Usage = 2,
+    /// Exit code 3: a file or stream could not be opened, read or written.
+    Io = 3,
+}
+
+/// A command stopped early; whatever needed saying has been said on stderr.
+#[derive(Debug, Clone, Copy)]
+struct Stop(Exit);
+
+/// The result of a command or a step of one.
+type Outcome<T = ()> = Result<T, Stop>;
+
+/// Parses the command line, runs the command and turns its outcome into the exit status.
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match &cli.command {
+        Command::Info { files, json } => {
+            run_jobs(files, |job, batch| info::info_job(job, *json, batch))
+        }
+        Command::Dump {
+            file,
+            json,
+            snapshots: false,
+            objects: false,
+        } => dump(file, *json),
+        Command::Dump {
+            file,
+            json,
+            snapshots: true,
+            ..
+        } => with_twdemo(file, |data| edit::dump_snapshots(file, data, *json)),
+        Command::Dump {
+            file,
+            json,
+            objects: true,
+            ..
+        } => dump_objects(file, *json),
+        Command::Export {
+            files,
+            output,
+            partition_by,
+        } => export::export(files, output, (*partition_by).into()),
+        Command::Chat { files, json } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Chat, *json, batch)
+        }),
+        Command::Players { files, json } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Players, *json, batch)
+        }),
+        Command::Events { files, json } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Events, *json, batch)
+        }),
+        Command::Rewrite { input, output } => output
+            .destination(input)
+            .and_then(|output| rewrite_file(input, &output)),
+        Command::Repair {
+            input,
+            output,
+            tick_interval,
+            json,
+        } => output
+            .destination(input)
+            .and_then(|output| repair_file(input, &output, *tick_interval, *json)),
+        Command::Scrub {
+            input,
+            output,
+            names,
+            key_file,
+            mapping,
+            credentials,
+            drop_reasons,
+            clear_header,
+            chat,
+            all,
+            json,
+        } => {
+            let request = edit::ScrubRequest {
+                names: *names,
+                key_file: key_file.as_deref(),
+                mapping: mapping.as_deref(),
+                credentials: *credentials,
+                drop_reasons: *drop_reasons,
+                clear_header,
+                chat: *chat,
+                all: *all,
+                force: output.force(),
+            };
+            output
+                .destination(input)
+                .and_then(|output| edit::scrub_file(input, &output, &request, *json))
+        }
+        Command::Convert {
+            input,
+            output,
+            version,
+            json,
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| {
+                edit::convert_file(input, &output, data, *version, *json)
+            })
+        }),
+        Command::Trim {
+            input,
+            output,
+            from,
+            to,
+            json,
+        } => output
+            .destination(input)
+            .and_then(|output| trim_file(input, &output, *from, *to, *json)),
+        Command::Markers {
+            input,
+            add,
+            remove,
+            output,
+            json,
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| match &output {
+                None => edit::list_markers_of(input, data, *json),
+                Some(output) => edit::markers_file(input, output, data, add, remove, *json),
+            })
+        }),
+        Command::ExtractMap {
+            input,
+            output,
+            json,
+        } => output.destination(input).and_then(|output| {
+            with_twdemo(input, |data| {
+                edit::extract_map_file(input, &output, data, *json)
+            })
+        }),
+        Command::Validate { files, json } => run_jobs(files, |job, batch| {
+            validate::validate_job(job, *json, batch)
+        }),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Stop(exit)) => ExitCode::from(exit as u8),
+    }
+}
+
+/// `demokit dump`.
+fn dump(file: &Path, json: bool) -> Outcome {
+    let (format, data) = load_supported(file)?;
+    match format {
+        Format::Teehistorian => teehistorian::dump(file, &data, json),
+        Format::SourceDemo => source::dump(file, &data, json),
+        _ => twdemo::dump(file, &data, json),
+    }
+}
+
+/// `demokit dump --objects`.
+fn dump_objects(file: &Path, json: bool) -> Outcome {
+    let (format, data) = load_supported(file)?;
+    match format {
+        Format::TwDemo | Format::Teehistorian => game::dump_objects(file, format, &data, json),
+        other => game::no_game_layer(file, other),
+    }
+}
+
+/// `demokit rewrite`.
+fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    match format {
+        Format::Teehistorian => teehistorian::rewrite(input, output, &data),
+        Format::SourceDemo => source::rewrite(input, output, &data),
+        _ => twdemo::rewrite(input, output, &data),
+    }
+}
+
+/// `demokit trim`: Teeworlds demos and teehistorian files.
+fn trim_file(
+    input: &Path,
+    output: &Destination,
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
+    json: bool,
+) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    match format {
+        Format::TwDemo => edit::trim_file(input, output, &data, from, to, json),
+        Format::Teehistorian => edit::trim_teehistorian(input, output, &data, from, to, json),
+        other => {
+            complain(
+                input,
+                format_args!(
+                    "trim needs a Teeworlds/DDNet demo or a teehistorian file, not a {}",
+                    other.name()
+                ),
+            );
+            Err(Stop(Exit::Invalid))
+        }
+    }
+}
+
+/// Runs `work` on the bytes of `input` if it is a Teeworlds demo; other formats are refused.
+fn with_twdemo(input: &Path, work: impl FnOnce(&[u8]) -> Outcome) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    if format != Format::TwDemo {
+        complain(
+            input,
+            format_args!(
+                "this command needs a Teeworlds/DDNet demo, not a {}",
+                format.name()
+            ),
+        );
+        return Err(Stop(Exit::Invalid));
+    }
+    work(&data)
+}
+
+/// `demokit repair`: Teeworlds and Source demos.
+fn repair_file(
+    input: &Path,
+    output: &Destination,
+    tick_interval: Option<f32>,
+    json: bool,
+) -> Outcome {
+    let (format, data) = load_supported(input)?;
+    match format {
+        Format::SourceDemo => source::repair_file(input, output, &data, tick_interval, json),
+        Format::TwDemo => edit::repair_demo(input, output, &data, json),
+        Format::Teehistorian => edit::repair_teehistorian(input, output, &data, json),
+        other => {
+            complain(
+                input,
+                format_args!("repair of a {} is not supported yet", other.name()),
+            );
+            Err(Stop(Exit::Invalid))
+        }
+    }
+}

@@ -1,0 +1,728 @@
+//! `demokit::export` on the real recordings of `../shared/real-fixtures`: the Parquet
+//! dataset reads back (with the parquet crate's own Arrow reader) with exactly the rows the
+//! library's readers count by other routes, one `files` row per recording with no error,
+//! the schema version in every file; a cut recording keeps its rows before the cut and
+//! names its error; the CLI writes the same dataset (flat with `--partition-by none`; the
+//! partitioned default layout is tested in `export_partitions.rs`).
+
+use crate::common;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
+use common::temp::TempDir;
+use demokit::detect::{Format, detect};
+use demokit::export::{
+    DatasetWriter, Exporter, FileInput, Partition, RecordBatch, SCHEMA_VERSION, Table,
+};
+use demokit::source::SourceSlice;
+use demokit::teehistorian::{
+    EventKind, Events, FlushPolicy, TeehistorianReader, TeehistorianSlice,
+};
+use demokit::twdemo::DemoSlice;
+use demokit::twdemo::game::GameReplay;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every recording under `dir` in a format demokit reads (as the CLI picks them from a
+/// directory), sorted.
+fn recordings(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                detect(&std::fs::read(&path).unwrap()),
+                Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The rows each table should get from `files`, counted through the format readers
+/// rather than through the exporter.
+fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
+    let mut rows = BTreeMap::new();
+    let mut add = |table: &'static str, n: usize| *rows.entry(table).or_insert(0) += n;
+    add("files", files.len());
+    for path in files {
+        let data = std::fs::read(path).unwrap();
+        if let Ok(demo) = DemoSlice::parse(&data) {
+            let mut replay = GameReplay::new(&demo);
+            while let Some(tick) = replay.next() {
+                add("ticks", tick.unwrap().world.characters().count());
+            }
+            let (log, error) = demokit::twdemo::game::game_log(&demo);
+            assert!(error.is_none());
+            add("chat", log.chat.len());
+            add("players", log.players.len());
+        } else if let Ok(th) = TeehistorianSlice::parse(&data) {
+            let mut events = Events::new(th.messages());
+            while let Some(event) = events.next() {
+                match event.unwrap().kind {
+                    EventKind::Input { .. } => add("inputs", 1),
+                    EventKind::TickEnd => add("ticks", events.world().players().count()),
+                    _ => {}
+                }
+            }
+            let (log, error) = demokit::teehistorian::game::game_log(th.messages());
+            assert!(error.is_none());
+            add("chat", log.chat.len());
+            add("players", log.players.len());
+        } else {
+            let demo = SourceSlice::parse(&data).unwrap();
+            add("frames", demo.frames().count());
+        }
+    }
+    rows
+}
+
+/// Exports `files` through the library into `dir`.
+fn export(files: &[PathBuf], dir: &Path) -> Vec<Table> {
+    let mut writer = DatasetWriter::create(dir).unwrap();
+    let mut exporter = Exporter::new();
+    let mut sink = |table, batch| writer.write(table, &batch).unwrap();
+    for path in files {
+        let data = std::fs::read(path).unwrap();
+        exporter.add(&path.to_string_lossy(), &data, &mut sink);
+    }
+    exporter.finish(&mut sink);
+    writer.finish().unwrap()
+}
+
+/// A table's file read back: its rows as batches, and its key-value metadata.
+fn read_table(
+    dir: &Path,
+    table: Table,
+) -> (Vec<demokit::export::RecordBatch>, Vec<(String, String)>) {
+    let file = std::fs::File::open(dir.join(table.name()).join("part-0.parquet")).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    assert_eq!(
+        builder.schema().fields(),
+        table.schema().fields(),
+        "{table:?}"
+    );
+    let metadata = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default()))
+        .collect();
+    let batches = builder.build().unwrap().map(Result::unwrap).collect();
+    (batches, metadata)
+}
+
+fn row_count(batches: &[demokit::export::RecordBatch]) -> usize {
+    batches.iter().map(|b| b.num_rows()).sum()
+}
+
+#[test]
+fn the_real_recordings_export_with_the_rows_the_readers_count() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let files = recordings(&shared.join("real-fixtures"));
+    assert_eq!(files.len(), 17, "the recordings of ../shared");
+    let dir = TempDir::new("export");
+    let written = export(&files, &dir.0);
+    assert_eq!(written, Table::ALL, "every table gets rows");
+    let expected = expected_rows(&files);
+    for &table in Table::ALL {
+        let (batches, metadata) = read_table(&dir.0, table);
+        assert_eq!(
+            row_count(&batches),
+            expected[table.name()],
+            "{}",
+            table.name()
+        );
+        assert!(metadata.contains(&(
+            "demokit.schema_version".to_owned(),
+            SCHEMA_VERSION.to_string()
+        )));
+    }
+    // One row per recording, none with an error, in the order given.
+    let (batches, _) = read_table(&dir.0, Table::Files);
+    let mut listed = Vec::new();
+    let mut errors = 0;
+    for batch in &batches {
+        errors += batch.column_by_name("error").unwrap().null_count();
+        // `path` is dictionary-encoded; every row has one.
+        let paths = batch
+            .column_by_name("path")
+            .unwrap()
+            .as_dictionary::<Int32Type>()
+            .downcast_dict::<arrow_array::StringArray>()
+            .unwrap();
+        listed.extend(paths.into_iter().map(|p| p.unwrap().to_owned()));
+    }
+    assert_eq!(errors, files.len(), "no file has an error");
+    let given: Vec<String> = files
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listed, given);
+}
+
+#[test]
+fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let path = shared.join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian");
+    let data = std::fs::read(&path).unwrap();
+    let cut = &data[..data.len() / 2];
+    let mut tables: BTreeMap<Table, usize> = BTreeMap::new();
+    let mut files = Vec::new();
+    let mut exporter = Exporter::new();
+    let mut sink = |table: Table, batch: demokit::export::RecordBatch| {
+        *tables.entry(table).or_default() += batch.num_rows();
+        if table == Table::Files {
+            files.push(batch);
+        }
+    };
+    exporter.add("cut.teehistorian", cut, &mut sink);
+    exporter.add("not-a-recording.txt", b"hello", &mut sink);
+    exporter.finish(&mut sink);
+    // The inputs before the cut, counted by the reader on the same bytes.
+    let th = TeehistorianSlice::parse(cut).unwrap();
+    let inputs = Events::new(th.messages())
+        .map_while(Result::ok)
+        .filter(|e| matches!(e.kind, EventKind::Input { .. }))
+        .count();
+    assert!(inputs > 0);
+    assert_eq!(tables[&Table::Inputs], inputs);
+    let batch = &files[0];
+    assert_eq!(batch.num_rows(), 2);
+    let errors = batch
+        .column_by_name("error")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .unwrap();
+    let offsets = batch
+        .column_by_name("error_offset")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::UInt64Array>()
+        .unwrap();
+    assert!(!errors.value(0).is_empty() && !errors.value(1).is_empty());
+    assert_eq!(arrow_array::Array::null_count(errors), 0);
+    assert!(offsets.value(0) > 0 && offsets.value(0) <= cut.len() as u64);
+    assert_eq!(offsets.value(1), 0);
+}
+
+/// Every batch an export of one file gives, by table, in order.
+fn batches_of(
+    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
+) -> Vec<(Table, RecordBatch)> {
+    batches_of_exporter(Exporter::new(), add)
+}
+
+/// [`batches_of`] with `exporter`.
+fn batches_of_exporter(
+    mut exporter: Exporter,
+    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
+) -> Vec<(Table, RecordBatch)> {
+    let mut out = Vec::new();
+    let mut sink = |table, batch| out.push((table, batch));
+    add(&mut exporter, &mut sink);
+    exporter.finish(&mut sink);
+    out
+}
+
+/// A teehistorian file exported as a stream, refilled inside its messages or in large
+/// pieces, and exported pipelined (walked on a thread of its own), gives the batches of
+/// the whole file in memory read on one thread: the real recordings, DDNet's reference
+/// file, a generated file of 3,000 ticks of 64 players (several batches), each of them
+/// also cut in half.
+#[test]
+fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(shared.join("real-fixtures/teehistorian"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.push(shared.join("conformance/ddnet-recorder/ref.teehistorian"));
+    let mut named: Vec<(String, Vec<u8>)> = paths
+        .iter()
+        .map(|p| (p.to_string_lossy().into_owned(), std::fs::read(p).unwrap()))
+        .collect();
+    let generated = common::server::record_generated(Vec::new(), 3_000, FlushPolicy::Never);
+    named.push(("generated.teehistorian".to_owned(), generated));
+    for (name, data) in named {
+        files.push((format!("{name} (cut)"), data[..data.len() / 2].to_vec()));
+        files.push((name, data));
+    }
+    let mut compared = 0;
+    for (name, data) in &files {
+        let whole = batches_of(|e, sink| e.add_modified(name, Some(7), data, sink));
+        let pipelined = batches_of_exporter(Exporter::new().pipelined(true), |e, sink| {
+            e.add_modified(name, Some(7), data, sink)
+        });
+        assert_eq!(pipelined, whole, "{name}, pipelined");
+        for (piece, pipelined) in [(3, false), (64 * 1024, false), (64 * 1024, true)] {
+            // A file cut inside its header is read whole (`demokit export` does that).
+            let Ok(reader) = TeehistorianReader::new(common::read::Dribble::new(data, piece))
+            else {
+                assert!(TeehistorianSlice::parse(data).is_err(), "{name}");
+                continue;
+            };
+            let exporter = Exporter::new().pipelined(pipelined);
+            let streamed = batches_of_exporter(exporter, |e, sink| {
+                e.add_teehistorian(name, Some(7), data.len() as u64, reader, sink)
+            });
+            assert_eq!(
+                streamed, whole,
+                "{name}, pieces of {piece}, pipelined {pipelined}"
+            );
+            compared += 1;
+        }
+    }
+    // Every whole file and the cut ones that keep their header.
+    assert!(
+        compared > files.len(),
+        "{compared} of {} files",
+        files.len()
+    );
+}
+
+/// A teehistorian file's `ticks` and `inputs` rows hold the values the semantic layer
+/// gives, in its order: every player's position after each tick, every input as it
+/// applied; and the path of each row is its own file's when two files share a batch.
+#[test]
+fn teehistorian_rows_hold_the_semantic_layers_values() {
+    let generated = common::server::record_generated(Vec::new(), 300, FlushPolicy::Never);
+    let files = [
+        ("a.teehistorian", &generated[..]),
+        ("b.teehistorian", &generated[..generated.len() / 3]),
+    ];
+    let batches = batches_of(|e, sink| {
+        for (name, data) in files {
+            e.add(name, data, sink);
+        }
+    });
+    let (mut ticks, mut inputs) = (Vec::new(), Vec::new());
+    for (table, batch) in &batches {
+        let int = |name: &str| {
+            batch
+                .column_by_name(name)
+                .unwrap()
+                .as_primitive::<Int32Type>()
+                .clone()
+        };
+        let paths = batch
+            .column_by_name("path")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        let path_values = paths.values().as_string::<i32>();
+        let path = |i: usize| path_values.value(paths.keys().value(i) as usize).to_owned();
+        match table {
+            Table::Ticks => {
+                let (tick, cid, x, y) = (int("tick"), int("client_id"), int("x"), int("y"));
+                for i in 0..batch.num_rows() {
+                    ticks.push((path(i), tick.value(i), cid.value(i), x.value(i), y.value(i)));
+                }
+            }
+            Table::Inputs => {
+                let (tick, cid, aim) = (int("tick"), int("client_id"), int("target_x"));
+                let new = batch.column_by_name("new").unwrap().as_boolean().clone();
+                for i in 0..batch.num_rows() {
+                    inputs.push((
+                        path(i),
+                        tick.value(i),
+                        cid.value(i),
+                        aim.value(i),
+                        new.value(i),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let (mut want_ticks, mut want_inputs) = (Vec::new(), Vec::new());
+    for (name, data) in files {
+        let file = TeehistorianSlice::parse(data).unwrap();
+        let mut events = Events::new(file.messages());
+        while let Some(Ok(event)) = events.next() {
+            match event.kind {
+                EventKind::TickEnd => {
+                    for (cid, (x, y)) in events.world().players() {
+                        want_ticks.push((name.to_owned(), event.tick, cid, x, y));
+                    }
+                }
+                EventKind::Input { cid, input, new } => {
+                    want_inputs.push((name.to_owned(), event.tick, cid, input[1], new));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        want_ticks.len() > 300 * 32,
+        "{} tick rows",
+        want_ticks.len()
+    );
+    assert!(
+        want_inputs.len() > 300 * 16,
+        "{} input rows",
+        want_inputs.len()
+    );
+    assert_eq!(ticks, want_ticks);
+    assert_eq!(inputs, want_inputs);
+}
+
+/// [`FileInput::open`] takes a teehistorian file as a stream and any other file (or a
+/// teehistorian file cut inside its header) whole; either way the partition and the rows
+/// are those of the whole file.
+#[test]
+fn file_input_streams_teehistorian_files_only() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let dir = TempDir::new("export-file-input");
+    let fixtures = shared.join("real-fixtures");
+    let teehistorian =
+        std::fs::read(fixtures.join("teehistorian/v2_ddnet201_dm1.teehistorian")).unwrap();
+    let cases = [
+        ("whole.teehistorian", teehistorian.clone(), true),
+        (
+            "header-cut.teehistorian",
+            teehistorian[..40].to_vec(),
+            false,
+        ),
+        (
+            "game.demo",
+            std::fs::read(fixtures.join("twdemo/v4_tw075_client_dm1.demo")).unwrap(),
+            false,
+        ),
+    ];
+    for (name, data, streamed) in cases {
+        dir.write(name, &data);
+        let input = FileInput::open(&dir.path(name)).unwrap();
+        assert_eq!(
+            matches!(input, FileInput::Teehistorian { .. }),
+            streamed,
+            "{name}"
+        );
+        assert_eq!(input.format(), detect(&data), "{name}");
+        assert_eq!(
+            input.partition(Some(7)),
+            Partition::of(&data, Some(7)),
+            "{name}"
+        );
+        let whole = batches_of(|e, sink| e.add_modified(name, Some(7), &data, sink));
+        let opened = batches_of(|e, sink| e.add_input(name, Some(7), input, sink));
+        assert_eq!(opened, whole, "{name}");
+    }
+}
+
+/// Runs `demokit export INPUT -o OUT EXTRA...`, which must succeed; returns what it said
+/// on stderr.
+fn cli_export_with(input: &Path, out: &Path, extra: &[&str]) -> String {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "export".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let run = crate::run::demokit(&args);
+    assert!(run.status.success(), "{}", crate::run::stderr(&run));
+    crate::run::stderr(&run)
+}
+
+/// Runs `demokit export INPUT -o OUT` (the default layout, partitioned by format and date).
+fn cli_export(input: &Path, out: &Path) -> String {
+    cli_export_with(input, out, &[])
+}
+
+/// The files under `dir`, recursively, as paths relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                out.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The rows of a Parquet file.
+fn parquet_rows(path: &Path) -> usize {
+    let file = std::fs::File::open(path).unwrap();
+    ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
+#[test]
+fn the_cli_exports_a_directory() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let dir = TempDir::new("export-cli");
+    let said = cli_export_with(
+        &shared.join("real-fixtures"),
+        &dir.0,
+        &["--partition-by", "none"],
+    );
+    assert!(said.contains("exported 17 files"));
+    let files = recordings(&shared.join("real-fixtures"));
+    let expected = expected_rows(&files);
+    for &table in Table::ALL {
+        let (batches, _) = read_table(&dir.0, table);
+        assert_eq!(
+            row_count(&batches),
+            expected[table.name()],
+            "{}",
+            table.name()
+        );
+    }
+    // The flat layout: one part per table, no partition directories, and no file left
+    // under a temporary name.
+    for &table in Table::ALL {
+        let names: Vec<_> = std::fs::read_dir(dir.0.join(table.name()))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["part-0.parquet"]);
+    }
+}
+
+/// A table's columns as `docs/export.md` lists them: `` `name` type ``, `?` after a nullable
+/// type.
+fn readme_columns(table: Table) -> String {
+    table
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| {
+            let ty = match f.data_type() {
+                arrow_schema::DataType::Int32 => "int32",
+                arrow_schema::DataType::Int64 => "int64",
+                arrow_schema::DataType::UInt64 => "uint64",
+                arrow_schema::DataType::Boolean => "bool",
+                arrow_schema::DataType::Utf8 => "string",
+                arrow_schema::DataType::Dictionary(key, value)
+                    if **key == arrow_schema::DataType::Int32
+                        && **value == arrow_schema::DataType::Utf8 =>
+                {
+                    "dictionary string"
+                }
+                other => panic!("no README name for {other}"),
+            };
+            let null = if f.is_nullable() { "?" } else { "" };
+            format!("`{}` {ty}{null}", f.name())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The schema table of `docs/export.md` (the tables' reference, which the README links to)
+/// lists every table's columns as the declarations make them, and names the schema version.
+#[test]
+fn the_readme_lists_the_schemas() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/export.md")).unwrap();
+    let missing: Vec<String> = Table::ALL
+        .iter()
+        .map(|&table| format!("| `{}` | {} |", table.name(), readme_columns(table)))
+        .filter(|line| !doc.contains(line.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/export.md lacks the lines\n{}",
+        missing.join("\n")
+    );
+    assert!(doc.contains(&format!("schema version {SCHEMA_VERSION}")));
+}
+
+/// The Python with `duckdb` and `pyarrow` that `.ci/run` sets up (`DEMOKIT_PYTHON`), or
+/// `None` with a printed reason elsewhere; in CI a missing one fails.
+fn python_with_duckdb() -> Option<String> {
+    if let Ok(python) = std::env::var("DEMOKIT_PYTHON") {
+        return Some(python);
+    }
+    let found = std::process::Command::new("python3")
+        .args(["-c", "import duckdb, pyarrow"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some("python3".into());
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "CI=true but DEMOKIT_PYTHON is unset: .ci/run makes a virtualenv with duckdb and pyarrow"
+        );
+    }
+    eprintln!("skipping: no python3 with duckdb and pyarrow (set DEMOKIT_PYTHON, or run .ci/run)");
+    None
+}
+
+/// DuckDB and pyarrow read the dataset the CLI writes with the rows the readers count.
+#[test]
+fn duckdb_and_pyarrow_read_the_dataset() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let Some(python) = python_with_duckdb() else {
+        return;
+    };
+    let dir = TempDir::new("export-duckdb");
+    cli_export(&shared.join("real-fixtures"), &dir.0);
+    let expected = expected_rows(&recordings(&shared.join("real-fixtures")));
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/python/check_export.py"
+    );
+    let run = std::process::Command::new(&python)
+        .arg(script)
+        .arg(&dir.0)
+        .arg(serde_json::to_string(&expected).unwrap())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout);
+    println!("{said}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success(), "{said}");
+    assert!(said.contains("fastest demo:"));
+}
+
+/// A second export into the same (partitioned) dataset skips the files it holds and adds
+/// no part; a changed file is exported again into a new part of its partition.
+#[test]
+fn a_second_export_adds_only_what_changed() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let inputs = TempDir::new("export-incremental-in");
+    let fixtures = shared.join("real-fixtures");
+    for name in [
+        "twdemo/v4_tw075_client_dm1.demo",
+        "teehistorian/v2_ddnet201_dm1.teehistorian",
+    ] {
+        let data = std::fs::read(fixtures.join(name)).unwrap();
+        inputs.write(name.split('/').next_back().unwrap(), &data);
+    }
+    let dir = TempDir::new("export-incremental-out");
+    let export = || cli_export(&inputs.0, &dir.0);
+    assert!(export().contains("exported 2 files"));
+    let first = files_under(&dir.0);
+    assert!(
+        first.contains(&"files/format=twdemo/date=2025-10-04/part-0.parquet".to_owned()),
+        "{first:?}"
+    );
+    let said = export();
+    assert!(
+        said.contains("exported 0 files") && said.contains("2 unchanged"),
+        "{said}"
+    );
+    assert_eq!(files_under(&dir.0), first, "the second run adds no part");
+    // A changed file (here: one byte more) is read again.
+    let changed = inputs.path("v4_tw075_client_dm1.demo");
+    let mut data = std::fs::read(&changed).unwrap();
+    data.push(0);
+    std::fs::write(&changed, &data).unwrap();
+    let said = export();
+    assert!(
+        said.contains("exported 1 files") && said.contains("1 unchanged"),
+        "{said}"
+    );
+    let added: Vec<String> = files_under(&dir.0)
+        .into_iter()
+        .filter(|f| !first.contains(f))
+        .collect();
+    assert!(
+        added.contains(&"files/format=twdemo/date=2025-10-04/part-1.parquet".to_owned()),
+        "{added:?}"
+    );
+    assert_eq!(
+        parquet_rows(
+            &dir.0
+                .join("files/format=twdemo/date=2025-10-04/part-1.parquet")
+        ),
+        1
+    );
+    // A third run finds the changed file in the new part.
+    assert!(export().contains("exported 0 files"));
+}
+
+/// A run refuses to add to a dataset of another schema version (here: a `files` part
+/// claiming version 1, with plain string paths), rather than mix two schemas in it.
+#[test]
+fn a_dataset_of_another_schema_version_is_refused() {
+    use std::sync::Arc;
+    let input = TempDir::new("export-version-in");
+    input.write("empty.teehistorian", b"not a recording");
+    let dir = TempDir::new("export-version-out");
+    let part = dir.0.join("files/part-0.parquet");
+    std::fs::create_dir_all(part.parent().unwrap()).unwrap();
+    let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+        "path",
+        arrow_schema::DataType::Utf8,
+        false,
+    )]));
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![parquet::file::metadata::KeyValue::new(
+            "demokit.schema_version".to_owned(),
+            "1".to_owned(),
+        )]))
+        .build();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&part).unwrap(),
+        schema.clone(),
+        Some(properties),
+    )
+    .unwrap();
+    let paths = arrow_array::StringArray::from(vec!["old.demo"]);
+    writer
+        .write(&arrow_array::RecordBatch::try_new(schema, vec![Arc::new(paths)]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+    let err = DatasetWriter::exported(&dir.0).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("schema version 1, this demokit writes 2"),
+        "{err}"
+    );
+    let args: Vec<&std::ffi::OsStr> = vec![
+        "export".as_ref(),
+        input.0.as_os_str(),
+        "-o".as_ref(),
+        dir.0.as_os_str(),
+    ];
+    let run = crate::run::demokit(&args);
+    assert!(!run.status.success());
+    assert!(
+        crate::run::stderr(&run).contains("export into a new directory"),
+        "{}",
+        crate::run::stderr(&run)
+    );
+    assert_eq!(
+        files_under(&dir.0),
+        ["files/part-0.parquet"],
+        "nothing written"
+    );
+}

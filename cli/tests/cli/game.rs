@@ -1,0 +1,202 @@
+//! The game-layer commands: `chat`, `players`, `events` and `dump --objects` on demos and
+//! teehistorian files, single and in batches, as text and JSON Lines.
+
+use crate::common;
+
+use crate::run::{demokit, json_lines, stderr, stdout};
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> PathBuf {
+    common::root().join("fixtures").join(name)
+}
+
+#[test]
+fn chat_of_a_server_demo_names_the_lines() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let file = shared.join("real-fixtures/twdemo/v3_tw061_server_dm1.demo");
+    let out = demokit(&["chat".as_ref(), file.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.lines().next().unwrap().starts_with("tick=212 "),
+        "{text}"
+    );
+    assert!(text.contains(r#"text="fixture map change""#), "{text}");
+
+    let out = demokit(&["chat".as_ref(), "--json".as_ref(), file.as_os_str()]);
+    let lines = json_lines(&out);
+    let said: Vec<_> = lines.iter().map(|l| l["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        said,
+        [
+            "'mover1' entered and joined the game",
+            "'mover2' entered and joined the game",
+            "fixture map change"
+        ]
+    );
+    for line in &lines {
+        assert!(
+            line["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("v3_tw061_server_dm1.demo")
+        );
+        assert_eq!(line["client_id"], -1);
+    }
+}
+
+#[test]
+fn players_of_demos_and_teehistorian_files() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let demo = shared.join("real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo");
+    let th = shared.join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian");
+    let out = demokit(&[
+        "players".as_ref(),
+        "--json".as_ref(),
+        demo.as_os_str(),
+        th.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<(String, String, bool)> = json_lines(&out)
+        .iter()
+        .map(|l| {
+            let file = l["file"].as_str().unwrap();
+            let format = if file.ends_with(".demo") {
+                "demo"
+            } else {
+                "th"
+            };
+            (
+                format.into(),
+                l["name"].as_str().unwrap().into(),
+                l["left"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("th", "mover1", false),
+        ("th", "mover2", false),
+        ("demo", "foo", false),
+        ("demo", "bar", true),
+    ];
+    let expected: Vec<(String, String, bool)> = expected
+        .iter()
+        .map(|(f, n, l)| (f.to_string(), n.to_string(), *l))
+        .collect();
+    // Sorted path order: the teehistorian directory comes before the twdemo one.
+    assert_eq!(rows, expected);
+}
+
+#[test]
+fn events_over_a_directory_cover_every_kind_the_demos_hold() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let dir = shared.join("real-fixtures/twdemo");
+    let out = demokit(&["events".as_ref(), "--json".as_ref(), dir.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let mut kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for kind in [
+        "chat",
+        "kill",
+        "join",
+        "leave",
+        "emoticon",
+        "broadcast",
+        "death",
+        "spawn",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    let kills: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "kill").collect();
+    assert_eq!(kills.len(), 31);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["file"].is_string() && l["tick"].is_i64())
+    );
+}
+
+#[test]
+fn events_of_a_teehistorian_file_are_typed() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let file = shared.join("real-fixtures/teehistorian/v1_ddnet1101_dm1.teehistorian");
+    let out = demokit(&["events".as_ref(), "--json".as_ref(), file.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let messages: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["kind"] == "message")
+        .map(|l| l["message"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        ["Cl_StartInfo", "Cl_SetTeam", "Cl_StartInfo", "Cl_SetTeam"]
+    );
+    let names: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["kind"] == "name")
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mover1", "mover2"]);
+    assert_eq!(lines.iter().filter(|l| l["kind"] == "join").count(), 2);
+}
+
+#[test]
+fn dump_objects_types_every_item_and_message() {
+    let file = fixture("recorded_v6.demo");
+    let out = demokit(&[
+        "dump".as_ref(),
+        "--objects".as_ref(),
+        "--json".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert!(!lines.is_empty());
+    let (mut objects, mut messages) = (0, 0);
+    for line in &lines {
+        match line["record"].as_str().unwrap() {
+            "object" => {
+                objects += 1;
+                assert_ne!(line["object"]["type"], "Raw", "{line}");
+            }
+            "message" => {
+                messages += 1;
+                assert_ne!(line["message"]["type"], "Raw", "{line}");
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert!(objects > 0 && messages > 0, "{objects} {messages}");
+    let text = demokit(&["dump".as_ref(), "--objects".as_ref(), file.as_os_str()]);
+    assert_eq!(stdout(&text).lines().count(), lines.len());
+}
+
+#[test]
+fn formats_without_a_game_layer_are_refused_by_name_and_skipped_in_directories() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let tf2 = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
+    let out = demokit(&["chat".as_ref(), tf2.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no game layer"), "{}", stderr(&out));
+    let out = demokit(&["dump".as_ref(), "--objects".as_ref(), tf2.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    let dir = shared.join("real-fixtures/source");
+    let out = demokit(&["players".as_ref(), dir.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("skipped"));
+}

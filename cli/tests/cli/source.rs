@@ -1,0 +1,201 @@
+//! End-to-end tests of the `demokit` binary on Source demos: `info --json` against
+//! `facts.json`, `rewrite`, `validate`, `dump`, `repair`, and the formats it refuses.
+
+use crate::common;
+
+use crate::run::{demokit, json_lines, stderr};
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+/// A scratch file path under the temp dir, unique to this process and `name`.
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("demokit-cli-source-{}-{name}", std::process::id()))
+}
+
+/// The source entries of `facts.json` with their paths.
+fn real_files() -> Vec<(PathBuf, Value)> {
+    let Some(shared) = common::shared_dir() else {
+        return Vec::new();
+    };
+    common::facts_files(&shared, "source")
+}
+
+/// `info --json` has every field the issue asks for, agreeing with facts.json.
+#[test]
+fn info_json_agrees_with_facts() {
+    let files = real_files();
+    for (path, f) in &files {
+        let out = demokit(&["info".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let lines = json_lines(&out);
+        assert_eq!(lines.len(), 1);
+        let j = &lines[0];
+        let h = &f["header"];
+        assert_eq!(j["format"], "source");
+        assert_eq!(j["demo_protocol"], h["demo_protocol"]);
+        assert_eq!(j["network_protocol"], h["net_protocol"]);
+        assert_eq!(j["server"], h["server"]);
+        assert_eq!(j["client"], h["client"]);
+        assert_eq!(j["map"], h["map"]);
+        assert_eq!(j["game_dir"], h["game"]);
+        assert_eq!(
+            j["playback_time"].as_f64().unwrap() as f32,
+            h["time"].as_f64().unwrap() as f32
+        );
+        assert_eq!(j["ticks"], h["ticks"]);
+        assert_eq!(j["frames"], h["frames"]);
+        assert_eq!(j["signon_length"], h["signonlen"]);
+        assert_eq!(j["view_splits"], f["splits"]);
+        assert_eq!(j["slot_byte"], f["slot_byte"]);
+        assert_eq!(j["stop_tail_len"], f["stop_tail_len"]);
+        assert_eq!(j["stop_tail"], f["stop_tail"]);
+        assert_eq!(j["counts"], f["counts"], "{}", path.display());
+        assert!(j.get("error").is_none());
+    }
+    // All four at once, through a directory-like batch: one line each, sorted.
+    if !files.is_empty() {
+        let mut args: Vec<&OsStr> = vec!["info".as_ref(), "--json".as_ref()];
+        args.extend(files.iter().map(|(p, _)| p.as_os_str()));
+        let out = demokit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(json_lines(&out).len(), files.len());
+    }
+}
+
+/// `rewrite` is byte-identical and `validate` accepts every real file; `dump --json` has
+/// one line per frame.
+#[test]
+fn rewrite_validate_and_dump() {
+    for (path, f) in real_files() {
+        let out_path = scratch(&format!("rewrite-{}", path.file_name().unwrap().display()));
+        let out = demokit(&["rewrite".as_ref(), path.as_os_str(), out_path.as_os_str()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let same = std::fs::read(&out_path).unwrap() == std::fs::read(&path).unwrap();
+        std::fs::remove_file(&out_path).unwrap();
+        assert!(same, "{}: rewrite differs", path.display());
+
+        let out = demokit(&["validate".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report = &json_lines(&out)[0];
+        assert_eq!(report["format"], "source");
+        assert_eq!(report["accepted"], true);
+
+        let out = demokit(&["dump".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let lines = json_lines(&out);
+        let total: u64 = f["counts"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(lines.len() as u64, total);
+        let last = lines.last().unwrap();
+        assert_eq!(last["command"], "stop");
+        assert_eq!(last["tail"], f["stop_tail"]);
+        assert_eq!(last["offset"], f["stop_off"]);
+    }
+}
+
+/// `repair` restores a real file whose header counts were zeroed, and reports what it
+/// changed; `validate` rejects the zeroed file and accepts the repaired one.
+#[test]
+fn repair_restores_a_zeroed_header() {
+    for (path, _) in real_files() {
+        let data = std::fs::read(&path).unwrap();
+        let mut zeroed = data.clone();
+        zeroed[1056..1072].fill(0);
+        let name = path.file_name().unwrap().display().to_string();
+        let broken = scratch(&format!("zeroed-{name}"));
+        let fixed = scratch(&format!("fixed-{name}"));
+        std::fs::write(&broken, &zeroed).unwrap();
+        let out = demokit(&["validate".as_ref(), broken.as_os_str()]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let out = demokit(&[
+            "repair".as_ref(),
+            broken.as_os_str(),
+            fixed.as_os_str(),
+            "--json".as_ref(),
+        ]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let report = &json_lines(&out)[0];
+        let changed: Vec<&str> = report["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["field"].as_str().unwrap())
+            .collect();
+        for field in ["ticks", "frames", "playback_time", "signon_length"] {
+            assert!(changed.contains(&field), "{name}: {report}");
+        }
+        let repaired = std::fs::read(&fixed).unwrap();
+        let out = demokit(&["validate".as_ref(), fixed.as_os_str()]);
+        std::fs::remove_file(&broken).unwrap();
+        std::fs::remove_file(&fixed).unwrap();
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert!(repaired == data, "{name}: repair did not restore the file");
+    }
+}
+
+/// GoldSrc and Source 2 demos are named and refused, in every command.
+#[test]
+fn goldsrc_and_source2_are_refused_by_name() {
+    let source2 = common::root().join("fixtures/source2_minimal.dem");
+    let mut cases = vec![(source2, ["Source 2", "PBDEMS2"])];
+    if let Some(shared) = common::shared_dir() {
+        cases.push((
+            shared.join("real-fixtures/negative/goldsrc_hldemo_basic.dem"),
+            ["GoldSrc", "HLDEMO"],
+        ));
+    }
+    for (path, names) in cases {
+        for command in ["info", "dump", "validate"] {
+            let out = demokit(&[command.as_ref(), path.as_os_str()]);
+            assert_eq!(out.status.code(), Some(1), "{command} {}", path.display());
+            let err = stderr(&out);
+            for name in names {
+                assert!(err.contains(name), "{command}: {err}");
+            }
+            assert!(err.contains("different format"), "{command}: {err}");
+        }
+        let out_path = scratch("refused");
+        let out = demokit(&["repair".as_ref(), path.as_os_str(), out_path.as_os_str()]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(!out_path.exists());
+    }
+}
+
+/// `--tick-interval` must be a positive number: anything else is a usage error (exit 2)
+/// and no file is written.
+#[test]
+fn repair_refuses_a_bad_tick_interval() {
+    let Some((path, _)) = real_files().into_iter().next() else {
+        return;
+    };
+    let out_path = scratch("bad-interval");
+    for bad in ["0", "-1", "NaN", "inf"] {
+        let out = demokit(&[
+            "repair".as_ref(),
+            path.as_os_str(),
+            out_path.as_os_str(),
+            "--tick-interval".as_ref(),
+            bad.as_ref(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
+        assert!(!out_path.exists());
+    }
+    let out = demokit(&[
+        "repair".as_ref(),
+        path.as_os_str(),
+        out_path.as_os_str(),
+        "--tick-interval".as_ref(),
+        "0.03".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_file(&out_path).unwrap();
+    let report = &json_lines(&out)[0];
+    assert_eq!(report["interval_source"], "given");
+    assert_eq!(report["interval"].as_f64().unwrap() as f32, 0.03);
+}

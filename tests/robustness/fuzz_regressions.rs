@@ -1,0 +1,272 @@
+//! What the fuzz targets check, run without a fuzzer: every property of `fuzz_checks/`
+//! on every input a fuzzer found (`fixtures/malformed/fuzz/`, named `<target>-<what>`),
+//! on every committed fixture and malformed input, and on the DDNet reference files; plus
+//! the exact outcome of each finding that was a defect in demokit rather than in the
+//! harness.
+
+use crate::fuzz_checks;
+
+use crate::common;
+
+use demokit::codec::varint;
+use demokit::twdemo as tw;
+use std::path::{Path, PathBuf};
+
+fn project() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The fuzz check of `target`.
+fn check_of(target: &str) -> Option<fn(&[u8])> {
+    Some(match target {
+        "twdemo_read" => fuzz_checks::twdemo_read,
+        "twdemo_roundtrip" => fuzz_checks::twdemo_roundtrip,
+        "twdemo_tools" => fuzz_checks::twdemo_tools,
+        "teehistorian_read" => fuzz_checks::teehistorian_read,
+        "teehistorian_roundtrip" => fuzz_checks::teehistorian_roundtrip,
+        "source_read" => fuzz_checks::source_read,
+        "source_roundtrip" => fuzz_checks::source_roundtrip,
+        "huffman" => fuzz_checks::huffman,
+        "varint" => fuzz_checks::varint,
+        "snapshot_delta" => fuzz_checks::snapshot_delta,
+        _ => return None,
+    })
+}
+
+/// Every target in `fuzz/Cargo.toml` has a check here, and every check a target.
+#[test]
+fn every_fuzz_target_is_covered() {
+    // The published crate ships this test but not the fuzz crate.
+    if !project().join("fuzz").is_dir() {
+        eprintln!("skipping: no fuzz/ beside this test (a packaged crate)");
+        return;
+    }
+    let manifest = std::fs::read_to_string(project().join("fuzz/Cargo.toml")).unwrap();
+    let targets: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .filter(|n| *n != "demokit-fuzz")
+        .collect();
+    assert_eq!(targets.len(), 10, "targets in fuzz/Cargo.toml: {targets:?}");
+    for target in targets {
+        assert!(
+            check_of(target).is_some(),
+            "no check for fuzz target {target}"
+        );
+        let path = project().join(format!("fuzz/fuzz_targets/{target}.rs"));
+        let source = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            source.contains(&format!("demokit_fuzz::{target}(data)")),
+            "{} does not call its check",
+            path.display()
+        );
+    }
+}
+
+/// Each input a fuzzer found, run through the check of the target that found it.
+#[test]
+fn fuzz_findings_pass_their_target() {
+    let dir = project().join("fixtures/malformed/fuzz");
+    let found = files(&dir);
+    assert!(!found.is_empty(), "no findings in {}", dir.display());
+    for path in found {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let target = name.split('-').next().unwrap();
+        let check = check_of(target)
+            .unwrap_or_else(|| panic!("{name}: no fuzz target {target} (name it <target>-<what>)"));
+        check(&std::fs::read(&path).unwrap());
+    }
+}
+
+/// The reader and round-trip checks on every committed demo, teehistorian and Source file
+/// (the malformed corpus included) and on the DDNet reference recordings.
+#[test]
+fn fuzz_checks_hold_on_every_fixture() {
+    let mut inputs = files(&project().join("fixtures"));
+    inputs.extend(files(&project().join("fixtures/malformed")));
+    if let Some(shared) = common::shared_dir() {
+        inputs.extend(files(&shared.join("conformance/ddnet-recorder")));
+        inputs.extend(files(&shared.join("real-fixtures/teehistorian")));
+        inputs.extend(files(&shared.join("real-fixtures/negative")));
+    }
+    let mut checked = 0;
+    for path in &inputs {
+        let data = std::fs::read(path).unwrap();
+        let targets: &[&str] = match path.extension().and_then(|e| e.to_str()) {
+            Some("demo") => &["twdemo_read", "twdemo_roundtrip", "twdemo_tools"],
+            Some("teehistorian") => &["teehistorian_read", "teehistorian_roundtrip"],
+            Some("dem") => &["source_read", "source_roundtrip"],
+            _ => continue,
+        };
+        for target in targets {
+            check_of(target).unwrap()(&data);
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "only {checked} checks ran");
+}
+
+/// Defect: the codec counted `ff ff ff ff ff` (the fifth byte's ignored high bits set) as
+/// an int in canonical form, so twdemo payload statistics called such a payload canonical
+/// though re-encoding it gives other bytes. Teehistorian already had the right rule; the
+/// codec now has it and teehistorian uses it.
+#[test]
+fn a_fifth_int_byte_with_high_bits_is_not_canonical() {
+    let data =
+        std::fs::read(project().join("fixtures/malformed/fuzz/varint-fifth-byte-high-bits.bin"))
+            .unwrap();
+    assert_eq!(data, [0xff; 5]);
+    let mut ints = Vec::new();
+    assert_eq!(varint::unpack_ints(&data, &mut ints, 8), Ok(1));
+    assert_eq!(ints, [i32::MIN]);
+    assert!(!varint::is_canonical(i32::MIN, &data));
+    assert!(varint::is_canonical(
+        i32::MIN,
+        &[0xff, 0xff, 0xff, 0xff, 0x0f]
+    ));
+
+    // The demo a fuzzer built around such an int: the decoder counts it.
+    let demo = std::fs::read(
+        project().join("fixtures/malformed/fuzz/twdemo_read-payload-int-fifth-byte-high-bits.demo"),
+    )
+    .unwrap();
+    let slice = tw::DemoSlice::parse(&demo).unwrap();
+    let mut decoder = tw::PayloadDecoder::new();
+    let mut non_canonical = 0;
+    for item in slice.chunks() {
+        if let tw::Chunk::Data(d) = item.unwrap().chunk
+            && let Ok(p) = decoder.decode(d.payload)
+        {
+            non_canonical += p.non_canonical_ints;
+        }
+    }
+    assert!(
+        non_canonical > 0,
+        "the payload's overlong int is not counted"
+    );
+}
+
+/// Finding: a v6 demo without the SHA-256 block whose tiny map begins like the block's
+/// UUID reads, but `repair` cut it to the map's end, and the reader then takes those bytes
+/// for a SHA-256 block cut short (as it must: DDNet's reference demo has a map of a few
+/// bytes, so a cut inside its UUID has to read as a cut). `repair` now checks that its
+/// output reads and refuses such a file instead of writing one that does not.
+#[test]
+fn a_repair_that_would_not_read_back_is_refused() {
+    let data = std::fs::read(
+        project()
+            .join("fixtures/malformed/fuzz/twdemo_read-repaired-map-begins-like-sha256-uuid.demo"),
+    )
+    .unwrap();
+    let slice = tw::DemoSlice::parse(&data).unwrap();
+    assert!(slice.prelude().map_sha256.is_none());
+    let map_len = slice.map().len();
+    assert!(map_len < 16);
+    assert_eq!(
+        slice.map(),
+        &demokit::twdemo::format::SHA256_EXTENSION_UUID[..map_len]
+    );
+    let e = tw::repair::repair(&data).unwrap_err();
+    assert!(
+        matches!(&e, tw::repair::RepairError::Ambiguous(r) if r.is_truncation()),
+        "{e}"
+    );
+
+    // DDNet's reference demo, whose map is a few bytes long, cut inside its UUID: a cut.
+    let finding = std::fs::read(
+        project()
+            .join("fixtures/malformed/fuzz/twdemo_read-cut-inside-sha256-uuid-of-tiny-map.demo"),
+    )
+    .unwrap();
+    let prelude = tw::Prelude::parse(&finding).unwrap();
+    assert!(prelude.map_sha256.is_some() && prelude.header.map_size < 16);
+    let uuid_at = prelude.map_offset() - 48;
+    for cut in uuid_at + 1..uuid_at + 16 {
+        let e = tw::DemoSlice::parse(&finding[..cut]).unwrap_err();
+        assert!(e.is_truncation() && e.offset == uuid_at as u64, "{e}");
+    }
+}
+
+/// Defect: a Source header whose `playback_time` and `ticks` were both garbage (negative)
+/// implied an interval of 3e38 s, so `repair` wrote an infinite `playback_time`, and a
+/// second repair changed the file again. Only a time and tick count implying an interval
+/// of 1 ms to 1 s are taken from the header now. A second finding: frames with negative
+/// ticks give negative `ticks`; the interval must still be read back from such a header.
+#[test]
+fn source_repair_ignores_an_implausible_header_interval() {
+    use demokit::source::repair::{IntervalSource, RepairOptions, repair};
+    let data =
+        std::fs::read(project().join(
+            "fixtures/malformed/fuzz/source_read-repair-header-time-implies-huge-interval.dem",
+        ))
+        .unwrap();
+    let header = *demokit::source::SourceSlice::parse(&data).unwrap().header();
+    assert!(header.playback_time < 0.0 && header.ticks < 0);
+    let first = repair(&data, &RepairOptions::default()).unwrap();
+    assert_eq!(first.report.interval_source, IntervalSource::Guessed);
+    assert_eq!(first.report.interval, 0.015);
+    let fixed = *demokit::source::SourceSlice::parse(&first.bytes)
+        .unwrap()
+        .header();
+    assert!(fixed.playback_time.is_finite());
+    let second = repair(&first.bytes, &RepairOptions::default()).unwrap();
+    assert!(
+        second.report.changes.is_empty(),
+        "{:?}",
+        second.report.changes
+    );
+    assert_eq!(second.bytes, first.bytes);
+}
+
+/// Findings (a limit of the format, not a defect): when a Source header leaves the profile
+/// open, the first frames settle it (or it is guessed); a repair keeps the frames read
+/// under that profile, and the repaired frames (cut, a stop appended) can settle another
+/// one, under which a second repair sees other frames. The repair's output still reads to
+/// its stop command under its own profile, and under the profile the repair used.
+#[test]
+fn a_source_repair_can_settle_an_open_profile_differently() {
+    use demokit::source::repair::{RepairOptions, repair};
+    use demokit::source::{ProfileOrigin, SourceSlice};
+    let data = std::fs::read(
+        project().join("fixtures/malformed/fuzz/source_read-repair-settles-another-profile.dem"),
+    )
+    .unwrap();
+    let input = SourceSlice::parse(&data).unwrap();
+    assert_eq!(input.profile_origin(), ProfileOrigin::Guessed);
+    let repaired = repair(&data, &RepairOptions::default()).unwrap();
+    assert!(repaired.report.stop_appended);
+    let output = SourceSlice::parse(&repaired.bytes).unwrap();
+    assert_eq!(output.profile_origin(), ProfileOrigin::Detected);
+    assert_ne!(output.profile(), input.profile());
+    assert!(output.frames().all(|f| f.is_ok()));
+    // Read with the profile the repair used, the output is what the repair kept.
+    let same = SourceSlice::with_profile(&repaired.bytes, *input.profile()).unwrap();
+    let frames = same.frames().collect::<Result<Vec<_>, _>>().unwrap();
+    assert_eq!(frames.len() as u64, repaired.report.frames_kept + 1);
+
+    // A profile the first frames settled, which the repaired frames leave open.
+    let data = std::fs::read(
+        project()
+            .join("fixtures/malformed/fuzz/source_read-repair-unsettles-a-detected-profile.dem"),
+    )
+    .unwrap();
+    let input = SourceSlice::parse(&data).unwrap();
+    assert_eq!(input.profile_origin(), ProfileOrigin::Detected);
+    let repaired = repair(&data, &RepairOptions::default()).unwrap();
+    let output = SourceSlice::parse(&repaired.bytes).unwrap();
+    assert_ne!(output.profile(), input.profile());
+    assert!(output.frames().all(|f| f.is_ok()));
+    let same = SourceSlice::with_profile(&repaired.bytes, *input.profile()).unwrap();
+    assert!(same.frames().all(|f| f.is_ok()));
+}

@@ -1,0 +1,22 @@
+//! What holds for every format: malformed input, the fuzz corpus's regressions, failing sinks, serde shapes, the fixtures, the feature gates and the minimum Rust version.
+//!
+//! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod datafile_real;
+mod feature_gates;
+mod fixtures;
+mod fuzz_regressions;
+mod malformed;
+mod malformed_corpus;
+mod msrv;
+mod serde_records;
+mod sink_failure;
+
+/// Counts allocations for the tests that bound memory (armed per thread, so tests running
+/// in parallel do not see each other's).
+#[global_allocator]
+static ALLOCATOR: common::alloc::CountingAllocator = common::alloc::CountingAllocator;
+mod fuzz_checks;

@@ -1,0 +1,16 @@
+//! Source engine demos: the container on real files of every game, bad input, property tests and repair.
+//!
+//! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bad_input;
+mod props;
+mod real;
+mod repair;
+
+/// Counts allocations for the tests that bound memory (armed per thread, so tests running
+/// in parallel do not see each other's).
+#[global_allocator]
+static ALLOCATOR: common::alloc::CountingAllocator = common::alloc::CountingAllocator;
