@@ -1,37 +1,54 @@
-//! demokit reads and writes game recordings byte for byte.
+//! demokit reads and writes game recordings byte for byte: Teeworlds/DDNet demos, DDNet
+//! teehistorian files and Source engine demos.
 //!
 //! The crate is layered the way libtw2 is:
 //!
 //! * [`codec`] holds the shared primitives (Teeworlds variable-width ints, Huffman,
 //!   fixed-size string fields, Teeworlds UUIDs). It knows nothing about files.
-//! * [`twdemo`] is the Teeworlds/DDNet demo, in three layers: the container (header
+//! * [`twdemo`] is the Teeworlds/DDNet demo, in four layers: the container (header
 //!   layouts, readers, a writer), the snapshot layer (snapshots, deltas, replay, the
-//!   recorder) and the editing tools (trim, convert, repair, validate). The meaning of
-//!   snapshot items and network messages is left to callers.
-//! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer.
+//!   recorder), the editing tools (trim, convert, repair, validate, timeline markers,
+//!   scrub) and the game layer ([`twdemo::game`]: snapshot items and messages typed by name,
+//!   and the world of players, characters, chat and kills tick by tick).
+//! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer,
+//!   the game-server recorder, the semantic layer (absolute positions and inputs per
+//!   tick), the game layer, and the tools (repair, cut, scrub, validate).
 //! * [`source`] is the Source engine demo container (`HL2DEMO`): header, command frames,
-//!   per-game profiles, readers, a writer and a repair for unfinished recordings.
+//!   per-game profiles, readers, a writer and a repair for unfinished recordings. The
+//!   network data inside packets stays bytes.
+//! * [`gamenet`] is the game protocol of Teeworlds 0.6 with DDNet's extensions and of
+//!   Teeworlds 0.7: what snapshot items and network messages are, by name, with readers
+//!   and writers that pack back to the same ints and bytes. The game layers of [`twdemo`]
+//!   and [`teehistorian`] are built on it.
 //! * [`datafile`] reads Teeworlds/DDNet datafiles (map files), as DDNet's client checks
 //!   them when it loads a demo's embedded map.
-//! * [`detect`] tells formats apart by their magic bytes, for front ends such as the CLI.
+//! * [`detect`] tells formats apart by their magic bytes, for front ends such as the
+//!   `demokit` tool.
+//! * `export` (feature `export`) turns recordings into tables: Arrow record batches and
+//!   Parquet datasets, for DuckDB, Spark, pandas and Polars.
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
 //! * [`read`] holds what the readers of every format share: the read error shape and the
 //!   streaming input buffer.
 //! * [`report`] holds what the tools of every format report in the same shape.
 //!
+//! The command-line tool is the separate crate `demokit-cli` (binary `demokit`), the C ABI
+//! is `demokit-ffi`, and the Python package is built from the same repository; all three
+//! are front ends over this crate.
+//!
 //! # Cargo features
 //!
-//! | feature | default | what it gates |
-//! | --- | --- | --- |
-//! | `cli` | on | the `demokit` command-line tool (the binary) and the crates only it needs: clap, indicatif, rayon. Turns on `serde`, since the tool's JSON comes from the derives. The library's API is the same with or without it. |
-//! | `serde` | with `cli` | `Serialize` on the public record, summary and report types, and `Deserialize` on their owned forms (UUIDs through `uuid/serde`). serde itself is always a dependency: the teehistorian header is JSON. |
-//! | `proptest` | off | `twdemo::strategies`, `teehistorian::strategies` and `source::strategies`: the proptest strategies this crate's own property tests use, for whole files and single records of every kind, which always write without error and read back to themselves. |
+//! The crate has no default features; it builds with none of them.
 //!
-//! A library user who wants none of the tool's dependencies writes
-//! `demokit = { version = "0.1", default-features = false }` and adds `features =
-//! ["serde"]` for the derives; `features = ["proptest"]` (usually under
-//! `[dev-dependencies]`) for the strategies. docs.rs documents every feature.
+//! | feature | what it gates |
+//! | --- | --- |
+//! | `serde` | `Serialize` on the public record, summary and report types, and `Deserialize` on their owned forms (UUIDs through `uuid/serde`). serde itself is always a dependency: the teehistorian header is JSON. |
+//! | `proptest` | `twdemo::strategies`, `teehistorian::strategies` and `source::strategies`: the proptest strategies this crate's own property tests use, for whole files and single records of every kind, which always write without error and read back to themselves. |
+//! | `export` | `export`: recordings as Arrow record batches and Parquet datasets. Turns on `serde`. Arrow and Parquet are large builds. |
+//!
+//! A library user writes `demokit = "0.1"`, and adds `features = ["serde"]` for the
+//! derives, `features = ["export"]` for the tables, and `features = ["proptest"]` (usually
+//! under `[dev-dependencies]`) for the strategies. docs.rs documents every feature.
 
 #![warn(missing_docs)]
 // No `unsafe` anywhere: no benchmark has shown a hot loop that needs it.
@@ -56,3 +73,22 @@ pub mod twdemo;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of `docs/library.md` (the library per format, the game layer, the
+/// property-test strategies), compiled and run as doctests; the strategies need the
+/// `proptest` feature.
+#[cfg(all(doctest, feature = "proptest"))]
+#[doc = include_str!("../docs/library.md")]
+pub struct DocsLibraryDoctests;
+
+/// The examples of `docs/validate.md` (`validate` from the library), compiled and run as
+/// doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/validate.md")]
+pub struct DocsValidateDoctests;
+
+/// The examples of `docs/export.md` (tables through `demokit::export`), compiled and run as
+/// doctests; they need the `export` feature.
+#[cfg(all(doctest, feature = "export"))]
+#[doc = include_str!("../docs/export.md")]
+pub struct DocsExportDoctests;
