@@ -22,7 +22,7 @@
 //! to show how it grows with the number of files, and over one teehistorian file of 5.4
 //! and one of 54 MB, to show that it does not grow with the length of a file.
 //! It needs `/usr/bin/time` and the CLI built with the command (`cargo build --release
-//! --features export`); without either, or
+//! -p demokit-cli`); without either, or
 //! without `../shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
 
 #[allow(dead_code)] // The demo benchmarks' loader; this one uses the demos' bytes only.
@@ -246,7 +246,7 @@ fn memory(generated: &[u8]) {
     let (Some(cli), true, true) = (cli(), demos.is_dir(), Path::new("/usr/bin/time").is_file())
     else {
         eprintln!(
-            "export memory: skipped (needs `cargo build --release --features export`, ../shared \
+            "export memory: skipped (needs `cargo build --release -p demokit-cli`, ../shared \
              and /usr/bin/time)"
         );
         return;

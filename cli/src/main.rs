@@ -139,7 +139,7 @@ enum Command {
     /// players, ticks, inputs, frames), for DuckDB, Spark, pandas or Polars.
     ///
     /// Every file gets a row in `files`, with its error if it could not be read to the
-    /// end (the other tables keep what came before). Schemas: see the README.
+    /// end (the other tables keep what came before). Schemas: docs/export.md.
     Export {
         /// Recordings, or directories to search for them.
         #[arg(required = true, value_name = "FILE|DIR")]

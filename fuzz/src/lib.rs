@@ -1,8 +1,8 @@
 //! demokit's fuzz targets: each target in `fuzz_targets/` calls one function of this
 //! crate with the fuzzer's input.
 //!
-//! The functions, and what each checks, are in `tests/fuzz_checks/mod.rs` of the project
-//! root, which `tests/fuzz_regressions.rs` also compiles, so that every input a fuzzer ever
+//! The functions, and what each checks, are in `tests/robustness/fuzz_checks.rs` of the project
+//! root, which `tests/robustness/fuzz_regressions.rs` also compiles, so that every input a fuzzer ever
 //! found (`fixtures/malformed/fuzz/`) stays fixed under `cargo test`. What this crate adds
 //! is the fuzzer's side: the allocation cap below.
 
@@ -50,8 +50,8 @@ mod capped {
 }
 
 // The checks live in the main crate's tests/, which the published crate ships (this crate
-// is not published), so that tests/fuzz_regressions.rs compiles there too.
-#[path = "../../tests/fuzz_checks/mod.rs"]
+// is not published), so that tests/robustness/fuzz_regressions.rs compiles there too.
+#[path = "../../tests/robustness/fuzz_checks.rs"]
 mod checks;
 
 pub use checks::*;

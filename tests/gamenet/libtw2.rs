@@ -271,7 +271,7 @@ impl Tally {
     }
 }
 
-/// The type of a snapshot item, as `tests/gamenet_real.rs` finds it.
+/// The type of a snapshot item, as `tests/gamenet/real.rs` finds it.
 fn object_type(snapshot: &Snapshot<'_>, type_id: i32) -> ObjectType {
     if type_id >= OFFSET_UUID_TYPE {
         match snapshot.extended_type_uuid(type_id) {

@@ -1,7 +1,7 @@
 //! The files in `fixtures/` are made by this project: demos its recorder wrote, and
 //! hand-made malformed inputs derived from them. This test rebuilds each one and checks the
 //! committed bytes, so a change in the recorder cannot go unnoticed.
-//! `DEMOKIT_BLESS=1 cargo test --test fixtures` writes them anew.
+//! `DEMOKIT_BLESS=1 cargo test --test robustness fixtures::` writes them anew.
 
 use demokit::codec::huffman::LengthRule;
 use demokit::twdemo::{Recorder, RecorderConfig};

@@ -5,7 +5,7 @@
 //! disagree, a cut-off input does not yield everything before the cut, something that
 //! reads does not write back to the same bytes, or an edit produces a file that does not
 //! read. Two crates compile this file: the fuzz crate (`fuzz/src/lib.rs`, whose targets
-//! call these functions under libFuzzer) and `tests/fuzz_regressions.rs`, which runs every
+//! call these functions under libFuzzer) and `tests/robustness/fuzz_regressions.rs`, which runs every
 //! function on every committed fixture and on each input a fuzzer ever found
 //! (`fixtures/malformed/fuzz/`), so what fuzzing finds stays fixed without a fuzzer. It
 //! lives here, beside the tests, because the published crate ships `tests/` but not the

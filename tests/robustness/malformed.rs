@@ -1,4 +1,4 @@
-//! Reads every file in `fixtures/malformed/` (made by `tests/malformed_corpus.rs`) to the
+//! Reads every file in `fixtures/malformed/` (made by `tests/robustness/malformed_corpus.rs`) to the
 //! end with the matching slice reader, decoding twdemo payloads too, and checks the outcome
 //! the table below names for it: the items delivered, then the error kind and its byte
 //! offset, or a clean end for inputs that are odd but legal. The streaming readers must
@@ -491,7 +491,7 @@ fn every_file_is_in_the_table_and_the_corpus_is_large_enough() {
     let mut on_disk = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(dir()).unwrap() {
         let entry = entry.unwrap();
-        // fixtures/malformed/fuzz/ holds fuzzer findings (tests/fuzz_regressions.rs).
+        // fixtures/malformed/fuzz/ holds fuzzer findings (tests/robustness/fuzz_regressions.rs).
         if entry.file_type().unwrap().is_dir() {
             continue;
         }

@@ -1,8 +1,8 @@
 //! The files in `fixtures/malformed/` are small hand-made bad inputs for the three formats,
 //! each derived from a valid file this crate's own writers make and named for what is wrong
 //! with it. This test rebuilds each one and checks the committed bytes;
-//! `DEMOKIT_BLESS=1 cargo test --test malformed_corpus` writes them anew.
-//! `tests/malformed.rs` reads every one and checks the outcome.
+//! `DEMOKIT_BLESS=1 cargo test --test robustness malformed_corpus::` writes them anew.
+//! `tests/robustness/malformed.rs` reads every one and checks the outcome.
 
 use demokit::codec::huffman::{self, LengthRule};
 use demokit::codec::varint;
@@ -859,7 +859,7 @@ fn committed_corpus_is_what_the_code_makes() {
     // No stray file: everything in the directory is made here.
     for entry in std::fs::read_dir(&dir).unwrap() {
         let entry = entry.unwrap();
-        // fixtures/malformed/fuzz/ holds fuzzer findings (tests/fuzz_regressions.rs).
+        // fixtures/malformed/fuzz/ holds fuzzer findings (tests/robustness/fuzz_regressions.rs).
         if entry.file_type().unwrap().is_dir() {
             continue;
         }

@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 /// Files recorded by a writer whose snapshots are ordered by key (Teeworlds 0.7), replayed
-/// with the items sorted after each delta, as in tests/twdemo_snapshots.rs.
+/// with the items sorted after each delta, as in tests/twdemo/snapshots.rs.
 const SORTED_BY_KEY: &[&str] = &["v4_tw075_client_dm1.demo"];
 
 /// One tick of a replay.

@@ -640,7 +640,7 @@ fn cli_refuses_demos() {
         return;
     };
     let dir = TempDir::new("scrub-demo");
-    // Teeworlds demos are scrubbed (tests/twdemo_scrub.rs); Source demos are not yet.
+    // Teeworlds demos are scrubbed (cli/tests/cli/twdemo_scrub.rs); Source demos are not yet.
     for sub in ["source"] {
         let Some(demo) = std::fs::read_dir(shared.join("real-fixtures").join(sub))
             .unwrap()
