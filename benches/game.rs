@@ -39,7 +39,7 @@ use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use demokit::twdemo::game::{GameReplay, GameTick};
-use demokit::twdemo::replay::SnapshotReplay;
+use demokit::twdemo::snapshot::replay::SnapshotReplay;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
 use libtw2_demo::ddnet::{Chunk as Libtw2Chunk, DemoReader, Warning};
 use ratio::Ratio;

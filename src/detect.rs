@@ -3,21 +3,46 @@
 /// A recording format demokit knows of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum Format {
     /// Teeworlds/DDNet demo (`TWDEMO\0`).
+    #[cfg_attr(feature = "serde", serde(rename = "twdemo"))]
     TwDemo,
     /// DDNet teehistorian (starts with its 16-byte UUID).
+    #[cfg_attr(feature = "serde", serde(rename = "teehistorian"))]
     Teehistorian,
     /// Source engine demo (`HL2DEMO\0`).
+    #[cfg_attr(feature = "serde", serde(rename = "source"))]
     SourceDemo,
     /// GoldSrc (Half-Life 1) demo (`HLDEMO\0`): a different format.
+    #[cfg_attr(feature = "serde", serde(rename = "goldsrc"))]
     GoldSrcDemo,
     /// Source 2 demo (`PBDEMS2\0`): a different format.
+    #[cfg_attr(feature = "serde", serde(rename = "source2"))]
     Source2Demo,
 }
 
 impl Format {
+    /// The format's short name in JSON, the tables and Python ("twdemo", "teehistorian",
+    /// "source", "goldsrc", "source2"): its serde name.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Format::TwDemo => "twdemo",
+            Format::Teehistorian => "teehistorian",
+            Format::SourceDemo => "source",
+            Format::GoldSrcDemo => "goldsrc",
+            Format::Source2Demo => "source2",
+        }
+    }
+
+    /// Whether demokit reads recordings of this format (the others it only names).
+    pub const fn is_read(self) -> bool {
+        matches!(
+            self,
+            Format::TwDemo | Format::Teehistorian | Format::SourceDemo
+        )
+    }
+
     /// A human-readable name.
     pub const fn name(self) -> &'static str {
         match self {
@@ -40,7 +65,7 @@ pub const TEEHISTORIAN_UUID: [u8; 16] = crate::teehistorian::format::FILE_UUID;
 pub fn detect(data: &[u8]) -> Option<Format> {
     use crate::source::format::{GOLDSRC_MAGIC, MAGIC as SOURCE_MAGIC, SOURCE2_MAGIC};
     use crate::teehistorian::format::FILE_UUID;
-    use crate::twdemo::format::MAGIC as TWDEMO_MAGIC;
+    use crate::twdemo::container::format::MAGIC as TWDEMO_MAGIC;
     let twdemo_prefix =
         !data.is_empty() && TWDEMO_MAGIC.starts_with(&data[..data.len().min(TWDEMO_MAGIC.len())]);
     if twdemo_prefix {

@@ -31,6 +31,10 @@
 //! * [`read`] holds what the readers of every format share: the read error shape and the
 //!   streaming input buffer.
 //! * [`report`] holds what the tools of every format report in the same shape.
+//! * [`scrub`] holds the pseudonyms, chat filters and name mapping that every format's
+//!   scrub uses; what each format rewrites stays in the format.
+//! * [`time`] holds tick ranges and time as every format counts them: the server's tick
+//!   rate, a range of ticks, and range bounds in ticks, seconds or timeline markers.
 //!
 //! The command-line tool is the separate crate `demokit-cli` (binary `demokit`), the C ABI
 //! is `demokit-ffi`, and the Python package is built from the same repository; all three
@@ -43,7 +47,7 @@
 //! | feature | what it gates |
 //! | --- | --- |
 //! | `serde` | `Serialize` on the public record, summary and report types, and `Deserialize` on their owned forms (UUIDs through `uuid/serde`). serde itself is always a dependency: the teehistorian header is JSON. |
-//! | `proptest` | `twdemo::strategies`, `teehistorian::strategies` and `source::strategies`: the proptest strategies this crate's own property tests use, for whole files and single records of every kind, which always write without error and read back to themselves. |
+//! | `proptest` | `twdemo::container::strategies`, `teehistorian::strategies` and `source::strategies`: the proptest strategies this crate's own property tests use, for whole files and single records of every kind, which always write without error and read back to themselves. |
 //! | `export` | `export`: recordings as Arrow record batches and Parquet datasets. Turns on `serde`. Arrow and Parquet are large builds. |
 //!
 //! A library user writes `demokit = "0.1"`, and adds `features = ["serde"]` for the
@@ -62,11 +66,14 @@ pub mod export;
 pub mod gamenet;
 pub mod output;
 pub mod read;
+pub mod recording;
 pub mod report;
+pub mod scrub;
 #[cfg(feature = "serde")]
 mod serde_util;
 pub mod source;
 pub mod teehistorian;
+pub mod time;
 pub mod twdemo;
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.

@@ -37,6 +37,10 @@ pub trait ErrorKind {
     /// Whether the input ended inside an element (rather than holding bytes that do not
     /// read as one).
     fn is_truncation(&self) -> bool;
+
+    /// Whether the reader's source failed (an I/O error while streaming), rather than the
+    /// bytes being wrong.
+    fn is_io(&self) -> bool;
 }
 
 /// Marks bytes of a [`Refill`] as read: see [`Refill::split`].

@@ -1,10 +1,11 @@
 //! What the tools of every format report in the same shape: the [`Report`] of a `validate`
-//! ([`twdemo::validate`](crate::twdemo::validate::validate),
+//! ([`twdemo::edit::validate`](crate::twdemo::edit::validate::validate),
 //! [`teehistorian::summary::validate`](crate::teehistorian::summary::validate),
 //! [`source::summary::validate`](crate::source::summary::validate)), the [`Cut`] of a
 //! `repair` and the [`RewriteError`] of a `rewrite`.
 //!
-//! The three `rewrite` functions ([`twdemo::demo::rewrite`](crate::twdemo::demo::rewrite),
+//! The three `rewrite` functions
+//! ([`twdemo::container::demo::rewrite`](crate::twdemo::container::demo::rewrite),
 //! [`teehistorian::rewrite`](crate::teehistorian::rewrite),
 //! [`source::rewrite`](crate::source::rewrite)) have one shape: they read a whole file and
 //! write it again into a sink, `fn rewrite<W: Write>(data: &[u8], sink: W) -> Result<(W,

@@ -5,17 +5,17 @@
 //! What a job does with its file is the command's business ([`super::info`],
 //! [`super::validate`]).
 
-use super::input::{Input, format_id, is_stdin, supported};
+use super::input::{exit_of, is_stdin, open};
 use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
 use super::{Exit, Outcome, Stop};
-use demokit::detect::{self, Format};
 use demokit::export::FileInput;
+use demokit::recording::{Error, Format, Recording};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -198,7 +198,7 @@ impl Done {
         let out = if json {
             json_line(&FailedJson {
                 file: FileJson::of(file),
-                format: format.map(format_id),
+                format: format.map(Format::id),
                 error: ErrorJson { offset, message },
             })
         } else {
@@ -229,70 +229,24 @@ impl Done {
     }
 }
 
-/// Reads a job's file: its format and bytes, or what ends the job already (a skip or a
-/// failure).
-pub(crate) fn read_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>), Done> {
-    let (format, data, file) = open_job(job, json)?;
-    Ok((format, read_rest(job, json, data, file)?))
-}
-
-/// Reads the rest of an opened job's file after the `data` already read.
-pub(crate) fn read_rest(
-    job: &Job,
-    json: bool,
-    mut data: Vec<u8>,
-    mut file: Input,
-) -> Result<Vec<u8>, Done> {
-    if let Some(len) = file.len_hint() {
-        data.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_sub(16));
-    }
-    file.read_to_end(&mut data).map_err(|e| {
-        let message = format!("cannot read: {e}");
-        Done::failed(&job.path, None, Exit::Io, None, message, json)
-    })?;
-    Ok(data)
-}
-
-/// A job's whole file, for commands that take every file in at once: `Ok(None)` when it
-/// is skipped (settled so while searching, or found in a directory and of no format
-/// demokit reads), `Err` with the message when it cannot be read.
-pub(crate) fn read_whole(job: &Job) -> Result<Option<Vec<u8>>, String> {
-    match &job.settled {
-        Some(Settled::Skip(_)) => return Ok(None),
-        Some(Settled::Fail(why)) => return Err(why.clone()),
-        None => {}
-    }
-    let mut data = Vec::new();
-    Input::open(&job.path)
-        .and_then(|mut file| file.read_to_end(&mut data))
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if job.found && supported(&data).is_err() {
-        return Ok(None);
-    }
-    Ok(Some(data))
-}
-
-/// [`read_whole`] for `demokit export`: the library's [`FileInput`] (a teehistorian file
-/// as a stream, so that a long file costs no memory for its bytes), standard input whole.
-pub(crate) fn read_for_export(job: &Job) -> Result<Option<FileInput>, String> {
-    if job.settled.is_some() || is_stdin(&job.path) {
-        return read_whole(job).map(|data| data.map(FileInput::Whole));
-    }
-    let input = FileInput::open(&job.path).map_err(|e| format!("cannot read: {e}"))?;
-    if job.found
-        && !matches!(
-            input.format(),
-            Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
+impl Done {
+    /// A file the library could not open or read (as its format, when it is known).
+    pub(crate) fn error(file: &Path, format: Option<Format>, error: &Error, json: bool) -> Done {
+        Done::failed(
+            file,
+            format,
+            exit_of(error),
+            error.offset(),
+            error.message(),
+            json,
         )
-    {
-        return Ok(None);
     }
-    Ok(Some(input))
 }
 
-/// Opens a job's file and reads its magic: the format, the bytes read so far and the file
-/// positioned after them, or what ends the job already (a skip or a failure).
-pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, Input), Done> {
+/// Opens a job's recording through the library's entry point, or says what ends the job
+/// already: a skip (settled so while searching, or a file found in a directory that is no
+/// recording demokit reads) or a failure.
+pub(crate) fn open_job(job: &Job, json: bool) -> Result<Recording, Done> {
     let path = &job.path;
     match &job.settled {
         Some(Settled::Skip(why)) => return Err(Done::skipped(path, why, json)),
@@ -301,31 +255,52 @@ pub(crate) fn open_job(job: &Job, json: bool) -> Result<(Format, Vec<u8>, Input)
         }
         None => {}
     }
-    let cannot_read = |e: io::Error| {
-        let message = format!("cannot read: {e}");
-        Done::failed(path, None, Exit::Io, None, message, json)
-    };
-    let mut file = Input::open(path).map_err(cannot_read)?;
-    // The magic first, so that a file skipped for its format is not read whole.
-    let mut data = Vec::new();
-    (&mut file)
-        .take(16)
-        .read_to_end(&mut data)
-        .map_err(cannot_read)?;
-    let format = match supported(&data) {
-        Ok(format) => format,
-        Err(why) if job.found => {
-            let why = match detect::detect(&data) {
-                None if !data.is_empty() => {
+    match open(path) {
+        Ok(recording) => Ok(recording),
+        Err(Error::UnknownFormat {
+            format, message, ..
+        }) if job.found => {
+            let why = match format {
+                None if message.starts_with("unknown format") => {
                     "unknown format (not a Teeworlds demo, teehistorian file or Source demo)"
                 }
-                _ => &why,
+                _ => &message,
             };
-            return Err(Done::skipped(path, why, json));
+            Err(Done::skipped(path, why, json))
         }
-        Err(why) => return Err(Done::failed(path, None, Exit::Invalid, Some(0), why, json)),
+        Err(e) => Err(Done::error(path, None, &e, json)),
+    }
+}
+
+/// A job's file for `demokit export`: the library's [`FileInput`] (a teehistorian file as
+/// a stream, so that a long file costs no memory for its bytes), `Ok(None)` when it is
+/// skipped, `Err` with the message when it cannot be read. A file named on the command line
+/// that is no recording is handed over whole: its row in `files` says why.
+pub(crate) fn read_for_export(job: &Job) -> Result<Option<FileInput>, String> {
+    match &job.settled {
+        Some(Settled::Skip(_)) => return Ok(None),
+        Some(Settled::Fail(why)) => return Err(why.clone()),
+        None => {}
+    }
+    let recording = match open(&job.path) {
+        Ok(recording) => recording,
+        Err(Error::UnknownFormat { .. }) if job.found => return Ok(None),
+        Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => {
+            return std::fs::read(&job.path)
+                .map(|data| Some(FileInput::Whole(data)))
+                .map_err(|e| format!("cannot read: {e}"));
+        }
+        Err(e) => return Err(e.to_string()),
     };
-    Ok((format, data, file))
+    match recording.path() {
+        Some(path) => FileInput::open(path)
+            .map(Some)
+            .map_err(|e| format!("cannot read: {e}")),
+        None => recording
+            .bytes()
+            .map(|data| Some(FileInput::Whole(data.into_owned())))
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// Runs `work` (given a job and whether this is a batch) on the files `paths` name.

@@ -1,8 +1,9 @@
 //! `demokit`: the command-line front end.
 //!
-//! A thin layer over the library: it detects the format of a file from its magic bytes,
-//! hands the bytes to [`demokit::twdemo`], [`demokit::teehistorian`] or [`demokit::source`]
-//! and prints what comes back. It holds no format logic of its own.
+//! A thin layer over the library: it opens every input through the library's one entry
+//! point, [`demokit::recording::Recording`], asks it for the operation and prints what comes
+//! back (JSON from the library's serde types, text from their `Display`). It holds no format
+//! logic of its own and never matches on the format.
 //!
 //! This file holds the command line (clap) and the dispatch to the modules:
 //!
@@ -10,11 +11,10 @@
 //!   cores and reported in sorted path order, with a progress bar when stderr is a
 //!   terminal.
 //! * [`info`] and [`validate`]: those two commands on one file.
-//! * [`twdemo`], [`teehistorian`], [`source`]: what each format's commands print.
 //! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --objects`).
-//! * [`edit`]: the editing commands (`convert`, `repair`, `trim`, `markers`,
-//!   `extract-map`, `dump --snapshots`).
-//! * [`input`]: reading an input and telling its format; [`output`]: stdout, stderr
+//! * [`edit`]: `dump` and the editing commands (`rewrite`, `convert`, `repair`, `trim`,
+//!   `markers`, `extract-map`, `scrub`, `dump --snapshots`).
+//! * [`input`]: opening an input through the library; [`output`]: stdout, stderr
 //!   messages and JSON lines; [`destination`]: every file a command writes, checked
 //!   against the input before any work and written atomically with [`demokit::output`].
 //!
@@ -32,19 +32,13 @@ mod game;
 mod info;
 mod input;
 mod output;
-mod source;
-mod teehistorian;
-mod twdemo;
 mod validate;
 
 use batch::run_jobs;
 use clap::{Parser, Subcommand};
-use demokit::detect::Format;
-use demokit::twdemo::trim::RangeBound;
-use destination::{ChangeOutputArgs, Destination, EditOutputArgs, OutputArgs};
-use input::load_supported;
-use output::complain;
-use std::path::{Path, PathBuf};
+use demokit::time::RangeBound;
+use destination::{ChangeOutputArgs, EditOutputArgs, OutputArgs};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The text `demokit --help` prints after the usage, documenting the exit codes.
@@ -452,19 +446,19 @@ fn main() -> ExitCode {
             json,
             snapshots: false,
             objects: false,
-        } => dump(file, *json),
+        } => edit::dump(file, *json),
         Command::Dump {
             file,
             json,
             snapshots: true,
             ..
-        } => with_twdemo(file, |data| edit::dump_snapshots(file, data, *json)),
+        } => edit::dump_snapshots(file, *json),
         Command::Dump {
             file,
             json,
             objects: true,
             ..
-        } => dump_objects(file, *json),
+        } => game::dump_objects(file, *json),
         Command::Export {
             files,
             output,
@@ -481,7 +475,7 @@ fn main() -> ExitCode {
         }),
         Command::Rewrite { input, output } => output
             .destination(input)
-            .and_then(|output| rewrite_file(input, &output)),
+            .and_then(|output| edit::rewrite_file(input, &output)),
         Command::Repair {
             input,
             output,
@@ -489,7 +483,7 @@ fn main() -> ExitCode {
             json,
         } => output
             .destination(input)
-            .and_then(|output| repair_file(input, &output, *tick_interval, *json)),
+            .and_then(|output| edit::repair_file(input, &output, *tick_interval, *json)),
         Command::Scrub {
             input,
             output,
@@ -523,11 +517,9 @@ fn main() -> ExitCode {
             output,
             version,
             json,
-        } => output.destination(input).and_then(|output| {
-            with_twdemo(input, |data| {
-                edit::convert_file(input, &output, data, *version, *json)
-            })
-        }),
+        } => output
+            .destination(input)
+            .and_then(|output| edit::convert_file(input, &output, *version, *json)),
         Command::Trim {
             input,
             output,
@@ -536,28 +528,24 @@ fn main() -> ExitCode {
             json,
         } => output
             .destination(input)
-            .and_then(|output| trim_file(input, &output, *from, *to, *json)),
+            .and_then(|output| edit::trim_file(input, &output, *from, *to, *json)),
         Command::Markers {
             input,
             add,
             remove,
             output,
             json,
-        } => output.destination(input).and_then(|output| {
-            with_twdemo(input, |data| match &output {
-                None => edit::list_markers_of(input, data, *json),
-                Some(output) => edit::markers_file(input, output, data, add, remove, *json),
-            })
+        } => output.destination(input).and_then(|output| match &output {
+            None => edit::list_markers_of(input, *json),
+            Some(output) => edit::markers_file(input, output, add, remove, *json),
         }),
         Command::ExtractMap {
             input,
             output,
             json,
-        } => output.destination(input).and_then(|output| {
-            with_twdemo(input, |data| {
-                edit::extract_map_file(input, &output, data, *json)
-            })
-        }),
+        } => output
+            .destination(input)
+            .and_then(|output| edit::extract_map_file(input, &output, *json)),
         Command::Validate { files, json } => run_jobs(files, |job, batch| {
             validate::validate_job(job, *json, batch)
         }),
@@ -565,97 +553,5 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Stop(exit)) => ExitCode::from(exit as u8),
-    }
-}
-
-/// `demokit dump`.
-fn dump(file: &Path, json: bool) -> Outcome {
-    let (format, data) = load_supported(file)?;
-    match format {
-        Format::Teehistorian => teehistorian::dump(file, &data, json),
-        Format::SourceDemo => source::dump(file, &data, json),
-        _ => twdemo::dump(file, &data, json),
-    }
-}
-
-/// `demokit dump --objects`.
-fn dump_objects(file: &Path, json: bool) -> Outcome {
-    let (format, data) = load_supported(file)?;
-    match format {
-        Format::TwDemo | Format::Teehistorian => game::dump_objects(file, format, &data, json),
-        other => game::no_game_layer(file, other),
-    }
-}
-
-/// `demokit rewrite`.
-fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
-    let (format, data) = load_supported(input)?;
-    match format {
-        Format::Teehistorian => teehistorian::rewrite(input, output, &data),
-        Format::SourceDemo => source::rewrite(input, output, &data),
-        _ => twdemo::rewrite(input, output, &data),
-    }
-}
-
-/// `demokit trim`: Teeworlds demos and teehistorian files.
-fn trim_file(
-    input: &Path,
-    output: &Destination,
-    from: Option<RangeBound>,
-    to: Option<RangeBound>,
-    json: bool,
-) -> Outcome {
-    let (format, data) = load_supported(input)?;
-    match format {
-        Format::TwDemo => edit::trim_file(input, output, &data, from, to, json),
-        Format::Teehistorian => edit::trim_teehistorian(input, output, &data, from, to, json),
-        other => {
-            complain(
-                input,
-                format_args!(
-                    "trim needs a Teeworlds/DDNet demo or a teehistorian file, not a {}",
-                    other.name()
-                ),
-            );
-            Err(Stop(Exit::Invalid))
-        }
-    }
-}
-
-/// Runs `work` on the bytes of `input` if it is a Teeworlds demo; other formats are refused.
-fn with_twdemo(input: &Path, work: impl FnOnce(&[u8]) -> Outcome) -> Outcome {
-    let (format, data) = load_supported(input)?;
-    if format != Format::TwDemo {
-        complain(
-            input,
-            format_args!(
-                "this command needs a Teeworlds/DDNet demo, not a {}",
-                format.name()
-            ),
-        );
-        return Err(Stop(Exit::Invalid));
-    }
-    work(&data)
-}
-
-/// `demokit repair`: Teeworlds and Source demos.
-fn repair_file(
-    input: &Path,
-    output: &Destination,
-    tick_interval: Option<f32>,
-    json: bool,
-) -> Outcome {
-    let (format, data) = load_supported(input)?;
-    match format {
-        Format::SourceDemo => source::repair_file(input, output, &data, tick_interval, json),
-        Format::TwDemo => edit::repair_demo(input, output, &data, json),
-        Format::Teehistorian => edit::repair_teehistorian(input, output, &data, json),
-        other => {
-            complain(
-                input,
-                format_args!("repair of a {} is not supported yet", other.name()),
-            );
-            Err(Stop(Exit::Invalid))
-        }
     }
 }

@@ -10,6 +10,7 @@
 //! JSON.
 
 use super::{Exit, Outcome, Stop};
+use demokit::recording::Error;
 use serde::Serialize;
 use std::fmt::{Display, Write as _};
 use std::io::{self, BufWriter, Write};
@@ -85,23 +86,6 @@ pub(crate) fn warn_skipped(file: &Path, skipped: usize) {
             ),
         );
     }
-}
-
-/// A read error of any format: where it is, what it says and the exit status it earns.
-/// Its `Display` is `at byte N: message`.
-pub(crate) trait Failure: Display {
-    /// Offset the error was found at.
-    fn offset(&self) -> u64;
-    /// What went wrong (without the offset).
-    fn message(&self) -> String;
-    /// I/O trouble or a format error.
-    fn exit(&self) -> Exit;
-}
-
-/// Prints `error` and returns the matching stop.
-pub(crate) fn read_failure(file: &Path, error: &impl Failure) -> Stop {
-    complain(file, error);
-    Stop(error.exit())
 }
 
 /// Buffered, locked stdout (or stderr, for the report of a command whose output file goes
@@ -196,10 +180,10 @@ pub(crate) struct ErrorJson {
 }
 
 impl ErrorJson {
-    /// The JSON form of a read error.
-    pub(crate) fn of(error: &dyn Failure) -> ErrorJson {
+    /// The JSON form of an error of the library.
+    pub(crate) fn of(error: &Error) -> ErrorJson {
         ErrorJson {
-            offset: Some(error.offset()),
+            offset: error.offset(),
             message: error.message(),
         }
     }
@@ -208,68 +192,4 @@ impl ErrorJson {
 /// Appends one `key value` row, the values aligned in one column.
 pub(crate) fn row(out: &mut String, key: &str, value: impl Display) {
     let _ = writeln!(out, "{key:<17} {value}");
-}
-
-/// `first to last`, or `none`.
-pub(crate) fn tick_range(first: Option<i32>, last: Option<i32>) -> String {
-    match (first, last) {
-        (Some(first), Some(last)) => format!("{first} to {last}"),
-        _ => "none".into(),
-    }
-}
-
-/// Seconds for people: rounded to the millisecond, without trailing zeros ("1.725 s" for
-/// the `f32` 1.7249999 a header holds as 115 ticks of 0.015 s). JSON keeps the exact value.
-pub(crate) fn seconds(value: f32) -> String {
-    trimmed(format!("{value:.3}"))
-}
-
-/// A tick interval for people: to the microsecond, with the tick rate it makes
-/// ("0.016667 s, 60 ticks/s").
-pub(crate) fn interval(value: f32) -> String {
-    let rate = if value > 0.0 {
-        format!(
-            ", {} ticks/s",
-            trimmed(format!("{:.2}", 1.0 / f64::from(value)))
-        )
-    } else {
-        String::new()
-    };
-    format!("{} s{rate}", trimmed(format!("{value:.6}")))
-}
-
-/// A decimal without trailing zeros after its point (and without the point if nothing
-/// follows it); "-0" becomes "0".
-fn trimmed(mut text: String) -> String {
-    if text.contains('.') {
-        let keep = text.trim_end_matches('0').trim_end_matches('.').len();
-        text.truncate(keep);
-    }
-    if text == "-0" {
-        text.remove(0);
-    }
-    text
-}
-
-/// Ticks as `n (t1, t2, ...)`, or `none`.
-pub(crate) fn tick_list(ticks: &[i32]) -> String {
-    if ticks.is_empty() {
-        return "none".into();
-    }
-    let list: Vec<String> = ticks.iter().map(i32::to_string).collect();
-    format!("{} ({})", ticks.len(), list.join(", "))
-}
-
-/// The name a unit variant of a library enum has in JSON ("kept", "game_dir", ...), with
-/// underscores as spaces: the same word in text as in JSON.
-pub(crate) fn name_of(value: &impl Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(name)) => name.replace('_', " "),
-        _ => String::new(),
-    }
-}
-
-/// `n` and `noun`, plural unless `n` is 1: "1 keyframe", "20 deltas".
-pub(crate) fn counted(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

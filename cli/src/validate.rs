@@ -1,45 +1,35 @@
-//! `demokit validate` on one file: the format's report, its problems on stderr.
+//! `demokit validate` on one file: the library's findings, its problems on stderr.
 
 use super::Exit;
-use super::batch::{Done, Job, Status, read_job};
-use super::input::format_id;
+use super::batch::{Done, Job, Status, open_job};
 use super::output::{FileJson, complaint, json_line, shown_name};
-use demokit::detect::Format;
-use demokit::twdemo::validate::{Problem, Report, Verdict, validate};
+use demokit::recording::{Validation, Verdict};
 use serde::Serialize;
 
-/// `demokit validate --json` output.
+/// `demokit validate --json` output: the file, then the library's [`Validation`].
 #[derive(Debug, Serialize)]
 struct ValidateJson<'a> {
     /// The file.
     #[serde(flatten)]
     file: FileJson,
-    /// "twdemo", "teehistorian" or "source".
-    format: &'static str,
-    /// Whether the file passes: no fatal problem.
-    accepted: bool,
-    /// Demos: how DDNet's client ends with it ("plays", "rejects" or "crashes").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verdict: Option<Verdict>,
-    /// Everything found, in file order.
-    problems: &'a [Problem],
+    /// What the library found.
+    #[serde(flatten)]
+    validation: &'a Validation,
 }
 
 /// `demokit validate` on one file.
 pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
-    let (format, data) = match read_job(job, json) {
-        Ok(read) => read,
+    let path = &job.path;
+    let recording = match open_job(job, json) {
+        Ok(recording) => recording,
         Err(done) => return done,
     };
-    let path = &job.path;
-    let report: Report = match format {
-        Format::Teehistorian => demokit::teehistorian::summary::validate(&data),
-        Format::SourceDemo => demokit::source::summary::validate(&data),
-        _ => validate(&data),
+    let validation = match recording.validate() {
+        Ok(validation) => validation,
+        Err(e) => return Done::error(path, Some(recording.format()), &e, json),
     };
-    drop(data);
     let mut done = Done::default();
-    for p in &report.problems {
+    for p in &validation.problems {
         let prefix = if p.fatal { "" } else { "warning: " };
         done.err += &complaint(
             path,
@@ -49,15 +39,11 @@ pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
     if json {
         done.out = json_line(&ValidateJson {
             file: FileJson::of(path),
-            format: format_id(format),
-            accepted: report.accepted(),
-            verdict: (format == Format::TwDemo).then(|| report.verdict()),
-            problems: &report.problems,
+            validation: &validation,
         });
     } else if batch {
-        let warnings = report.problems.iter().filter(|p| !p.fatal).count();
-        let verdict = match (report.accepted(), warnings) {
-            (false, _) if report.verdict() == Verdict::Crashes => {
+        let verdict = match (validation.accepted, validation.warnings()) {
+            (false, _) if validation.verdict == Some(Verdict::Crashes) => {
                 "rejected (DDNet would crash)".to_string()
             }
             (false, _) => "rejected".to_string(),
@@ -67,7 +53,7 @@ pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
         };
         done.out = format!("{}: {verdict}\n", shown_name(path));
     }
-    if !report.accepted() {
+    if !validation.accepted {
         done.status = Status::Failed(Exit::Invalid);
     }
     done

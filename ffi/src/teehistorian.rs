@@ -2,7 +2,8 @@
 //! callback, and one function per call of [`Recorder`]'s tick loop and per EX record.
 
 use crate::error::*;
-use demokit::teehistorian::{FlushPolicy, Header, Protocol, Recorder, RecorderError};
+use demokit::gamenet::Protocol;
+use demokit::teehistorian::{FlushPolicy, Header, Recorder, RecorderError};
 use std::ffi::{c_char, c_void};
 use std::io::{self, Write};
 use std::num::NonZeroU32;
@@ -95,8 +96,8 @@ fn recorder_failure(e: RecorderError) -> Failure {
 
 fn protocol_arg(protocol: i32) -> Result<Protocol, Failure> {
     match protocol {
-        6 => Ok(Protocol::V6),
-        7 => Ok(Protocol::V7),
+        6 => Ok(Protocol::Six),
+        7 => Ok(Protocol::Seven),
         other => Err(Failure::new(
             DemokitStatus::InvalidArgument,
             format!("protocol {other}: expected 6 or 7"),

@@ -4,7 +4,8 @@
 //! unwritable path, calls out of order, null pointers, invalid UTF-8, a failing sink) and
 //! prints one line per check, which this test reads too.
 
-use demokit::teehistorian::{self as th, Header, Protocol};
+use demokit::gamenet::Protocol;
+use demokit::teehistorian::{self as th, Header};
 use demokit::twdemo::{self as tw, Recorder, RecorderConfig, Snapshot};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -117,13 +118,13 @@ fn header() -> Header {
 fn teehistorian_bytes() -> Vec<u8> {
     let uuid = uuid::Uuid::from_bytes;
     let mut r = th::Recorder::new(Vec::new(), &header()).unwrap();
-    r.record_player_join(0, Protocol::V6).unwrap();
+    r.record_player_join(0, Protocol::Six).unwrap();
     r.record_ddnet_version(0, uuid(CONNECTION_ID), 16050, "DDNet 16.5")
         .unwrap();
     r.record_player_name(0, "nameless tee").unwrap();
-    r.record_player_join(1, Protocol::V7).unwrap();
+    r.record_player_join(1, Protocol::Seven).unwrap();
     r.record_auth_initial(1, 2, "moderator").unwrap();
-    r.record_player_join(127, Protocol::V7).unwrap();
+    r.record_player_join(127, Protocol::Seven).unwrap();
     r.record_player_name(127, "slot 127").unwrap();
     for tick in 1..=60 {
         r.begin_tick(tick).unwrap();
@@ -176,7 +177,7 @@ fn teehistorian_bytes() -> Vec<u8> {
             r.record_player_finish(0, 2250).unwrap();
             r.record_team_finish(1, 2250).unwrap();
             r.record_auth_logout(0).unwrap();
-            r.record_join_version(1, Protocol::V6).unwrap();
+            r.record_join_version(1, Protocol::Six).unwrap();
             r.record_player_rejoin(1).unwrap();
         }
         r.end_inputs().unwrap();
@@ -290,10 +291,10 @@ fn run_and_check(exe: &Path, label: &str) {
     assert!(slice.chunks().all(|c| c.is_ok()));
     // The example embeds 1000 made-up bytes as its map, which DDNet's client cannot load:
     // that is the one thing DDNet would refuse the demo for.
-    let report = tw::validate::validate(&demo);
+    let report = tw::edit::validate::validate(&demo);
     assert_eq!(
         report.problems.iter().map(|p| p.kind).collect::<Vec<_>>(),
-        [tw::validate::ProblemKind::MapLoad],
+        [demokit::report::ProblemKind::MapLoad],
         "{report:?}"
     );
 }

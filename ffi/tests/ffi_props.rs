@@ -4,7 +4,8 @@
 //! `DEMOKIT_STATUS_INTERNAL`). What is written reads back: to FINISH when the recording
 //! was finished, else up to its last complete message.
 
-use demokit::teehistorian::{self as th, Protocol};
+use demokit::gamenet::Protocol;
+use demokit::teehistorian::{self as th};
 use demokit::twdemo::{self as tw, Snapshot};
 use demokit_ffi::*;
 use proptest::prelude::*;
@@ -158,8 +159,8 @@ fn rust_th(r: &mut Option<th::Recorder<Vec<u8>>>, op: &ThOp, out: &mut Vec<u8>) 
         ThOp::EndTick => rec.end_tick(),
         ThOp::Message(cid, data) => rec.record_player_message(*cid, data),
         ThOp::Join(cid, p) => match p {
-            6 => rec.record_player_join(*cid, Protocol::V6),
-            7 => rec.record_player_join(*cid, Protocol::V7),
+            6 => rec.record_player_join(*cid, Protocol::Six),
+            7 => rec.record_player_join(*cid, Protocol::Seven),
             _ => return DemokitStatus::InvalidArgument,
         },
         ThOp::Drop(cid, reason) => match utf8(reason) {

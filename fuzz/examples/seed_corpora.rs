@@ -65,7 +65,7 @@ fn small_demo(data: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let end = (start + BODY).min(data.len());
-    tw::repair::repair(&data[..end])
+    tw::edit::repair::repair(&data[..end])
         .ok()
         .map(|(bytes, _)| bytes)
 }

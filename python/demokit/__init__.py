@@ -83,7 +83,8 @@ class Recording:
 
     @property
     def format(self) -> str:
-        """``TwDemo``, ``Teehistorian``, ``SourceDemo``, or ``directory`` for :func:`scan`."""
+        """``twdemo``, ``teehistorian``, ``source`` (the names the tool's JSON and the tables
+        use), or ``directory`` for :func:`scan`."""
         return self._read.format
 
     @property
@@ -174,14 +175,14 @@ def read_bytes(data: bytes, path: str, modified_ns: Optional[int] = None) -> Rec
 
 
 def detect_format(data: bytes) -> Optional[str]:
-    """The format of a file from its first bytes: ``TwDemo``, ``Teehistorian``,
-    ``SourceDemo`` (read by demokit), ``GoldSrcDemo``, ``Source2Demo`` (named, not read),
-    or ``None``."""
+    """The format of a file from its first bytes: ``twdemo``, ``teehistorian``,
+    ``source`` (read by demokit), ``goldsrc``, ``source2`` (named, not read), or
+    ``None``."""
     return _demokit.detect_format(data)
 
 
 #: The formats demokit reads, as :func:`detect_format` names them.
-READ_FORMATS = ("TwDemo", "Teehistorian", "SourceDemo")
+READ_FORMATS = ("twdemo", "teehistorian", "source")
 
 
 def schema(table: str) -> pa.Schema:

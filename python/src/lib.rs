@@ -9,10 +9,10 @@
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
-use demokit::detect::{Format, detect};
 use demokit::export::{Exporter, FileInput, Table, modified_ns};
 use demokit::output::{Overwrite, check_output, write_atomically};
-use demokit::twdemo::trim::RangeBound;
+use demokit::recording::{Error, Format, Recording, RepairOptions, detect};
+use demokit::time::RangeBound;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -119,26 +119,6 @@ fn native_error(message: String, offset: Option<u64>, path: &Path) -> PyErr {
     NativeError::new_err((message, offset, path.to_string_lossy().into_owned()))
 }
 
-/// The library's summary of a recording as JSON, or the error that keeps its header from
-/// being read.
-fn summary_json(format: Format, data: &[u8]) -> Result<String, (String, u64)> {
-    fn json<S: serde::Serialize, E: std::fmt::Display>(
-        scanned: Result<(S, Option<E>), E>,
-        offset: impl Fn(&E) -> u64,
-    ) -> Result<String, (String, u64)> {
-        match scanned {
-            Ok((summary, _)) => Ok(serde_json::to_string(&summary).unwrap_or_default()),
-            Err(e) => Err((e.to_string(), offset(&e))),
-        }
-    }
-    match format {
-        Format::TwDemo => json(demokit::twdemo::Summary::scan(data), |e| e.offset),
-        Format::Teehistorian => json(demokit::teehistorian::Summary::scan(data), |e| e.offset),
-        Format::SourceDemo => json(demokit::source::summary::Summary::scan(data), |e| e.offset),
-        other => Err((format!("{other:?} files are not read by demokit"), 0)),
-    }
-}
-
 /// Reads one recording: the tables named (all if `None`; `files` always). The GIL is
 /// released meanwhile. Raises for a file that is no recording demokit reads or whose
 /// header cannot be read.
@@ -155,18 +135,11 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         None => None,
     };
     let read = py.detach(|| -> Result<Read, (String, Option<u64>)> {
-        // A teehistorian file is read as a stream: its length costs no memory of its own.
+        // The entry point refuses what demokit does not read, with a sentence saying what
+        // the file is; a teehistorian file is then read as a stream: its length costs no
+        // memory of its own.
+        let format = Recording::open(&path).map_err(edit_error)?.format();
         let input = FileInput::open(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
-        let format = input.format().ok_or_else(|| {
-            (
-                "not a recording demokit knows (Teeworlds demo, teehistorian, Source demo)"
-                    .to_owned(),
-                Some(0),
-            )
-        })?;
-        if !readable(Some(format)) {
-            return Err((format!("{format:?} files are not read by demokit"), Some(0)));
-        }
         let name = path.to_string_lossy();
         let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
         // One file, so a second core walks it while this one fills the tables.
@@ -192,7 +165,7 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
             .collect();
         Ok(Read {
             path: name.into_owned(),
-            format: format!("{format:?}"),
+            format: format.id().to_owned(),
             error,
             read_tables,
             tables,
@@ -219,10 +192,11 @@ fn file_row_is_empty(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> bool {
 /// GIL is released meanwhile.
 #[pyfunction]
 fn summary(py: Python<'_>, path: PathBuf) -> PyResult<String> {
-    let json = py.detach(|| -> Result<String, (String, Option<u64>)> {
-        let data = std::fs::read(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
-        let format = detect(&data).ok_or(("not a recording demokit knows".to_owned(), Some(0)))?;
-        summary_json(format, &data).map_err(|(m, o)| (m, Some(o)))
+    let json = py.detach(|| -> Result<String, EditError> {
+        let (summary, _) = Recording::open(&path)
+            .and_then(|recording| recording.summary())
+            .map_err(edit_error)?;
+        Ok(serde_json::to_string(&summary).unwrap_or_default())
     });
     json.map_err(|(message, offset)| native_error(message, offset, &path))
 }
@@ -247,20 +221,17 @@ fn file_error(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> Option<(String, Opt
     })
 }
 
-/// The format demokit detects from a file's first bytes (`TwDemo`, `Teehistorian`,
-/// `SourceDemo`, `GoldSrcDemo`, `Source2Demo`), or `None`.
+/// The format demokit detects from a file's first bytes, by its short name (`twdemo`,
+/// `teehistorian`, `source`, `goldsrc`, `source2`), or `None`.
 #[pyfunction]
-fn detect_format(data: &[u8]) -> Option<String> {
-    detect(data).map(|f| format!("{f:?}"))
+fn detect_format(data: &[u8]) -> Option<&'static str> {
+    detect(data).map(Format::id)
 }
 
 /// Whether demokit reads files of `format` (what a directory export takes in; other files
 /// found there are left out).
 fn readable(format: Option<Format>) -> bool {
-    matches!(
-        format,
-        Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
-    )
+    format.is_some_and(Format::is_read)
 }
 
 /// Reads the bytes of one file as `demokit export` reads a file: never an exception for
@@ -278,7 +249,7 @@ fn read_bytes(py: Python<'_>, data: &[u8], path: &str, modified_ns: Option<i64>)
         exporter.finish(&mut sink);
         Read {
             path: path.to_owned(),
-            format: detect(data).map_or_else(|| "unknown".to_owned(), |f| format!("{f:?}")),
+            format: detect(data).map_or("unknown", Format::id).to_owned(),
             error: file_error(&tables),
             read_tables: Table::ALL.to_vec(),
             tables,
@@ -343,17 +314,14 @@ fn report_json<S: serde::Serialize>(report: &S) -> String {
     serde_json::to_string(report).unwrap_or_default()
 }
 
-/// Reads `input` and detects its format, refusing files demokit does not read.
-fn load_recording(input: &Path) -> Result<(Format, Vec<u8>), EditError> {
-    let data = std::fs::read(input).map_err(|e| (format!("cannot read: {e}"), None))?;
-    match detect(&data) {
-        Some(format) if readable(Some(format)) => Ok((format, data)),
-        Some(format) => Err((format!("{format:?} files are not read by demokit"), Some(0))),
-        None => Err((
-            "not a recording demokit knows (Teeworlds demo, teehistorian, Source demo)".to_owned(),
-            Some(0),
-        )),
-    }
+/// An error of the library as `NativeError`'s message and offset.
+fn edit_error(error: Error) -> EditError {
+    (error.message(), error.offset())
+}
+
+/// Opens `input` through the library's entry point.
+fn load_recording(input: &Path) -> Result<Recording, EditError> {
+    Recording::open(input).map_err(edit_error)
 }
 
 /// Writes `bytes` to `output` through the library's atomic output: never a partial file,
@@ -396,33 +364,24 @@ fn rewrite_file(
     overwrite: bool,
 ) -> PyResult<String> {
     edit(py, &input, || {
-        let (format, data) = load_recording(&input)?;
-        let mut bytes = Vec::with_capacity(data.len());
-        fn done<S: serde::Serialize, E: std::fmt::Display>(
-            result: Result<(&mut Vec<u8>, S), (S, E)>,
-        ) -> (serde_json::Value, Option<String>) {
-            match result {
-                Ok((_, stats)) => (serde_json::to_value(&stats).unwrap_or_default(), None),
-                Err((stats, e)) => (
-                    serde_json::to_value(&stats).unwrap_or_default(),
-                    Some(e.to_string()),
-                ),
-            }
-        }
-        let (mut stats, error) = match format {
-            Format::Teehistorian => done(demokit::teehistorian::rewrite(&data, &mut bytes)),
-            Format::SourceDemo => done(demokit::source::writer::rewrite(&data, &mut bytes)),
-            _ => done(demokit::twdemo::demo::rewrite(&data, &mut bytes)),
-        };
-        if let Some(message) = &error {
+        let recording = load_recording(&input)?;
+        let mut bytes = Vec::new();
+        let report = recording.rewrite(&mut bytes).map_err(edit_error)?;
+        let mut stats = serde_json::to_value(&report.stats).unwrap_or_default();
+        if let Some(error) = &report.error {
             if bytes.is_empty() {
-                return Err((message.clone(), None));
+                return Err(edit_error_ref(error));
             }
-            stats["error"] = serde_json::Value::String(message.clone());
+            stats["error"] = serde_json::Value::String(error.to_string());
         }
         write_output(&input, &output, overwrite, &bytes)?;
         Ok(stats.to_string())
     })
+}
+
+/// [`edit_error`] of a borrowed error.
+fn edit_error_ref(error: &Error) -> EditError {
+    (error.message(), error.offset())
 }
 
 /// Repairs a cut-off or unfinished recording of any format into `output` (the library's
@@ -438,28 +397,12 @@ fn repair_file(
     tick_interval: Option<f32>,
 ) -> PyResult<String> {
     edit(py, &input, || {
-        let (format, data) = load_recording(&input)?;
-        let refused = |e: &dyn std::fmt::Display| (format!("cannot be repaired: {e}"), None);
-        let (bytes, report) = match format {
-            Format::TwDemo => {
-                let (bytes, report) =
-                    demokit::twdemo::repair::repair(&data).map_err(|e| refused(&e))?;
-                (bytes, report_json(&report))
-            }
-            Format::Teehistorian => {
-                let (bytes, report) =
-                    demokit::teehistorian::repair(&data).map_err(|e| refused(&e))?;
-                (bytes, report_json(&report))
-            }
-            _ => {
-                let options = demokit::source::repair::RepairOptions { tick_interval };
-                let repaired =
-                    demokit::source::repair::repair(&data, &options).map_err(|e| refused(&e))?;
-                (repaired.bytes, report_json(&repaired.report))
-            }
-        };
+        let recording = load_recording(&input)?;
+        let mut bytes = Vec::new();
+        let options = RepairOptions::with_tick_interval(tick_interval);
+        let report = recording.repair(&options, &mut bytes).map_err(edit_error)?;
         write_output(&input, &output, overwrite, &bytes)?;
-        Ok(report)
+        Ok(report_json(&report))
     })
 }
 
@@ -482,30 +425,11 @@ fn trim_file(
                 .transpose()
         };
         let (from, to) = (bound(start)?, bound(end)?);
-        let (format, data) = load_recording(&input)?;
-        match format {
-            Format::TwDemo => {
-                let (first, last) = demokit::twdemo::trim::resolve_range(&data, from, to)
-                    .map_err(|e| (e.to_string(), None))?;
-                let (bytes, report) = demokit::twdemo::trim::trim(&data, first, last)
-                    .map_err(|e| (e.to_string(), e.offset()))?;
-                write_output(&input, &output, overwrite, &bytes)?;
-                Ok(report_json(&report))
-            }
-            Format::Teehistorian => {
-                let range = demokit::teehistorian::cut::resolve_range(&data, from, to)
-                    .map_err(|e| (e.to_string(), None))?;
-                let mut bytes = Vec::with_capacity(data.len());
-                let report = demokit::teehistorian::cut::cut(&data, range, &mut bytes)
-                    .map_err(|e| (e.to_string(), None))?;
-                write_output(&input, &output, overwrite, &bytes)?;
-                Ok(report_json(&report))
-            }
-            other => Err((
-                format!("trim needs a Teeworlds demo or a teehistorian file, not {other:?}"),
-                None,
-            )),
-        }
+        let recording = load_recording(&input)?;
+        let mut bytes = Vec::new();
+        let report = recording.trim(from, to, &mut bytes).map_err(edit_error)?;
+        write_output(&input, &output, overwrite, &bytes)?;
+        Ok(report_json(&report))
     })
 }
 
@@ -520,15 +444,9 @@ fn convert_file(
     overwrite: bool,
 ) -> PyResult<String> {
     edit(py, &input, || {
-        let (format, data) = load_recording(&input)?;
-        if format != Format::TwDemo {
-            return Err((
-                format!("convert needs a Teeworlds demo, not {format:?}"),
-                None,
-            ));
-        }
-        let (bytes, report) =
-            demokit::twdemo::convert::convert(&data, version).map_err(|e| (e.to_string(), None))?;
+        let recording = load_recording(&input)?;
+        let mut bytes = Vec::new();
+        let report = recording.convert(version, &mut bytes).map_err(edit_error)?;
         write_output(&input, &output, overwrite, &bytes)?;
         Ok(report_json(&report))
     })
@@ -537,8 +455,8 @@ fn convert_file(
 /// Scrubs a teehistorian file or a Teeworlds demo into `output` (the library's `scrub`
 /// of its format, with the options the CLI's flags set); returns the report as JSON, the
 /// name mapping included. `chat`: `"all"`, `"whispers"` or `"team"`; `names` (or a
-/// `key`) turns pseudonyms on; `all` is the library's `ScrubOptions::all`, which for a
-/// demo means names and all chat.
+/// `key`) turns pseudonyms on; `all` is everything the format can carry (the library's
+/// `Recording::scrub_everything`: for a demo, names and all chat).
 #[pyfunction]
 #[pyo3(signature = (input, output, names = false, key = None, chat = None, credentials = false,
                     drop_reasons = false, clear_header = Vec::new(), all = false, overwrite = false))]
@@ -556,9 +474,8 @@ fn scrub_file(
     all: bool,
     overwrite: bool,
 ) -> PyResult<String> {
-    use demokit::teehistorian::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
+    use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
     edit(py, &input, || {
-        let (format, data) = load_recording(&input)?;
         let chat = match chat.as_deref() {
             None => None,
             Some("all") => Some(ChatFilter::All),
@@ -571,14 +488,9 @@ fn scrub_file(
                 ));
             }
         };
-        let mut options = if all && format == Format::TwDemo {
-            ScrubOptions {
-                names: Some(Pseudonyms { key: key.clone() }),
-                chat: Some(ChatFilter::All),
-                ..ScrubOptions::default()
-            }
-        } else if all {
-            ScrubOptions::all(key.clone())
+        let recording = load_recording(&input)?;
+        let mut options = if all {
+            recording.scrub_everything(key.clone())
         } else {
             ScrubOptions::default()
         };
@@ -593,25 +505,10 @@ fn scrub_file(
                 options.clear_header.push(k);
             }
         }
-        match format {
-            Format::Teehistorian => {
-                let mut bytes = Vec::with_capacity(data.len());
-                let report = demokit::teehistorian::scrub::scrub(&data, &options, &mut bytes)
-                    .map_err(|e| (e.to_string(), None))?;
-                write_output(&input, &output, overwrite, &bytes)?;
-                Ok(report_json(&report))
-            }
-            Format::TwDemo => {
-                let (bytes, report) = demokit::twdemo::scrub::scrub(&data, &options)
-                    .map_err(|e| (e.to_string(), e.offset()))?;
-                write_output(&input, &output, overwrite, &bytes)?;
-                Ok(report_json(&report))
-            }
-            other => Err((
-                format!("scrub needs a teehistorian file or a Teeworlds demo, not {other:?}"),
-                None,
-            )),
-        }
+        let mut bytes = Vec::new();
+        let report = recording.scrub(&options, &mut bytes).map_err(edit_error)?;
+        write_output(&input, &output, overwrite, &bytes)?;
+        Ok(report_json(&report))
     })
 }
 
@@ -725,8 +622,8 @@ impl TeehistorianRecorder {
     #[pyo3(signature = (cid, protocol = 6))]
     fn record_player_join(&mut self, cid: i32, protocol: u8) -> PyResult<()> {
         let protocol = match protocol {
-            6 => demokit::teehistorian::Protocol::V6,
-            7 => demokit::teehistorian::Protocol::V7,
+            6 => demokit::gamenet::Protocol::Six,
+            7 => demokit::gamenet::Protocol::Seven,
             other => {
                 let path = self.path.clone();
                 return Err(native_error(

@@ -52,7 +52,7 @@ def demokit_bin() -> Path:
 
 def test_open_a_demo_gives_its_header_and_tables():
     rec = demokit.open(FIXTURE)
-    assert rec.format == "TwDemo"
+    assert rec.format == "twdemo"
     assert rec.header["map_name"] == "demokit_fixture"
     assert rec.error is None
     files = rec.files().to_pylist()
@@ -202,7 +202,7 @@ def test_rewrite_gives_the_same_bytes_for_every_format(tmp_path):
         inputs += [
             SHARED / "teehistorian" / "v2_ddnet201_dm1.teehistorian",
             next(p for p in sorted((SHARED / "source").iterdir()) if p.suffix == ".dem"
-                 and demokit.detect_format(p.read_bytes()[:16]) == "SourceDemo"),
+                 and demokit.detect_format(p.read_bytes()[:16]) == "source"),
         ]
     for i, path in enumerate(inputs):
         out = tmp_path / f"out-{i}{path.suffix}"

@@ -31,6 +31,16 @@ impl<'a> NulStr<'a> {
         &self.0
     }
 
+    /// The number of bytes, without the NUL.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the string is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The text, if it is UTF-8.
     pub fn to_str(&self) -> Result<&str, std::str::Utf8Error> {
         std::str::from_utf8(&self.0)
@@ -50,6 +60,12 @@ impl<'a> NulStr<'a> {
 impl<'a> From<&'a str> for NulStr<'a> {
     fn from(text: &'a str) -> Self {
         NulStr(Cow::Borrowed(text.as_bytes()))
+    }
+}
+
+impl<'a> From<&'a [u8]> for NulStr<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        NulStr(Cow::Borrowed(bytes))
     }
 }
 

@@ -3,6 +3,10 @@
 //! DDNet names its protocol extensions this way (`"demoitem-sha256@ddnet.tw"`,
 //! `"teehistorian-player-name@ddnet.org"`, ...), so any two programs derive the same
 //! 16 bytes from the same name.
+//!
+//! Where a UUID travels in ints (extended snapshot item types in a demo's snapshots, the
+//! game protocol's `NETOBJTYPE_EX` items), DDNet stores its 16 bytes as 4 big-endian ints:
+//! [`uuid_to_ints`] and [`uuid_from_ints`] convert between the two.
 
 use uuid::Uuid;
 
@@ -14,6 +18,23 @@ pub const TEEWORLDS_NAMESPACE: Uuid = Uuid::from_bytes([
 /// The UUID DDNet derives from an extension `name`.
 pub fn teeworlds_uuid(name: &str) -> Uuid {
     Uuid::new_v3(&TEEWORLDS_NAMESPACE, name.as_bytes())
+}
+
+/// The 16 UUID bytes as the 4 ints DDNet stores them in: each read big-endian.
+pub fn uuid_to_ints(uuid: &Uuid) -> [i32; 4] {
+    let b = uuid.as_bytes();
+    std::array::from_fn(|i| {
+        i32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    })
+}
+
+/// The UUID stored as 4 big-endian ints (the inverse of [`uuid_to_ints`]).
+pub fn uuid_from_ints(ints: &[i32; 4]) -> Uuid {
+    let mut bytes = [0u8; 16];
+    for (chunk, v) in bytes.chunks_exact_mut(4).zip(ints) {
+        chunk.copy_from_slice(&v.to_be_bytes());
+    }
+    Uuid::from_bytes(bytes)
 }
 
 #[cfg(test)]

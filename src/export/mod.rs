@@ -36,12 +36,12 @@ pub use writer::{
 
 use crate::detect::{Format, detect};
 use crate::source::SourceSlice;
-use crate::teehistorian::game::GameLogBuilder;
+use crate::teehistorian::game::EventLogger;
 use crate::teehistorian::{
     EventKind, Header, TeehistorianReader, TeehistorianSlice, TickWalk, WalkSource,
 };
 use crate::twdemo::DemoSlice;
-use crate::twdemo::game::{GameReplay, LogCollector};
+use crate::twdemo::game::{GameReplay, TickLogger};
 use table::tables;
 
 /// The version of the table schemas below.
@@ -467,7 +467,7 @@ impl Exporter {
             ..FileStrings::default()
         };
         let mut ending = Ending::default();
-        let mut log = LogCollector::default();
+        let mut log = TickLogger::default();
         let wants_log = self.wants(Table::Chat) || self.wants(Table::Players);
         let wants_ticks = self.wants(Table::Ticks);
         let mut replay = GameReplay::new(&demo);
@@ -777,13 +777,13 @@ fn walk_rows<S: WalkSource>(
     mut hand: impl FnMut(&mut WalkRows),
 ) -> WalkEnd {
     let mut ending = Ending::default();
-    let mut log = wanted.log.then(GameLogBuilder::new);
+    let mut log = wanted.log.then(EventLogger::new);
     let mut rows = WalkRows::default();
     loop {
         let inputs = &mut rows.inputs;
         let tick = match walk.next_tick(|event| {
             if let Some(log) = &mut log {
-                log.add(event);
+                log.add(&event);
             }
             if let EventKind::Input { cid, input, new } = event.kind
                 && wanted.inputs

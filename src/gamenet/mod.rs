@@ -42,7 +42,8 @@ use std::borrow::Cow;
 use uuid::Uuid;
 pub use wire::{EncodeError, IntString, Unpacker};
 
-/// The protocol a recording speaks.
+/// The protocol a recording speaks, or, in a teehistorian file, a client: DDNet servers
+/// take 0.7 clients too, and record which protocol each joined with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]

@@ -519,7 +519,7 @@ net_objects! {
 impl ExtendedType {
     /// The UUID the item names.
     pub fn uuid(&self) -> uuid::Uuid {
-        crate::twdemo::snapshot::uuid_from_ints(&self.uuid)
+        crate::codec::uuid::uuid_from_ints(&self.uuid)
     }
 }
 

@@ -1,5 +1,10 @@
 //! What the game layers of both formats report in the same shape: chat lines and player
-//! stints, for tools that list them over many recordings.
+//! stints, for tools that list them over many recordings, and the [`GameLogBuilder`] both
+//! build their [`GameLog`] with.
+//!
+//! How a recording's contents become joins, leaves, chat and kills is the format's: a
+//! demo's replayed snapshots and messages, a teehistorian file's records. Each format's game
+//! layer hands what it found to a [`GameLogBuilder`] in recording order.
 
 /// A chat line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,14 +47,14 @@ pub struct PlayerStint {
 
 /// Open and closed stints, by client id.
 #[derive(Debug, Default)]
-pub(crate) struct Stints {
+struct Stints {
     open: Vec<Option<PlayerStint>>,
     closed: Vec<PlayerStint>,
 }
 
 impl Stints {
     /// A stint begins.
-    pub(crate) fn open(&mut self, client_id: i32, tick: i32) -> Option<&mut PlayerStint> {
+    fn open(&mut self, client_id: i32, tick: i32) -> Option<&mut PlayerStint> {
         let c = usize::try_from(client_id).ok()?;
         if self.open.len() <= c {
             self.open.resize(c + 1, None);
@@ -71,14 +76,14 @@ impl Stints {
     }
 
     /// The open stint of a client id.
-    pub(crate) fn get(&mut self, client_id: i32) -> Option<&mut PlayerStint> {
+    fn get(&mut self, client_id: i32) -> Option<&mut PlayerStint> {
         self.open
             .get_mut(usize::try_from(client_id).ok()?)?
             .as_mut()
     }
 
     /// A stint ends at `last_tick`.
-    pub(crate) fn close(&mut self, client_id: i32, last_tick: i32) {
+    fn close(&mut self, client_id: i32, last_tick: i32) {
         if let Some(c) = usize::try_from(client_id).ok()
             && let Some(mut stint) = self.open.get_mut(c).and_then(Option::take)
         {
@@ -89,7 +94,7 @@ impl Stints {
     }
 
     /// Every stint, in the order they began; those still open end at `last_tick`.
-    pub(crate) fn finish(mut self, last_tick: i32) -> Vec<PlayerStint> {
+    fn finish(mut self, last_tick: i32) -> Vec<PlayerStint> {
         for stint in self.open.into_iter().flatten() {
             self.closed.push(PlayerStint { last_tick, ..stint });
         }
@@ -115,7 +120,7 @@ pub struct GameLog {
 
 impl Stints {
     /// Brings the open stint of `client_id` up to date, reusing its strings.
-    pub(crate) fn update(
+    fn update(
         &mut self,
         client_id: i32,
         tick: i32,
@@ -137,5 +142,68 @@ impl Stints {
             s.team = team;
             s.last_tick = tick;
         }
+    }
+}
+
+/// Builds a [`GameLog`] from what a format's game layer finds, handed to it in recording
+/// order: players joining, leaving and changing, chat lines and kills.
+///
+/// A player's time under one client id is a [`PlayerStint`]: it opens at
+/// [`join`](Self::join), follows the player's name, clan, country and team through
+/// [`player`](Self::player) and closes at [`leave`](Self::leave); the stints still open
+/// close at [`finish`](Self::finish).
+#[derive(Debug, Default)]
+pub struct GameLogBuilder {
+    log: GameLog,
+    stints: Stints,
+}
+
+impl GameLogBuilder {
+    /// An empty log.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A player joined as `client_id` at `tick`: a stint opens (one still open under that
+    /// client id is kept as it stands, not marked as left). A negative client id is ignored.
+    pub fn join(&mut self, client_id: i32, tick: i32) {
+        self.stints.open(client_id, tick);
+    }
+
+    /// The player of `client_id` left; `last_tick` is the last tick it was there. Nothing
+    /// happens without an open stint.
+    pub fn leave(&mut self, client_id: i32, last_tick: i32) {
+        self.stints.close(client_id, last_tick);
+    }
+
+    /// The player of `client_id` was there at `tick` with this name, clan, country and team:
+    /// its open stint is brought up to date (nothing happens without one).
+    pub fn player(
+        &mut self,
+        client_id: i32,
+        tick: i32,
+        name: &str,
+        clan: &str,
+        country: i32,
+        team: i32,
+    ) {
+        self.stints
+            .update(client_id, tick, name, clan, country, team);
+    }
+
+    /// A chat line was said.
+    pub fn chat(&mut self, line: ChatLine) {
+        self.log.chat.push(line);
+    }
+
+    /// A kill happened.
+    pub fn kill(&mut self) {
+        self.log.kills += 1;
+    }
+
+    /// The log; the stints still open end at `last_tick`.
+    pub fn finish(mut self, last_tick: i32) -> GameLog {
+        self.log.players = self.stints.finish(last_tick);
+        self.log
     }
 }

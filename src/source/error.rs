@@ -83,6 +83,10 @@ impl crate::read::ErrorKind for ReadErrorKind {
     fn is_truncation(&self) -> bool {
         matches!(self, ReadErrorKind::UnexpectedEnd { .. })
     }
+
+    fn is_io(&self) -> bool {
+        matches!(self, ReadErrorKind::Io(_))
+    }
 }
 
 /// Why a frame could not be written.

@@ -74,40 +74,17 @@ use super::semantic::{SemanticErrorKind, World};
 use super::writer::TeehistorianWriter;
 use crate::codec::uuid::TEEWORLDS_NAMESPACE;
 use crate::gamenet::{AnyMessage, Protocol, seven, six};
-use crate::twdemo::recorder::SERVER_TICK_SPEED;
-use crate::twdemo::trim::RangeBound;
+use crate::time::{RangeBound, RangeEnd, TickRange, tick_after_seconds};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
 use uuid::Uuid;
 
-pub use crate::report::Cut;
+use crate::report::Cut;
 
 /// The header key that marks a cut: an object of strings, `from_tick`, `to_tick` and
 /// `original_game_uuid` (see the [module docs](self)).
 pub const HEADER_KEY: &str = "cut";
-
-/// Ticks `from..=to`, both ends included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct TickRange {
-    /// The first tick.
-    pub from: i32,
-    /// The last tick.
-    pub to: i32,
-}
-
-impl TickRange {
-    /// The ticks `from..=to`.
-    pub const fn new(from: i32, to: i32) -> Self {
-        TickRange { from, to }
-    }
-
-    /// Whether `tick` is in the range.
-    pub const fn contains(&self, tick: i32) -> bool {
-        self.from <= tick && tick <= self.to
-    }
-}
 
 /// What [`cut`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,9 +253,10 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
         match item {
             Ok(at) if at.tick < from => before.apply(at)?,
             Ok(at) if at.tick == from => {
+                let finish = at.message == Message::Finish;
                 first.push(at);
                 // Bytes after FINISH are no part of any tick.
-                if at.message == Message::Finish {
+                if finish {
                     break;
                 }
             }
@@ -308,9 +286,9 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
         out.restate(&at)?;
     }
     for (cid, (x, y)) in characters.players() {
-        match spawns[cid as usize] {
+        match &spawns[cid as usize] {
             Some(at) => {
-                out.keep(&at)?;
+                out.keep(at)?;
             }
             None => {
                 out.synthesize(&Message::PlayerNew { cid, x, y })?;
@@ -393,7 +371,7 @@ fn fold_characters<'a>(
 ) -> Result<(World, [Option<MessageAt<'a>>; MAX_CLIENTS as usize]), CutError> {
     let mut world = before.clone();
     let mut records = [0u32; MAX_CLIENTS as usize];
-    let mut spawns = [None; MAX_CLIENTS as usize];
+    let mut spawns = [const { None }; MAX_CLIENTS as usize];
     for at in first {
         let Some(cid) = at.message.player_record_cid() else {
             continue;
@@ -409,7 +387,7 @@ fn fold_characters<'a>(
         spawns[c] = (records[c] == 1
             && before.position(cid).is_none()
             && matches!(at.message, Message::PlayerNew { .. }))
-        .then_some(*at);
+        .then(|| at.clone());
     }
     Ok((world, spawns))
 }
@@ -460,7 +438,7 @@ fn cut_header(
 type Record<'a> = (u64, MessageAt<'a>);
 
 /// The records of one client id's state, as [`Before`] keeps them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Client<'a> {
     /// The JOIN of the current connection.
     join: Option<Record<'a>>,
@@ -526,7 +504,7 @@ impl<'a> Before<'a> {
                 tick: at.tick,
                 kind,
             })?;
-        let record = (self.seen, at);
+        let record = (self.seen, at.clone());
         self.seen += 1;
         match at.message {
             Message::Join { cid } => {
@@ -551,8 +529,8 @@ impl<'a> Before<'a> {
             Message::Drop { cid, .. } => {
                 if let Some(c) = self.client(cid) {
                     *c = Client {
-                        next_join_version: c.next_join_version,
-                        team: c.team,
+                        next_join_version: c.next_join_version.take(),
+                        team: c.team.take(),
                         ..Client::default()
                     };
                 }
@@ -616,29 +594,34 @@ impl<'a> Before<'a> {
     fn records(&self) -> Vec<Record<'a>> {
         let mut records: Vec<Record<'a>> = Vec::new();
         for c in &self.clients {
-            let team = c.team.filter(|&(_, team)| team != 0).map(|(r, _)| r);
+            let team = c
+                .team
+                .as_ref()
+                .filter(|(_, team)| *team != 0)
+                .map(|(r, _)| r);
             records.extend(
                 [
-                    c.join,
-                    c.join_version,
-                    c.next_join_version,
-                    c.info,
-                    c.name,
-                    c.ddnet_version,
-                    c.auth,
+                    c.join.as_ref(),
+                    c.join_version.as_ref(),
+                    c.next_join_version.as_ref(),
+                    c.info.as_ref(),
+                    c.name.as_ref(),
+                    c.ddnet_version.as_ref(),
+                    c.auth.as_ref(),
                     team,
                 ]
                 .into_iter()
-                .flatten(),
+                .flatten()
+                .cloned(),
             );
         }
         records.extend(
             self.practice
                 .values()
                 .filter(|(_, on)| *on)
-                .map(|&(record, _)| record),
+                .map(|(record, _)| record.clone()),
         );
-        records.sort_unstable_by_key(|&(seen, _)| seen);
+        records.sort_unstable_by_key(|(seen, _)| *seen);
         records
     }
 }
@@ -753,14 +736,12 @@ pub fn resolve_range(
         Some(RangeBound::Tick(tick)) => Ok(tick),
         Some(RangeBound::Marker(marker)) => Err(CutRangeError::Marker { marker }),
         Some(RangeBound::Seconds(seconds)) => {
-            // A whisker of slack so that 0.1 s (not exact in binary) is 5 ticks.
-            let ticks = seconds * f64::from(SERVER_TICK_SPEED);
-            let ticks = if is_from {
-                (ticks - 1e-6).ceil()
+            let end = if is_from {
+                RangeEnd::Start
             } else {
-                (ticks + 1e-6).floor()
+                RangeEnd::End
             };
-            Ok(ticks.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32)
+            Ok(tick_after_seconds(0, seconds, end))
         }
         None if is_from => Ok(0),
         None => Ok(slice

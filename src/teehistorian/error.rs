@@ -99,6 +99,10 @@ impl crate::read::ErrorKind for ReadErrorKind {
     fn is_truncation(&self) -> bool {
         matches!(self, ReadErrorKind::UnexpectedEnd { .. })
     }
+
+    fn is_io(&self) -> bool {
+        matches!(self, ReadErrorKind::Io(_))
+    }
 }
 
 /// The JSON header could not be interpreted.

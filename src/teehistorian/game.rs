@@ -15,10 +15,11 @@
 //! its console (`say`) is a console command.
 
 use super::error::ReadError;
-use super::message::{Args, Ex, RawStr};
+use super::message::{Args, Ex};
 use super::reader::MessageAt;
 use super::semantic::{Event, EventKind, Events, SemanticError, World};
-use crate::gamenet::summary::{ChatLine, GameLog, Stints};
+use crate::codec::string::NulStr;
+use crate::gamenet::summary::{ChatLine, GameLog, GameLogBuilder};
 use crate::gamenet::{AnyMessage, Protocol, seven, six};
 use std::collections::VecDeque;
 
@@ -123,7 +124,7 @@ pub enum GameEvent<'a> {
         /// The name it had.
         name: String,
         /// Why it left.
-        reason: RawStr<'a>,
+        reason: NulStr<'a>,
     },
     /// A player's name was set or changed.
     Name {
@@ -152,7 +153,7 @@ pub enum GameEvent<'a> {
         /// Client id.
         cid: i32,
         /// The command.
-        cmd: RawStr<'a>,
+        cmd: NulStr<'a>,
         /// Its arguments.
         args: Args<'a>,
     },
@@ -218,9 +219,9 @@ where
     queue: VecDeque<GameEventAt<'a>>,
 }
 
-/// What both [`GameEvents`] and [`GameLogBuilder`] keep while following semantic events:
+/// What both [`GameEvents`] and [`EventLogger`] keep while following semantic events:
 /// the roster.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Follower {
     roster: Roster,
 }
@@ -396,25 +397,17 @@ where
     }
 }
 
-/// Builds a [`GameLog`] from semantic events handed to it one at a time: what
-/// [`game_log`] does over a reader, for a tool that walks the file itself (the export gets
-/// its tables and the log in one pass over a [`TickWalk`](super::TickWalk)).
-#[derive(Default)]
-pub struct GameLogBuilder {
+/// Notes semantic events handed to it one at a time in a [`GameLogBuilder`], keeping the
+/// roster they need: what [`game_log`] does over a reader, for a tool that walks the file
+/// itself (the export gets its tables and the log in one pass over a
+/// [`TickWalk`](super::TickWalk)).
+#[derive(Debug, Default)]
+pub struct EventLogger {
     follower: Follower,
-    stints: Stints,
-    log: GameLog,
+    builder: GameLogBuilder,
 }
 
-impl std::fmt::Debug for GameLogBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GameLogBuilder")
-            .field("log", &self.log)
-            .finish_non_exhaustive()
-    }
-}
-
-impl GameLogBuilder {
+impl EventLogger {
     /// An empty log.
     pub fn new() -> Self {
         Self::default()
@@ -422,7 +415,7 @@ impl GameLogBuilder {
 
     /// Follows one event, in file order (every event; a tick's end changes nothing).
     #[inline]
-    pub fn add(&mut self, event: Event<'_>) {
+    pub fn add(&mut self, event: &Event<'_>) {
         // Positions and inputs, most of a file, say nothing about players or chat.
         if matches!(
             event.kind,
@@ -430,36 +423,35 @@ impl GameLogBuilder {
         ) {
             return;
         }
-        self.follow(event);
+        self.follow(event.clone());
     }
 
     fn follow(&mut self, event: Event<'_>) {
-        let (log, stints) = (&mut self.log, &mut self.stints);
+        let builder = &mut self.builder;
         self.follower
-            .follow(event, |roster, e| note(roster, log, stints, e));
+            .follow(event, |roster, e| note(roster, builder, e));
     }
 
     /// The log of the events added; `last_tick` closes the stints still open.
-    pub fn finish(mut self, last_tick: i32) -> GameLog {
-        self.log.players = self.stints.finish(last_tick);
-        self.log
+    pub fn finish(self, last_tick: i32) -> GameLog {
+        self.builder.finish(last_tick)
     }
 }
 
-/// Adds one game event to the stints and the chat; `roster` is the players after it.
-fn note(roster: &Roster, log: &mut GameLog, stints: &mut Stints, event: GameEventAt<'_>) {
+/// Notes one game event in the log; `roster` is the players after it.
+fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
     let tick = event.tick;
     let cid = match &event.event {
         GameEvent::Join { cid, .. } => {
-            stints.open(*cid, tick);
+            log.join(*cid, tick);
             Some(*cid)
         }
         GameEvent::Drop { cid, .. } => {
-            stints.close(*cid, tick);
+            log.leave(*cid, tick);
             None
         }
         GameEvent::ConsoleCommand { cid, cmd, args } if cmd.as_bytes() == b"say" => {
-            log.chat.push(ChatLine {
+            log.chat(ChatLine {
                 tick,
                 client_id: *cid,
                 name: String::new(),
@@ -477,7 +469,7 @@ fn note(roster: &Roster, log: &mut GameLog, stints: &mut Stints, event: GameEven
             message:
                 AnyMessage::Six(six::Message::ClKill(_)) | AnyMessage::Seven(seven::Message::ClKill(_)),
         } => {
-            log.kills += 1;
+            log.kill();
             Some(*cid)
         }
         GameEvent::Name { cid, .. }
@@ -486,7 +478,7 @@ fn note(roster: &Roster, log: &mut GameLog, stints: &mut Stints, event: GameEven
         _ => None,
     };
     if let Some(p) = cid.and_then(|cid| roster.player(cid)) {
-        stints.update(p.cid, tick, &p.name, &p.clan, p.country, p.team);
+        log.player(p.cid, tick, &p.name, &p.clan, p.country, p.team);
     }
 }
 
@@ -497,19 +489,19 @@ pub fn game_log<'a, I>(messages: I) -> (GameLog, Option<SemanticError>)
 where
     I: Iterator<Item = Result<MessageAt<'a>, ReadError>>,
 {
-    let mut builder = GameLogBuilder::new();
+    let mut logger = EventLogger::new();
     let mut events = Events::new(messages);
     let mut error = None;
     for event in events.by_ref() {
         match event {
-            Ok(event) => builder.add(event),
+            Ok(event) => logger.add(&event),
             Err(e) => {
                 error = Some(e);
                 break;
             }
         }
     }
-    (builder.finish(events.tick()), error)
+    (logger.finish(events.tick()), error)
 }
 
 #[cfg(test)]
@@ -518,16 +510,16 @@ mod tests {
     use crate::teehistorian::{Header, Recorder, TeehistorianSlice, strategies};
     use proptest::prelude::*;
 
-    /// [`GameLogBuilder::add`] leaves out only events the follower ignores: the log is the
-    /// one of a builder that follows every event.
+    /// [`EventLogger::add`] leaves out only events the follower ignores: the log is the
+    /// one of a logger that follows every event.
     fn filtered_log_is_unfiltered_log(data: &[u8]) {
         let Ok(file) = TeehistorianSlice::parse(data) else {
             return;
         };
-        let (mut filtered, mut every) = (GameLogBuilder::new(), GameLogBuilder::new());
+        let (mut filtered, mut every) = (EventLogger::new(), EventLogger::new());
         let mut events = Events::new(file.messages());
         while let Some(Ok(event)) = events.next() {
-            filtered.add(event);
+            filtered.add(&event);
             every.follow(event);
         }
         assert_eq!(filtered.finish(events.tick()), every.finish(events.tick()));

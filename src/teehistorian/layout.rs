@@ -23,8 +23,8 @@
 
 use super::error::EncodeError;
 use super::format::{ExFrame, INPUT_INTS, id, read_varint, write_varint};
-use super::message::{Args, Ex, ExKind, Message, RawStr};
-pub use crate::codec::string::{Bytes, NulStr};
+use super::message::{Args, Ex, ExKind, Message};
+use crate::codec::string::{Bytes, NulStr};
 use binrw::io::{Read, Seek, SeekFrom, Write};
 use binrw::{BinRead, BinResult, BinWrite, Endian};
 use std::borrow::Cow;
@@ -293,7 +293,7 @@ pub fn write_args<W: Write + Seek>(
         (_, Some(raw)) => writer.write_all(raw)?,
         (_, None) => {
             for arg in args.iter() {
-                write_str(&NulStr(Cow::Borrowed(arg.0)), writer, endian, what)?;
+                write_str(&arg, writer, endian, what)?;
             }
         }
     }
@@ -363,28 +363,29 @@ macro_rules! write_field {
     };
 }
 
-/// A layout field from a view field (borrowing).
+/// A layout field from a reference to a view field (borrowing: a string borrowed from the
+/// input stays borrowed).
 macro_rules! to_layout {
     (int, $v:expr) => {
-        $v
+        *$v
     };
     (input, $v:expr) => {
-        $v
+        *$v
     };
     (uuid, $v:expr) => {
-        $v
+        *$v
     };
     (str, $v:expr) => {
-        NulStr(Cow::Borrowed($v.0))
+        $v.clone()
     };
     (bytes, $v:expr) => {
-        Bytes(Cow::Borrowed($v))
+        Bytes(Cow::Borrowed(*$v))
     };
     (rest, $v:expr) => {
-        Bytes(Cow::Borrowed($v))
+        Bytes(Cow::Borrowed(*$v))
     };
     (args, $v:expr) => {
-        StrList::from($v)
+        StrList::from(*$v)
     };
 }
 
@@ -400,7 +401,7 @@ macro_rules! to_view {
         $v
     };
     (str, $v:expr) => {
-        RawStr(&$v.0)
+        NulStr::borrowed(&$v.0)
     };
     (bytes, $v:expr) => {
         &$v.0[..]
@@ -527,13 +528,15 @@ macro_rules! define_message_layouts {
         }
 
         impl<'a> Message<'a> {
-            /// The message in its declarative layout, borrowing its strings and payloads
-            /// (no allocation).
+            /// The message in its declarative layout, borrowing its strings and payloads (no
+            /// allocation, unless a string was given owned).
             pub fn to_layout(&self) -> MessageLayout<'a> {
-                match *self {
-                    Message::PlayerDiff { cid, dx, dy } => {
-                        MessageLayout::PlayerDiff(PlayerDiff { cid, dx, dy })
-                    }
+                match self {
+                    Message::PlayerDiff { cid, dx, dy } => MessageLayout::PlayerDiff(PlayerDiff {
+                        cid: *cid,
+                        dx: *dx,
+                        dy: *dy,
+                    }),
                     $(
                         Message::$variant $({ $($field),* })? => {
                             MessageLayout::$variant($variant {
@@ -653,17 +656,18 @@ macro_rules! define_ex_layouts {
         }
 
         impl<'a> Ex<'a> {
-            /// The record in its declarative layout, borrowing its strings and payloads.
+            /// The record in its declarative layout, borrowing its strings and payloads (no
+            /// allocation, unless a string was given owned).
             pub fn to_layout(&self) -> ExLayout<'a> {
-                match *self {
+                match self {
                     $(
                         Ex::$variant $({ $($field),* })? => ExLayout::$variant(ex::$variant {
                             $($( $field: to_layout!($kind, $field), )*)?
                         }),
                     )*
                     Ex::Unknown { uuid, data } => ExLayout::Unknown {
-                        uuid,
-                        data: Bytes(Cow::Borrowed(data)),
+                        uuid: *uuid,
+                        data: Bytes(Cow::Borrowed(*data)),
                     },
                 }
             }

@@ -10,74 +10,13 @@
 
 use super::error::EncodeError;
 use super::format::{INPUT_INTS, id};
+use crate::codec::string::NulStr;
 use crate::codec::varint;
 use std::borrow::Cow;
 use std::fmt;
 use uuid::Uuid;
 
-/// A NUL-terminated string field, without its NUL, as raw bytes.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct RawStr<'a>(pub &'a [u8]);
-
-impl<'a> RawStr<'a> {
-    /// The bytes, without the NUL.
-    pub const fn as_bytes(&self) -> &'a [u8] {
-        self.0
-    }
-
-    /// The text, if it is UTF-8 (DDNet writes UTF-8).
-    pub fn to_str(&self) -> Result<&'a str, std::str::Utf8Error> {
-        std::str::from_utf8(self.0)
-    }
-
-    /// The text with invalid UTF-8 replaced, for display.
-    pub fn to_string_lossy(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.0)
-    }
-
-    /// The number of bytes, without the NUL.
-    pub const fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether the string is empty.
-    pub const fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl<'a> From<&'a str> for RawStr<'a> {
-    fn from(s: &'a str) -> Self {
-        RawStr(s.as_bytes())
-    }
-}
-
-impl<'a> From<&'a [u8]> for RawStr<'a> {
-    fn from(s: &'a [u8]) -> Self {
-        RawStr(s)
-    }
-}
-
-impl fmt::Debug for RawStr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.to_string_lossy())
-    }
-}
-
-/// With feature `serde`: a JSON string when the bytes are UTF-8 (as DDNet writes), else an
-/// array of byte values, so that nothing is lost (the form of
-/// [`NulStr`](super::layout::NulStr)).
-#[cfg(feature = "serde")]
-impl serde::Serialize for RawStr<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.to_str() {
-            Ok(text) => serializer.serialize_str(text),
-            Err(_) => serializer.collect_seq(self.0.iter()),
-        }
-    }
-}
-
-/// With feature `serde`: an array of [`RawStr`]s.
+/// With feature `serde`: an array of strings, each as a [`NulStr`] serializes.
 #[cfg(feature = "serde")]
 impl serde::Serialize for Args<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -85,7 +24,7 @@ impl serde::Serialize for Args<'_> {
     }
 }
 
-/// Serializes bytes as lowercase hex (the form of [`Bytes`](super::layout::Bytes)).
+/// Serializes bytes as lowercase hex (the form of [`Bytes`](crate::codec::string::Bytes)).
 #[cfg(feature = "serde")]
 pub(crate) fn serialize_hex<S: serde::Serializer>(
     bytes: &&[u8],
@@ -185,7 +124,7 @@ impl fmt::Debug for Args<'_> {
 }
 
 impl<'a> IntoIterator for Args<'a> {
-    type Item = RawStr<'a>;
+    type Item = NulStr<'a>;
     type IntoIter = ArgsIter<'a>;
     fn into_iter(self) -> ArgsIter<'a> {
         self.iter()
@@ -203,16 +142,16 @@ enum ArgsIterRepr<'a> {
 }
 
 impl<'a> Iterator for ArgsIter<'a> {
-    type Item = RawStr<'a>;
-    fn next(&mut self) -> Option<RawStr<'a>> {
+    type Item = NulStr<'a>;
+    fn next(&mut self) -> Option<NulStr<'a>> {
         match &mut self.0 {
             ArgsIterRepr::Packed(rest) => {
                 let nul = rest.iter().position(|&b| b == 0)?;
                 let item = &rest[..nul];
                 *rest = &rest[nul + 1..];
-                Some(RawStr(item))
+                Some(NulStr::borrowed(item))
             }
-            ArgsIterRepr::List(items) => items.next().map(|s| RawStr(s)),
+            ArgsIterRepr::List(items) => items.next().map(|s| NulStr::borrowed(s)),
         }
     }
 }
@@ -222,7 +161,7 @@ macro_rules! view_type {
     (int) => { i32 };
     (input) => { [i32; INPUT_INTS] };
     (uuid) => { Uuid };
-    (str) => { RawStr<'a> };
+    (str) => { NulStr<'a> };
     (bytes) => { &'a [u8] };
     (rest) => { &'a [u8] };
     (args) => { Args<'a> };
@@ -299,7 +238,7 @@ macro_rules! define_ex_views {
 
         /// An extension (EX) message: a UUID and a payload, typed when the UUID is one of
         /// DDNet's. DDNet adds records over time, so matches need a wildcard arm.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         #[non_exhaustive]
         pub enum Ex<'a> {
             $(
@@ -355,7 +294,7 @@ macro_rules! define_message_views {
         /// [`to_layout`](Message::to_layout) and
         /// [`as_message`](super::layout::MessageLayout::as_message)); with feature `serde`
         /// a message serializes as its layout does.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         #[non_exhaustive]
         pub enum Message<'a> {
             /// PLAYER_DIFF (id = cid ≥ 0): a character moved by (dx, dy).
@@ -522,7 +461,7 @@ impl<'a> Message<'a> {
     ///
     /// Never reads past what the message's own fields announce and never allocates: a size
     /// field larger than the input is a [`DecodeError::Incomplete`] error, not a buffer.
-    #[inline]
+    #[inline(always)]
     pub fn decode(input: &'a [u8]) -> Result<Decoded<'a>, DecodeError> {
         if let Some(window) = input.first_chunk::<INT_WINDOW>()
             && let Some(decoded) = decode_ints_only(window)
@@ -631,7 +570,7 @@ pub fn has_legacy_packer(version: &str, version_minor: Option<&str>) -> bool {
 }
 
 /// A message decoded from the front of an input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded<'a> {
     /// The message.
     pub message: Message<'a>,
@@ -782,14 +721,14 @@ impl<'a> Fields<'a> {
         Ok(Uuid::from_slice(bytes).unwrap_or_default())
     }
 
-    fn str(&mut self) -> Result<RawStr<'a>, DecodeError> {
+    fn str(&mut self) -> Result<NulStr<'a>, DecodeError> {
         let rest = &self.input[self.pos..];
         let nul = rest
             .iter()
             .position(|&b| b == 0)
             .ok_or_else(|| self.incomplete(None))?;
         self.pos += nul + 1;
-        Ok(RawStr(&rest[..nul]))
+        Ok(NulStr::borrowed(&rest[..nul]))
     }
 
     /// `args` fields: a count, then that many strings, kept packed.
@@ -1136,7 +1075,7 @@ mod tests {
         assert_eq!(
             Message::Drop {
                 cid: 0,
-                reason: RawStr(b"a\0b")
+                reason: NulStr::borrowed(b"a\0b")
             }
             .encode(&mut out),
             Err(EncodeError::NulInString {

@@ -66,19 +66,17 @@ pub mod summary;
 pub mod walk;
 pub mod writer;
 
-pub use cut::{CutError, CutRangeError, CutReport, TickRange, cut};
+pub use cut::{CutError, CutRangeError, CutReport, cut};
 pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
 pub use layout::{ExLayout, MessageLayout, OwnedMessage};
-pub use message::{
-    Args, DecodeError, Decoded, Ex, ExKind, Message, RawStr, apply_input_diff, input_diff,
-};
+pub use message::{Args, DecodeError, Decoded, Ex, ExKind, Message, apply_input_diff, input_diff};
 pub use reader::{
     MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickError, TickState,
 };
-pub use recorder::{FlushPolicy, Phase, Protocol, Recorder, RecorderError};
+pub use recorder::{FlushPolicy, Phase, Recorder, RecorderError};
 pub use repair::{RepairError, RepairReport, repair};
-pub use scrub::{ChatFilter, Mapping, Pseudonyms, ScrubError, ScrubOptions, ScrubReport, scrub};
+pub use scrub::{ScrubError, ScrubReport, scrub};
 pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };

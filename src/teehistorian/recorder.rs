@@ -41,11 +41,12 @@
 //! disk, as a readable file without FINISH. The recorder never seeks.
 //!
 //! ```
-//! use demokit::teehistorian::{Header, Protocol, Recorder, TeehistorianSlice};
+//! use demokit::gamenet::Protocol;
+//! use demokit::teehistorian::{Header, Recorder, TeehistorianSlice};
 //!
 //! let header = Header { map_name: Some("dm1".into()), ..Header::new("2") };
 //! let mut rec = Recorder::new(Vec::new(), &header)?;
-//! rec.record_player_join(0, Protocol::V6)?;
+//! rec.record_player_join(0, Protocol::Six)?;
 //! for tick in 1..=3 {
 //!     rec.begin_tick(tick)?;
 //!     rec.begin_players()?;
@@ -69,6 +70,7 @@ use super::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
 use super::message::{Args, Ex, Message, has_legacy_packer, input_diff};
 use super::reader::{TickState, parse_header};
+use crate::gamenet::Protocol;
 use std::fmt;
 use std::io::{self, Write};
 use std::num::NonZeroU32;
@@ -99,15 +101,6 @@ pub enum FlushPolicy {
     /// Never flush before [`finish`](Recorder::finish); the caller calls
     /// [`flush`](Recorder::flush) when it likes.
     Never,
-}
-
-/// The protocol a client joined with, recorded as EX JOINVER6 or JOINVER7 before its JOIN.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// A 0.6 (DDNet) client.
-    V6,
-    /// A 0.7 client.
-    V7,
 }
 
 /// Where the recorder is in the tick loop; the calls a phase allows are listed per phase.
@@ -583,7 +576,8 @@ impl<W: Write> Recorder<W> {
         self.record("record_player_message", &Message::NetMessage { cid, data })
     }
 
-    /// Records that client `cid` joined: EX JOINVER6 or JOINVER7, then JOIN.
+    /// Records that client `cid` joined with `protocol` (a 0.6/DDNet or a 0.7 client): EX
+    /// JOINVER6 or JOINVER7, then JOIN.
     pub fn record_player_join(
         &mut self,
         cid: i32,
@@ -654,7 +648,7 @@ impl<W: Write> Recorder<W> {
     /// [`record_team_practice`](Self::record_team_practice) compare against.
     pub fn record_ex(&mut self, ex: &Ex<'_>) -> Result<(), RecorderError> {
         const CALL: &str = "record_ex";
-        self.record(CALL, &Message::Ex(*ex))?;
+        self.record(CALL, &Message::Ex(ex.clone()))?;
         match *ex {
             Ex::PlayerTeam { cid, team } => {
                 if let Ok(slot) = client_slot(CALL, cid) {
@@ -1094,8 +1088,8 @@ fn client_slot(call: &'static str, cid: i32) -> Result<usize, RecorderError> {
 
 fn join_version(cid: i32, protocol: Protocol) -> Ex<'static> {
     match protocol {
-        Protocol::V6 => Ex::JoinVer6 { cid },
-        Protocol::V7 => Ex::JoinVer7 { cid },
+        Protocol::Six => Ex::JoinVer6 { cid },
+        Protocol::Seven => Ex::JoinVer7 { cid },
     }
 }
 

@@ -17,7 +17,7 @@ use super::format::id;
 use super::reader::TeehistorianSlice;
 use crate::codec::varint;
 
-pub use crate::report::Cut;
+use crate::report::Cut;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,10 +14,11 @@
 //! id, and nothing is allocated per message.
 //!
 //! ```
-//! use demokit::teehistorian::{EventKind, Events, Header, Protocol, Recorder, TeehistorianSlice};
+//! use demokit::gamenet::Protocol;
+//! use demokit::teehistorian::{EventKind, Events, Header, Recorder, TeehistorianSlice};
 //!
 //! let mut rec = Recorder::new(Vec::new(), &Header::new("2"))?;
-//! rec.record_player_join(0, Protocol::V6)?;
+//! rec.record_player_join(0, Protocol::Six)?;
 //! for tick in 1..=3 {
 //!     rec.begin_tick(tick)?;
 //!     rec.begin_players()?;
@@ -50,8 +51,9 @@
 
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{INPUT_INTS, MAX_CLIENTS};
-use super::message::{Args, Ex, Message, RawStr, apply_input_diff};
+use super::message::{Args, Ex, Message, apply_input_diff};
 use super::reader::{MessageAt, TeehistorianReader};
+use crate::codec::string::NulStr;
 use std::fmt;
 use std::io::Read;
 
@@ -206,25 +208,28 @@ impl World {
                 }
                 EventKind::Join { cid }
             }
-            Message::Drop { cid, reason } => {
+            Message::Drop { cid, ref reason } => {
                 if let Ok(i) = slot(cid, "DROP") {
                     self.connected[i] = false;
                 }
-                EventKind::Drop { cid, reason }
+                EventKind::Drop {
+                    cid,
+                    reason: reason.clone(),
+                }
             }
             Message::NetMessage { cid, data } => EventKind::NetMessage { cid, data },
             Message::ConsoleCommand {
                 cid,
                 flags,
-                cmd,
+                ref cmd,
                 args,
             } => EventKind::ConsoleCommand {
                 cid,
                 flags,
-                cmd,
+                cmd: cmd.clone(),
                 args,
             },
-            Message::Ex(ex) => EventKind::Ex(ex),
+            Message::Ex(ref ex) => EventKind::Ex(ex.clone()),
             Message::TickSkip { dt } => EventKind::TickSkip { dt },
             Message::Finish => EventKind::Finish,
         })
@@ -235,8 +240,8 @@ impl World {
 ///
 /// With feature `serde` it is an object whose `"event"` is the variant's name in snake case
 /// (`"player_move"`, `"ex"`, ...) beside its fields; strings as in
-/// [`RawStr`], byte payloads in hex.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// [`NulStr`], byte payloads in hex.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "event", rename_all = "snake_case"))]
 #[non_exhaustive]
@@ -297,7 +302,7 @@ pub enum EventKind<'a> {
         /// Client id.
         cid: i32,
         /// Why.
-        reason: RawStr<'a>,
+        reason: NulStr<'a>,
     },
     /// A network message a client sent (MESSAGE).
     NetMessage {
@@ -317,7 +322,7 @@ pub enum EventKind<'a> {
         /// The console's flag mask.
         flags: i32,
         /// Command name.
-        cmd: RawStr<'a>,
+        cmd: NulStr<'a>,
         /// Arguments.
         args: Args<'a>,
     },
@@ -333,7 +338,7 @@ pub enum EventKind<'a> {
 }
 
 /// One event: what a message means, with its tick and the offset of its message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Event<'a> {
     /// Offset of the message in the file; for [`EventKind::TickEnd`], the offset of the

@@ -9,10 +9,12 @@
 
 use super::format::{INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
-use super::layout::{self, Bytes, ExLayout, MessageLayout, NulStr, OwnedMessage, StrList};
+use super::layout::{self, ExLayout, MessageLayout, OwnedMessage, StrList};
 use super::message::{ExKind, Message};
-use super::recorder::{Protocol, Recorder, RecorderError};
+use super::recorder::{Recorder, RecorderError};
 use super::writer::TeehistorianWriter;
+use crate::codec::string::{Bytes, NulStr};
+use crate::gamenet::Protocol;
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -334,7 +336,7 @@ impl ServerTick {
         }
         for record in &self.records {
             match record {
-                ServerRecord::Join(cid) => rec.record_player_join(*cid, Protocol::V6)?,
+                ServerRecord::Join(cid) => rec.record_player_join(*cid, Protocol::Six)?,
                 ServerRecord::Drop(cid, reason) => rec.record_player_drop(*cid, reason)?,
                 ServerRecord::NetMessage(cid, data) => rec.record_player_message(*cid, data)?,
                 ServerRecord::ConsoleCommand(cid, cmd, args) => {

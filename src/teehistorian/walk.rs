@@ -14,10 +14,11 @@
 //! message takes the reader's general path.
 //!
 //! ```
-//! use demokit::teehistorian::{EventKind, Header, Protocol, Recorder, TeehistorianSlice, TickWalk};
+//! use demokit::gamenet::Protocol;
+//! use demokit::teehistorian::{EventKind, Header, Recorder, TeehistorianSlice, TickWalk};
 //!
 //! let mut rec = Recorder::new(Vec::new(), &Header::new("2"))?;
-//! rec.record_player_join(0, Protocol::V6)?;
+//! rec.record_player_join(0, Protocol::Six)?;
 //! for tick in 1..=3 {
 //!     rec.begin_tick(tick)?;
 //!     rec.begin_players()?;

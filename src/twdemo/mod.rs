@@ -1,4 +1,4 @@
-//! Teeworlds and DDNet demos (`TWDEMO`, versions 3 to 6), in three layers, each built on
+//! Teeworlds and DDNet demos (`TWDEMO`, versions 3 to 6), in four layers, each built on
 //! the ones before it:
 //!
 //! 1. [`container`]: the file as header, prelude and chunks; readers, a writer, payload
@@ -10,8 +10,9 @@
 //! 4. [`game`]: the game protocol's view: typed snapshot items and messages, and the world
 //!    (players, characters, chat, kills, ...) tick by tick.
 //!
-//! Each module is also reachable at its old place directly under `twdemo` (for example
-//! `twdemo::reader`, `twdemo::trim`), and the types used most are re-exported here.
+//! The types used most are re-exported here (for example [`DemoSlice`], [`Recorder`],
+//! [`Snapshot`]); everything else is reached through its layer (for example
+//! `twdemo::container::reader`, `twdemo::edit::trim`).
 //!
 //! The first three layers know snapshot items and messages as numbers; what they mean is
 //! the game layer's, built on the protocol tables of [`gamenet`](crate::gamenet).
@@ -21,23 +22,15 @@ pub mod edit;
 pub mod game;
 pub mod snapshot;
 
-#[cfg(any(test, feature = "proptest"))]
-#[doc(no_inline)]
-pub use container::strategies;
-#[doc(no_inline)]
-pub use container::{demo, error, format, payload, reader, summary, writer};
-#[doc(no_inline)]
-pub use edit::{convert, markers, repair, scrub, trim, validate};
-#[doc(no_inline)]
-pub use snapshot::{delta, recorder, replay};
-
-pub use delta::{ItemSizes, apply_delta, create_delta};
-pub use demo::{DataRecord, Demo, Payload, Record};
-pub use error::{PayloadError, ReadError, ReadErrorKind, WriteError};
-pub use format::{ChunkKind, RawChunkHeader, SizeForm, TickForm};
-pub use payload::{DecodedPayload, PayloadDecoder, PayloadEncoder};
-pub use reader::{Chunk, ChunkAt, Chunks, DataChunk, DemoReader, DemoSlice, Prelude, TickMarker};
-pub use recorder::{Recorder, RecorderConfig};
+pub use container::demo::{DataRecord, Demo, Payload, Record};
+pub use container::error::{PayloadError, ReadError, ReadErrorKind, WriteError};
+pub use container::format::{ChunkKind, RawChunkHeader, SizeForm, TickForm};
+pub use container::payload::{DecodedPayload, PayloadDecoder, PayloadEncoder};
+pub use container::reader::{
+    Chunk, ChunkAt, Chunks, DataChunk, DemoReader, DemoSlice, Prelude, TickMarker,
+};
+pub use container::summary::Summary;
+pub use container::writer::DemoWriter;
+pub use snapshot::delta::{ItemSizes, apply_delta, create_delta};
+pub use snapshot::recorder::{Recorder, RecorderConfig};
 pub use snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
-pub use summary::Summary;
-pub use writer::DemoWriter;

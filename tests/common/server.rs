@@ -2,7 +2,8 @@
 //! the crash test, the teehistorian and export benchmarks and the example that writes the
 //! generated recording (which include this file by path).
 
-use demokit::teehistorian::{FlushPolicy, Header, Protocol, Recorder};
+use demokit::gamenet::Protocol;
+use demokit::teehistorian::{FlushPolicy, Header, Recorder};
 use std::io::Write;
 
 /// Records `ticks` ticks of a 64-player [`Server`] into `sink` (header: version 2, map
@@ -74,9 +75,9 @@ impl Server {
     pub fn start<W: Write>(&mut self, rec: &mut Recorder<W>) {
         for cid in 0..self.players {
             let protocol = if cid % 2 == 0 {
-                Protocol::V6
+                Protocol::Six
             } else {
-                Protocol::V7
+                Protocol::Seven
             };
             rec.record_player_join(cid, protocol).unwrap();
             rec.record_player_name(cid, &format!("tee {cid}")).unwrap();

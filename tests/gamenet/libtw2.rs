@@ -68,7 +68,7 @@
 use crate::common;
 
 use demokit::gamenet::{self, AnyMessage, AnyObject, MessageId, ObjectType, Protocol, seven, six};
-use demokit::twdemo::replay::SnapshotReplay;
+use demokit::twdemo::snapshot::replay::SnapshotReplay;
 use demokit::twdemo::snapshot::{OFFSET_UUID_TYPE, Snapshot};
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
 use libtw2_gamenet_ddnet as ddnet;

@@ -1,4 +1,5 @@
-//! The Teeworlds game protocol (0.6/DDNet and 0.7): property tests, real recordings and libtw2's typed protocol.
+//! The Teeworlds game protocol (0.6/DDNet and 0.7): property tests, real recordings and
+//! libtw2's typed protocol.
 //!
 //! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
 

@@ -226,16 +226,16 @@ pub fn twdemo_read(data: &[u8]) {
     }
 
     let _ = tw::Summary::scan(data);
-    let report = tw::validate::validate(data);
+    let report = tw::edit::validate::validate(data);
     if error.is_some() {
         assert!(
             !report.accepted(),
             "twdemo: validate accepts a file that does not read"
         );
     }
-    let _ = tw::repair::extract_map(data);
+    let _ = tw::edit::repair::extract_map(data);
     if let Ok(slice) = tw::DemoSlice::parse(data) {
-        let mut replay = tw::replay::SnapshotReplay::new(&slice);
+        let mut replay = tw::snapshot::replay::SnapshotReplay::new(&slice);
         let mut ticks = 0usize;
         while let Some(tick) = replay.next() {
             ticks += 1;
@@ -248,14 +248,14 @@ pub fn twdemo_read(data: &[u8]) {
             }
         }
     }
-    if let Ok((repaired, _)) = tw::repair::repair(data) {
+    if let Ok((repaired, _)) = tw::edit::repair::repair(data) {
         let (r_items, r_error) = tw_slice(&repaired);
         assert!(
             r_error.is_none(),
             "twdemo: repaired file does not read: {r_error:?}"
         );
         assert!(r_items.len() <= items.len() + 1);
-        let (again, report) = tw::repair::repair(&repaired).expect("repaired file repairs");
+        let (again, report) = tw::edit::repair::repair(&repaired).expect("repaired file repairs");
         assert!(
             !report.changed(),
             "twdemo: a second repair changes the file"
@@ -277,7 +277,7 @@ pub fn twdemo_roundtrip(data: &[u8]) {
         bytes == data,
         "twdemo: Demo::to_bytes differs from the input"
     );
-    let (out, _) = tw::demo::rewrite(data, Vec::new())
+    let (out, _) = tw::container::demo::rewrite(data, Vec::new())
         .unwrap_or_else(|(_, e)| panic!("twdemo: rewrite of a demo that reads fails: {e}"));
     assert!(out == data, "twdemo: rewrite differs from the input");
     assert_eq!(tw::Demo::from_bytes(&bytes).ok(), Some(demo));
@@ -297,7 +297,7 @@ pub fn twdemo_tools(data: &[u8]) {
             .collect()
     };
     for version in 3..=6 {
-        if let Ok((converted, _)) = tw::convert::convert(data, version) {
+        if let Ok((converted, _)) = tw::edit::convert::convert(data, version) {
             let (c_items, c_error) = tw_slice(&converted);
             assert!(
                 c_error.is_none() && error.is_none(),
@@ -319,7 +319,7 @@ pub fn twdemo_tools(data: &[u8]) {
         .collect();
     if let (Some(&first), Some(&last)) = (ticks.get(ticks.len() / 3), ticks.last()) {
         for (from, to) in [(first, last), (first, first), (last, first)] {
-            if let Ok((trimmed, _)) = tw::trim::trim(data, from, to) {
+            if let Ok((trimmed, _)) = tw::edit::trim::trim(data, from, to) {
                 let (_, t_error) = tw_slice(&trimmed);
                 assert!(
                     t_error.is_none(),
@@ -766,7 +766,7 @@ pub fn snapshot_delta(data: &[u8]) {
     let sizes = match data[0] % 3 {
         0 => tw::ItemSizes::DDNET_0_6,
         1 => tw::ItemSizes::TEEWORLDS_0_7,
-        _ => tw::delta::ItemSizes::NONE,
+        _ => tw::snapshot::delta::ItemSizes::NONE,
     };
     let ints: Vec<i32> = data[3..]
         .chunks_exact(4)
@@ -781,7 +781,7 @@ pub fn snapshot_delta(data: &[u8]) {
     for item in from.items() {
         assert!(item.data.len() <= from_ints.len());
     }
-    let _ = tw::delta::Delta::parse(delta, &sizes);
+    let _ = tw::snapshot::delta::Delta::parse(delta, &sizes);
     let Ok(to) = tw::apply_delta(&from, delta, &sizes) else {
         return;
     };

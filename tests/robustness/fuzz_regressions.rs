@@ -175,11 +175,11 @@ fn a_repair_that_would_not_read_back_is_refused() {
     assert!(map_len < 16);
     assert_eq!(
         slice.map(),
-        &demokit::twdemo::format::SHA256_EXTENSION_UUID[..map_len]
+        &demokit::twdemo::container::format::SHA256_EXTENSION_UUID[..map_len]
     );
-    let e = tw::repair::repair(&data).unwrap_err();
+    let e = tw::edit::repair::repair(&data).unwrap_err();
     assert!(
-        matches!(&e, tw::repair::RepairError::Ambiguous(r) if r.is_truncation()),
+        matches!(&e, tw::edit::repair::RepairError::Ambiguous(r) if r.is_truncation()),
         "{e}"
     );
 

@@ -1,4 +1,6 @@
-//! What holds for every format: malformed input, the fuzz corpus's regressions, failing sinks, serde shapes, the fixtures, the feature gates and the minimum Rust version.
+//! What holds for every format: malformed input, the fuzz corpus's regressions, failing
+//! sinks, serde shapes, the fixtures, the feature gates, the layers of the crate and the
+//! minimum Rust version.
 //!
 //! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
 
@@ -8,7 +10,9 @@ mod common;
 mod datafile_real;
 mod feature_gates;
 mod fixtures;
+mod fuzz_checks;
 mod fuzz_regressions;
+mod layers;
 mod malformed;
 mod malformed_corpus;
 mod msrv;
@@ -19,4 +23,3 @@ mod sink_failure;
 /// in parallel do not see each other's).
 #[global_allocator]
 static ALLOCATOR: common::alloc::CountingAllocator = common::alloc::CountingAllocator;
-mod fuzz_checks;

@@ -10,11 +10,12 @@ use demokit::source::format::{
     CustomDataPrefix, FrameHead, LengthPrefix, PacketTrailer, UserCmdPrefix,
 };
 use demokit::source::{self, Command, SourceSlice, ViewInfo};
-use demokit::twdemo::format::{MapSha256, TimelineMarkers, VersionHeader};
-use demokit::twdemo::replay::SnapshotReplay;
+use demokit::twdemo::container::format::{MapSha256, TimelineMarkers, VersionHeader};
+use demokit::twdemo::container::strategies;
+use demokit::twdemo::snapshot::replay::SnapshotReplay;
 use demokit::twdemo::{
     ChunkKind, DataRecord, Demo, DemoSlice, Payload, PayloadDecoder, Prelude, RawChunkHeader,
-    Record, SizeForm, SnapshotBuf, SnapshotBuilder, TickForm, TickMarker, strategies,
+    Record, SizeForm, SnapshotBuf, SnapshotBuilder, TickForm, TickMarker,
 };
 use proptest::prelude::*;
 use serde::Serialize;

@@ -19,8 +19,9 @@
 use crate::common;
 
 use common::server::Server;
+use demokit::gamenet::Protocol;
 use demokit::teehistorian::{
-    FlushPolicy, Header, MessageAt, Protocol, Recorder, RecorderError, TeehistorianSlice,
+    FlushPolicy, Header, MessageAt, Recorder, RecorderError, TeehistorianSlice,
 };
 use demokit::twdemo::{
     self, Chunk, DemoSlice, RecorderConfig, SnapshotBuf, SnapshotBuilder, WriteError,
@@ -175,9 +176,9 @@ impl Calls {
 fn th_start<W: Write>(players: i32, rec: &mut Recorder<W>, calls: &mut Calls) {
     for cid in 0..players {
         let protocol = if cid % 2 == 0 {
-            Protocol::V6
+            Protocol::Six
         } else {
-            Protocol::V7
+            Protocol::Seven
         };
         calls.note("record_player_join", rec.record_player_join(cid, protocol));
         calls.note(
@@ -694,7 +695,7 @@ fn demo_reference(ops: &[Op]) -> DemoReference {
     let bytes = rec.get_ref().data.clone();
     let finished = rec.finish().unwrap().data;
     assert_eq!(bytes.len(), finished.len());
-    assert!(twdemo::validate::validate(&finished).accepted());
+    assert!(twdemo::edit::validate::validate(&finished).accepted());
     let slice = DemoSlice::parse(&bytes).unwrap();
     assert_eq!(slice.chunks_offset(), chunks_offset);
     let mut chunks = slice.chunks();
@@ -816,15 +817,16 @@ fn demo_check_file(reference: &DemoReference, limit: usize, data: &[u8]) {
         // Too little for DDNet to play: the repair refuses, and validate agrees.
         assert!(
             matches!(
-                twdemo::repair::repair(data),
-                Err(twdemo::repair::RepairError::Unplayable { .. })
+                twdemo::edit::repair::repair(data),
+                Err(twdemo::edit::repair::RepairError::Unplayable { .. })
             ),
             "{ctx}"
         );
-        assert!(!twdemo::validate::validate(data).accepted(), "{ctx}");
+        assert!(!twdemo::edit::validate::validate(data).accepted(), "{ctx}");
         return;
     }
-    let (repaired, report) = twdemo::repair::repair(data).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+    let (repaired, report) =
+        twdemo::edit::repair::repair(data).unwrap_or_else(|e| panic!("{ctx}: {e}"));
     assert_eq!(repaired.len(), complete, "{ctx}");
     assert_eq!(report.cut.is_some(), complete < data.len(), "{ctx}");
     assert_eq!(
@@ -832,7 +834,7 @@ fn demo_check_file(reference: &DemoReference, limit: usize, data: &[u8]) {
         (markers, keyframes),
         "{ctx}"
     );
-    let validation = twdemo::validate::validate(&repaired);
+    let validation = twdemo::edit::validate::validate(&repaired);
     if keyframes >= 1 && markers >= 2 {
         assert!(
             validation.accepted(),

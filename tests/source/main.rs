@@ -1,4 +1,5 @@
-//! Source engine demos: the container on real files of every game, bad input, property tests and repair.
+//! Source engine demos: the container on real files of every game, bad input, property
+//! tests and repair.
 //!
 //! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
 

@@ -6,8 +6,9 @@
 
 use crate::common;
 
+use demokit::codec::string::NulStr;
 use demokit::teehistorian::strategies;
-use demokit::teehistorian::{Args, Ex, Message, RawStr, TeehistorianSlice};
+use demokit::teehistorian::{Args, Ex, Message, TeehistorianSlice};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use teehistorian::{Chunk, Th};
@@ -61,7 +62,7 @@ fn same(their: &Chunk<'_>, ours: &Message<'_>) -> bool {
             *ours
                 == Message::Drop {
                     cid: p.cid,
-                    reason: RawStr(p.reason),
+                    reason: NulStr::borrowed(p.reason),
                 }
         }
         Chunk::ConsoleCommand(p) => {
@@ -69,7 +70,7 @@ fn same(their: &Chunk<'_>, ours: &Message<'_>) -> bool {
                 == Message::ConsoleCommand {
                     cid: p.cid,
                     flags: p.flags,
-                    cmd: RawStr(p.cmd),
+                    cmd: NulStr::borrowed(p.cmd),
                     args: Args::list(&p.args),
                 }
         }
@@ -86,17 +87,17 @@ fn same(their: &Chunk<'_>, ours: &Message<'_>) -> bool {
             cid: p.cid,
             connection_id: p.connection_id,
             ddnet_version: p.version,
-            version_str: RawStr(p.version_str),
+            version_str: NulStr::borrowed(p.version_str),
         }),
         Chunk::AuthInit(p) => ex(Ex::AuthInit {
             cid: p.cid,
             level: p.level,
-            auth_name: RawStr(p.auth_name),
+            auth_name: NulStr::borrowed(p.auth_name),
         }),
         Chunk::AuthLogin(p) => ex(Ex::AuthLogin {
             cid: p.cid,
             level: p.level,
-            auth_name: RawStr(p.auth_name),
+            auth_name: NulStr::borrowed(p.auth_name),
         }),
         Chunk::AuthLogout { cid } => ex(Ex::AuthLogout { cid: *cid }),
         Chunk::JoinVer6 { cid } => ex(Ex::JoinVer6 { cid: *cid }),
@@ -105,13 +106,13 @@ fn same(their: &Chunk<'_>, ours: &Message<'_>) -> bool {
         Chunk::TeamSaveSuccess(p) => ex(Ex::SaveSuccess {
             team: p.team,
             save_id: p.save_id,
-            team_save: RawStr(p.save),
+            team_save: NulStr::borrowed(p.save),
         }),
         Chunk::TeamSaveFailure { team } => ex(Ex::SaveFailure { team: *team }),
         Chunk::TeamLoadSuccess(p) => ex(Ex::LoadSuccess {
             team: p.team,
             save_id: p.save_id,
-            team_save: RawStr(p.save),
+            team_save: NulStr::borrowed(p.save),
         }),
         Chunk::TeamLoadFailure { team } => ex(Ex::LoadFailure { team: *team }),
         Chunk::PlayerTeam { cid, team } => ex(Ex::PlayerTeam {
@@ -130,7 +131,7 @@ fn same(their: &Chunk<'_>, ours: &Message<'_>) -> bool {
         Chunk::Antibot(p) => ex(Ex::Antibot { data: p.data }),
         Chunk::PlayerName(p) => ex(Ex::PlayerName {
             cid: p.cid,
-            name: RawStr(p.name),
+            name: NulStr::borrowed(p.name),
         }),
         Chunk::PlayerFinish { cid, time } => ex(Ex::PlayerFinish {
             cid: *cid,
@@ -215,7 +216,8 @@ proptest! {
 /// in both parsers.
 #[test]
 fn recorder_output_reads_the_same() {
-    use demokit::teehistorian::{Header, Protocol, Recorder};
+    use demokit::gamenet::Protocol;
+    use demokit::teehistorian::{Header, Recorder};
     let header = Header {
         map_name: Some("dm1".into()),
         ..Header::new("2")
@@ -233,9 +235,9 @@ fn recorder_output_reads_the_same() {
         rec.record_player_join(
             cid,
             if cid % 2 == 0 {
-                Protocol::V6
+                Protocol::Six
             } else {
-                Protocol::V7
+                Protocol::Seven
             },
         )
         .unwrap();

@@ -1,4 +1,5 @@
-//! DDNet teehistorian: layouts, readers and writers, the semantic layer, DDNet's byte vectors and the differential tests against the `teehistorian` crate.
+//! DDNet teehistorian: layouts, readers and writers, the semantic layer, DDNet's byte
+//! vectors and the differential tests against the `teehistorian` crate.
 //!
 //! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
 

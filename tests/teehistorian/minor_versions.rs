@@ -7,8 +7,9 @@
 use crate::common;
 
 use common::read::Dribble;
+use demokit::gamenet::Protocol;
 use demokit::teehistorian::{
-    Ex, ExKind, Header, Message, Protocol, Recorder, TeehistorianSlice, rewrite, summary,
+    Ex, ExKind, Header, Message, Recorder, TeehistorianSlice, rewrite, summary,
 };
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -49,8 +50,8 @@ fn record(minor: Option<u32>, save_len: usize) -> Vec<u8> {
     };
     let save_id = Uuid::from_u128(0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10);
     let mut r = Recorder::new(Vec::new(), &header).unwrap();
-    r.record_player_join(0, Protocol::V6).unwrap();
-    r.record_player_join(1, Protocol::V7).unwrap();
+    r.record_player_join(0, Protocol::Six).unwrap();
+    r.record_player_join(1, Protocol::Seven).unwrap();
     if has(ExKind::PlayerName) {
         r.record_player_name(0, "nameless tee").unwrap();
     }
@@ -213,7 +214,8 @@ fn old_packer_console_command(cid: i32, flags: i32, cmd: &str, args: &[&str]) ->
 
 #[test]
 fn console_commands_cut_by_the_old_packer() {
-    use demokit::teehistorian::{Args, RawStr, TeehistorianReader, TeehistorianWriter};
+    use demokit::codec::string::NulStr;
+    use demokit::teehistorian::{Args, TeehistorianReader, TeehistorianWriter};
     // A long first argument (with a two-byte character where the packer ends), two more
     // that never made it into the file.
     let long = format!("{}é{}", "x".repeat(2031), "y".repeat(500));
@@ -262,7 +264,7 @@ fn console_commands_cut_by_the_old_packer() {
     let Message::ConsoleCommand { args, .. } = command.message else {
         unreachable!()
     };
-    let kept: Vec<RawStr<'_>> = args.iter().collect();
+    let kept: Vec<NulStr<'_>> = args.iter().collect();
     assert_eq!(kept.len(), 1);
     assert!(long.as_bytes().starts_with(kept[0].as_bytes()));
     // The messages after it keep their ticks: PLAYER_NEW 0 opened tick 1, each record of
@@ -319,7 +321,7 @@ fn console_commands_cut_by_the_old_packer() {
     let whole = Message::ConsoleCommand {
         cid: -1,
         flags: 4,
-        cmd: RawStr(b"say"),
+        cmd: NulStr::borrowed(b"say"),
         // 8 bytes before the arguments: the first one ends at byte 2046.
         args: Args::list(&[&[b'x'; 2037], b"second"]),
     };

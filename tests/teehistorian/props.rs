@@ -180,7 +180,7 @@ proptest! {
         let mut bytes = Vec::new();
         message.encode(&mut bytes).unwrap();
         let d = Message::decode(&bytes).unwrap();
-        prop_assert_eq!(d.message, message);
+        prop_assert_eq!(&d.message, &message);
         prop_assert_eq!(d.len, bytes.len());
         prop_assert_eq!(d.non_canonical, 0);
         let mut again = Vec::new();
@@ -222,7 +222,7 @@ proptest! {
             changed += c as u32;
         }
         let d = Message::decode(&raw).unwrap();
-        prop_assert_eq!(d.message, message);
+        prop_assert_eq!(&d.message, &message);
         prop_assert_eq!(d.len, raw.len());
         prop_assert_eq!(d.non_canonical, changed);
         prop_assert!(decodes_the_same_followed_by(&raw, &tail, &d));
@@ -305,7 +305,7 @@ proptest! {
             let (repaired, _) = demokit::teehistorian::repair(&data[..cut]).unwrap();
             let (again, err) = read_all(&repaired);
             prop_assert!(err.is_none());
-            prop_assert_eq!(again.last().map(|i| i.message), Some(Message::Finish));
+            prop_assert_eq!(again.last().map(|i| &i.message), Some(&Message::Finish));
             let kept = complete.min(again.len());
             prop_assert_eq!(&again[..kept], &full[..kept]);
         }

@@ -8,7 +8,7 @@ use crate::common;
 
 use common::alloc::allocations;
 use demokit::teehistorian::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
-use demokit::teehistorian::game::{GameLogBuilder, game_log};
+use demokit::teehistorian::game::{EventLogger, game_log};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::{
     EventKind, Events, Header, Recorder, StreamEvents, TeehistorianReader, TeehistorianSlice,
@@ -145,7 +145,7 @@ fn walk_matches_events(data: &[u8]) {
         }
     }
     let mut walk = TickWalk::new(&file);
-    let mut log = GameLogBuilder::new();
+    let mut log = EventLogger::new();
     assert_eq!(walk_steps(&mut walk, &mut log), expected);
     assert_eq!(walk.records(), records);
     assert_eq!(walk.tick(), events.tick());
@@ -164,7 +164,7 @@ fn walk_matches_events(data: &[u8]) {
         }
         let reader = TeehistorianReader::new(common::read::Dribble::new(data, piece)).unwrap();
         let mut streamed = TickWalk::from_reader(reader);
-        let mut log = GameLogBuilder::new();
+        let mut log = EventLogger::new();
         assert_eq!(
             walk_steps(&mut streamed, &mut log),
             expected,
@@ -183,12 +183,12 @@ fn walk_matches_events(data: &[u8]) {
 }
 
 /// Every step of `walk` to its end, its events added to `log`.
-fn walk_steps<S: WalkSource>(walk: &mut TickWalk<S>, log: &mut GameLogBuilder) -> Vec<Step> {
+fn walk_steps<S: WalkSource>(walk: &mut TickWalk<S>, log: &mut EventLogger) -> Vec<Step> {
     let mut got = Vec::new();
     loop {
         let mut seen = Vec::new();
         let tick = walk.next_tick(|e| {
-            log.add(e);
+            log.add(&e);
             seen.push(Step::Event(e.offset, e.tick, format!("{:?}", e.kind)));
         });
         // A lone FINISH is handed on in the call that finds no tick to end.
@@ -365,7 +365,7 @@ proptest! {
 fn events_allocate_nothing_per_message() {
     let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
     for cid in 0..16 {
-        rec.record_player_join(cid, demokit::teehistorian::Protocol::V6)
+        rec.record_player_join(cid, demokit::gamenet::Protocol::Six)
             .unwrap();
     }
     for tick in 1..=400 {

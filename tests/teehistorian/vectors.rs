@@ -10,9 +10,10 @@ use crate::common;
 
 use common::alloc::allocations;
 use demokit::codec::uuid::teeworlds_uuid;
+use demokit::gamenet::Protocol;
 use demokit::teehistorian::format::FILE_UUID;
 use demokit::teehistorian::{
-    FlushPolicy, Header, Message, Phase, Protocol, Recorder, RecorderError, TeehistorianReader,
+    FlushPolicy, Header, Message, Phase, Recorder, RecorderError, TeehistorianReader,
     TeehistorianSlice, apply_input_diff,
 };
 use std::collections::HashMap;
@@ -469,8 +470,8 @@ impl Harness {
                 want(2)?;
                 let cid = self.int(a[0])?;
                 let protocol = match self.int(a[1])? {
-                    6 => Protocol::V6,
-                    7 => Protocol::V7,
+                    6 => Protocol::Six,
+                    7 => Protocol::Seven,
                     p => return Err(format!("protocol {p}")),
                 };
                 self.rec()?.record_player_join(cid, protocol)
@@ -780,7 +781,7 @@ const INPUT_2: [i32; 10] = [0, 10, -20, 1, 0, 0, 0, 0, 0, 0];
 /// named; the first error is returned with the step's name.
 fn record_reference<W: Write>(rec: &mut Recorder<W>) -> Result<(), (&'static str, RecorderError)> {
     let step = |name: &'static str| move |e| (name, e);
-    rec.record_player_join(0, Protocol::V6)
+    rec.record_player_join(0, Protocol::Six)
         .map_err(step("join"))?;
     rec.record_player_name(0, "nameless tee")
         .map_err(step("name"))?;
@@ -875,7 +876,7 @@ fn ten_ticks(
     rec: &mut Recorder<FlushLog>,
     mut after_end_tick: impl FnMut(i32, &Recorder<FlushLog>, usize),
 ) {
-    rec.record_player_join(0, Protocol::V7).unwrap();
+    rec.record_player_join(0, Protocol::Seven).unwrap();
     for tick in 1..=10 {
         let written_before = rec.get_ref().data.len();
         rec.begin_tick(tick).unwrap();

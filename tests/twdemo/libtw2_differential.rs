@@ -14,7 +14,7 @@
 use crate::common;
 
 use demokit::codec::huffman::{self, LengthRule};
-use demokit::twdemo::format::{KEYFRAME_FLAG, TICK_COMPRESSED_FLAG, TICK_MARKER_FLAG};
+use demokit::twdemo::container::format::{KEYFRAME_FLAG, TICK_COMPRESSED_FLAG, TICK_MARKER_FLAG};
 use demokit::twdemo::{
     Chunk, ChunkKind, DemoSlice, PayloadDecoder, PayloadEncoder, PayloadError, RawChunkHeader,
     ReadErrorKind, Recorder, RecorderConfig, SizeForm,
@@ -815,7 +815,7 @@ fn libtw2_rejects_other_type_strings() {
 #[test]
 fn libtw2_rejects_marker_count_out_of_range() {
     let mut data = v6_with_tail(&[]);
-    let count_offset = demokit::twdemo::format::TIMELINE_MARKERS_OFFSET as usize;
+    let count_offset = demokit::twdemo::container::format::TIMELINE_MARKERS_OFFSET as usize;
     data[count_offset..count_offset + 4].copy_from_slice(&65i32.to_be_bytes());
     let demokit = read_demokit(&data).unwrap();
     assert_eq!(demokit.header.timeline_markers.len(), 64);

@@ -1,4 +1,5 @@
-//! Teeworlds/DDNet demos: the container, snapshots, the recorder, the editing tools, and the differential tests against libtw2.
+//! Teeworlds/DDNet demos: the container, snapshots, the recorder, the editing tools, and the
+//! differential tests against libtw2.
 //!
 //! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
 

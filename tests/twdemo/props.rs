@@ -1,9 +1,9 @@
 //! Property tests of the demo container, using the public strategies of the `proptest`
 //! feature. Case counts follow PROPTEST_CASES; failures persist under proptest-regressions/.
 
-use demokit::twdemo::demo::{Payload, Record};
-use demokit::twdemo::payload::PayloadDecoder;
-use demokit::twdemo::strategies;
+use demokit::twdemo::container::demo::{Payload, Record};
+use demokit::twdemo::container::payload::PayloadDecoder;
+use demokit::twdemo::container::strategies;
 use demokit::twdemo::{Chunk, Demo, DemoReader, DemoSlice, RawChunkHeader, SizeForm};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -29,7 +29,7 @@ proptest! {
         prop_assert_eq!(&back, &demo);
         prop_assert_eq!(&back.to_bytes().unwrap(), &bytes);
         // The streaming rewrite, which goes through the same writer, agrees.
-        let (rewritten, stats) = demokit::twdemo::demo::rewrite(&bytes, Vec::new()).unwrap();
+        let (rewritten, stats) = demokit::twdemo::container::demo::rewrite(&bytes, Vec::new()).unwrap();
         prop_assert_eq!(rewritten, bytes);
         prop_assert_eq!(stats.kept_raw_headers, 0);
     }
@@ -127,7 +127,7 @@ proptest! {
         bytes.extend_from_slice(&tail);
         for data in [&bytes[..], &raw[..]] {
             let _ = Demo::from_bytes(data);
-            let _ = demokit::twdemo::validate::validate(data);
+            let _ = demokit::twdemo::edit::validate::validate(data);
             let _ = demokit::twdemo::Summary::scan(data);
             if let Ok(mut r) = DemoReader::new(data) {
                 while let Some(item) = r.next() {

@@ -7,7 +7,7 @@ use crate::common;
 use common::read::Dribble;
 
 use demokit::codec::huffman::LengthRule;
-use demokit::twdemo::demo::rewrite;
+use demokit::twdemo::container::demo::rewrite;
 use demokit::twdemo::{Chunk, Demo, DemoReader, DemoSlice, PayloadDecoder, Summary};
 use sha2::Digest;
 

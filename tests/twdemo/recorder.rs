@@ -3,7 +3,7 @@
 use crate::common;
 
 use demokit::codec::huffman::LengthRule;
-use demokit::twdemo::validate::validate;
+use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::{
     Chunk, ChunkKind, DemoReader, DemoSlice, PayloadDecoder, Recorder, RecorderConfig, Summary,
 };

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use demokit::twdemo::replay::SnapshotReplay;
+use demokit::twdemo::snapshot::replay::SnapshotReplay;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder, Snapshot};
 use std::collections::HashMap;
 

@@ -3,13 +3,12 @@
 //! arbitrary ints never make parsing or applying panic. Case counts follow PROPTEST_CASES
 //! (256 by default); failures persist under proptest-regressions/.
 //!
-//! The strategies live here rather than in `demokit::twdemo::strategies`, which this test
+//! The strategies live here rather than in `demokit::twdemo::container::strategies`, which this test
 //! does not own.
 
-use demokit::twdemo::delta::{self, Delta, ItemSizes};
-use demokit::twdemo::snapshot::{
-    self, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, uuid_to_ints,
-};
+use demokit::codec::uuid::uuid_to_ints;
+use demokit::twdemo::snapshot::delta::{self, Delta, ItemSizes};
+use demokit::twdemo::snapshot::{self, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;

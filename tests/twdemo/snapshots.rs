@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use demokit::twdemo::delta::{self, Delta, ItemSizes};
+use demokit::twdemo::snapshot::delta::{self, Delta, ItemSizes};
 use demokit::twdemo::snapshot::{Snapshot, SnapshotBuf};
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
 use std::collections::BTreeMap;

@@ -13,10 +13,11 @@
 
 use crate::common;
 
-use demokit::twdemo::convert::{BlockChange, convert};
-use demokit::twdemo::format::{LENGTH_OFFSET, TimelineMarkers, VersionHeader};
-use demokit::twdemo::repair::{ExtractError, RepairError, extract_map, repair};
-use demokit::twdemo::validate::{ProblemKind, validate};
+use demokit::report::ProblemKind;
+use demokit::twdemo::container::format::{LENGTH_OFFSET, TimelineMarkers, VersionHeader};
+use demokit::twdemo::edit::convert::{BlockChange, convert};
+use demokit::twdemo::edit::repair::{ExtractError, RepairError, extract_map, repair};
+use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, RawChunkHeader, SizeForm, TickForm};
 use sha2::Digest;
 use std::path::PathBuf;

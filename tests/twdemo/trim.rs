@@ -1,4 +1,4 @@
-//! Trimming demos at any tick ([`demokit::twdemo::trim`]).
+//! Trimming demos at any tick ([`demokit::twdemo::edit::trim`]).
 //!
 //! On every real recording in ../shared/real-fixtures/twdemo (read in place), trimmed at
 //! ranges that start at ticks whose marker is not a keyframe, and over its whole range:
@@ -21,13 +21,13 @@
 use crate::common;
 
 use demokit::codec::huffman::LengthRule;
-use demokit::twdemo::delta::{self, ItemSizes};
-use demokit::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
-use demokit::twdemo::trim::{
-    KeyframePolicy, RuleSource, SnapshotOrder, TrimError, TrimOptions, TrimReport, trim, trim_into,
-    trim_with,
+use demokit::twdemo::edit::trim::{
+    KeyframePolicy, RuleSource, TrimError, TrimOptions, TrimReport, trim, trim_into, trim_with,
 };
-use demokit::twdemo::validate::validate;
+use demokit::twdemo::edit::validate::validate;
+use demokit::twdemo::snapshot::delta::{self, ItemSizes};
+use demokit::twdemo::snapshot::replay::SnapshotOrder;
+use demokit::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder, Recorder, RecorderConfig};
 use std::io::{Cursor, Seek, SeekFrom, Write};
 use std::path::PathBuf;

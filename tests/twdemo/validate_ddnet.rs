@@ -17,7 +17,8 @@ use demokit::datafile::map::{
     minimal_map_builder, tiles_layer_item,
 };
 use demokit::datafile::{Datafile, DatafileBuilder};
-use demokit::twdemo::validate::{ProblemKind, Verdict, validate};
+use demokit::report::{ProblemKind, Verdict};
+use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::{PayloadEncoder, Recorder, RecorderConfig};
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;

@@ -1,4 +1,5 @@
-//! The `demokit` command-line tool as a user runs it: every command on the fixtures and the real recordings, output safety, crash recovery, export and the Python package.
+//! The `demokit` command-line tool as a user runs it: every command on the fixtures and
+//! the real recordings, output safety, crash recovery, export and the Python package.
 //!
 //! One test binary of modules (one per concern), sharing the helpers in `tests/common`.
 

@@ -15,14 +15,16 @@ use crate::common;
 
 use crate::run::{demokit, stderr, stdout};
 use common::temp::TempDir;
+use demokit::gamenet::Protocol;
 use demokit::teehistorian::cut::{HEADER_KEY, resolve_range};
 use demokit::teehistorian::game::{GameEvents, Player};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::summary::validate;
 use demokit::teehistorian::{
-    CutError, CutReport, EventKind, Events, Header, Message, Protocol, Recorder, TeehistorianSlice,
-    TickRange, World, cut, rewrite,
+    CutError, CutReport, EventKind, Events, Header, Message, Recorder, TeehistorianSlice, World,
+    cut, rewrite,
 };
+use demokit::time::TickRange;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use std::ffi::OsStr;
@@ -407,9 +409,13 @@ fn record_tick(rec: &mut Recorder<Vec<u8>>, tick: &ServerTick, extras: &[Extra])
     }
     for extra in extras {
         match extra {
-            Extra::JoinSeven(cid) => rec.record_player_join(*cid, Protocol::V7).unwrap(),
+            Extra::JoinSeven(cid) => rec.record_player_join(*cid, Protocol::Seven).unwrap(),
             Extra::Announce(cid, seven) => {
-                let protocol = if *seven { Protocol::V7 } else { Protocol::V6 };
+                let protocol = if *seven {
+                    Protocol::Seven
+                } else {
+                    Protocol::Six
+                };
                 rec.record_join_version(*cid, protocol).unwrap()
             }
             Extra::Team(cid, team) => rec.record_player_team(*cid, *team).unwrap(),
@@ -426,7 +432,7 @@ fn record_tick(rec: &mut Recorder<Vec<u8>>, tick: &ServerTick, extras: &[Extra])
     }
     for r in &tick.records {
         match r {
-            ServerRecord::Join(cid) => rec.record_player_join(*cid, Protocol::V6).unwrap(),
+            ServerRecord::Join(cid) => rec.record_player_join(*cid, Protocol::Six).unwrap(),
             ServerRecord::Drop(cid, reason) => rec.record_player_drop(*cid, reason).unwrap(),
             ServerRecord::NetMessage(cid, data) => rec.record_player_message(*cid, data).unwrap(),
             ServerRecord::ConsoleCommand(cid, cmd, args) => {
@@ -593,7 +599,7 @@ fn every_kind_of_state_record() {
 fn join_versions_as_the_game_layer_reads_them() {
     use demokit::teehistorian::{Ex, TeehistorianWriter};
     let seven = |cid| Message::Ex(Ex::JoinVer7 { cid });
-    let skip = Message::TickSkip { dt: 0 };
+    let skip = || Message::TickSkip { dt: 0 };
     let start_info = info_message("tee", false);
     let info = |cid| Message::NetMessage {
         cid,
@@ -606,27 +612,27 @@ fn join_versions_as_the_game_layer_reads_them() {
     let join = |cid| Message::Join { cid };
     let body = [
         // Tick 1: client 0 joins as a 0.7 client; tick 2: drops and joins without JOINVER.
-        skip,
+        skip(),
         seven(0),
         join(0),
         info(0),
-        skip,
+        skip(),
         drop(0),
         join(0),
         info(0),
         // Tick 3: client 1 is announced as 0.7, dropped before joining; joins at tick 4.
-        skip,
+        skip(),
         seven(1),
         drop(1),
-        skip,
+        skip(),
         join(1),
         info(1),
         // Tick 5: client 2 announced; joins at tick 6.
-        skip,
+        skip(),
         seven(2),
-        skip,
+        skip(),
         join(2),
-        skip,
+        skip(),
     ];
     let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
     for m in &body {

@@ -13,8 +13,9 @@ use crate::common;
 
 use crate::run::{demokit, stderr, stdout};
 use common::temp::TempDir;
+use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
 use demokit::teehistorian::game::{GameEvent, GameEvents};
-use demokit::teehistorian::scrub::{ChatFilter, Pseudonyms, ScrubOptions, ScrubReport, scrub};
+use demokit::teehistorian::scrub::{ScrubReport, scrub};
 use demokit::teehistorian::strategies::{self, ServerRecord, ServerTick};
 use demokit::teehistorian::summary::validate;
 use demokit::teehistorian::{Events, Header, Message, Recorder, TeehistorianSlice, World};
@@ -439,7 +440,7 @@ proptest! {
 fn file_with_names(names: &[(i32, &str)]) -> Vec<u8> {
     let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
     for &(cid, name) in names {
-        rec.record_player_join(cid, demokit::teehistorian::Protocol::V6)
+        rec.record_player_join(cid, demokit::gamenet::Protocol::Six)
             .unwrap();
         rec.record_player_name(cid, name).unwrap();
         rec.record_player_message(cid, &start_info(name, "Clan Foo"))
@@ -509,7 +510,7 @@ fn a_file_that_does_not_read_is_refused() {
 #[test]
 fn a_tick_left_with_only_its_tick_skip_keeps_its_number() {
     let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
-    rec.record_player_join(0, demokit::teehistorian::Protocol::V6)
+    rec.record_player_join(0, demokit::gamenet::Protocol::Six)
         .unwrap();
     for tick in 1..=6 {
         rec.begin_tick(tick).unwrap();
@@ -657,7 +658,7 @@ fn cli_refuses_demos() {
             "--all".as_ref(),
         ]);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        assert!(stderr(&o).contains("not supported yet"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("scrub needs"), "{}", stderr(&o));
         assert!(!out.exists());
     }
 }

@@ -147,7 +147,7 @@ fn killed_recording_reads_validates_and_repairs() {
     assert_eq!(info["last_tick"], last_tick);
     let validate = demokit(&["validate", "--json", path.to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&validate.stdout).unwrap();
-    let lib_report = tw::validate::validate(&data);
+    let lib_report = tw::edit::validate::validate(&data);
     assert_eq!(report["accepted"], lib_report.accepted());
     assert_eq!(
         validate.status.code(),

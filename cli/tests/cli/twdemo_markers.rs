@@ -1,4 +1,4 @@
-//! Timeline markers: `twdemo::markers` and `demokit markers`.
+//! Timeline markers: `twdemo::edit::markers` and `demokit markers`.
 //!
 //! * Every real demo in `../shared/real-fixtures/twdemo` and DDNet's own reference demo
 //!   (`../shared/conformance/ddnet-recorder/ref_client.demo`, markers 103 and 351): setting
@@ -22,10 +22,10 @@ use crate::common;
 use crate::run::{BIN, command, demokit, json_lines, stderr, stdout};
 use common::temp::TempDir;
 use common::{recorded, shared_dir};
-use demokit::twdemo::format::{
+use demokit::twdemo::container::format::{
     MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET, TIMELINE_MARKERS_SIZE,
 };
-use demokit::twdemo::markers::{
+use demokit::twdemo::edit::markers::{
     MIN_MARKER_SPACING, MarkersError, edit_markers, list_markers, set_markers,
 };
 use demokit::twdemo::{DemoSlice, Recorder, RecorderConfig};
@@ -338,7 +338,7 @@ fn cli_lists_markers_as_the_library_does() {
     assert!(stderr(&out).contains("demokit repair"), "{}", stderr(&out));
 
     // Version 3: no block, said so.
-    let (v3, _) = demokit::twdemo::convert::convert(&data, 3).unwrap();
+    let (v3, _) = demokit::twdemo::edit::convert::convert(&data, 3).unwrap();
     let v3 = dir.write("v3.demo", &v3);
     let out = markers(&v3, &[]);
     assert_exit(&out, 0, "list of v3");

@@ -1,4 +1,4 @@
-//! `twdemo::scrub` and `demokit scrub` on Teeworlds/DDNet demos.
+//! `twdemo::edit::scrub` and `demokit scrub` on Teeworlds/DDNet demos.
 //!
 //! What every scrub must hold: the output reads, validates with no problem the input does
 //! not have, and replays to the input's snapshots at every tick apart from the name and
@@ -19,13 +19,12 @@ use common::temp::TempDir;
 use demokit::codec::string::NulStr;
 use demokit::gamenet::wire::IntString;
 use demokit::gamenet::{AnyMessage, PackMessage, Protocol, seven, six};
+use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
 use demokit::teehistorian::strategies::{ServerRecord, ServerTick};
+use demokit::twdemo::edit::scrub::{DemoScrubReport, ScrubError, scrub};
+use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::game::GameReplay;
-use demokit::twdemo::replay::SnapshotReplay;
-use demokit::twdemo::scrub::{
-    ChatFilter, DemoScrubReport, Pseudonyms, ScrubError, ScrubOptions, scrub,
-};
-use demokit::twdemo::validate::validate;
+use demokit::twdemo::snapshot::replay::SnapshotReplay;
 use demokit::twdemo::{
     Chunk, ChunkKind, DemoSlice, Recorder, RecorderConfig, SnapshotBuf, SnapshotBuilder,
 };
@@ -200,7 +199,7 @@ fn teehistorian_pseudonyms(
     };
     tick.record(&mut rec).unwrap();
     let file = rec.finish().unwrap();
-    let options = demokit::teehistorian::scrub::ScrubOptions {
+    let options = ScrubOptions {
         names: Some(Pseudonyms {
             key: Some(key.to_vec()),
         }),

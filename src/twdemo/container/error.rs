@@ -76,6 +76,10 @@ impl crate::read::ErrorKind for ReadErrorKind {
             ReadErrorKind::UnexpectedEnd { .. } | ReadErrorKind::MapPastEnd { .. }
         )
     }
+
+    fn is_io(&self) -> bool {
+        matches!(self, ReadErrorKind::Io(_))
+    }
 }
 
 /// A chunk payload could not be decoded (Huffman, then variable-width ints).

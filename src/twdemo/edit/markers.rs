@@ -37,13 +37,13 @@
 //! [`validate`](super::validate::validate)'s.
 
 use crate::report::Cut;
+use crate::time::SERVER_TICK_SPEED;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind, WriteError};
 use crate::twdemo::container::format::{
     FIRST_VERSION_WITH_MARKERS, FIRST_VERSION_WITH_SHA256, MAX_TIMELINE_MARKERS,
     TIMELINE_MARKERS_OFFSET, TimelineMarkers,
 };
 use crate::twdemo::container::reader::{Chunk, DemoSlice};
-use crate::twdemo::snapshot::recorder::SERVER_TICK_SPEED;
 use binrw::BinWrite;
 use std::io::Cursor;
 

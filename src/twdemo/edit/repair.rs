@@ -25,16 +25,16 @@
 //! [`extract_map`] returns the embedded map with the header's CRC-32 and SHA-256 checked
 //! against it, the checks DDNet's client makes before it uses a demo's map.
 
+use crate::time::SERVER_TICK_SPEED;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind};
 use crate::twdemo::container::format::{
     LENGTH_OFFSET, MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET,
 };
 use crate::twdemo::container::reader::{Chunk, DemoSlice};
-use crate::twdemo::snapshot::recorder::SERVER_TICK_SPEED;
 use sha2::Digest;
 use std::fmt;
 
-pub use crate::report::Cut;
+use crate::report::Cut;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]

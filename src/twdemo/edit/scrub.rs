@@ -1,9 +1,9 @@
 //! Scrubbing a Teeworlds/DDNet demo before it is shared: player names and clans become
 //! pseudonyms, chat is taken out, everything else is kept byte for byte.
 //!
-//! [`scrub`] takes the teehistorian scrub's [`ScrubOptions`] and gives the same pseudonyms
-//! (`player-<8 hex>`/`clan-<6 hex>` from HMAC-SHA256 with the key, else numbered per file in
-//! order of appearance; see [`teehistorian::scrub`](mod@crate::teehistorian::scrub)), so that a
+//! [`scrub`] takes the [`ScrubOptions`] of every format's scrub and makes the same
+//! pseudonyms (`player-<8 hex>`/`clan-<6 hex>` from HMAC-SHA256 with the key, else numbered
+//! per file in order of appearance; see [`crate::scrub`](mod@crate::scrub)), so that a
 //! player scrubbed with one key has the same pseudonym in a demo and in a teehistorian file.
 //!
 //! * **Names** ([`ScrubOptions::names`]): a demo carries names in snapshot items, the
@@ -22,9 +22,11 @@
 //!   `Sv_VoteOptionListAdd`, an unknown message) is dropped: its fields are not known well
 //!   enough to rewrite. `Sv_KillMsg` holds client ids only and stays.
 //! * **Chat** ([`ScrubOptions::chat`]): `Sv_Chat` message chunks are dropped: all of them;
-//!   with [`ChatFilter::Team`] 0.6 chat with `team` 1 and 0.7 chat in mode 2 (team); with
-//!   [`ChatFilter::Whispers`] DDNet's whispers (0.6 `team` 2 and 3, `TEAM_WHISPER_SEND` and
-//!   `TEAM_WHISPER_RECV`) and 0.7 whispers (mode 3, and DDNet's 0.7 whisper modes 6 and 7).
+//!   with [`ChatFilter::Team`](crate::scrub::ChatFilter::Team) 0.6 chat with `team` 1 and
+//!   0.7 chat in mode 2 (team); with
+//!   [`ChatFilter::Whispers`](crate::scrub::ChatFilter::Whispers) DDNet's whispers (0.6
+//!   `team` 2 and 3, `TEAM_WHISPER_SEND` and `TEAM_WHISPER_RECV`) and 0.7 whispers (mode 3,
+//!   and DDNet's 0.7 whisper modes 6 and 7).
 //!   Tick markers stay, so the timeline is unchanged.
 //! * [`ScrubOptions::credentials`], [`drop_reasons`](ScrubOptions::drop_reasons) and
 //!   [`clear_header`](ScrubOptions::clear_header) mean nothing for a demo (it holds no
@@ -51,9 +53,8 @@
 
 use crate::codec::huffman::LengthRule;
 use crate::gamenet::wire::IntString;
-use crate::gamenet::{AnyMessage, Protocol, Unpacker, seven, six, unpack_message_id};
-pub use crate::teehistorian::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
-use crate::teehistorian::scrub::{Kind, Mapping, Names};
+use crate::gamenet::{AnyMessage, Protocol, seven, six};
+use crate::scrub::{Mapping, NameKind, Names, ScrubOptions, split_strings};
 use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
 use crate::twdemo::container::format::{ChunkKind, SizeForm};
 use crate::twdemo::container::payload::{PayloadDecoder, PayloadEncoder};
@@ -262,24 +263,6 @@ fn shape(message: &AnyMessage<'_>) -> Shape {
     }
 }
 
-/// The message split around `count` strings after `ints` ints: `(head, strings, tail)`,
-/// the tail up to `end` (the message's end, before its padding).
-type Split<'a> = (&'a [u8], Vec<&'a [u8]>, &'a [u8]);
-
-fn split_strings(data: &[u8], end: usize, ints: usize, count: usize) -> Option<Split<'_>> {
-    let mut u = Unpacker::new(&data[..end]);
-    unpack_message_id(&mut u)?;
-    for _ in 0..ints {
-        u.int()?;
-    }
-    let head = &data[..u.position()];
-    let mut strings = Vec::with_capacity(count);
-    for _ in 0..count {
-        strings.push(u.str()?);
-    }
-    Some((head, strings, &data[u.position()..end]))
-}
-
 /// `head`, the strings each with its NUL, `tail`.
 fn join(head: &[u8], strings: &[&[u8]], tail: &[u8]) -> Vec<u8> {
     let mut out = head.to_vec();
@@ -351,9 +334,9 @@ pub fn scrub(
                 let unpacked = protocol.unpack_message(&bytes);
                 if let Shape::Info = shape(&unpacked.message) {
                     let end = bytes.len() - unpacked.trailing.0.len();
-                    if let Some((_, s, _)) = split_strings(&bytes, end, 3, 2) {
-                        found.push((Kind::Name, s[0].to_vec()));
-                        found.push((Kind::Clan, s[1].to_vec()));
+                    if let Some((_, s, _)) = split_strings(&bytes[..end], 3, 2) {
+                        found.push((NameKind::Name, s[0].to_vec()));
+                        found.push((NameKind::Clan, s[1].to_vec()));
                     }
                 }
                 continue;
@@ -367,8 +350,8 @@ pub fn scrub(
                 if it.type_id == info_type
                     && let Some((name, clan)) = info_strings(it.data, name_at, clan_at)
                 {
-                    found.push((Kind::Name, name));
-                    found.push((Kind::Clan, clan));
+                    found.push((NameKind::Name, name));
+                    found.push((NameKind::Clan, clan));
                 }
             }
         }
@@ -484,8 +467,8 @@ impl Scrubber<'_> {
     fn edit_info(&self, data: &[i32]) -> Option<(Vec<i32>, bool, bool)> {
         self.options.names.as_ref()?;
         let (name, clan) = info_strings(data, self.name_at, self.clan_at)?;
-        let new_name = self.names.get(Kind::Name, &name);
-        let new_clan = self.names.get(Kind::Clan, &clan);
+        let new_name = self.names.get(NameKind::Name, &name);
+        let new_clan = self.names.get(NameKind::Clan, &clan);
         let (name_changed, clan_changed) = (new_name != name, new_clan != clan);
         if !name_changed && !clan_changed {
             return None;
@@ -616,13 +599,7 @@ impl Scrubber<'_> {
                 team,
                 whisper,
             } => {
-                let drop = match self.options.chat {
-                    Some(ChatFilter::All) => true,
-                    Some(ChatFilter::Team) => team,
-                    Some(ChatFilter::Whispers) => whisper,
-                    None => false,
-                };
-                if drop {
+                if self.options.removes_chat(team, whisper) {
                     return dropped();
                 }
                 self.texts(&bytes, end, ints, 1)
@@ -632,15 +609,15 @@ impl Scrubber<'_> {
                 .texts(&bytes, end, ints, strings)
                 .map_or(Action::Keep, rewrite),
             Shape::Info if names_on => {
-                let Some((head, strings, tail)) = split_strings(&bytes, end, 3, 2) else {
+                let Some((head, strings, tail)) = split_strings(&bytes[..end], 3, 2) else {
                     return if self.names.found_in(&bytes) {
                         dropped()
                     } else {
                         Action::Keep
                     };
                 };
-                let name = self.names.get(Kind::Name, strings[0]);
-                let clan = self.names.get(Kind::Clan, strings[1]);
+                let name = self.names.get(NameKind::Name, strings[0]);
+                let clan = self.names.get(NameKind::Clan, strings[1]);
                 if name == strings[0] && clan == strings[1] {
                     return Action::Keep;
                 }
@@ -659,7 +636,7 @@ impl Scrubber<'_> {
     /// nothing changes (or names are not scrubbed).
     fn texts(&mut self, bytes: &[u8], end: usize, ints: usize, count: usize) -> Option<Vec<u8>> {
         self.options.names.as_ref()?;
-        let (head, strings, tail) = split_strings(bytes, end, ints, count)?;
+        let (head, strings, tail) = split_strings(&bytes[..end], ints, count)?;
         let new: Vec<Option<Vec<u8>>> = strings.iter().map(|s| self.names.replace_in(s)).collect();
         if new.iter().all(Option::is_none) {
             return None;

@@ -36,6 +36,7 @@
 //! and whether the result plays ([`validate`](super::validate::validate)).
 
 use crate::codec::huffman::LengthRule;
+use crate::time::{RangeBound, RangeEnd, tick_after_seconds};
 use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
 use crate::twdemo::container::format::ChunkKind;
 use crate::twdemo::container::payload::PayloadDecoder;
@@ -44,8 +45,7 @@ use crate::twdemo::snapshot::delta::{self, ItemSizes};
 use crate::twdemo::snapshot::recorder::{
     KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig,
 };
-pub use crate::twdemo::snapshot::replay::SnapshotOrder;
-use crate::twdemo::snapshot::replay::SnapshotState;
+use crate::twdemo::snapshot::replay::{SnapshotOrder, SnapshotState};
 use crate::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use std::io::{Cursor, Seek, Write};
 
@@ -680,67 +680,6 @@ fn detect_rule_ahead(chunks: &Chunks<'_>) -> Option<(LengthRule, u64)> {
     None
 }
 
-/// One end of a tick range as a person names it, for [`resolve_range`]: a tick number, a
-/// time from the start of the demo, or a timeline marker.
-///
-/// Its text form ([`FromStr`](std::str::FromStr)): an integer is a tick (`"1500"`,
-/// `"-3"`); a non-negative number ending in `s` is seconds (`"30s"`, `"12.5s"`); `m` and a
-/// number from 1 is a timeline marker (`"m2"`, the second marker in the header).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RangeBound {
-    /// A tick number, as the tick markers store it.
-    Tick(i32),
-    /// Seconds after the demo's first tick, at the servers' fixed 50 ticks a second
-    /// ([`SERVER_TICK_SPEED`](crate::twdemo::recorder::SERVER_TICK_SPEED)), as DDNet's player shows
-    /// the time.
-    Seconds(f64),
-    /// The n-th timeline marker of the header, counting from 1.
-    Marker(usize),
-}
-
-/// Why a text is not a [`RangeBound`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "\"{text}\" is not a tick (e.g. 1500), a time from the start (e.g. 30s or 12.5s) or a \
-     timeline marker (m1, m2, ...)"
-)]
-pub struct ParseRangeBoundError {
-    /// The text given.
-    pub text: String,
-}
-
-impl std::str::FromStr for RangeBound {
-    type Err = ParseRangeBoundError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let refuse = || ParseRangeBoundError { text: text.into() };
-        if let Some(n) = text.strip_prefix('m') {
-            // Digits only: no sign, no spaces.
-            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
-                return n
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&n| n >= 1)
-                    .map(RangeBound::Marker)
-                    .ok_or_else(refuse);
-            }
-            return Err(refuse());
-        }
-        if let Some(s) = text.strip_suffix('s') {
-            let plain_number = !s.is_empty()
-                && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-                && s.bytes().any(|b| b.is_ascii_digit());
-            return s
-                .parse::<f64>()
-                .ok()
-                .filter(|v| plain_number && v.is_finite())
-                .map(RangeBound::Seconds)
-                .ok_or_else(refuse);
-        }
-        text.parse().map(RangeBound::Tick).map_err(|_| refuse())
-    }
-}
-
 /// Why a range does not resolve to ticks of a demo, from [`resolve_range`].
 #[derive(Debug, thiserror::Error)]
 pub enum RangeError {
@@ -814,15 +753,12 @@ pub fn resolve_range(
                     }),
                 Some(RangeBound::Seconds(seconds)) => {
                     let first = first.ok_or(RangeError::NoTicks)?;
-                    // A whisker of slack so that 0.1 s (not exact in binary) is 5 ticks.
-                    let ticks = seconds * f64::from(crate::twdemo::recorder::SERVER_TICK_SPEED);
-                    let ticks = if is_from {
-                        (ticks - 1e-6).ceil()
+                    let end = if is_from {
+                        RangeEnd::Start
                     } else {
-                        (ticks + 1e-6).floor()
+                        RangeEnd::End
                     };
-                    let tick = f64::from(first) + ticks;
-                    Ok(tick.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32)
+                    Ok(tick_after_seconds(first, seconds, end))
                 }
                 None if is_from => first.ok_or(RangeError::NoTicks),
                 None => last.ok_or(RangeError::NoTicks),
@@ -838,22 +774,7 @@ pub fn resolve_range(
 #[cfg(test)]
 mod range_tests {
     use super::*;
-    use crate::twdemo::writer::DemoWriter;
-
-    #[test]
-    fn bounds_parse() {
-        let p = |t: &str| t.parse::<RangeBound>();
-        assert_eq!(p("1500"), Ok(RangeBound::Tick(1500)));
-        assert_eq!(p("-3"), Ok(RangeBound::Tick(-3)));
-        assert_eq!(p("30s"), Ok(RangeBound::Seconds(30.0)));
-        assert_eq!(p("12.5s"), Ok(RangeBound::Seconds(12.5)));
-        assert_eq!(p("m2"), Ok(RangeBound::Marker(2)));
-        for bad in [
-            "", "m0", "m", "m-1", "-1s", "s", ".s", "1e3s", "nans", "infs", "1.5", "x",
-        ] {
-            assert!(p(bad).is_err(), "{bad}");
-        }
-    }
+    use crate::twdemo::container::writer::DemoWriter;
 
     /// A demo whose tick markers are `ticks` and whose header has `markers`.
     fn demo(ticks: &[i32], markers: &[i32]) -> Vec<u8> {
@@ -863,7 +784,7 @@ mod range_tests {
         ))
         .unwrap();
         let mut prelude = *DemoSlice::parse(&data).unwrap().prelude();
-        let mut block = crate::twdemo::format::TimelineMarkers::EMPTY;
+        let mut block = crate::twdemo::container::format::TimelineMarkers::EMPTY;
         block.count = markers.len() as i32;
         block.ticks[..markers.len()].copy_from_slice(markers);
         prelude.timeline_markers = Some(block);

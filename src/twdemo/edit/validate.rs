@@ -37,7 +37,7 @@ use crate::twdemo::snapshot::delta::{self, DeltaError, ItemSizes};
 use crate::twdemo::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
 use sha2::Digest;
 
-pub use crate::report::{Problem, ProblemKind, Report, Verdict};
+use crate::report::{ProblemKind, Report};
 
 impl Report {
     /// Records a fatal problem; DDNet stops there, and so does the walk.

@@ -34,8 +34,9 @@ pub use world::{Character, Event, GameState, Player, World};
 
 use super::container::reader::DemoSlice;
 use super::snapshot::replay::{Changes, ReplayError, TickWalker};
-use super::snapshot::{EXTENDED_TYPE_ITEM, Item, OFFSET_UUID_TYPE, Snapshot, uuid_from_ints};
-use crate::gamenet::summary::{ChatLine, GameLog, Stints};
+use super::snapshot::{EXTENDED_TYPE_ITEM, Item, OFFSET_UUID_TYPE, Snapshot};
+use crate::codec::uuid::uuid_from_ints;
+use crate::gamenet::summary::{ChatLine, GameLog, GameLogBuilder};
 use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, seven, six};
 use uuid::Uuid;
 
@@ -577,7 +578,7 @@ fn merge_sorted(a: &[usize], b: &[usize], out: &mut Vec<usize>) {
 /// The chat lines, kills and player stints of a whole demo, in one replay; with the error
 /// that ended the replay early, if any (everything before it is kept).
 pub fn game_log(demo: &DemoSlice<'_>) -> (GameLog, Option<ReplayError>) {
-    let mut log = LogCollector::default();
+    let mut log = TickLogger::default();
     let mut replay = GameReplay::new(demo);
     while let Some(tick) = replay.next() {
         match tick {
@@ -588,31 +589,30 @@ pub fn game_log(demo: &DemoSlice<'_>) -> (GameLog, Option<ReplayError>) {
     (log.finish(), None)
 }
 
-/// Builds a [`GameLog`] from the ticks of a replay, for callers that read each tick for
-/// other things too.
+/// Notes the events and players of a demo's replayed ticks in a [`GameLogBuilder`], for
+/// callers that read each tick for other things too: a join opens a stint at its tick, a
+/// player who left was last there the tick before, and every player present brings its
+/// stint up to date.
 #[derive(Debug, Default)]
-pub(crate) struct LogCollector {
-    log: GameLog,
-    stints: Stints,
+pub(crate) struct TickLogger {
+    builder: GameLogBuilder,
     last_tick: i32,
 }
 
-impl LogCollector {
+impl TickLogger {
     /// Takes in the events and players of the next tick.
     pub(crate) fn tick(&mut self, tick: &GameTick<'_>) {
         let world = tick.world;
         for event in world.events() {
             match event {
-                Event::Join { client_id, .. } => {
-                    self.stints.open(*client_id, tick.tick);
-                }
-                Event::Leave { client_id, .. } => self.stints.close(*client_id, self.last_tick),
+                Event::Join { client_id, .. } => self.builder.join(*client_id, tick.tick),
+                Event::Leave { client_id, .. } => self.builder.leave(*client_id, self.last_tick),
                 Event::Chat {
                     client_id,
                     team,
                     text,
                     ..
-                } => self.log.chat.push(ChatLine {
+                } => self.builder.chat(ChatLine {
                     tick: tick.tick,
                     client_id: *client_id,
                     name: world
@@ -622,21 +622,20 @@ impl LogCollector {
                     team: *team,
                     text: text.clone(),
                 }),
-                Event::Kill { .. } => self.log.kills += 1,
+                Event::Kill { .. } => self.builder.kill(),
                 _ => {}
             }
         }
         for p in world.players() {
-            self.stints
-                .update(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
+            self.builder
+                .player(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
         }
         self.last_tick = tick.tick;
     }
 
-    /// The log of the ticks taken in.
-    pub(crate) fn finish(mut self) -> GameLog {
-        self.log.players = self.stints.finish(self.last_tick);
-        self.log
+    /// The log of the ticks taken in; players still there end at the last tick.
+    pub(crate) fn finish(self) -> GameLog {
+        self.builder.finish(self.last_tick)
     }
 }
 

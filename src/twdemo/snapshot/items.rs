@@ -17,6 +17,8 @@
 
 use uuid::Uuid;
 
+use crate::codec::uuid::{uuid_from_ints, uuid_to_ints};
+
 /// The most bytes a snapshot may take, header and offsets included (`CSnapshot::MAX_SIZE`).
 pub const MAX_SIZE: usize = 64 * 1024;
 /// The most items a snapshot may hold (`CSnapshot::MAX_ITEMS`).
@@ -54,23 +56,6 @@ pub const fn key_type(key: i32) -> i32 {
 /// The id of a key: its lower 16 bits.
 pub const fn key_id(key: i32) -> i32 {
     key & 0xffff
-}
-
-/// The 16 UUID bytes as the 4 ints DDNet stores them in: each read big-endian.
-pub fn uuid_to_ints(uuid: &Uuid) -> [i32; 4] {
-    let b = uuid.as_bytes();
-    std::array::from_fn(|i| {
-        i32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
-    })
-}
-
-/// The UUID stored as 4 big-endian ints (the inverse of [`uuid_to_ints`]).
-pub fn uuid_from_ints(ints: &[i32; 4]) -> Uuid {
-    let mut bytes = [0u8; 16];
-    for (chunk, v) in bytes.chunks_exact_mut(4).zip(ints) {
-        chunk.copy_from_slice(&v.to_be_bytes());
-    }
-    Uuid::from_bytes(bytes)
 }
 
 /// Why an int array is not a valid snapshot: which of DDNet's `CSnapshot::IsValid` checks

@@ -21,6 +21,7 @@ use super::items::{Snapshot, SnapshotBuf};
 use crate::codec::huffman::LengthRule;
 use crate::codec::string::FixedStr;
 use crate::codec::varint;
+use crate::time::SERVER_TICK_SPEED;
 use crate::twdemo::container::error::WriteError;
 use crate::twdemo::container::format::*;
 use crate::twdemo::container::reader::{Prelude, TickMarker};
@@ -30,8 +31,6 @@ use std::io::{self, Seek, SeekFrom, Write};
 
 /// Most bytes DDNet's recorder accepts for one payload before padding.
 pub const MAX_RAW_PAYLOAD: usize = 64 * 1024;
-/// Ticks per second of a Teeworlds server: the unit of `length` and of marker spacing.
-pub const SERVER_TICK_SPEED: i32 = 50;
 /// [`Recorder::record_snapshot`] writes a keyframe when more ticks than this have passed
 /// since the last one (DDNet's `SERVER_TICK_SPEED * 5`).
 pub const KEYFRAME_INTERVAL: i32 = SERVER_TICK_SPEED * 5;
@@ -401,8 +400,8 @@ impl<W: Write + Seek> Recorder<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::twdemo::payload::PayloadDecoder;
-    use crate::twdemo::reader::{Chunk, DemoSlice};
+    use crate::twdemo::container::payload::PayloadDecoder;
+    use crate::twdemo::container::reader::{Chunk, DemoSlice};
     use crate::twdemo::snapshot::SnapshotBuilder;
     use std::io::Cursor;
 

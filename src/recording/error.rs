@@ -1,0 +1,299 @@
+//! The one error type of the entry point: what went wrong with a recording, whatever its
+//! format, with the byte offset where one applies.
+//!
+//! Each format keeps its own detailed error kinds; here they become a message, an offset
+//! and a [`Cause`], which is what a front end needs to report them and to choose an exit
+//! status. What to do about an error (which command to run next) is the front end's to say.
+
+use super::Format;
+use std::fmt;
+use std::io;
+
+/// An operation of the entry point, as [`Error::Unsupported`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Operation {
+    /// [`Recording::summary`](super::Recording::summary).
+    Summary,
+    /// [`Recording::validate`](super::Recording::validate).
+    Validate,
+    /// [`Recording::dump`](super::Recording::dump).
+    Dump,
+    /// [`Recording::rewrite`](super::Recording::rewrite).
+    Rewrite,
+    /// [`Recording::repair`](super::Recording::repair).
+    Repair,
+    /// [`Recording::trim`](super::Recording::trim).
+    Trim,
+    /// [`Recording::scrub`](super::Recording::scrub).
+    Scrub,
+    /// [`Recording::convert`](super::Recording::convert).
+    Convert,
+    /// [`Recording::markers`](super::Recording::markers) and
+    /// [`Recording::edit_markers`](super::Recording::edit_markers).
+    Markers,
+    /// [`Recording::extract_map`](super::Recording::extract_map).
+    ExtractMap,
+    /// [`Recording::game_log`](super::Recording::game_log): players, chat and events.
+    GameLog,
+}
+
+impl Operation {
+    /// The operation's name as the command-line tool spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Operation::Summary => "info",
+            Operation::Validate => "validate",
+            Operation::Dump => "dump",
+            Operation::Rewrite => "rewrite",
+            Operation::Repair => "repair",
+            Operation::Trim => "trim",
+            Operation::Scrub => "scrub",
+            Operation::Convert => "convert",
+            Operation::Markers => "markers",
+            Operation::ExtractMap => "extract-map",
+            Operation::GameLog => "the game layer (chat, players, events)",
+        }
+    }
+}
+
+impl Operation {
+    /// The formats that have the operation.
+    pub const fn formats(self) -> &'static [Format] {
+        const ALL: &[Format] = &[Format::TwDemo, Format::Teehistorian, Format::SourceDemo];
+        const TEEWORLDS: &[Format] = &[Format::TwDemo, Format::Teehistorian];
+        match self {
+            Operation::Summary
+            | Operation::Validate
+            | Operation::Dump
+            | Operation::Rewrite
+            | Operation::Repair => ALL,
+            Operation::Trim | Operation::Scrub | Operation::GameLog => TEEWORLDS,
+            Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
+        }
+    }
+}
+
+/// The formats of an operation as a phrase: "a Teeworlds/DDNet demo (TWDEMO) or a DDNet
+/// teehistorian".
+fn formats_phrase(formats: &[Format]) -> String {
+    let names: Vec<String> = formats.iter().map(|f| format!("a {}", f.name())).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What kind of trouble an [`Error`] is, for a front end choosing how to report it (the
+/// command-line tool's exit status, Python's exception class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Cause {
+    /// The input could not be opened or read, or the output not written: the system's
+    /// trouble, not the recording's.
+    Io,
+    /// The bytes are not a recording demokit reads, or not a valid one.
+    Invalid,
+    /// The recording is valid, but the operation cannot do what was asked of it (a
+    /// version it cannot convert to, an operation its format does not have).
+    Refused,
+    /// What the operation was asked does not fit this recording: a tick range outside it,
+    /// a marker it does not have.
+    Argument,
+}
+
+/// Why a recording could not be opened, read or processed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The recording's format does not have this operation (a Source demo has no
+    /// timeline markers, a teehistorian file no embedded map).
+    #[error("{operation} needs {}, not a {}", formats_phrase(operation.formats()), format.name())]
+    Unsupported {
+        /// The recording's format.
+        format: Format,
+        /// What was asked of it.
+        operation: Operation,
+    },
+    /// The input is none of the formats demokit reads (or is one it knows and refuses,
+    /// such as a GoldSrc or Source 2 demo). Always at byte 0.
+    #[error("at byte 0: {message}")]
+    UnknownFormat {
+        /// The format it was recognized as, when it is one demokit knows but does not read.
+        format: Option<Format>,
+        /// What the input is, in a sentence.
+        message: String,
+    },
+    /// A stream (a pipe, a terminal, a device) sent more than the limit the recording was
+    /// opened with before it ended.
+    #[error(
+        "the input is longer than {limit} bytes, the limit for a stream that is not a regular file (Limits::max_stream_bytes)"
+    )]
+    TooLong {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// Reading the input, or writing the output, failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// "cannot read" or "cannot write".
+        context: &'static str,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// The recording's bytes are not valid at `offset`.
+    #[error("at byte {offset}: {message}")]
+    Invalid {
+        /// Offset from the start of the file.
+        offset: u64,
+        /// What is wrong there.
+        message: String,
+        /// Whether the input simply ended early (cut off, or still being written).
+        truncated: bool,
+        /// Whether the reader's own source failed (an I/O error met while streaming).
+        io: bool,
+    },
+    /// The arguments of the operation do not fit the recording (a range outside it, a
+    /// marker it does not have).
+    #[error("cannot {operation}: {message}")]
+    Argument {
+        /// The operation.
+        operation: Operation,
+        /// What does not fit.
+        message: String,
+    },
+    /// The operation refused what it was asked, for a reason it states.
+    #[error("cannot {operation}: {message}")]
+    Refused {
+        /// The operation.
+        operation: Operation,
+        /// Why, as the format's own error says it.
+        message: String,
+    },
+}
+
+impl Error {
+    /// The kind of trouble.
+    pub fn cause(&self) -> Cause {
+        match self {
+            Error::Io { .. } | Error::Invalid { io: true, .. } => Cause::Io,
+            Error::UnknownFormat { .. } | Error::TooLong { .. } | Error::Invalid { .. } => {
+                Cause::Invalid
+            }
+            Error::Unsupported { .. } | Error::Refused { .. } => Cause::Refused,
+            Error::Argument { .. } => Cause::Argument,
+        }
+    }
+
+    /// The byte offset the error is at, where one applies.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Invalid { offset, .. } => Some(*offset),
+            Error::UnknownFormat { .. } => Some(0),
+            _ => None,
+        }
+    }
+
+    /// What went wrong, without the offset.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Invalid { message, .. } | Error::UnknownFormat { message, .. } => {
+                message.clone()
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// Whether the input simply ended early: a file cut short, or one still being written.
+    pub fn is_truncation(&self) -> bool {
+        matches!(
+            self,
+            Error::Invalid {
+                truncated: true,
+                ..
+            }
+        )
+    }
+
+    /// A failed read of the input.
+    pub(crate) fn read(source: io::Error) -> Error {
+        Error::Io {
+            context: "cannot read",
+            source,
+        }
+    }
+
+    /// A failed write of the output.
+    pub(crate) fn write(source: io::Error) -> Error {
+        Error::Io {
+            context: "cannot write",
+            source,
+        }
+    }
+
+    /// The refusal of `operation`, for the reason `error` gives.
+    pub(crate) fn refused(operation: Operation, error: impl fmt::Display) -> Error {
+        Error::Refused {
+            operation,
+            message: error.to_string(),
+        }
+    }
+}
+
+impl<K: crate::read::ErrorKind + fmt::Display> From<crate::read::ReadError<K>> for Error {
+    fn from(error: crate::read::ReadError<K>) -> Error {
+        Error::Invalid {
+            offset: error.offset,
+            truncated: error.kind.is_truncation(),
+            io: error.kind.is_io(),
+            message: error.kind.to_string(),
+        }
+    }
+}
+
+impl From<crate::twdemo::snapshot::replay::ReplayError> for Error {
+    fn from(error: crate::twdemo::snapshot::replay::ReplayError) -> Error {
+        use crate::twdemo::snapshot::replay::ReplayError;
+        match error {
+            ReplayError::Read(e) => e.into(),
+            ReplayError::Payload {
+                offset, ref error, ..
+            } => Error::Invalid {
+                offset,
+                message: error.to_string(),
+                truncated: false,
+                io: false,
+            },
+            other => Error::Invalid {
+                offset: other.offset(),
+                message: other.to_string(),
+                truncated: false,
+                io: false,
+            },
+        }
+    }
+}
+
+impl From<crate::teehistorian::semantic::SemanticError> for Error {
+    fn from(error: crate::teehistorian::semantic::SemanticError) -> Error {
+        use crate::teehistorian::semantic::SemanticError;
+        match error {
+            SemanticError::Read(e) => e.into(),
+            SemanticError::State { offset, tick, kind } => Error::Invalid {
+                offset,
+                message: format!("at tick {tick}: {kind}"),
+                truncated: false,
+                io: false,
+            },
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The game layer through the entry point: players, chat and events of the formats that
+//! carry a Teeworlds game (demos and teehistorian files), handed out one record at a time
+//! so that memory does not grow with the recording.
+
+use super::{Error, Format, Operation, Recording};
+use crate::gamenet::summary::GameLog;
+use crate::gamenet::{AnyMessage, Unpacked};
+use crate::teehistorian::TeehistorianSlice;
+use crate::teehistorian::game::{GameEventAt, GameEvents};
+use crate::twdemo::DemoSlice;
+use crate::twdemo::game::{Event as DemoEvent, GameReplay, ObjectAt};
+
+/// One game event, in its format's own terms.
+///
+/// With the `serde` feature: `{"tick", "kind", ...}` with the event's fields (a teehistorian
+/// event also has the `offset` of its message).
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+#[non_exhaustive]
+// Handed to a callback one at a time: boxing the large variant would allocate per event.
+#[allow(clippy::large_enum_variant)]
+pub enum GameEvent<'a> {
+    /// An event a demo's snapshots and messages show.
+    TwDemo {
+        /// The tick.
+        tick: i32,
+        /// What happened.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        event: &'a DemoEvent,
+    },
+    /// An event a teehistorian file's messages record.
+    Teehistorian(GameEventAt<'a>),
+}
+
+/// One typed record of a recording's game protocol, as `dump --objects` lists them.
+///
+/// With the `serde` feature: `{"record": "object" | "message", "tick", ...}` for a demo's
+/// snapshot items and messages, a teehistorian file's events as [`GameEvent`].
+#[derive(Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+#[non_exhaustive]
+// Handed to a callback one at a time: boxing the large variant would allocate per record.
+#[allow(clippy::large_enum_variant)]
+pub enum GameRecord<'a> {
+    /// A demo's snapshot item or message.
+    TwDemo(DemoRecord<'a>),
+    /// A teehistorian file's event, with every client message typed.
+    Teehistorian(GameEventAt<'a>),
+}
+
+/// A demo's typed snapshot item or message of a tick.
+#[derive(Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "record", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum DemoRecord<'a> {
+    /// A snapshot item.
+    Object {
+        /// The tick.
+        tick: i32,
+        /// The item.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        object: &'a ObjectAt<'a>,
+    },
+    /// A message chunk.
+    Message {
+        /// The tick.
+        tick: i32,
+        /// The message.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        message: &'a Unpacked<'a, AnyMessage<'a>>,
+    },
+}
+
+/// How a walk over the game layer ended.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct GameWalk {
+    /// Demos: snapshots or deltas that were invalid and skipped, as DDNet's player skips
+    /// them.
+    pub skipped: usize,
+    /// The error that ended the walk early; everything before it was handed out.
+    pub error: Option<Error>,
+}
+
+impl Recording {
+    /// The players (their stints on the server) and the chat of a recording, and the error
+    /// that ended the walk early, if any.
+    pub fn game_log(&self) -> Result<(GameLog, Option<Error>), Error> {
+        let data = self.bytes()?;
+        match self.format {
+            Format::TwDemo => {
+                let demo = DemoSlice::parse(&data)?;
+                let (log, error) = crate::twdemo::game::game_log(&demo);
+                Ok((log, error.map(Into::into)))
+            }
+            Format::Teehistorian => {
+                let file = TeehistorianSlice::parse(&data)?;
+                let (log, error) = crate::teehistorian::game::game_log(file.messages());
+                Ok((log, error.map(Into::into)))
+            }
+            _ => Err(self.unsupported(Operation::GameLog)),
+        }
+    }
+
+    /// Hands every game event (kills, finishes, joins, chat, ...) to `each`, in order.
+    pub fn events(&self, mut each: impl FnMut(GameEvent<'_>)) -> Result<GameWalk, Error> {
+        let data = self.bytes()?;
+        let mut walk = GameWalk::default();
+        match self.format {
+            Format::TwDemo => {
+                let demo = DemoSlice::parse(&data)?;
+                let mut replay = GameReplay::new(&demo);
+                while let Some(tick) = replay.next() {
+                    match tick {
+                        Ok(tick) => {
+                            for event in tick.world.events() {
+                                each(GameEvent::TwDemo {
+                                    tick: tick.tick,
+                                    event,
+                                });
+                            }
+                        }
+                        Err(e) => {
+                            walk.error = Some(e.into());
+                            break;
+                        }
+                    }
+                }
+                walk.skipped = replay.skipped();
+            }
+            Format::Teehistorian => {
+                let file = TeehistorianSlice::parse(&data)?;
+                for event in GameEvents::new(file.messages()) {
+                    match event {
+                        Ok(event) => each(GameEvent::Teehistorian(event)),
+                        Err(e) => {
+                            walk.error = Some(e.into());
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => return Err(self.unsupported(Operation::GameLog)),
+        }
+        Ok(walk)
+    }
+
+    /// Hands every typed record of the game protocol to `each`, in order: a demo's snapshot
+    /// items and messages tick by tick, a teehistorian file's events.
+    pub fn game_records(&self, mut each: impl FnMut(GameRecord<'_>)) -> Result<GameWalk, Error> {
+        if self.format == Format::Teehistorian {
+            return self.events(|event| match event {
+                GameEvent::Teehistorian(event) => each(GameRecord::Teehistorian(event)),
+                GameEvent::TwDemo { .. } => {}
+            });
+        }
+        if self.format != Format::TwDemo {
+            return Err(self.unsupported(Operation::GameLog));
+        }
+        let data = self.bytes()?;
+        let demo = DemoSlice::parse(&data)?;
+        let mut replay = GameReplay::new(&demo);
+        let mut walk = GameWalk::default();
+        while let Some(tick) = replay.next() {
+            let tick = match tick {
+                Ok(tick) => tick,
+                Err(e) => {
+                    walk.error = Some(e.into());
+                    break;
+                }
+            };
+            for object in tick.objects() {
+                each(GameRecord::TwDemo(DemoRecord::Object {
+                    tick: tick.tick,
+                    object: &object,
+                }));
+            }
+            for message in tick.messages() {
+                each(GameRecord::TwDemo(DemoRecord::Message {
+                    tick: tick.tick,
+                    message: &message,
+                }));
+            }
+        }
+        walk.skipped = replay.skipped();
+        Ok(walk)
+    }
+}

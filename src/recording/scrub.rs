@@ -1,0 +1,90 @@
+//! Scrubbing through the entry point: names replaced by pseudonyms, chat and credentials
+//! removed, as the shared [`ScrubOptions`] ask, by each format's own scrub.
+
+use super::{Error, Format, Operation, Recording};
+use crate::scrub::{ChatFilter, Mapping, Pseudonyms, ScrubOptions};
+use crate::teehistorian::scrub::ScrubReport as TeehistorianScrubReport;
+use crate::twdemo::edit::scrub::{DemoScrubReport, ScrubError as DemoScrubError};
+use std::io::Write;
+
+/// What [`Recording::scrub`] changed, in the format's own terms.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+#[non_exhaustive]
+pub enum ScrubReport {
+    /// A demo's scrub.
+    TwDemo(DemoScrubReport),
+    /// A teehistorian file's scrub.
+    Teehistorian(TeehistorianScrubReport),
+}
+
+impl ScrubReport {
+    /// Original -> pseudonym of every name replaced: what undoes the scrub, so it goes
+    /// only where its caller sends it.
+    pub fn mapping(&self) -> &Mapping {
+        match self {
+            ScrubReport::TwDemo(report) => &report.mapping,
+            ScrubReport::Teehistorian(report) => &report.mapping,
+        }
+    }
+}
+
+impl Recording {
+    /// The options that scrub everything this recording's format can carry that names or
+    /// identifies someone: names and clans (pseudonyms keyed by `key`, or counted when
+    /// `None`), all chat, and for a teehistorian file also credentials, drop reasons and
+    /// the header's identifying keys.
+    pub fn scrub_everything(&self, key: Option<Vec<u8>>) -> ScrubOptions {
+        match self.format {
+            Format::Teehistorian => ScrubOptions::all(key),
+            _ => ScrubOptions {
+                names: Some(Pseudonyms { key }),
+                chat: Some(ChatFilter::All),
+                ..ScrubOptions::default()
+            },
+        }
+    }
+
+    /// Writes the recording scrubbed as `options` ask to `out`. Options the format cannot
+    /// carry (credentials in a demo) are [`Error::Argument`]; nothing is written when the
+    /// recording does not read to its end.
+    pub fn scrub<W: Write>(
+        &self,
+        options: &ScrubOptions,
+        mut out: W,
+    ) -> Result<ScrubReport, Error> {
+        let data = self.bytes()?;
+        let failed = |offset: Option<u64>, error: &dyn std::fmt::Display| match offset {
+            Some(offset) => Error::Invalid {
+                offset,
+                message: format!("cannot scrub: {error}"),
+                truncated: false,
+                io: false,
+            },
+            None => Error::Argument {
+                operation: Operation::Scrub,
+                message: error.to_string(),
+            },
+        };
+        match self.format {
+            Format::TwDemo => {
+                let (bytes, report) =
+                    crate::twdemo::edit::scrub::scrub(&data, options).map_err(|e| match &e {
+                        DemoScrubError::Options(_) => failed(None, &e),
+                        _ => failed(e.offset(), &e),
+                    })?;
+                out.write_all(&bytes).map_err(Error::write)?;
+                Ok(ScrubReport::TwDemo(report))
+            }
+            Format::Teehistorian => {
+                let mut bytes = Vec::with_capacity(data.len());
+                let report = crate::teehistorian::scrub::scrub(&data, options, &mut bytes)
+                    .map_err(|e| failed(e.offset(), &e))?;
+                out.write_all(&bytes).map_err(Error::write)?;
+                Ok(ScrubReport::Teehistorian(report))
+            }
+            _ => Err(self.unsupported(Operation::Scrub)),
+        }
+    }
+}

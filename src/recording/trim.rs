@@ -1,0 +1,82 @@
+//! Trimming through the entry point: a range of ticks, given as ticks, seconds or
+//! timeline markers ([`RangeBound`]), cut out of a demo or a teehistorian file by the
+//! format's own trim.
+
+use super::{Error, Format, Operation, Recording};
+use crate::teehistorian::cut::{self as th_cut, CutError, CutRangeError, CutReport};
+use crate::time::RangeBound;
+use crate::twdemo::edit::trim::{self as tw_trim, RangeError};
+use std::io::Write;
+
+/// What [`Recording::trim`] kept, in the format's own terms.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+#[non_exhaustive]
+pub enum TrimReport {
+    /// A demo's trim.
+    TwDemo(tw_trim::TrimReport),
+    /// A teehistorian file's trim.
+    Teehistorian(CutReport),
+}
+
+impl Recording {
+    /// Writes the part of the recording from `from` to `to` (both included; `None`: its
+    /// start or end) to `out`, as a recording of its own that plays or reads like the
+    /// original over that range. A bound outside the recording, a marker it does not have
+    /// or an empty range is [`Error::Argument`].
+    pub fn trim<W: Write>(
+        &self,
+        from: Option<RangeBound>,
+        to: Option<RangeBound>,
+        mut out: W,
+    ) -> Result<TrimReport, Error> {
+        let argument = |e: &dyn std::fmt::Display| Error::Argument {
+            operation: Operation::Trim,
+            message: e.to_string(),
+        };
+        let data = self.bytes()?;
+        match self.format {
+            Format::TwDemo => {
+                let (from, to) = tw_trim::resolve_range(&data, from, to).map_err(|e| match e {
+                    RangeError::Read(e) => e.into(),
+                    RangeError::NoTicks => Error::refused(Operation::Trim, e),
+                    usage => argument(&usage),
+                })?;
+                let (bytes, report) = tw_trim::trim(&data, from, to)
+                    .map_err(|e| Error::refused(Operation::Trim, e))?;
+                out.write_all(&bytes).map_err(Error::write)?;
+                Ok(TrimReport::TwDemo(report))
+            }
+            Format::Teehistorian => {
+                let range = th_cut::resolve_range(&data, from, to).map_err(|e| match e {
+                    CutRangeError::Read(e) => e.into(),
+                    usage => argument(&usage),
+                })?;
+                let mut bytes = Vec::new();
+                let report = th_cut::cut(&data, range, &mut bytes).map_err(|e| match e {
+                    CutError::Header(e) => e.into(),
+                    CutError::Read(e) => Error::Invalid {
+                        offset: e.offset,
+                        message: format!(
+                            "cannot trim: the file does not read up to tick {}: {}",
+                            range.from, e.kind
+                        ),
+                        truncated: crate::read::ErrorKind::is_truncation(&e.kind),
+                        io: crate::read::ErrorKind::is_io(&e.kind),
+                    },
+                    CutError::State { offset, tick, kind } => Error::Invalid {
+                        offset,
+                        message: format!("cannot trim: at tick {tick}: {kind}"),
+                        truncated: false,
+                        io: false,
+                    },
+                    other => Error::refused(Operation::Trim, other),
+                })?;
+                out.write_all(&bytes).map_err(Error::write)?;
+                Ok(TrimReport::Teehistorian(report))
+            }
+            _ => Err(self.unsupported(Operation::Trim)),
+        }
+    }
+}

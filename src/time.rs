@@ -1,0 +1,148 @@
+//! Tick ranges and time, as every format counts them.
+//!
+//! A Teeworlds/DDNet server advances its world [`SERVER_TICK_SPEED`] times a second, and
+//! every recording numbers its moments with those ticks: a demo's tick markers, a
+//! teehistorian file's ticks. This module holds what does not depend on the file:
+//!
+//! * [`SERVER_TICK_SPEED`], the ticks in a second;
+//! * [`TickRange`], ticks `from..=to`;
+//! * [`RangeBound`], one end of a range as a person names it (a tick, seconds from the
+//!   start, a timeline marker), with its text form, and [`tick_after_seconds`], the rounding
+//!   a time in seconds gets when it becomes a tick.
+//!
+//! What the bounds mean in a given file is the format's: where its time starts, which ticks
+//! it holds, whether it has timeline markers. Each format's `resolve_range` (demo trimming,
+//! teehistorian cutting) answers that and refuses what its files cannot have.
+
+/// Ticks per second of a Teeworlds/DDNet server (DDNet's `SERVER_TICK_SPEED`): the rate at
+/// which demos and teehistorian files count ticks, the unit of a demo's `length` and of
+/// the spacing of its timeline markers.
+pub const SERVER_TICK_SPEED: i32 = 50;
+
+/// Ticks `from..=to`, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TickRange {
+    /// The first tick.
+    pub from: i32,
+    /// The last tick.
+    pub to: i32,
+}
+
+impl TickRange {
+    /// The ticks `from..=to`.
+    pub const fn new(from: i32, to: i32) -> Self {
+        TickRange { from, to }
+    }
+
+    /// Whether `tick` is in the range.
+    pub const fn contains(&self, tick: i32) -> bool {
+        self.from <= tick && tick <= self.to
+    }
+}
+
+/// One end of a tick range as a person names it: a tick number, a time from the start of
+/// the recording, or a timeline marker. A format's `resolve_range` turns it into a tick of
+/// a given file.
+///
+/// Its text form ([`FromStr`](std::str::FromStr)): an integer is a tick (`"1500"`,
+/// `"-3"`); a non-negative number ending in `s` is seconds (`"30s"`, `"12.5s"`); `m` and a
+/// number from 1 is a timeline marker (`"m2"`, the second marker in a demo's header).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RangeBound {
+    /// A tick number, as the recording numbers its ticks.
+    Tick(i32),
+    /// Seconds after the recording's start, at the servers' fixed 50 ticks a second
+    /// ([`SERVER_TICK_SPEED`]), as DDNet's player shows the time. Where the start is
+    /// depends on the format.
+    Seconds(f64),
+    /// The n-th timeline marker, counting from 1 (demos have them, teehistorian files do
+    /// not).
+    Marker(usize),
+}
+
+/// Why a text is not a [`RangeBound`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "\"{text}\" is not a tick (e.g. 1500), a time from the start (e.g. 30s or 12.5s) or a \
+     timeline marker (m1, m2, ...)"
+)]
+pub struct ParseRangeBoundError {
+    /// The text given.
+    pub text: String,
+}
+
+impl std::str::FromStr for RangeBound {
+    type Err = ParseRangeBoundError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let refuse = || ParseRangeBoundError { text: text.into() };
+        if let Some(n) = text.strip_prefix('m') {
+            // Digits only: no sign, no spaces.
+            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+                return n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .map(RangeBound::Marker)
+                    .ok_or_else(refuse);
+            }
+            return Err(refuse());
+        }
+        if let Some(s) = text.strip_suffix('s') {
+            let plain_number = !s.is_empty()
+                && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && s.bytes().any(|b| b.is_ascii_digit());
+            return s
+                .parse::<f64>()
+                .ok()
+                .filter(|v| plain_number && v.is_finite())
+                .map(RangeBound::Seconds)
+                .ok_or_else(refuse);
+        }
+        text.parse().map(RangeBound::Tick).map_err(|_| refuse())
+    }
+}
+
+/// Which end of a range a bound gives, for [`tick_after_seconds`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RangeEnd {
+    /// The first tick: a time rounds up to the next whole tick.
+    Start,
+    /// The last tick: a time rounds down.
+    End,
+}
+
+/// The tick `seconds` after tick `origin` at [`SERVER_TICK_SPEED`], as the `end` of a
+/// range: a start rounds up to the next whole tick and an end down, so that a range never
+/// holds a tick outside the times given. Ticks past the `i32` range saturate.
+pub fn tick_after_seconds(origin: i32, seconds: f64, end: RangeEnd) -> i32 {
+    // A whisker of slack so that 0.1 s (not exact in binary) is 5 ticks.
+    let ticks = seconds * f64::from(SERVER_TICK_SPEED);
+    let ticks = match end {
+        RangeEnd::Start => (ticks - 1e-6).ceil(),
+        RangeEnd::End => (ticks + 1e-6).floor(),
+    };
+    let tick = f64::from(origin) + ticks;
+    tick.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_parse() {
+        let p = |t: &str| t.parse::<RangeBound>();
+        assert_eq!(p("1500"), Ok(RangeBound::Tick(1500)));
+        assert_eq!(p("-3"), Ok(RangeBound::Tick(-3)));
+        assert_eq!(p("30s"), Ok(RangeBound::Seconds(30.0)));
+        assert_eq!(p("12.5s"), Ok(RangeBound::Seconds(12.5)));
+        assert_eq!(p("m2"), Ok(RangeBound::Marker(2)));
+        for bad in [
+            "", "m0", "m", "m-1", "-1s", "s", ".s", "1e3s", "nans", "infs", "1.5", "x",
+        ] {
+            assert!(p(bad).is_err(), "{bad}");
+        }
+    }
+}
