@@ -8,7 +8,6 @@
 use super::input::{exit_of, is_stdin, open};
 use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
 use super::{Exit, Outcome, Stop};
-use demokit::export::FileInput;
 use demokit::recording::{Error, Format, Recording};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::iter::{ParallelBridge, ParallelIterator};
@@ -272,34 +271,30 @@ pub(crate) fn open_job(job: &Job, json: bool) -> Result<Recording, Done> {
     }
 }
 
-/// A job's file for `demokit export`: the library's [`FileInput`] (a teehistorian file as
-/// a stream, so that a long file costs no memory for its bytes), `Ok(None)` when it is
-/// skipped, `Err` with the message when it cannot be read. A file named on the command line
-/// that is no recording is handed over whole: its row in `files` says why.
-pub(crate) fn read_for_export(job: &Job) -> Result<Option<FileInput>, String> {
+/// A file `demokit export` reads.
+pub(crate) enum ExportFile {
+    /// A recording, opened through the library's entry point (a teehistorian file on disk
+    /// is then read as a stream, so that a long file costs no memory for its bytes).
+    Recording(Recording),
+    /// A file named on the command line that is no recording: its row in `files` says why.
+    Other(Vec<u8>),
+}
+
+/// A job's file for `demokit export`: `Ok(None)` when it is skipped, `Err` with the
+/// message when it cannot be read.
+pub(crate) fn read_for_export(job: &Job) -> Result<Option<ExportFile>, String> {
     match &job.settled {
         Some(Settled::Skip(_)) => return Ok(None),
         Some(Settled::Fail(why)) => return Err(why.clone()),
         None => {}
     }
-    let recording = match open(&job.path) {
-        Ok(recording) => recording,
-        Err(Error::UnknownFormat { .. }) if job.found => return Ok(None),
-        Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => {
-            return std::fs::read(&job.path)
-                .map(|data| Some(FileInput::Whole(data)))
-                .map_err(|e| format!("cannot read: {e}"));
-        }
-        Err(e) => return Err(e.to_string()),
-    };
-    match recording.path() {
-        Some(path) => FileInput::open(path)
-            .map(Some)
+    match open(&job.path) {
+        Ok(recording) => Ok(Some(ExportFile::Recording(recording))),
+        Err(Error::UnknownFormat { .. }) if job.found => Ok(None),
+        Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => std::fs::read(&job.path)
+            .map(|data| Some(ExportFile::Other(data)))
             .map_err(|e| format!("cannot read: {e}")),
-        None => recording
-            .bytes()
-            .map(|data| Some(FileInput::Whole(data.into_owned())))
-            .map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
     }
 }
 

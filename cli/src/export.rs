@@ -2,7 +2,7 @@
 //! partitions by format and date by default (the tables and partitions are the library's,
 //! [`demokit::export`]).
 
-use super::batch::{progress_bar, read_for_export, walk_jobs};
+use super::batch::{ExportFile, progress_bar, read_for_export, walk_jobs};
 use super::output::shown_name;
 use super::{Exit, Outcome, Stop};
 use demokit::export::{
@@ -87,10 +87,16 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             }
             // One exporter per file: its batches are all the file's, in its partition.
             let (counted, partition) = match read_for_export(&job) {
-                Ok(Some(input)) => {
-                    let partition = input.partition(modified_ns);
+                Ok(Some(ExportFile::Recording(recording))) => {
+                    let partition = Partition::of_recording(&recording, modified_ns);
                     let mut sink = |table, batch| write(table, &partition, batch);
-                    exporter.add_input(&path, modified_ns, input, &mut sink);
+                    exporter.add_recording(&path, modified_ns, &recording, &mut sink);
+                    ((1, 0, 0), partition)
+                }
+                Ok(Some(ExportFile::Other(data))) => {
+                    let partition = Partition::of(&data, modified_ns);
+                    let mut sink = |table, batch| write(table, &partition, batch);
+                    exporter.add_modified(&path, modified_ns, &data, &mut sink);
                     ((1, 0, 0), partition)
                 }
                 Ok(None) => ((0, 0, 0), Partition::unreadable()),

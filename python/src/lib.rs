@@ -9,7 +9,7 @@
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
-use demokit::export::{Exporter, FileInput, Table, modified_ns};
+use demokit::export::{Exporter, Table, modified_ns};
 use demokit::output::{Overwrite, check_output, write_atomically};
 use demokit::recording::{Error, Format, Recording, RepairOptions, detect};
 use demokit::time::RangeBound;
@@ -138,8 +138,8 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         // The entry point refuses what demokit does not read, with a sentence saying what
         // the file is; a teehistorian file is then read as a stream: its length costs no
         // memory of its own.
-        let format = Recording::open(&path).map_err(edit_error)?.format();
-        let input = FileInput::open(&path).map_err(|e| (format!("cannot read: {e}"), None))?;
+        let recording = Recording::open(&path).map_err(edit_error)?;
+        let format = recording.format();
         let name = path.to_string_lossy();
         let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
         // One file, so a second core walks it while this one fills the tables.
@@ -149,7 +149,7 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         };
         let mut exporter = exporter.pipelined(true);
         let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
-        exporter.add_input(&name, modified_ns(&path), input, &mut sink);
+        exporter.add_recording(&name, modified_ns(&path), &recording, &mut sink);
         exporter.finish(&mut sink);
         let error = file_error(&tables);
         // A header that cannot be read is the caller's error, not a row.
@@ -228,12 +228,6 @@ fn detect_format(data: &[u8]) -> Option<&'static str> {
     detect(data).map(Format::id)
 }
 
-/// Whether demokit reads files of `format` (what a directory export takes in; other files
-/// found there are left out).
-fn readable(format: Option<Format>) -> bool {
-    format.is_some_and(Format::is_read)
-}
-
 /// Reads the bytes of one file as `demokit export` reads a file: never an exception for
 /// what the bytes hold (a file that is no recording, or breaks off, names its error in its
 /// `files` row). For engines that hand over file contents, such as Spark's `binaryFile`.
@@ -285,13 +279,13 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
         let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
         for file in &files {
             let name = file.to_string_lossy();
-            match FileInput::open(file) {
-                Ok(input) => {
-                    if readable(input.format()) {
-                        exporter.add_input(&name, modified_ns(file), input, &mut sink);
-                    }
+            match Recording::open(file) {
+                Ok(recording) => {
+                    exporter.add_recording(&name, modified_ns(file), &recording, &mut sink)
                 }
-                Err(e) => exporter.add_unreadable(&name, &format!("cannot read: {e}")),
+                // Files of other formats found in a directory are left out.
+                Err(Error::UnknownFormat { .. }) => {}
+                Err(e) => exporter.add_unreadable(&name, &e.to_string()),
             }
         }
         exporter.finish(&mut sink);

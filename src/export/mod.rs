@@ -34,7 +34,7 @@ pub use writer::{
     DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS, MAX_ROW_GROUPS_PER_PART,
 };
 
-use crate::detect::{Format, detect};
+use crate::recording::{Error, Recording, TeehistorianStream, Visitor};
 use crate::source::SourceSlice;
 use crate::teehistorian::game::EventLogger;
 use crate::teehistorian::{
@@ -218,63 +218,6 @@ pub struct Exporter {
     frames: FrameColumns,
 }
 
-/// A file as the exporter reads it: a teehistorian file as a stream after its header, so
-/// that its length costs no memory; any other file (or a teehistorian file whose header
-/// does not read, for the error in its `files` row) whole.
-pub enum FileInput {
-    /// The whole file.
-    Whole(Vec<u8>),
-    /// A teehistorian file, its header read.
-    Teehistorian {
-        /// The reader, at the first message (boxed: it holds the header).
-        reader: Box<TeehistorianReader<std::io::Chain<std::io::Cursor<Vec<u8>>, std::fs::File>>>,
-        /// The file's size.
-        bytes: u64,
-    },
-}
-
-impl FileInput {
-    /// Opens the file at `path` and reads what [`FileInput`] says: its first bytes, then
-    /// the header of a teehistorian file, or else the whole file.
-    pub fn open(path: &std::path::Path) -> std::io::Result<FileInput> {
-        use std::io::Read;
-        let mut file = std::fs::File::open(path)?;
-        let bytes = file.metadata()?.len();
-        let mut head = Vec::new();
-        (&mut file).take(16).read_to_end(&mut head)?;
-        if detect(&head) == Some(Format::Teehistorian) {
-            match TeehistorianReader::new(std::io::Cursor::new(head).chain(file)) {
-                Ok(reader) => {
-                    let reader = Box::new(reader);
-                    return Ok(FileInput::Teehistorian { reader, bytes });
-                }
-                // Read again, whole: the header's error goes in the `files` row.
-                Err(_) => return std::fs::read(path).map(FileInput::Whole),
-            }
-        }
-        file.read_to_end(&mut head)?;
-        Ok(FileInput::Whole(head))
-    }
-
-    /// The format its first bytes say, if any.
-    pub fn format(&self) -> Option<Format> {
-        match self {
-            FileInput::Whole(data) => detect(data),
-            FileInput::Teehistorian { .. } => Some(Format::Teehistorian),
-        }
-    }
-
-    /// Its partition in a dataset: [`Partition::of`] the whole file.
-    pub fn partition(&self, modified_ns: Option<i64>) -> Partition {
-        match self {
-            FileInput::Whole(data) => Partition::of(data, modified_ns),
-            FileInput::Teehistorian { reader, .. } => {
-                Partition::of_teehistorian(reader.header(), modified_ns)
-            }
-        }
-    }
-}
-
 /// What a file's reading ended with, for its `files` row.
 #[derive(Default)]
 struct Ending {
@@ -283,11 +226,59 @@ struct Ending {
 }
 
 impl Ending {
+    /// An error of the entry point: its message and offset.
+    fn of(error: &Error) -> Ending {
+        Ending {
+            error: Some(error.message()),
+            offset: error.offset(),
+        }
+    }
+
     fn at(error: impl std::fmt::Display, offset: u64) -> Ending {
         Ending {
             error: Some(error.to_string()),
             offset: Some(offset),
         }
+    }
+}
+
+/// One file being added: the entry point calls the exporter's walk for its format.
+struct Adding<'e, 'p, 's> {
+    exporter: &'e mut Exporter,
+    path: &'p str,
+    file: FileRow<'p>,
+    sink: &'s mut dyn FnMut(Table, RecordBatch),
+}
+
+impl Visitor for Adding<'_, '_, '_> {
+    type Output = (FileStrings, Ending);
+
+    fn twdemo(&mut self, data: &[u8]) -> Self::Output {
+        self.file.bytes = data.len() as u64;
+        self.exporter
+            .twdemo(self.path, data, &mut self.file, self.sink)
+    }
+
+    fn teehistorian(&mut self, data: &[u8]) -> Self::Output {
+        self.file.bytes = data.len() as u64;
+        self.exporter
+            .teehistorian(self.path, data, &mut self.file, self.sink)
+    }
+
+    fn teehistorian_stream(&mut self, reader: TeehistorianStream, len: u64) -> Self::Output {
+        self.file.bytes = len;
+        let strings = FileStrings::of_teehistorian(reader.header());
+        let walk = TickWalk::from_reader(reader);
+        let ending = self
+            .exporter
+            .teehistorian_walk(self.path, walk, &mut self.file, self.sink);
+        (strings, ending)
+    }
+
+    fn source(&mut self, data: &[u8]) -> Self::Output {
+        self.file.bytes = data.len() as u64;
+        self.exporter
+            .source(self.path, data, &mut self.file, self.sink)
     }
 }
 
@@ -341,53 +332,58 @@ impl Exporter {
         data: &[u8],
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) {
-        let mut file = FileRow::new(path, data.len() as u64, modified_ns);
-        let (strings, ending) = match detect(data) {
-            Some(Format::TwDemo) => {
-                file.format = "twdemo";
-                self.twdemo(path, data, &mut file, sink)
-            }
-            Some(Format::Teehistorian) => {
-                file.format = "teehistorian";
-                self.teehistorian(path, data, &mut file, sink)
-            }
-            Some(Format::SourceDemo) => {
-                file.format = "source";
-                self.source(path, data, &mut file, sink)
-            }
-            Some(other) => (
-                FileStrings::default(),
-                Ending::at(format_args!("{other:?} files are not read by demokit"), 0),
-            ),
-            None => (
-                FileStrings::default(),
-                Ending::at("not a recording demokit knows", 0),
-            ),
+        let mut adding = Adding {
+            exporter: self,
+            path,
+            file: FileRow::new(path, data.len() as u64, modified_ns),
+            sink,
         };
+        let (strings, ending) = match Recording::visit_bytes(data, &mut adding) {
+            Ok((format, read)) => {
+                adding.file.format = format.id();
+                read
+            }
+            Err(e) => (FileStrings::default(), Ending::of(&e)),
+        };
+        let Adding { file, sink, .. } = adding;
         self.push_file(file, &strings, &ending, sink);
     }
 
-    /// Reads a file opened by [`FileInput::open`]: [`add_modified`](Self::add_modified)
-    /// with its bytes, or [`add_teehistorian`](Self::add_teehistorian) with its stream.
-    pub fn add_input(
+    /// Reads a recording opened through the entry point: a teehistorian file on disk as a
+    /// stream as it arrives rather than whole, with the same rows (memory stays that of
+    /// the reader's buffer and of the batches, whatever the length of the file); any other
+    /// as [`add_modified`](Self::add_modified) does.
+    pub fn add_recording(
         &mut self,
         path: &str,
         modified_ns: Option<i64>,
-        input: FileInput,
+        recording: &Recording,
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) {
-        match input {
-            FileInput::Whole(data) => self.add_modified(path, modified_ns, &data, sink),
-            FileInput::Teehistorian { reader, bytes } => {
-                self.add_teehistorian(path, modified_ns, bytes, *reader, sink)
-            }
-        }
+        let bytes = recording
+            .path()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len());
+        let mut adding = Adding {
+            exporter: self,
+            path,
+            file: FileRow::new(path, bytes, modified_ns),
+            sink,
+        };
+        adding.file.format = recording.format().id();
+        let (strings, ending) = match recording.visit(&mut adding) {
+            Ok(read) => read,
+            Err(e) => (FileStrings::default(), Ending::of(&e)),
+        };
+        let Adding { file, sink, .. } = adding;
+        self.push_file(file, &strings, &ending, sink);
     }
 
     /// [`add_modified`](Self::add_modified) for a teehistorian file read from a stream as
     /// it arrives rather than whole, with the same rows: memory stays that of the reader's
     /// buffer and of the batches, whatever the length of the file. `bytes` is the file's
-    /// size, for its `files` row.
+    /// size, for its `files` row. ([`add_recording`](Self::add_recording) calls it for a
+    /// teehistorian file on disk.)
     pub fn add_teehistorian<R: std::io::Read + Send>(
         &mut self,
         path: &str,

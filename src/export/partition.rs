@@ -8,8 +8,8 @@
 //! `modified_ns`, else none. A missing value is Hive's null partition,
 //! [`NULL_PARTITION`].
 
-use crate::detect::{Format, detect};
-use crate::teehistorian::{Header, TeehistorianSlice};
+use crate::recording::{Recording, TeehistorianStream, Visitor};
+use crate::teehistorian::TeehistorianSlice;
 use crate::twdemo::DemoSlice;
 use std::path::PathBuf;
 
@@ -84,30 +84,20 @@ impl Partition {
     /// [`Exporter::add_modified`](super::Exporter::add_modified) puts in its `files` row
     /// (the date of `start_time`, else of `modified_ns`). Reads the header only.
     pub fn of(data: &[u8], modified_ns: Option<i64>) -> Self {
-        let (format, start_time) = match detect(data) {
-            Some(Format::TwDemo) => (
-                "twdemo",
-                DemoSlice::parse(data)
-                    .ok()
-                    .map(|demo| super::demo_start_time(&demo)),
-            ),
-            Some(Format::Teehistorian) => (
-                "teehistorian",
-                TeehistorianSlice::parse(data)
-                    .ok()
-                    .and_then(|th| th.header().start_time.clone()),
-            ),
-            Some(Format::SourceDemo) => ("source", None),
-            _ => ("unknown", None),
-        };
-        Partition::dated(format, start_time.as_deref(), modified_ns)
+        match Recording::visit_bytes(data, &mut StartTime) {
+            Ok((format, start_time)) => {
+                Partition::dated(format.id(), start_time.as_deref(), modified_ns)
+            }
+            Err(_) => Partition::dated("unknown", None, modified_ns),
+        }
     }
 
-    /// The partition of a teehistorian file with `header`, read as a stream
-    /// ([`Exporter::add_teehistorian`](super::Exporter::add_teehistorian)): what
-    /// [`of`](Self::of) gives for the whole file.
-    pub fn of_teehistorian(header: &Header, modified_ns: Option<i64>) -> Self {
-        Partition::dated("teehistorian", header.start_time.as_deref(), modified_ns)
+    /// The partition of a recording opened through the entry point
+    /// ([`Exporter::add_recording`](super::Exporter::add_recording)): what [`of`](Self::of)
+    /// gives for the whole file, a teehistorian file's read from its header alone.
+    pub fn of_recording(recording: &Recording, modified_ns: Option<i64>) -> Self {
+        let start_time = recording.visit(&mut StartTime).ok().flatten();
+        Partition::dated(recording.format().id(), start_time.as_deref(), modified_ns)
     }
 
     /// Format `format`, dated by the recording's own start time, else the file's time.
@@ -220,6 +210,33 @@ fn utc_date(ns: i64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// A recording's own start time, from its header where its format has one.
+struct StartTime;
+
+impl Visitor for StartTime {
+    type Output = Option<String>;
+
+    fn twdemo(&mut self, data: &[u8]) -> Option<String> {
+        DemoSlice::parse(data)
+            .ok()
+            .map(|demo| super::demo_start_time(&demo))
+    }
+
+    fn teehistorian(&mut self, data: &[u8]) -> Option<String> {
+        TeehistorianSlice::parse(data)
+            .ok()
+            .and_then(|th| th.header().start_time.clone())
+    }
+
+    fn teehistorian_stream(&mut self, reader: TeehistorianStream, _len: u64) -> Option<String> {
+        reader.header().start_time.clone()
+    }
+
+    fn source(&mut self, _data: &[u8]) -> Option<String> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! record under a header line ([`DumpRecord::header`]).
 
 use super::{Error, Format, Recording};
-use crate::source::{Body, FrameAt, SourceSlice};
+use crate::source::{FrameAt, SourceSlice};
 use crate::teehistorian::{MessageAt, TeehistorianSlice};
 use crate::twdemo::{Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoSlice, PayloadDecoder};
 
@@ -134,6 +134,7 @@ impl Recording {
 }
 
 /// How many ints a text line shows before it elides the rest.
+#[cfg(feature = "serde")]
 const TEXT_INTS_SHOWN: usize = 16;
 
 impl DumpRecord<'_> {
@@ -236,6 +237,7 @@ fn teehistorian_line(item: &MessageAt<'_>) -> String {
 /// fields.
 #[cfg(feature = "serde")]
 fn source_line(item: &FrameAt<'_>) -> String {
+    use crate::source::Body;
     use std::fmt::Write as _;
     let frame = &item.frame;
     let mut text = format!(

@@ -34,6 +34,7 @@ mod game;
 mod scrub;
 mod text;
 mod trim;
+mod visit;
 
 pub use crate::detect::{Format, detect};
 pub use dump::{DemoChunk, DumpEnd, DumpRecord};
@@ -41,6 +42,7 @@ pub use error::{Cause, Error, Operation};
 pub use game::{DemoRecord, GameEvent, GameRecord, GameWalk};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;
+pub use visit::{TeehistorianStream, Visitor};
 
 pub use crate::report::{Problem, ProblemKind, Verdict};
 use crate::{source, teehistorian, twdemo};

@@ -253,7 +253,7 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
         match item {
             Ok(at) if at.tick < from => before.apply(at)?,
             Ok(at) if at.tick == from => {
-                let finish = at.message == Message::Finish;
+                let finish = matches!(at.message, Message::Finish);
                 first.push(at);
                 // Bytes after FINISH are no part of any tick.
                 if finish {

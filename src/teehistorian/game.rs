@@ -492,13 +492,14 @@ where
     let mut logger = EventLogger::new();
     let mut events = Events::new(messages);
     let mut error = None;
-    for event in events.by_ref() {
-        match event {
-            Ok(event) => logger.add(&event),
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
+    // Each event is looked at where the iterator put it (moving one costs more than
+    // reading it: events are not `Copy`).
+    for item in events.by_ref() {
+        if let Ok(event) = &item {
+            logger.add(event);
+        } else {
+            error = item.err();
+            break;
         }
     }
     (logger.finish(events.tick()), error)

@@ -461,7 +461,7 @@ impl<'a> Message<'a> {
     ///
     /// Never reads past what the message's own fields announce and never allocates: a size
     /// field larger than the input is a [`DecodeError::Incomplete`] error, not a buffer.
-    #[inline(always)]
+    #[inline]
     pub fn decode(input: &'a [u8]) -> Result<Decoded<'a>, DecodeError> {
         if let Some(window) = input.first_chunk::<INT_WINDOW>()
             && let Some(decoded) = decode_ints_only(window)

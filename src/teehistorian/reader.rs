@@ -404,7 +404,7 @@ fn commit<'a>(
     offset: u64,
 ) -> Result<MessageAt<'a>, ReadErrorKind> {
     let tick = body.ticks.apply(&decoded.message)?;
-    body.finished = decoded.message == Message::Finish;
+    body.finished = matches!(decoded.message, Message::Finish);
     Ok(MessageAt {
         offset,
         tick,

@@ -438,7 +438,7 @@ impl Cursor {
     /// last tick and opens none (an empty file has no tick to end).
     fn ending_before(&self, message: &Message<'_>, tick: i32) -> Option<i32> {
         self.tick
-            .filter(|&t| t != tick && *message != Message::Finish)
+            .filter(|&t| t != tick && !matches!(message, Message::Finish))
     }
 
     fn tick_end<'m>(&self, tick: i32) -> Event<'m> {
@@ -458,7 +458,7 @@ impl Cursor {
         message: &Message<'m>,
     ) -> Result<Event<'m>, SemanticError> {
         self.end = offset + len as u64;
-        if *message == Message::Finish {
+        if matches!(message, Message::Finish) {
             self.finished = true;
         } else {
             self.tick = Some(tick);
@@ -551,27 +551,39 @@ where
         if self.cursor.done {
             return None;
         }
-        let at = match self.pending.take() {
-            Some(at) => at,
-            None => match self.messages.next() {
-                Some(Ok(at)) => {
-                    if let Some(tick) = self.cursor.ending_before(&at.message, at.tick) {
-                        self.pending = Some(at);
-                        return Some(Ok(self.cursor.tick_end(tick)));
-                    }
-                    at
-                }
-                Some(Err(e)) => {
-                    self.cursor.done = true;
-                    return Some(Err(e.into()));
-                }
-                None => return self.cursor.at_end(),
-            },
+        if let Some(at) = self.pending.take() {
+            return Some(
+                self.cursor
+                    .handle(at.offset, at.tick, at.raw.len(), &at.message),
+            );
+        }
+        // The message is read where the reader left it rather than moved out: a message
+        // is not `Copy` (its strings could be owned), and moving one costs more than
+        // reading its fields.
+        let next = self.messages.next();
+        let ending = match &next {
+            Some(Ok(at)) => self.cursor.ending_before(&at.message, at.tick),
+            _ => None,
         };
-        Some(
-            self.cursor
-                .handle(at.offset, at.tick, at.raw.len(), &at.message),
-        )
+        if let Some(tick) = ending {
+            if let Some(Ok(at)) = next {
+                self.pending = Some(at);
+            }
+            return Some(Ok(self.cursor.tick_end(tick)));
+        }
+        match next {
+            Some(Ok(ref at)) => {
+                Some(
+                    self.cursor
+                        .handle(at.offset, at.tick, at.raw.len(), &at.message),
+                )
+            }
+            Some(Err(e)) => {
+                self.cursor.done = true;
+                Some(Err(e.into()))
+            }
+            None => self.cursor.at_end(),
+        }
     }
 }
 

@@ -166,7 +166,7 @@ impl<W: Write> TeehistorianWriter<W> {
         self.sink.write_all(bytes)?;
         self.ticks = ticks;
         self.position += bytes.len() as u64;
-        self.finished = *message == Message::Finish;
+        self.finished = matches!(message, Message::Finish);
         Ok(tick)
     }
 }

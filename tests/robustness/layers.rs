@@ -24,20 +24,6 @@ const SHARED: [&str; 8] = [
     "codec", "gamenet", "time", "scrub", "read", "report", "output", "datafile",
 ];
 
-/// Front-end files that still tell formats apart themselves, each with why it is allowed
-/// for now. The list only shrinks: a listed file that no longer does it fails the test, so
-/// that it is taken off.
-const NOT_YET_ON_THE_ENTRY_POINT: [(&str, &str); 2] = [
-    (
-        "src/export/mod.rs",
-        "issue 29: the tables still pick each format's walk themselves",
-    ),
-    (
-        "src/export/partition.rs",
-        "issue 29: the partition names still come from the format",
-    ),
-];
-
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -201,19 +187,9 @@ fn front_ends_reach_the_formats_through_the_entry_point() {
             offenders.insert(relative.to_string_lossy().into_owned());
         }
     }
-    let allowed: BTreeSet<String> = NOT_YET_ON_THE_ENTRY_POINT
-        .iter()
-        .map(|(path, _)| path.to_string())
-        .collect();
-    let new: Vec<&String> = offenders.difference(&allowed).collect();
     assert!(
-        new.is_empty(),
-        "front ends that tell formats apart instead of using demokit::recording: {new:?}"
-    );
-    let fixed: Vec<&String> = allowed.difference(&offenders).collect();
-    assert!(
-        fixed.is_empty(),
-        "these use the entry point now: take them off NOT_YET_ON_THE_ENTRY_POINT: {fixed:?}"
+        offenders.is_empty(),
+        "front ends that tell formats apart instead of using demokit::recording: {offenders:?}"
     );
     // The check sees a dispatch where there is one: the entry point itself has them.
     assert!(dispatches_on_format(&code_of(

@@ -10,10 +10,8 @@ use crate::common;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use common::temp::TempDir;
-use demokit::detect::{Format, detect};
-use demokit::export::{
-    DatasetWriter, Exporter, FileInput, Partition, RecordBatch, SCHEMA_VERSION, Table,
-};
+use demokit::export::{DatasetWriter, Exporter, Partition, RecordBatch, SCHEMA_VERSION, Table};
+use demokit::recording::{Recording, TeehistorianStream, Visitor, detect};
 use demokit::source::SourceSlice;
 use demokit::teehistorian::{
     EventKind, Events, FlushPolicy, TeehistorianReader, TeehistorianSlice,
@@ -34,10 +32,7 @@ fn recordings(dir: &Path) -> Vec<PathBuf> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if matches!(
-                detect(&std::fs::read(&path).unwrap()),
-                Some(Format::TwDemo | Format::Teehistorian | Format::SourceDemo)
-            ) {
+            } else if detect(&std::fs::read(&path).unwrap()).is_some_and(|f| f.is_read()) {
                 out.push(path);
             }
         }
@@ -383,11 +378,30 @@ fn teehistorian_rows_hold_the_semantic_layers_values() {
     assert_eq!(inputs, want_inputs);
 }
 
-/// [`FileInput::open`] takes a teehistorian file as a stream and any other file (or a
-/// teehistorian file cut inside its header) whole; either way the partition and the rows
-/// are those of the whole file.
+/// Which of a [`Visitor`]'s methods the entry point called.
+struct Which;
+
+impl Visitor for Which {
+    type Output = &'static str;
+    fn twdemo(&mut self, _: &[u8]) -> &'static str {
+        "twdemo"
+    }
+    fn teehistorian(&mut self, _: &[u8]) -> &'static str {
+        "teehistorian"
+    }
+    fn teehistorian_stream(&mut self, _: TeehistorianStream, _: u64) -> &'static str {
+        "teehistorian stream"
+    }
+    fn source(&mut self, _: &[u8]) -> &'static str {
+        "source"
+    }
+}
+
+/// A recording opened from a path gives a teehistorian file to the tables as a stream and
+/// any other file (or a teehistorian file cut inside its header) whole; either way the
+/// partition and the rows are those of the whole file.
 #[test]
-fn file_input_streams_teehistorian_files_only() {
+fn recordings_stream_teehistorian_files_only() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
@@ -396,34 +410,33 @@ fn file_input_streams_teehistorian_files_only() {
     let teehistorian =
         std::fs::read(fixtures.join("teehistorian/v2_ddnet201_dm1.teehistorian")).unwrap();
     let cases = [
-        ("whole.teehistorian", teehistorian.clone(), true),
+        (
+            "whole.teehistorian",
+            teehistorian.clone(),
+            "teehistorian stream",
+        ),
         (
             "header-cut.teehistorian",
             teehistorian[..40].to_vec(),
-            false,
+            "teehistorian",
         ),
         (
             "game.demo",
             std::fs::read(fixtures.join("twdemo/v4_tw075_client_dm1.demo")).unwrap(),
-            false,
+            "twdemo",
         ),
     ];
-    for (name, data, streamed) in cases {
+    for (name, data, read_as) in cases {
         dir.write(name, &data);
-        let input = FileInput::open(&dir.path(name)).unwrap();
+        let recording = Recording::open(dir.path(name)).unwrap();
+        assert_eq!(recording.visit(&mut Which).unwrap(), read_as, "{name}");
         assert_eq!(
-            matches!(input, FileInput::Teehistorian { .. }),
-            streamed,
-            "{name}"
-        );
-        assert_eq!(input.format(), detect(&data), "{name}");
-        assert_eq!(
-            input.partition(Some(7)),
+            Partition::of_recording(&recording, Some(7)),
             Partition::of(&data, Some(7)),
             "{name}"
         );
         let whole = batches_of(|e, sink| e.add_modified(name, Some(7), &data, sink));
-        let opened = batches_of(|e, sink| e.add_input(name, Some(7), input, sink));
+        let opened = batches_of(|e, sink| e.add_recording(name, Some(7), &recording, sink));
         assert_eq!(opened, whole, "{name}");
     }
 }
