@@ -12,12 +12,16 @@
 //! see [`Partitioning`]; a file's [`Partition`] comes from the values of its `files`
 //! row). The partition columns are only in the directory names, as Hive has them, not in
 //! the Parquet files. A teehistorian file, the kind that grows to gigabytes, can be read
-//! as a stream ([`FileInput`], [`Exporter::add_teehistorian`]) and, for one long file,
-//! walked on a thread of its own ([`Exporter::pipelined`]); the rows are the same.
+//! as a stream ([`Exporter::add_recording`] of a file opened with
+//! [`Recording::open`](crate::recording::Recording::open), or [`Exporter::add_teehistorian`]
+//! over any reader) and, for one long file, walked on a thread of its own
+//! ([`Exporter::pipelined`]); the rows are the same.
 //!
-//! What this layer leaves to others: reading the formats (the format modules), walking
-//! directories and running in parallel (the CLI), and SQL (DuckDB, Spark, ... read the
-//! Parquet files).
+//! The entry point ([`crate::recording`]) chooses the format: the exporter is a
+//! [`Visitor`](crate::recording::Visitor) with a walk per format, and never tells formats
+//! apart itself. What this layer leaves to others: reading the formats (the format
+//! modules), walking directories and running in parallel (the CLI), and SQL (DuckDB,
+//! Spark, ... read the Parquet files).
 //!
 //! The schemas are versioned by [`SCHEMA_VERSION`], written into each Parquet file's
 //! metadata as `demokit.schema_version`; a change to a table's columns or their types raises it,
