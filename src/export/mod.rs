@@ -18,7 +18,7 @@
 //! ([`Exporter::pipelined`]); the rows are the same.
 //!
 //! The entry point ([`crate::recording`]) chooses the format: the exporter is a
-//! [`Visitor`](crate::recording::Visitor) with a walk per format, and never tells formats
+//! [`Visitor`] with a walk per format, and never tells formats
 //! apart itself. What this layer leaves to others: reading the formats (the format
 //! modules), walking directories and running in parallel (the CLI), and SQL (DuckDB,
 //! Spark, ... read the Parquet files).
