@@ -4,7 +4,7 @@
 use super::{Error, Format, Operation, Recording};
 use crate::scrub::{ChatFilter, Mapping, Pseudonyms, ScrubOptions};
 use crate::teehistorian::scrub::ScrubReport as TeehistorianScrubReport;
-use crate::twdemo::edit::scrub::{DemoScrubReport, ScrubError as DemoScrubError};
+use crate::twdemo::edit::scrub::{ScrubError as DemoScrubError, ScrubReport as DemoScrubReport};
 use std::io::Write;
 
 /// What [`Recording::scrub`] changed, in the format's own terms.
@@ -69,12 +69,13 @@ impl Recording {
         };
         match self.format {
             Format::TwDemo => {
-                let (bytes, report) =
-                    crate::twdemo::edit::scrub::scrub(&data, options).map_err(|e| match &e {
-                        DemoScrubError::Options(_) => failed(None, &e),
-                        _ => failed(e.offset(), &e),
+                let report =
+                    crate::twdemo::edit::scrub::scrub(&data, options, &mut out).map_err(|e| {
+                        match &e {
+                            DemoScrubError::Options(_) => failed(None, &e),
+                            _ => failed(e.offset(), &e),
+                        }
                     })?;
-                out.write_all(&bytes).map_err(Error::write)?;
                 Ok(ScrubReport::TwDemo(report))
             }
             Format::Teehistorian => {

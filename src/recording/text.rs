@@ -561,7 +561,7 @@ fn huffman_rule(rule: crate::codec::huffman::LengthRule) -> &'static str {
 /// A teehistorian file's trim: the ticks kept, the messages copied and the state written.
 fn teehistorian_trim(
     f: &mut Formatter<'_>,
-    report: &crate::teehistorian::cut::CutReport,
+    report: &crate::teehistorian::trim::TrimReport,
 ) -> fmt::Result {
     row(
         f,

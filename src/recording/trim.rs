@@ -3,9 +3,9 @@
 //! format's own trim.
 
 use super::{Error, Format, Operation, Recording};
-use crate::teehistorian::cut::{self as th_cut, CutError, CutRangeError, CutReport};
+use crate::teehistorian::trim as th_trim;
 use crate::time::RangeBound;
-use crate::twdemo::edit::trim::{self as tw_trim, RangeError};
+use crate::twdemo::edit::trim as tw_trim;
 use std::io::Write;
 
 /// What [`Recording::trim`] kept, in the format's own terms.
@@ -17,7 +17,7 @@ pub enum TrimReport {
     /// A demo's trim.
     TwDemo(tw_trim::TrimReport),
     /// A teehistorian file's trim.
-    Teehistorian(CutReport),
+    Teehistorian(th_trim::TrimReport),
 }
 
 impl Recording {
@@ -38,25 +38,26 @@ impl Recording {
         let data = self.bytes()?;
         match self.format {
             Format::TwDemo => {
-                let (from, to) = tw_trim::resolve_range(&data, from, to).map_err(|e| match e {
-                    RangeError::Read(e) => e.into(),
-                    RangeError::NoTicks => Error::refused(Operation::Trim, e),
+                let range = tw_trim::resolve_range(&data, from, to).map_err(|e| match e {
+                    tw_trim::RangeError::Read(e) => e.into(),
+                    tw_trim::RangeError::NoTicks => Error::refused(Operation::Trim, e),
                     usage => argument(&usage),
                 })?;
-                let (bytes, report) = tw_trim::trim(&data, from, to)
-                    .map_err(|e| Error::refused(Operation::Trim, e))?;
-                out.write_all(&bytes).map_err(Error::write)?;
+                let report = tw_trim::trim(&data, range, &mut out).map_err(|e| match e {
+                    tw_trim::TrimError::Write(crate::twdemo::WriteError::Io(e)) => Error::write(e),
+                    other => Error::refused(Operation::Trim, other),
+                })?;
                 Ok(TrimReport::TwDemo(report))
             }
             Format::Teehistorian => {
-                let range = th_cut::resolve_range(&data, from, to).map_err(|e| match e {
-                    CutRangeError::Read(e) => e.into(),
+                let range = th_trim::resolve_range(&data, from, to).map_err(|e| match e {
+                    th_trim::RangeError::Read(e) => e.into(),
                     usage => argument(&usage),
                 })?;
                 let mut bytes = Vec::new();
-                let report = th_cut::cut(&data, range, &mut bytes).map_err(|e| match e {
-                    CutError::Header(e) => e.into(),
-                    CutError::Read(e) => Error::Invalid {
+                let report = th_trim::trim(&data, range, &mut bytes).map_err(|e| match e {
+                    th_trim::TrimError::Header(e) => e.into(),
+                    th_trim::TrimError::Read(e) => Error::Invalid {
                         offset: e.offset,
                         message: format!(
                             "cannot trim: the file does not read up to tick {}: {}",
@@ -65,7 +66,7 @@ impl Recording {
                         truncated: crate::read::ErrorKind::is_truncation(&e.kind),
                         io: crate::read::ErrorKind::is_io(&e.kind),
                     },
-                    CutError::State { offset, tick, kind } => Error::Invalid {
+                    th_trim::TrimError::State { offset, tick, kind } => Error::Invalid {
                         offset,
                         message: format!("cannot trim: at tick {tick}: {kind}"),
                         truncated: false,

@@ -22,7 +22,7 @@
 //! * [`summary`]: header fields, tick range and counts by kind, for `info`, and `validate`.
 //! * [`repair`](mod@repair): keeps every complete message of an unfinished or cut file and
 //!   appends FINISH.
-//! * [`cut`](mod@cut): a tick range as a file of its own, starting with the state a reader
+//! * [`trim`](mod@trim): a tick range as a file of its own, starting with the state a reader
 //!   needs at its first tick, with the original tick numbers.
 //! * [`scrub`](mod@scrub): a file to share: player names and clans as pseudonyms,
 //!   credentials, chat, drop reasons and header fields taken out, the rest byte for byte.
@@ -48,7 +48,6 @@
 #[macro_use]
 pub mod records;
 
-pub mod cut;
 pub mod error;
 pub mod format;
 pub mod game;
@@ -63,10 +62,10 @@ pub mod semantic;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;
+pub mod trim;
 pub mod walk;
 pub mod writer;
 
-pub use cut::{CutError, CutRangeError, CutReport, cut};
 pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
 pub use layout::{ExLayout, MessageLayout, OwnedMessage};
@@ -80,6 +79,7 @@ pub use scrub::{ScrubError, ScrubReport, scrub};
 pub use semantic::{
     Event, EventKind, Events, SemanticError, SemanticErrorKind, StreamEvents, World,
 };
-pub use summary::Summary;
+pub use summary::{Summary, validate};
+pub use trim::{RangeError, TrimError, TrimReport, resolve_range, trim};
 pub use walk::{TickWalk, WalkSource};
 pub use writer::{RewriteError, RewriteStats, TeehistorianWriter, rewrite};

@@ -34,3 +34,11 @@ pub use container::writer::DemoWriter;
 pub use snapshot::delta::{ItemSizes, apply_delta, create_delta};
 pub use snapshot::recorder::{Recorder, RecorderConfig};
 pub use snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
+
+// The operations every format has, under the same names at the format's root (see
+// `crate::recording` for the one entry point over all formats).
+pub use container::demo::{RewriteError, RewriteStats, rewrite};
+pub use edit::repair::{RepairError, RepairReport, repair};
+pub use edit::scrub::{ScrubError, ScrubReport, scrub};
+pub use edit::trim::{RangeError, TrimError, TrimReport, resolve_range, trim};
+pub use edit::validate::validate;

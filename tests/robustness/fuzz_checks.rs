@@ -319,7 +319,9 @@ pub fn twdemo_tools(data: &[u8]) {
         .collect();
     if let (Some(&first), Some(&last)) = (ticks.get(ticks.len() / 3), ticks.last()) {
         for (from, to) in [(first, last), (first, first), (last, first)] {
-            if let Ok((trimmed, _)) = tw::edit::trim::trim(data, from, to) {
+            let mut trimmed = Vec::new();
+            let range = demokit::time::TickRange::new(from, to);
+            if tw::edit::trim::trim(data, range, &mut trimmed).is_ok() {
                 let (_, t_error) = tw_slice(&trimmed);
                 assert!(
                     t_error.is_none(),

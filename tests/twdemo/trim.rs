@@ -21,8 +21,9 @@
 use crate::common;
 
 use demokit::codec::huffman::LengthRule;
+use demokit::time::TickRange;
 use demokit::twdemo::edit::trim::{
-    KeyframePolicy, RuleSource, TrimError, TrimOptions, TrimReport, trim, trim_into, trim_with,
+    KeyframePolicy, RuleSource, TrimError, TrimOptions, TrimReport, trim_into,
 };
 use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::snapshot::delta::{self, ItemSizes};
@@ -32,6 +33,25 @@ use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder, Recorder, Rec
 use std::io::{Cursor, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+
+/// The library's [`trim`](demokit::twdemo::edit::trim::trim) of the ticks `from..=to`
+/// into memory: the bytes and the report.
+fn trim(data: &[u8], from: i32, to: i32) -> Result<(Vec<u8>, TrimReport), TrimError> {
+    trim_with(data, from, to, &TrimOptions::default())
+}
+
+/// The library's [`trim_with`](demokit::twdemo::edit::trim::trim_with) into memory.
+fn trim_with(
+    data: &[u8],
+    from: i32,
+    to: i32,
+    options: &TrimOptions,
+) -> Result<(Vec<u8>, TrimReport), TrimError> {
+    let mut out = Vec::new();
+    let report =
+        demokit::twdemo::edit::trim::trim_with(data, TickRange::new(from, to), options, &mut out)?;
+    Ok((out, report))
+}
 
 /// Files recorded by a writer whose snapshots are ordered by key (Teeworlds 0.7), replayed
 /// with the items sorted after each delta, as in tests/twdemo/snapshots.rs.

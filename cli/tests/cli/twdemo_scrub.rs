@@ -21,7 +21,7 @@ use demokit::gamenet::wire::IntString;
 use demokit::gamenet::{AnyMessage, PackMessage, Protocol, seven, six};
 use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
 use demokit::teehistorian::strategies::{ServerRecord, ServerTick};
-use demokit::twdemo::edit::scrub::{DemoScrubReport, ScrubError, scrub};
+use demokit::twdemo::edit::scrub::{ScrubError, ScrubReport};
 use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::game::GameReplay;
 use demokit::twdemo::snapshot::replay::SnapshotReplay;
@@ -34,6 +34,14 @@ use std::collections::BTreeSet;
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// The library's [`scrub`](demokit::twdemo::edit::scrub::scrub) into memory: the bytes and
+/// the report.
+fn scrub(input: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubReport), ScrubError> {
+    let mut out = Vec::new();
+    let report = demokit::twdemo::edit::scrub::scrub(input, options, &mut out)?;
+    Ok((out, report))
+}
 
 const KEY: &[u8] = b"demo scrub key";
 
@@ -210,7 +218,7 @@ fn teehistorian_pseudonyms(
 }
 
 /// Scrubs `input` with `options` and checks everything the module docs promise.
-fn check_scrub(input: &[u8], options: &ScrubOptions) -> (Vec<u8>, DemoScrubReport) {
+fn check_scrub(input: &[u8], options: &ScrubOptions) -> (Vec<u8>, ScrubReport) {
     let (output, report) = scrub(input, options).unwrap();
     assert_eq!(report.output_len, output.len());
     DemoSlice::parse(&output).unwrap();

@@ -64,6 +64,7 @@ use crate::twdemo::snapshot::Snapshot;
 use crate::twdemo::snapshot::delta::{Delta, ItemSizes};
 use crate::twdemo::snapshot::replay::{SnapshotOrder, SnapshotState};
 use std::collections::BTreeMap;
+use std::io::Write;
 
 /// The 0.6/DDNet `ClientInfo` item type: name in ints 0..4, clan in 4..7.
 const CLIENT_INFO_SIX: i32 = 11;
@@ -74,7 +75,7 @@ const CLIENT_INFO_SEVEN: i32 = 13;
 /// change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct DemoScrubReport {
+pub struct ScrubReport {
     /// Size of the input.
     pub input_len: usize,
     /// Size of the output.
@@ -102,7 +103,7 @@ pub struct DemoScrubReport {
     pub mapping: Mapping,
 }
 
-impl DemoScrubReport {
+impl ScrubReport {
     /// Message chunks dropped, of all kinds.
     pub fn dropped_total(&self) -> u64 {
         self.dropped.values().sum()
@@ -128,7 +129,7 @@ pub enum ScrubError {
     Options(String),
     /// The demo does not read to its end: nothing is written (`demokit repair` keeps every
     /// complete chunk).
-    #[error("{0}; nothing was written (`demokit repair` keeps every complete chunk)")]
+    #[error("{0}; nothing was written (a repair keeps every complete chunk)")]
     Read(#[source] ReadError),
     /// A chunk's payload does not decode.
     #[error("at byte {offset}: chunk payload: {error}; nothing was written")]
@@ -274,14 +275,28 @@ fn join(head: &[u8], strings: &[&[u8]], tail: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Writes `data` with what `options` asks for taken out (see the [module docs](self)):
-/// the new demo's bytes and what changed.
+/// Writes `input` with what `options` asks for taken out (see the [module docs](self)) to
+/// `out`, and says what changed.
 ///
 /// The whole input is read and decoded before a byte is written.
-pub fn scrub(
-    data: &[u8],
+///
+/// The scrubbed demo is written to `out` whole once it is complete: nothing is written
+/// when the input does not read to its end.
+pub fn scrub<W: Write>(
+    input: &[u8],
     options: &ScrubOptions,
-) -> Result<(Vec<u8>, DemoScrubReport), ScrubError> {
+    mut out: W,
+) -> Result<ScrubReport, ScrubError> {
+    let (bytes, report) = scrub_to_vec(input, options)?;
+    out.write_all(&bytes).map_err(|e| ScrubError::Write {
+        offset: 0,
+        source: WriteError::Io(e),
+    })?;
+    Ok(report)
+}
+
+/// [`scrub`] into memory.
+fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubReport), ScrubError> {
     if options.credentials {
         return Err(ScrubError::Options(
             "a demo holds no credentials (console commands or accounts) to scrub".into(),
@@ -367,10 +382,10 @@ pub fn scrub(
     });
 
     // Pass 2: write.
-    let mut report = DemoScrubReport {
+    let mut report = ScrubReport {
         input_len: data.len(),
         mapping: names.mapping.clone(),
-        ..DemoScrubReport::default()
+        ..ScrubReport::default()
     };
     let mut w = DemoWriter::new(Vec::with_capacity(data.len()), prelude, demo.map())
         .map_err(|source| ScrubError::Write { offset: 0, source })?;
@@ -458,7 +473,7 @@ struct Scrubber<'o> {
     input: SnapshotState,
     /// The player's snapshot replaying the output.
     output: SnapshotState,
-    report: &'o mut DemoScrubReport,
+    report: &'o mut ScrubReport,
 }
 
 impl Scrubber<'_> {

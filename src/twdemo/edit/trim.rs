@@ -36,7 +36,7 @@
 //! and whether the result plays ([`validate`](super::validate::validate)).
 
 use crate::codec::huffman::LengthRule;
-use crate::time::{RangeBound, RangeEnd, tick_after_seconds};
+use crate::time::{RangeBound, RangeEnd, TickRange, tick_after_seconds};
 use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
 use crate::twdemo::container::format::ChunkKind;
 use crate::twdemo::container::payload::PayloadDecoder;
@@ -234,23 +234,36 @@ impl TrimError {
 /// the range before the input's first snapshot are not written (there is nothing to show);
 /// their messages go with the first tick written.
 ///
+/// The trimmed demo is written to `out` whole once it is complete (the recorder patches
+/// the header at the end, so it is made in memory first; [`trim_into`] writes into a
+/// seekable sink as it goes).
+///
 /// Errors: `from > to` ([`TrimError::InvalidRange`]); no tick marker in the range
 /// ([`TrimError::EmptyRange`]) or no snapshot up to its end ([`TrimError::NoSnapshot`]);
 /// a chunk before the end of the range that does not read or decode, or a delta before any
-/// snapshot, with its offset; a version the [`Recorder`] cannot write (above 6).
-pub fn trim(data: &[u8], from: i32, to: i32) -> Result<(Vec<u8>, TrimReport), TrimError> {
-    trim_with(data, from, to, &TrimOptions::default())
+/// snapshot, with its offset; a version the [`Recorder`] cannot write (above 6); `out`
+/// failing ([`TrimError::Write`]).
+pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimReport, TrimError> {
+    trim_with(input, range, &TrimOptions::default(), out)
 }
 
 /// [`trim`] with options.
-pub fn trim_with(
-    data: &[u8],
-    from: i32,
-    to: i32,
+pub fn trim_with<W: Write>(
+    input: &[u8],
+    range: TickRange,
     options: &TrimOptions,
-) -> Result<(Vec<u8>, TrimReport), TrimError> {
-    let (sink, report) = trim_into(data, Cursor::new(Vec::new()), from, to, options)?;
-    Ok((sink.into_inner(), report))
+    mut out: W,
+) -> Result<TrimReport, TrimError> {
+    let (sink, report) = trim_into(
+        input,
+        Cursor::new(Vec::new()),
+        range.from,
+        range.to,
+        options,
+    )?;
+    out.write_all(&sink.into_inner())
+        .map_err(|e| TrimError::Write(WriteError::Io(e)))?;
+    Ok(report)
 }
 
 /// [`trim_with`] into any seekable sink, from its current position (the recorder seeks back
@@ -724,7 +737,7 @@ pub fn resolve_range(
     data: &[u8],
     from: Option<RangeBound>,
     to: Option<RangeBound>,
-) -> Result<(i32, i32), RangeError> {
+) -> Result<TickRange, RangeError> {
     let slice = DemoSlice::parse(data)?;
     let needs_ticks = [from, to]
         .iter()
@@ -768,7 +781,7 @@ pub fn resolve_range(
     if from > to {
         return Err(RangeError::Empty { from, to });
     }
-    Ok((from, to))
+    Ok(TickRange::new(from, to))
 }
 
 #[cfg(test)]
@@ -804,7 +817,7 @@ mod range_tests {
     #[test]
     fn ranges_resolve() {
         let data = demo(&[100, 101, 150, 400], &[150, 300]);
-        let r = |from, to| resolve_range(&data, from, to);
+        let r = |from, to| resolve_range(&data, from, to).map(|r| (r.from, r.to));
         use RangeBound::*;
         assert_eq!(r(None, None).unwrap(), (100, 400));
         assert_eq!(r(Some(Tick(120)), None).unwrap(), (120, 400));
@@ -841,7 +854,7 @@ mod range_tests {
         ));
         assert_eq!(
             resolve_range(&none, Some(Tick(1)), Some(Tick(5))).unwrap(),
-            (1, 5)
+            TickRange::new(1, 5)
         );
     }
 }

@@ -1,4 +1,4 @@
-//! `teehistorian::cut` and `demokit trim` on teehistorian files.
+//! `teehistorian::trim` and `demokit trim` on teehistorian files.
 //!
 //! The property every cut must hold: the output reads and validates, its messages after
 //! the first tick are the input's in the range (TICK_SKIPs aside, whose `dt` may change),
@@ -16,13 +16,13 @@ use crate::common;
 use crate::run::{demokit, stderr, stdout};
 use common::temp::TempDir;
 use demokit::gamenet::Protocol;
-use demokit::teehistorian::cut::{HEADER_KEY, resolve_range};
 use demokit::teehistorian::game::{GameEvents, Player};
 use demokit::teehistorian::strategies::{self, PlayerState, ServerRecord, ServerTick};
 use demokit::teehistorian::summary::validate;
+use demokit::teehistorian::trim::{HEADER_KEY, resolve_range};
 use demokit::teehistorian::{
-    CutError, CutReport, EventKind, Events, Header, Message, Recorder, TeehistorianSlice, World,
-    cut, rewrite,
+    EventKind, Events, Header, Message, Recorder, TeehistorianSlice, TrimError, TrimReport, World,
+    rewrite, trim,
 };
 use demokit::time::TickRange;
 use proptest::prelude::*;
@@ -98,10 +98,10 @@ fn messages(data: &[u8]) -> Vec<(i32, Message<'_>)> {
 
 /// Cuts `data` to `from..=to` and checks everything a cut must keep; returns the output
 /// and the report.
-fn check_cut(data: &[u8], from: i32, to: i32) -> (Vec<u8>, CutReport) {
+fn check_cut(data: &[u8], from: i32, to: i32) -> (Vec<u8>, TrimReport) {
     let ctx = format!("cut {from}..={to}");
     let mut out = Vec::new();
-    let report = cut(data, TickRange::new(from, to), &mut out)
+    let report = trim(data, TickRange::new(from, to), &mut out)
         .unwrap_or_else(|e| panic!("{ctx}: refused: {e}"));
     assert_eq!(report.output_len, out.len() as u64, "{ctx}");
     let (first, last) = (report.first_tick, report.last_tick);
@@ -523,9 +523,9 @@ fn every_kind_of_state_record() {
     let data = record(&ticks);
     for from in 0..=10 {
         for to in [from, from + 1, from + 3, 20] {
-            let result = cut(&data, TickRange::new(from, to), Vec::new());
+            let result = trim(&data, TickRange::new(from, to), Vec::new());
             if from > 9 {
-                assert!(matches!(result, Err(CutError::OutsideFile { .. })));
+                assert!(matches!(result, Err(TrimError::OutsideFile { .. })));
                 continue;
             }
             check_cut(&data, from, to);
@@ -755,18 +755,18 @@ fn small() -> Vec<u8> {
 fn refusals_are_typed() {
     let data = small();
     let refuse =
-        |data: &[u8], from, to| cut(data, TickRange::new(from, to), Vec::new()).unwrap_err();
+        |data: &[u8], from, to| trim(data, TickRange::new(from, to), Vec::new()).unwrap_err();
     // from > to.
     assert!(matches!(
         refuse(&data, 3, 2),
-        CutError::InvalidRange { from: 3, to: 2 }
+        TrimError::InvalidRange { from: 3, to: 2 }
     ));
     // A range after the file's last tick, or before tick 0.
     let e = refuse(&data, 5, 9);
     assert!(
         matches!(
             e,
-            CutError::OutsideFile {
+            TrimError::OutsideFile {
                 last_tick: Some(4),
                 range: TickRange { from: 5, to: 9 }
             }
@@ -776,10 +776,10 @@ fn refusals_are_typed() {
     assert!(e.to_string().contains("end at tick 4"), "{e}");
     assert!(matches!(
         refuse(&data, -9, -1),
-        CutError::OutsideFile { .. }
+        TrimError::OutsideFile { .. }
     ));
     // A header that does not read.
-    assert!(matches!(refuse(&data[..40], 0, 1), CutError::Header(_)));
+    assert!(matches!(refuse(&data[..40], 0, 1), TrimError::Header(_)));
     let file = TeehistorianSlice::parse(&data).unwrap();
     let offsets: Vec<(u64, i32)> = file
         .messages()
@@ -790,10 +790,10 @@ fn refusals_are_typed() {
     let (at, _) = *offsets.iter().find(|(_, t)| *t == 3).unwrap();
     let broken = &data[..at as usize + 1];
     let e = refuse(broken, 4, 4);
-    assert!(matches!(&e, CutError::Read(r) if r.is_truncation()), "{e}");
+    assert!(matches!(&e, TrimError::Read(r) if r.is_truncation()), "{e}");
     assert_eq!(e.offset(), Some(at));
     let mut out = Vec::new();
-    let report = cut(broken, TickRange::new(2, 4), &mut out).unwrap();
+    let report = trim(broken, TickRange::new(2, 4), &mut out).unwrap();
     let c = report.cut.clone().unwrap();
     assert!(c.truncated && c.offset == at, "{c:?}");
     assert!(report.finish_appended);
@@ -804,16 +804,16 @@ fn refusals_are_typed() {
     // Bytes that are no message (id -12) in the same place.
     let mut garbage = data[..at as usize].to_vec();
     garbage.extend_from_slice(&[0x4b, 0, 0]);
-    assert!(matches!(refuse(&garbage, 3, 4), CutError::Read(r) if !r.is_truncation()));
-    let report = cut(&garbage, TickRange::new(1, 9), Vec::new()).unwrap();
+    assert!(matches!(refuse(&garbage, 3, 4), TrimError::Read(r) if !r.is_truncation()));
+    let report = trim(&garbage, TickRange::new(1, 9), Vec::new()).unwrap();
     assert!(!report.cut.unwrap().truncated);
     // Bytes after FINISH after the range are not looked at; in it, they are dropped.
     let mut trailing = data.clone();
     trailing.extend_from_slice(b"junk");
-    let report = cut(&trailing, TickRange::new(1, 2), Vec::new()).unwrap();
+    let report = trim(&trailing, TickRange::new(1, 2), Vec::new()).unwrap();
     assert!(report.cut.is_none());
     let mut out = Vec::new();
-    let report = cut(&trailing, TickRange::new(4, 4), &mut out).unwrap();
+    let report = trim(&trailing, TickRange::new(4, 4), &mut out).unwrap();
     assert!(report.cut.is_none() && !report.finish_appended);
     assert!(validate(&out).accepted());
     // A message before the range that does not fit the state: PLAYER_DIFF for a client
@@ -830,16 +830,16 @@ fn refusals_are_typed() {
     w.write(&Message::Join { cid: 3 }).unwrap();
     let bad = w.finish().unwrap();
     let e = refuse(&bad, 2, 2);
-    assert!(matches!(e, CutError::State { tick: 1, .. }), "{e}");
+    assert!(matches!(e, TrimError::State { tick: 1, .. }), "{e}");
     assert_eq!(
         e.offset(),
         Some(TeehistorianSlice::parse(&bad).unwrap().body_offset() as u64)
     );
     // In the first tick it is refused too (it is folded into the state); after the first
     // tick it is copied as it is.
-    assert!(matches!(refuse(&bad, 1, 2), CutError::State { .. }));
+    assert!(matches!(refuse(&bad, 1, 2), TrimError::State { .. }));
     let mut out = Vec::new();
-    cut(&bad, TickRange::new(0, 2), &mut out).unwrap();
+    trim(&bad, TickRange::new(0, 2), &mut out).unwrap();
     assert_eq!(
         messages(&out)[..1],
         [(
@@ -908,8 +908,8 @@ proptest! {
         let last = messages(&data).last().map_or(0, |(t, _)| *t);
         if from > last {
             let refused = matches!(
-                cut(&data, TickRange::new(from, to), Vec::new()),
-                Err(CutError::OutsideFile { .. })
+                trim(&data, TickRange::new(from, to), Vec::new()),
+                Err(TrimError::OutsideFile { .. })
             );
             prop_assert!(refused);
         } else {
@@ -935,11 +935,11 @@ proptest! {
         let from = start.index(last as usize + 3) as i32 - 1;
         let to = from.saturating_add(len);
         let mut out = Vec::new();
-        match cut(&data, TickRange::new(from, to), &mut out) {
+        match trim(&data, TickRange::new(from, to), &mut out) {
             Err(e) => {
                 let typed = matches!(
                     e,
-                    CutError::OutsideFile { .. } | CutError::State { .. } | CutError::Read(_)
+                    TrimError::OutsideFile { .. } | TrimError::State { .. } | TrimError::Read(_)
                 );
                 prop_assert!(typed, "{e}");
             }
@@ -993,7 +993,7 @@ proptest! {
 // The command line
 // ---------------------------------------------------------------------------------------
 
-fn trim(args: &[&OsStr]) -> std::process::Output {
+fn run_trim(args: &[&OsStr]) -> std::process::Output {
     let mut full: Vec<&OsStr> = vec!["trim".as_ref()];
     full.extend_from_slice(args);
     demokit(&full)
@@ -1009,7 +1009,7 @@ fn cli_trims_a_teehistorian_file() {
     let input = shared.join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian");
     let tmp = TempDir::new("teehistorian-cut");
     let out_path = tmp.path("cut.teehistorian");
-    let out = trim(&[
+    let out = run_trim(&[
         input.as_os_str(),
         out_path.as_os_str(),
         "--from".as_ref(),
@@ -1024,11 +1024,11 @@ fn cli_trims_a_teehistorian_file() {
     // The same cut as the library's.
     let data = std::fs::read(&input).unwrap();
     let mut expected = Vec::new();
-    cut(&data, TickRange::new(300, 600), &mut expected).unwrap();
+    trim(&data, TickRange::new(300, 600), &mut expected).unwrap();
     assert_eq!(std::fs::read(&out_path).unwrap(), expected);
 
     // Seconds from tick 0, to stdout, the report as JSON on stderr.
-    let out = trim(&[
+    let out = run_trim(&[
         input.as_os_str(),
         "-".as_ref(),
         "--from".as_ref(),
@@ -1048,7 +1048,7 @@ fn cli_trims_a_teehistorian_file() {
 
     // An open end runs to the last tick; an open start from tick 0 keeps the body.
     let whole = tmp.path("whole.teehistorian");
-    let out = trim(&[
+    let out = run_trim(&[
         input.as_os_str(),
         whole.as_os_str(),
         "--to".as_ref(),
@@ -1086,7 +1086,7 @@ fn cli_refusals() {
     for (args, code, says) in cases {
         let mut full = vec![input.as_os_str(), out_path.as_os_str()];
         full.extend(args.iter().map(OsStr::new));
-        let out = trim(&full);
+        let out = run_trim(&full);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
         assert!(!out_path.exists(), "{args:?}");
@@ -1094,7 +1094,7 @@ fn cli_refusals() {
     // Broken off before the range: exit 1, naming the offset.
     let data = std::fs::read(&input).unwrap();
     let broken = tmp.write("broken.teehistorian", &data[..5000]);
-    let out = trim(&[
+    let out = run_trim(&[
         broken.as_os_str(),
         out_path.as_os_str(),
         "--from".as_ref(),
@@ -1111,7 +1111,7 @@ fn cli_refusals() {
     );
     assert!(!out_path.exists());
     // Broken off inside the range: cut up to the break, and the report says where.
-    let out = trim(&[
+    let out = run_trim(&[
         broken.as_os_str(),
         out_path.as_os_str(),
         "--from".as_ref(),
@@ -1133,17 +1133,17 @@ fn cli_refusals() {
     let range = ["--from", "300", "--to", "400"].map(OsStr::new);
     let mut over_input = vec![copy.as_os_str(), copy.as_os_str()];
     over_input.extend(range);
-    let out = trim(&over_input);
+    let out = run_trim(&over_input);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(std::fs::read(&copy).unwrap(), data);
     let mut existing = vec![copy.as_os_str(), out_path.as_os_str()];
     existing.extend(range);
     let before = std::fs::read(&out_path).unwrap();
-    let out = trim(&existing);
+    let out = run_trim(&existing);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(std::fs::read(&out_path).unwrap(), before);
     existing.push("-f".as_ref());
-    let out = trim(&existing);
+    let out = run_trim(&existing);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_ne!(std::fs::read(&out_path).unwrap(), before);
 

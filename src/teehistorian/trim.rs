@@ -52,11 +52,11 @@
 //! client connected before it), and the bytes of the first tick's player records.
 //!
 //! Errors: the input is read up to the range before anything is written, and a file that
-//! cannot be cut is refused with a [`CutError`] naming the offset: a header or a message
+//! cannot be cut is refused with a [`TrimError`] naming the offset: a header or a message
 //! before the first tick that does not read, or a message before it (or a player record of
 //! it) that does not fit the state. A file that breaks off inside the range (cut off, or
 //! bytes that do not read) is cut up to its last complete message, as
-//! [`repair`](super::repair()) keeps it, and the report says where ([`CutReport::cut`]).
+//! [`repair`](super::repair()) keeps it, and the report says where ([`TrimReport::cut`]).
 //!
 //! Left to others: what the range should be ([`resolve_range`] turns ticks and seconds into
 //! one), what the messages mean (network messages and console commands are copied, not
@@ -89,7 +89,7 @@ pub const HEADER_KEY: &str = "cut";
 /// What [`cut`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct CutReport {
+pub struct TrimReport {
     /// The range asked for.
     pub range: TickRange,
     /// The ticks of the input's messages, first to last (up to a message that does not
@@ -129,7 +129,7 @@ pub struct CutReport {
     pub cut: Option<Cut>,
 }
 
-impl CutReport {
+impl TrimReport {
     /// How many messages were synthesized, of all kinds.
     pub fn synthesized_total(&self) -> u64 {
         self.synthesized.values().sum()
@@ -139,7 +139,7 @@ impl CutReport {
 /// Why a file cannot be cut.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum CutError {
+pub enum TrimError {
     /// `from` is after `to`.
     #[error("the range is empty: from {from} is after to {to}")]
     InvalidRange {
@@ -186,12 +186,12 @@ pub enum CutError {
     Write(#[from] WriteError),
 }
 
-impl CutError {
+impl TrimError {
     /// The input offset the error was found at, where it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {
-            CutError::Header(e) | CutError::Read(e) => Some(e.offset),
-            CutError::State { offset, .. } => Some(*offset),
+            TrimError::Header(e) | TrimError::Read(e) => Some(e.offset),
+            TrimError::State { offset, .. } => Some(*offset),
             _ => None,
         }
     }
@@ -205,18 +205,18 @@ impl CutError {
 /// [`BufWriter`](std::io::BufWriter). Nothing is written when the input is refused; on a
 /// write error, `out` may hold part of a file.
 ///
-/// Errors: `from > to` ([`CutError::InvalidRange`]); no message at or after `from`, or a
-/// negative `to` ([`CutError::OutsideFile`]); a header that does not read
-/// ([`CutError::Header`]); a message before the first tick of the range that does not read
-/// ([`CutError::Read`]) or does not fit the state ([`CutError::State`]); a failing sink.
-pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport, CutError> {
+/// Errors: `from > to` ([`TrimError::InvalidRange`]); no message at or after `from`, or a
+/// negative `to` ([`TrimError::OutsideFile`]); a header that does not read
+/// ([`TrimError::Header`]); a message before the first tick of the range that does not read
+/// ([`TrimError::Read`]) or does not fit the state ([`TrimError::State`]); a failing sink.
+pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimReport, TrimError> {
     if range.from > range.to {
-        return Err(CutError::InvalidRange {
+        return Err(TrimError::InvalidRange {
             from: range.from,
             to: range.to,
         });
     }
-    let slice = TeehistorianSlice::parse(input).map_err(CutError::Header)?;
+    let slice = TeehistorianSlice::parse(input).map_err(TrimError::Header)?;
 
     // The input's ticks, and whether it reads up to the range.
     let mut input_ticks: Option<TickRange> = None;
@@ -233,8 +233,8 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
     let last = input_ticks.map(|r| r.to);
     let Some(input_ticks) = input_ticks.filter(|r| r.to >= range.from && range.to >= 0) else {
         return Err(match broken {
-            Some(e) if range.to >= 0 => CutError::Read(e),
-            _ => CutError::OutsideFile {
+            Some(e) if range.to >= 0 => TrimError::Read(e),
+            _ => TrimError::OutsideFile {
                 range,
                 last_tick: last,
             },
@@ -264,7 +264,7 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
                 next = Some(at);
                 break;
             }
-            Err(e) if first.is_empty() => return Err(CutError::Read(e)),
+            Err(e) if first.is_empty() => return Err(TrimError::Read(e)),
             Err(e) => cut_at = Some(e),
         }
     }
@@ -339,7 +339,7 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
     } = out;
     let output_len = writer.position() + u64::from(finish_appended);
     writer.finish()?;
-    Ok(CutReport {
+    Ok(TrimReport {
         range,
         input_ticks,
         first_tick: from,
@@ -368,7 +368,7 @@ pub fn cut<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<CutReport
 fn fold_characters<'a>(
     before: &World,
     first: &[MessageAt<'a>],
-) -> Result<(World, [Option<MessageAt<'a>>; MAX_CLIENTS as usize]), CutError> {
+) -> Result<(World, [Option<MessageAt<'a>>; MAX_CLIENTS as usize]), TrimError> {
     let mut world = before.clone();
     let mut records = [0u32; MAX_CLIENTS as usize];
     let mut spawns = [const { None }; MAX_CLIENTS as usize];
@@ -376,7 +376,7 @@ fn fold_characters<'a>(
         let Some(cid) = at.message.player_record_cid() else {
             continue;
         };
-        world.apply(&at.message).map_err(|kind| CutError::State {
+        world.apply(&at.message).map_err(|kind| TrimError::State {
             offset: at.offset,
             tick: at.tick,
             kind,
@@ -496,10 +496,10 @@ impl<'a> Before<'a> {
     }
 
     /// Takes in a message before the range.
-    fn apply(&mut self, at: MessageAt<'a>) -> Result<(), CutError> {
+    fn apply(&mut self, at: MessageAt<'a>) -> Result<(), TrimError> {
         self.world
             .apply(&at.message)
-            .map_err(|kind| CutError::State {
+            .map_err(|kind| TrimError::State {
                 offset: at.offset,
                 tick: at.tick,
                 kind,
@@ -643,21 +643,21 @@ impl<W: Write> Output<W> {
     }
 
     /// Writes a message of the output's own.
-    fn synthesize(&mut self, message: &Message<'_>) -> Result<i32, CutError> {
+    fn synthesize(&mut self, message: &Message<'_>) -> Result<i32, TrimError> {
         let tick = self.writer.write(message)?;
         self.count(message);
         Ok(tick)
     }
 
     /// Writes a message from before the range again, as stored.
-    fn restate(&mut self, at: &MessageAt<'_>) -> Result<(), CutError> {
+    fn restate(&mut self, at: &MessageAt<'_>) -> Result<(), TrimError> {
         self.writer.write_item(at)?;
         self.count(&at.message);
         Ok(())
     }
 
     /// Copies a message of the range, as stored.
-    fn keep(&mut self, at: &MessageAt<'_>) -> Result<i32, CutError> {
+    fn keep(&mut self, at: &MessageAt<'_>) -> Result<i32, TrimError> {
         let tick = self.writer.write_item(at)?;
         self.kept += 1;
         Ok(tick)
@@ -666,7 +666,7 @@ impl<W: Write> Output<W> {
     /// Copies a message after the first tick, with a TICK_SKIP before it (or in its place,
     /// for a TICK_SKIP) where the reader would otherwise number it differently from the
     /// input.
-    fn copy(&mut self, at: &MessageAt<'_>) -> Result<(), CutError> {
+    fn copy(&mut self, at: &MessageAt<'_>) -> Result<(), TrimError> {
         let before = self.writer.tick_state();
         let mut probe = before;
         if probe.apply(&at.message) != Ok(at.tick) {
@@ -692,7 +692,7 @@ impl<W: Write> Output<W> {
 /// Why [`resolve_range`] cannot turn bounds into a [`TickRange`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum CutRangeError {
+pub enum RangeError {
     /// The range resolves to a first tick after its last one.
     #[error("the range is empty: it starts at tick {from}, after its end at tick {to}")]
     Empty {
@@ -724,17 +724,17 @@ pub enum CutRangeError {
 /// the file's last message that reads (0 if none does). A [`RangeBound::Marker`] is refused:
 /// teehistorian files have no timeline markers.
 ///
-/// Errors: a marker ([`CutRangeError::Marker`]), a start after the end
-/// ([`CutRangeError::Empty`]), a header that does not read ([`CutRangeError::Read`]).
+/// Errors: a marker ([`RangeError::Marker`]), a start after the end
+/// ([`RangeError::Empty`]), a header that does not read ([`RangeError::Read`]).
 pub fn resolve_range(
     data: &[u8],
     from: Option<RangeBound>,
     to: Option<RangeBound>,
-) -> Result<TickRange, CutRangeError> {
-    let slice = TeehistorianSlice::parse(data).map_err(CutRangeError::Read)?;
+) -> Result<TickRange, RangeError> {
+    let slice = TeehistorianSlice::parse(data).map_err(RangeError::Read)?;
     let resolve = |bound: Option<RangeBound>, is_from: bool| match bound {
         Some(RangeBound::Tick(tick)) => Ok(tick),
-        Some(RangeBound::Marker(marker)) => Err(CutRangeError::Marker { marker }),
+        Some(RangeBound::Marker(marker)) => Err(RangeError::Marker { marker }),
         Some(RangeBound::Seconds(seconds)) => {
             let end = if is_from {
                 RangeEnd::Start
@@ -752,7 +752,7 @@ pub fn resolve_range(
     };
     let (from, to) = (resolve(from, true)?, resolve(to, false)?);
     if from > to {
-        return Err(CutRangeError::Empty { from, to });
+        return Err(RangeError::Empty { from, to });
     }
     Ok(TickRange::new(from, to))
 }
@@ -782,7 +782,7 @@ mod tests {
     fn a_cut_at_tick_2_of_the_reference() {
         let data = reference();
         let mut out = Vec::new();
-        let report = cut(&data, TickRange::new(2, 10), &mut out).unwrap();
+        let report = trim(&data, TickRange::new(2, 10), &mut out).unwrap();
         let got = messages(&out);
         let want: Vec<(i32, String)> = [
             (2, "TickSkip { dt: 1 }"),
@@ -834,10 +834,10 @@ mod tests {
 
         // The same cut again is the same file; a cut of the cut names the first game.
         let mut again = Vec::new();
-        cut(&data, TickRange::new(2, 10), &mut again).unwrap();
+        trim(&data, TickRange::new(2, 10), &mut again).unwrap();
         assert_eq!(again, out);
         let mut twice = Vec::new();
-        let report = cut(&out, TickRange::new(10, 10), &mut twice).unwrap();
+        let report = trim(&out, TickRange::new(10, 10), &mut twice).unwrap();
         assert_eq!(report.original_game_uuid.as_deref(), Some("a-b"));
         let mut events = Events::new(TeehistorianSlice::parse(&twice).unwrap().messages());
         assert_eq!(events.next_tick().unwrap().unwrap(), 10);
@@ -849,7 +849,7 @@ mod tests {
     fn the_whole_file_from_tick_0_is_the_body_unchanged() {
         let data = reference();
         let mut out = Vec::new();
-        let report = cut(&data, TickRange::new(-5, i32::MAX), &mut out).unwrap();
+        let report = trim(&data, TickRange::new(-5, i32::MAX), &mut out).unwrap();
         let body = TeehistorianSlice::parse(&data).unwrap().body_offset();
         let out_body = TeehistorianSlice::parse(&out).unwrap().body_offset();
         assert_eq!(out[out_body..], data[body..]);
@@ -861,34 +861,34 @@ mod tests {
     #[test]
     fn refusals() {
         let data = reference();
-        let refuse = |from, to| cut(&data, TickRange::new(from, to), Vec::new()).unwrap_err();
+        let refuse = |from, to| trim(&data, TickRange::new(from, to), Vec::new()).unwrap_err();
         assert!(matches!(
             refuse(5, 4),
-            CutError::InvalidRange { from: 5, to: 4 }
+            TrimError::InvalidRange { from: 5, to: 4 }
         ));
         assert!(matches!(
             refuse(12, 20),
-            CutError::OutsideFile {
+            TrimError::OutsideFile {
                 last_tick: Some(11),
                 ..
             }
         ));
-        assert!(matches!(refuse(-5, -1), CutError::OutsideFile { .. }));
+        assert!(matches!(refuse(-5, -1), TrimError::OutsideFile { .. }));
         // Cut inside the PLAYER_DIFF of tick 2: the state at tick 10 cannot be known.
         let body = TeehistorianSlice::parse(&data).unwrap().body_offset();
         let broken = &data[..body + 72];
-        let e = cut(broken, TickRange::new(10, 11), Vec::new()).unwrap_err();
-        assert!(matches!(&e, CutError::Read(r) if r.is_truncation()), "{e}");
+        let e = trim(broken, TickRange::new(10, 11), Vec::new()).unwrap_err();
+        assert!(matches!(&e, TrimError::Read(r) if r.is_truncation()), "{e}");
         assert_eq!(e.offset(), Some(body as u64 + 71));
         // From tick 1 on, the same file is cut up to its break.
         let mut out = Vec::new();
-        let report = cut(broken, TickRange::new(1, 11), &mut out).unwrap();
+        let report = trim(broken, TickRange::new(1, 11), &mut out).unwrap();
         assert_eq!(report.cut.unwrap().offset, body as u64 + 71);
         assert!(report.finish_appended);
         assert_eq!(messages(&out).last().unwrap(), &(1, "Finish".to_owned()));
         assert!(matches!(
-            cut(&data[..20], TickRange::new(0, 1), Vec::new()),
-            Err(CutError::Header(_))
+            trim(&data[..20], TickRange::new(0, 1), Vec::new()),
+            Err(TrimError::Header(_))
         ));
     }
 
@@ -911,11 +911,11 @@ mod tests {
         );
         assert!(matches!(
             r(Some(RangeBound::Marker(1)), None),
-            Err(CutRangeError::Marker { marker: 1 })
+            Err(RangeError::Marker { marker: 1 })
         ));
         assert!(matches!(
             r(Some(RangeBound::Tick(12)), None),
-            Err(CutRangeError::Empty { from: 12, to: 11 })
+            Err(RangeError::Empty { from: 12, to: 11 })
         ));
     }
 }
