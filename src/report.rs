@@ -194,6 +194,13 @@ pub struct Problem {
     pub fatal: bool,
     /// What it is about.
     pub kind: ProblemKind,
+    /// Whether the file simply breaks off (cut while being written, or never finished):
+    /// a repair keeps everything before it. Absent from JSON when false.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "std::ops::Not::not")
+    )]
+    pub truncated: bool,
 }
 
 /// The outcome of a `validate`: the warnings, in file order, then the fatal problem the
@@ -228,20 +235,41 @@ impl Report {
 
     /// Records a warning.
     pub(crate) fn warn(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) {
-        self.push(offset, kind, false, message);
+        let truncated = kind == ProblemKind::Unfinished;
+        self.push(offset, kind, false, truncated, message);
     }
 
     /// Records a fatal problem.
     pub(crate) fn fail(&mut self, offset: u64, kind: ProblemKind, message: impl Into<String>) {
-        self.push(offset, kind, true, message);
+        let truncated = kind == ProblemKind::Truncated;
+        self.push(offset, kind, true, truncated, message);
     }
 
-    fn push(&mut self, offset: u64, kind: ProblemKind, fatal: bool, message: impl Into<String>) {
+    /// Records a fatal problem where the file breaks off, under a kind of its own (a
+    /// demo's chunk header or data, as DDNet names them).
+    pub(crate) fn fail_truncated(
+        &mut self,
+        offset: u64,
+        kind: ProblemKind,
+        message: impl Into<String>,
+    ) {
+        self.push(offset, kind, true, true, message);
+    }
+
+    fn push(
+        &mut self,
+        offset: u64,
+        kind: ProblemKind,
+        fatal: bool,
+        truncated: bool,
+        message: impl Into<String>,
+    ) {
         self.problems.push(Problem {
             offset,
             message: message.into(),
             fatal,
             kind,
+            truncated,
         });
     }
 }
@@ -261,12 +289,14 @@ mod tests {
                     message: "warned".into(),
                     fatal: false,
                     kind: ProblemKind::NonCanonicalInts,
+                    truncated: false,
                 },
                 Problem {
                     offset: 484,
                     message: "stops".into(),
                     fatal: true,
                     kind: ProblemKind::MapLoad,
+                    truncated: false,
                 },
             ],
         };

@@ -32,9 +32,17 @@ pub(crate) fn exit_of(error: &Error) -> Exit {
     }
 }
 
-/// Prints `error` about `file` and returns the matching stop.
+/// Prints `error` about `file` (with the command that helps, for a recording that breaks
+/// off) and returns the matching stop.
 pub(crate) fn failure(file: &Path, error: &Error) -> Stop {
-    complain(file, error);
+    if error.is_truncation() {
+        complain(
+            file,
+            format_args!("{error} (`demokit repair` keeps every complete record)"),
+        );
+    } else {
+        complain(file, error);
+    }
     Stop(exit_of(error))
 }
 

@@ -3,7 +3,7 @@
 use super::Exit;
 use super::batch::{Done, Job, Status, open_job};
 use super::output::{FileJson, complaint, json_line, shown_name};
-use demokit::recording::{Validation, Verdict};
+use demokit::recording::{Problem, Validation, Verdict};
 use serde::Serialize;
 
 /// `demokit validate --json` output: the file, then the library's [`Validation`].
@@ -15,6 +15,16 @@ struct ValidateJson<'a> {
     /// What the library found.
     #[serde(flatten)]
     validation: &'a Validation,
+}
+
+/// What the tool suggests running next for a problem (the library says what is wrong,
+/// the tool which of its commands helps).
+fn next_step(problem: &Problem) -> &'static str {
+    if problem.truncated {
+        " (run `demokit repair`)"
+    } else {
+        ""
+    }
 }
 
 /// `demokit validate` on one file.
@@ -33,7 +43,12 @@ pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
         let prefix = if p.fatal { "" } else { "warning: " };
         done.err += &complaint(
             path,
-            format_args!("{prefix}at byte {}: {}", p.offset, p.message),
+            format_args!(
+                "{prefix}at byte {}: {}{}",
+                p.offset,
+                p.message,
+                next_step(p)
+            ),
         );
     }
     if json {

@@ -5,71 +5,96 @@
 //!   original bytes even when a writer left garbage there. The text is the part before the
 //!   first NUL.
 //! * [`NulStr`]: a NUL-terminated string of any length inside a packed record (teehistorian
-//!   messages, network messages), without its NUL; borrowed or owned.
+//!   messages, network messages), without its NUL; over borrowed bytes in zero-copy views
+//!   (then it is `Copy`), over borrowed-or-owned ones in records that can own them.
 //! * [`Bytes`]: a run of raw bytes inside a record; borrowed or owned.
 
 use binrw::{BinRead, BinWrite};
 use std::borrow::Cow;
 use std::fmt;
 
-/// A NUL-terminated string field without its NUL: borrowed when a view or a writer hands it
-/// in, owned when read from JSON or through binrw.
+/// A NUL-terminated string field without its NUL, over the storage `S` of its bytes (as
+/// [`std::io::Cursor`] is over its buffer): one string type, in the form each record
+/// needs.
+///
+/// * `NulStr<&'a [u8]>` borrows from the input. The zero-copy views hold it (teehistorian
+///   [`Message`](crate::teehistorian::Message)s and events), and it is `Copy`, so they are.
+/// * `NulStr<Cow<'a, [u8]>>` borrows or owns. Records that are built from a view without a
+///   copy but read or deserialized owned hold it: the teehistorian
+///   [layouts](crate::teehistorian::layout) (an
+///   [`OwnedMessage`](crate::teehistorian::layout::OwnedMessage) owns its strings) and the
+///   network messages of [`gamenet`](crate::gamenet) (`into_owned` makes them own theirs).
+/// * `NulStr<Vec<u8>>` owns its bytes.
+///
+/// Every form has the same methods, compares, hashes and prints as its bytes do, and turns
+/// into the borrowed form with [`as_borrowed`](Self::as_borrowed). `From<&str>` and
+/// `From<&[u8]>` make any form whose storage comes from a byte slice.
 ///
 /// With feature `serde` it is a JSON string when it is UTF-8 (as DDNet writes) and an array
-/// of byte values otherwise, so that no byte is lost or changed.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct NulStr<'a>(pub Cow<'a, [u8]>);
+/// of byte values otherwise, so that no byte is lost or changed; the forms that can own
+/// their bytes (`Cow`, `Vec`) deserialize.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct NulStr<S>(pub S);
 
-impl<'a> NulStr<'a> {
-    /// A borrowed string.
-    pub const fn borrowed(bytes: &'a [u8]) -> Self {
-        NulStr(Cow::Borrowed(bytes))
-    }
-
+impl<S: AsRef<[u8]>> NulStr<S> {
     /// The bytes, without the NUL.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        self.0.as_ref()
     }
 
     /// The number of bytes, without the NUL.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.as_bytes().len()
     }
 
     /// Whether the string is empty.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.as_bytes().is_empty()
     }
 
     /// The text, if it is UTF-8.
     pub fn to_str(&self) -> Result<&str, std::str::Utf8Error> {
-        std::str::from_utf8(&self.0)
+        std::str::from_utf8(self.as_bytes())
     }
 
     /// The text with invalid UTF-8 replaced, for display.
     pub fn to_string_lossy(&self) -> Cow<'_, str> {
-        String::from_utf8_lossy(&self.0)
+        String::from_utf8_lossy(self.as_bytes())
     }
 
+    /// The same string borrowing its bytes from this one.
+    pub fn as_borrowed(&self) -> NulStr<&[u8]> {
+        NulStr(self.as_bytes())
+    }
+}
+
+impl<'a> NulStr<&'a [u8]> {
+    /// A string borrowing `bytes` (without the NUL).
+    pub const fn borrowed(bytes: &'a [u8]) -> Self {
+        NulStr(bytes)
+    }
+}
+
+impl NulStr<Cow<'_, [u8]>> {
     /// The same string owning its bytes.
-    pub fn into_owned(self) -> NulStr<'static> {
+    pub fn into_owned(self) -> NulStr<Cow<'static, [u8]>> {
         NulStr(Cow::Owned(self.0.into_owned()))
     }
 }
 
-impl<'a> From<&'a str> for NulStr<'a> {
+impl<'a, S: From<&'a [u8]>> From<&'a str> for NulStr<S> {
     fn from(text: &'a str) -> Self {
-        NulStr(Cow::Borrowed(text.as_bytes()))
+        NulStr(S::from(text.as_bytes()))
     }
 }
 
-impl<'a> From<&'a [u8]> for NulStr<'a> {
+impl<'a, S: From<&'a [u8]>> From<&'a [u8]> for NulStr<S> {
     fn from(bytes: &'a [u8]) -> Self {
-        NulStr(Cow::Borrowed(bytes))
+        NulStr(S::from(bytes))
     }
 }
 
-impl fmt::Debug for NulStr<'_> {
+impl<S: AsRef<[u8]>> fmt::Debug for NulStr<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}", self.to_string_lossy())
     }
@@ -108,16 +133,16 @@ mod serde_forms {
     use std::borrow::Cow;
     use std::fmt;
 
-    impl Serialize for NulStr<'_> {
+    impl<B: AsRef<[u8]>> Serialize for NulStr<B> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             match self.to_str() {
                 Ok(text) => serializer.serialize_str(text),
-                Err(_) => serializer.collect_seq(self.0.iter()),
+                Err(_) => serializer.collect_seq(self.as_bytes()),
             }
         }
     }
 
-    impl<'de> Deserialize<'de> for NulStr<'_> {
+    impl<'de, B: From<Vec<u8>>> Deserialize<'de> for NulStr<B> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             struct TextOrBytes;
             impl<'de> Visitor<'de> for TextOrBytes {
@@ -140,7 +165,7 @@ mod serde_forms {
                 }
             }
             let bytes = deserializer.deserialize_any(TextOrBytes)?;
-            Ok(NulStr(Cow::Owned(bytes)))
+            Ok(NulStr(B::from(bytes)))
         }
     }
 
@@ -311,6 +336,30 @@ mod tests {
         assert_eq!(s.text_bytes(), b"dm1");
         assert_eq!(s.raw(), &raw);
         assert!(s.is_terminated());
+    }
+
+    #[test]
+    fn nul_str_forms_agree() {
+        let view = NulStr::borrowed(b"nameless tee\xff");
+        let copied = view;
+        let cow: NulStr<Cow<'_, [u8]>> = NulStr::from(&b"nameless tee\xff"[..]);
+        let owned: NulStr<Vec<u8>> = NulStr::from(view.0);
+        assert_eq!(cow.as_borrowed(), copied);
+        assert_eq!(owned.as_borrowed(), view);
+        assert_eq!(cow.clone().into_owned(), cow);
+        assert_eq!(format!("{view:?}"), format!("{owned:?}"));
+        assert_eq!(view.len(), 13);
+        assert!(view.to_str().is_err());
+        assert_eq!(NulStr::<&[u8]>::from("dm1").to_str(), Ok("dm1"));
+        #[cfg(feature = "serde")]
+        {
+            let json = serde_json::to_string(&view).unwrap();
+            assert_eq!(json, serde_json::to_string(&cow).unwrap());
+            let back: NulStr<Vec<u8>> = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, owned);
+            let text: NulStr<Cow<'_, [u8]>> = serde_json::from_str("\"dm1\"").unwrap();
+            assert_eq!(text.as_bytes(), b"dm1");
+        }
     }
 
     #[test]

@@ -462,23 +462,23 @@ impl<const N: usize> Owned for [i32; N] {
     }
 }
 
-impl Owned for NulStr<'_> {
-    type Out = NulStr<'static>;
-    fn owned(self) -> NulStr<'static> {
+impl Owned for NulStr<Cow<'_, [u8]>> {
+    type Out = NulStr<Cow<'static, [u8]>>;
+    fn owned(self) -> Self::Out {
         self.into_owned()
     }
 }
 
-impl<const N: usize> Owned for [NulStr<'_>; N] {
-    type Out = [NulStr<'static>; N];
-    fn owned(self) -> [NulStr<'static>; N] {
+impl<const N: usize> Owned for [NulStr<Cow<'_, [u8]>>; N] {
+    type Out = [NulStr<Cow<'static, [u8]>>; N];
+    fn owned(self) -> Self::Out {
         self.map(NulStr::into_owned)
     }
 }
 
-impl Owned for Option<NulStr<'_>> {
-    type Out = Option<NulStr<'static>>;
-    fn owned(self) -> Option<NulStr<'static>> {
+impl Owned for Option<NulStr<Cow<'_, [u8]>>> {
+    type Out = Option<NulStr<Cow<'static, [u8]>>>;
+    fn owned(self) -> Self::Out {
         self.map(NulStr::into_owned)
     }
 }

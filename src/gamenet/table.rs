@@ -12,11 +12,11 @@
 //! | `(opt ints N)` | `N` trailing ints older writers leave out | — | `Option<[i32; N]>` |
 //! | `uuid` | — | 16 raw bytes | [`Uuid`](uuid::Uuid) |
 //! | `(raw N)` | — | `N` raw bytes (a SHA-256) | `[u8; N]` |
-//! | `(opt str)` | — | a string DDNet reads only if data is left | `Option<NulStr>` |
+//! | `(opt str)` | — | a string DDNet reads only if data is left | `Option<NulStr<Cow<[u8]>>>` |
 //! | `(text N)` | a string in `N` ints | — | [`IntString<N>`](super::wire::IntString) |
 //! | `(texts N M)` | `M` strings of `N` ints | — | `[IntString<N>; M]` |
-//! | `str` | — | a NUL-terminated string | [`NulStr`](crate::codec::string::NulStr) |
-//! | `(strs N)` | — | `N` strings | `[NulStr; N]` |
+//! | `str` | — | a NUL-terminated string | [`NulStr<Cow<[u8]>>`](crate::codec::string::NulStr) |
+//! | `(strs N)` | — | `N` strings | `[NulStr<Cow<[u8]>>; N]` |
 //! | `bytes` | — | an int size, then that many raw bytes | [`Bytes`](crate::codec::string::Bytes) |
 //! | `rest` | — | every byte left (read by hand in DDNet) | [`Bytes`](crate::codec::string::Bytes) |
 //!
@@ -416,11 +416,11 @@ macro_rules! msg_ty {
     (int) => { i32 };
     ((opt int)) => { Option<i32> };
     ((ints $n:literal)) => { [i32; $n] };
-    (str) => { $crate::codec::string::NulStr<'a> };
-    ((opt str)) => { Option<$crate::codec::string::NulStr<'a>> };
+    (str) => { $crate::codec::string::NulStr<std::borrow::Cow<'a, [u8]>> };
+    ((opt str)) => { Option<$crate::codec::string::NulStr<std::borrow::Cow<'a, [u8]>>> };
     (uuid) => { uuid::Uuid };
     ((raw $n:literal)) => { $crate::gamenet::RawBytes<$n> };
-    ((strs $n:literal)) => { [$crate::codec::string::NulStr<'a>; $n] };
+    ((strs $n:literal)) => { [$crate::codec::string::NulStr<std::borrow::Cow<'a, [u8]>>; $n] };
     (rest) => { $crate::codec::string::Bytes<'a> };
     (bytes) => { $crate::codec::string::Bytes<'a> };
 }
@@ -441,13 +441,15 @@ macro_rules! msg_read {
         all
     }};
     ($u:ident, str) => {
-        $crate::codec::string::NulStr::borrowed($u.str()?)
+        $crate::codec::string::NulStr(std::borrow::Cow::Borrowed($u.str()?))
     };
     ($u:ident, (opt str)) => {
         if $u.is_empty() {
             None
         } else {
-            Some($crate::codec::string::NulStr::borrowed($u.str()?))
+            Some($crate::codec::string::NulStr(std::borrow::Cow::Borrowed(
+                $u.str()?,
+            )))
         }
     };
     ($u:ident, uuid) => {
@@ -457,9 +459,10 @@ macro_rules! msg_read {
         $crate::gamenet::RawBytes($u.raw::<$n>()?)
     };
     ($u:ident, (strs $n:literal)) => {{
-        let mut all: [$crate::codec::string::NulStr<'a>; $n] = Default::default();
+        let mut all: [$crate::codec::string::NulStr<std::borrow::Cow<'a, [u8]>>; $n] =
+            Default::default();
         for text in &mut all {
-            *text = $crate::codec::string::NulStr::borrowed($u.str()?);
+            *text = $crate::codec::string::NulStr(std::borrow::Cow::Borrowed($u.str()?));
         }
         all
     }};

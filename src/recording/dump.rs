@@ -222,7 +222,7 @@ fn teehistorian_line(item: &MessageAt<'_>) -> String {
     use std::fmt::Write as _;
     let kind = item.message.kind_name();
     let mut text = format!("{:>10} {:>10}  {:<15}", item.offset, item.tick, kind);
-    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&item.message) {
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(item.message) {
         for (key, value) in fields.iter().filter(|(k, _)| *k != "kind" && *k != "ex") {
             let _ = write!(text, " {key}={value}");
         }

@@ -185,7 +185,7 @@ pub fn validate(data: &[u8]) -> Report {
         let kind = if e.is_truncation() {
             // What a recorder that crashed or was killed leaves behind.
             message.push_str(
-                ": the file is cut (no stop command); `demokit repair` keeps every complete \
+                ": the file is cut (no stop command); a repair keeps every complete \
                  frame, appends a stop command and sets the header from the frames",
             );
             ProblemKind::Truncated

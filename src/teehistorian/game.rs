@@ -124,7 +124,7 @@ pub enum GameEvent<'a> {
         /// The name it had.
         name: String,
         /// Why it left.
-        reason: NulStr<'a>,
+        reason: NulStr<&'a [u8]>,
     },
     /// A player's name was set or changed.
     Name {
@@ -153,7 +153,7 @@ pub enum GameEvent<'a> {
         /// Client id.
         cid: i32,
         /// The command.
-        cmd: NulStr<'a>,
+        cmd: NulStr<&'a [u8]>,
         /// Its arguments.
         args: Args<'a>,
     },
@@ -423,7 +423,7 @@ impl EventLogger {
         ) {
             return;
         }
-        self.follow(event.clone());
+        self.follow(*event);
     }
 
     fn follow(&mut self, event: Event<'_>) {
@@ -492,14 +492,13 @@ where
     let mut logger = EventLogger::new();
     let mut events = Events::new(messages);
     let mut error = None;
-    // Each event is looked at where the iterator put it (moving one costs more than
-    // reading it: events are not `Copy`).
     for item in events.by_ref() {
-        if let Ok(event) = &item {
-            logger.add(event);
-        } else {
-            error = item.err();
-            break;
+        match item {
+            Ok(event) => logger.add(&event),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
         }
     }
     (logger.finish(events.tick()), error)

@@ -41,7 +41,7 @@ pub type OwnedMessage = MessageLayout<'static>;
 /// A list of NUL-terminated strings after an int count (`args`): the arguments of a console
 /// command. Borrowed from a view's [`Args`], or owned in their packed file form.
 ///
-/// With feature `serde` it is an array of [`NulStr`]s.
+/// With feature `serde` it is an array of strings, each as a [`NulStr`] serializes.
 #[derive(Clone)]
 pub struct StrList<'a>(StrListRepr<'a>);
 
@@ -192,7 +192,11 @@ pub fn write_uuid<W: Write + Seek>(
 }
 
 /// `str` fields: bytes up to a NUL.
-pub fn read_str<'a, R: Read + Seek>(reader: &mut R, _: Endian, (): ()) -> BinResult<NulStr<'a>> {
+pub fn read_str<'a, R: Read + Seek>(
+    reader: &mut R,
+    _: Endian,
+    (): (),
+) -> BinResult<NulStr<Cow<'a, [u8]>>> {
     let mut text = Vec::new();
     loop {
         let mut byte = [0];
@@ -205,16 +209,16 @@ pub fn read_str<'a, R: Read + Seek>(reader: &mut R, _: Endian, (): ()) -> BinRes
 }
 
 /// `str` fields: the bytes and a NUL; refuses a NUL inside.
-pub fn write_str<W: Write + Seek>(
-    value: &NulStr<'_>,
+pub fn write_str<S: AsRef<[u8]>, W: Write + Seek>(
+    value: &NulStr<S>,
     writer: &mut W,
     _: Endian,
     what: &'static str,
 ) -> BinResult<()> {
-    if value.0.contains(&0) {
+    if value.as_bytes().contains(&0) {
         return Err(refuse(writer, EncodeError::NulInString { what }));
     }
-    writer.write_all(&value.0)?;
+    writer.write_all(value.as_bytes())?;
     writer.write_all(&[0])?;
     Ok(())
 }
@@ -309,7 +313,7 @@ macro_rules! layout_type {
     (int) => { i32 };
     (input) => { [i32; INPUT_INTS] };
     (uuid) => { Uuid };
-    (str) => { NulStr<'a> };
+    (str) => { NulStr<Cow<'a, [u8]>> };
     (bytes) => { Bytes<'a> };
     (rest) => { Bytes<'a> };
     (args) => { StrList<'a> };
@@ -363,29 +367,28 @@ macro_rules! write_field {
     };
 }
 
-/// A layout field from a reference to a view field (borrowing: a string borrowed from the
-/// input stays borrowed).
+/// A layout field from a view field (borrowing).
 macro_rules! to_layout {
     (int, $v:expr) => {
-        *$v
+        $v
     };
     (input, $v:expr) => {
-        *$v
+        $v
     };
     (uuid, $v:expr) => {
-        *$v
+        $v
     };
     (str, $v:expr) => {
-        $v.clone()
+        NulStr(Cow::Borrowed($v.0))
     };
     (bytes, $v:expr) => {
-        Bytes(Cow::Borrowed(*$v))
+        Bytes(Cow::Borrowed($v))
     };
     (rest, $v:expr) => {
-        Bytes(Cow::Borrowed(*$v))
+        Bytes(Cow::Borrowed($v))
     };
     (args, $v:expr) => {
-        StrList::from(*$v)
+        StrList::from($v)
     };
 }
 
@@ -401,7 +404,7 @@ macro_rules! to_view {
         $v
     };
     (str, $v:expr) => {
-        NulStr::borrowed(&$v.0)
+        $v.as_borrowed()
     };
     (bytes, $v:expr) => {
         &$v.0[..]
@@ -528,15 +531,13 @@ macro_rules! define_message_layouts {
         }
 
         impl<'a> Message<'a> {
-            /// The message in its declarative layout, borrowing its strings and payloads (no
-            /// allocation, unless a string was given owned).
+            /// The message in its declarative layout, borrowing its strings and payloads
+            /// (no allocation).
             pub fn to_layout(&self) -> MessageLayout<'a> {
-                match self {
-                    Message::PlayerDiff { cid, dx, dy } => MessageLayout::PlayerDiff(PlayerDiff {
-                        cid: *cid,
-                        dx: *dx,
-                        dy: *dy,
-                    }),
+                match *self {
+                    Message::PlayerDiff { cid, dx, dy } => {
+                        MessageLayout::PlayerDiff(PlayerDiff { cid, dx, dy })
+                    }
                     $(
                         Message::$variant $({ $($field),* })? => {
                             MessageLayout::$variant($variant {
@@ -656,18 +657,17 @@ macro_rules! define_ex_layouts {
         }
 
         impl<'a> Ex<'a> {
-            /// The record in its declarative layout, borrowing its strings and payloads (no
-            /// allocation, unless a string was given owned).
+            /// The record in its declarative layout, borrowing its strings and payloads.
             pub fn to_layout(&self) -> ExLayout<'a> {
-                match self {
+                match *self {
                     $(
                         Ex::$variant $({ $($field),* })? => ExLayout::$variant(ex::$variant {
                             $($( $field: to_layout!($kind, $field), )*)?
                         }),
                     )*
                     Ex::Unknown { uuid, data } => ExLayout::Unknown {
-                        uuid: *uuid,
-                        data: Bytes(Cow::Borrowed(*data)),
+                        uuid,
+                        data: Bytes(Cow::Borrowed(data)),
                     },
                 }
             }
@@ -852,8 +852,8 @@ mod serde_forms {
 
     impl<'de> Deserialize<'de> for StrList<'_> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            let items = Vec::<NulStr<'static>>::deserialize(deserializer)?;
-            let items: Vec<&[u8]> = items.iter().map(|item| &item.0[..]).collect();
+            let items = Vec::<NulStr<Vec<u8>>>::deserialize(deserializer)?;
+            let items: Vec<&[u8]> = items.iter().map(NulStr::as_bytes).collect();
             StrList::from_strings(&items).ok_or_else(|| de::Error::custom("a NUL inside a string"))
         }
     }

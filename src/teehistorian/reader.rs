@@ -145,7 +145,7 @@ impl From<TickError> for ReadErrorKind {
 /// With feature `serde` it is an object of `offset`, `tick`, `size` (the stored bytes),
 /// `non_canonical` and `cut_args` (when not 0), and the message's own fields
 /// ([`MessageLayout`](super::MessageLayout) describes them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MessageAt<'a> {
     /// Offset of the message's first byte from the start of the file.

@@ -648,7 +648,7 @@ impl<W: Write> Recorder<W> {
     /// [`record_team_practice`](Self::record_team_practice) compare against.
     pub fn record_ex(&mut self, ex: &Ex<'_>) -> Result<(), RecorderError> {
         const CALL: &str = "record_ex";
-        self.record(CALL, &Message::Ex(ex.clone()))?;
+        self.record(CALL, &Message::Ex(*ex))?;
         match *ex {
             Ex::PlayerTeam { cid, team } => {
                 if let Ok(slot) = client_slot(CALL, cid) {

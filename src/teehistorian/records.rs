@@ -15,7 +15,7 @@
 //! | `int` | one variable-width int | `i32` | `i32` |
 //! | `input` | [`INPUT_INTS`](super::format::INPUT_INTS) variable-width ints | `[i32; 10]` | `[i32; 10]` |
 //! | `uuid` | 16 bytes | [`Uuid`](uuid::Uuid) | [`Uuid`](uuid::Uuid) |
-//! | `str` | bytes up to a NUL | [`NulStr`](crate::codec::string::NulStr), borrowed | [`NulStr`](crate::codec::string::NulStr) |
+//! | `str` | bytes up to a NUL | [`NulStr<&[u8]>`](crate::codec::string::NulStr) | [`NulStr<Cow<[u8]>>`](crate::codec::string::NulStr) |
 //! | `bytes` | an int size, then that many bytes | `&[u8]` | [`Bytes`](crate::codec::string::Bytes) |
 //! | `args` | an int count, then that many `str` | [`Args`](super::Args) | [`StrList`](super::layout::StrList) |
 //! | `rest` | every byte to the end of the EX payload | `&[u8]` | [`Bytes`](crate::codec::string::Bytes) |

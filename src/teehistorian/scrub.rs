@@ -171,7 +171,7 @@ pub enum ScrubError {
     /// A message does not read (cut short, unknown, or bytes after FINISH): nothing is
     /// written, since what follows cannot be checked (`demokit repair` keeps the complete
     /// messages).
-    #[error("{0}; nothing was written (`demokit repair` keeps every complete message)")]
+    #[error("{0}; nothing was written (a repair keeps every complete message)")]
     Read(#[source] ReadError),
     /// Writing failed: an I/O error of the sink, or a rewritten message that does not
     /// encode (the offset is the input message's).
@@ -581,7 +581,7 @@ enum Action<'a> {
     Command {
         cid: i32,
         flags: i32,
-        cmd: NulStr<'a>,
+        cmd: NulStr<&'a [u8]>,
         args: Vec<Vec<u8>>,
     },
     Rewrite(Owned),
@@ -642,7 +642,7 @@ impl Scrubber<'_> {
                 Action::Command {
                     cid,
                     flags,
-                    cmd: cmd.clone(),
+                    cmd: *cmd,
                     args,
                 }
             }
@@ -659,7 +659,7 @@ impl Scrubber<'_> {
                 Action::Rewrite(Owned::Drop { cid, reason: new })
             }
             Message::NetMessage { cid, data } => self.net_message(cid, data),
-            Message::Ex(ref ex) => self.ex(ex.clone()),
+            Message::Ex(ref ex) => self.ex(*ex),
             _ => Action::Keep,
         }
     }

@@ -208,28 +208,25 @@ impl World {
                 }
                 EventKind::Join { cid }
             }
-            Message::Drop { cid, ref reason } => {
+            Message::Drop { cid, reason } => {
                 if let Ok(i) = slot(cid, "DROP") {
                     self.connected[i] = false;
                 }
-                EventKind::Drop {
-                    cid,
-                    reason: reason.clone(),
-                }
+                EventKind::Drop { cid, reason }
             }
             Message::NetMessage { cid, data } => EventKind::NetMessage { cid, data },
             Message::ConsoleCommand {
                 cid,
                 flags,
-                ref cmd,
+                cmd,
                 args,
             } => EventKind::ConsoleCommand {
                 cid,
                 flags,
-                cmd: cmd.clone(),
+                cmd,
                 args,
             },
-            Message::Ex(ref ex) => EventKind::Ex(ex.clone()),
+            Message::Ex(ex) => EventKind::Ex(ex),
             Message::TickSkip { dt } => EventKind::TickSkip { dt },
             Message::Finish => EventKind::Finish,
         })
@@ -241,7 +238,7 @@ impl World {
 /// With feature `serde` it is an object whose `"event"` is the variant's name in snake case
 /// (`"player_move"`, `"ex"`, ...) beside its fields; strings as in
 /// [`NulStr`], byte payloads in hex.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "event", rename_all = "snake_case"))]
 #[non_exhaustive]
@@ -302,7 +299,7 @@ pub enum EventKind<'a> {
         /// Client id.
         cid: i32,
         /// Why.
-        reason: NulStr<'a>,
+        reason: NulStr<&'a [u8]>,
     },
     /// A network message a client sent (MESSAGE).
     NetMessage {
@@ -322,7 +319,7 @@ pub enum EventKind<'a> {
         /// The console's flag mask.
         flags: i32,
         /// Command name.
-        cmd: NulStr<'a>,
+        cmd: NulStr<&'a [u8]>,
         /// Arguments.
         args: Args<'a>,
     },
@@ -338,7 +335,7 @@ pub enum EventKind<'a> {
 }
 
 /// One event: what a message means, with its tick and the offset of its message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Event<'a> {
     /// Offset of the message in the file; for [`EventKind::TickEnd`], the offset of the
@@ -551,39 +548,27 @@ where
         if self.cursor.done {
             return None;
         }
-        if let Some(at) = self.pending.take() {
-            return Some(
-                self.cursor
-                    .handle(at.offset, at.tick, at.raw.len(), &at.message),
-            );
-        }
-        // The message is read where the reader left it rather than moved out: a message
-        // is not `Copy` (its strings could be owned), and moving one costs more than
-        // reading its fields.
-        let next = self.messages.next();
-        let ending = match &next {
-            Some(Ok(at)) => self.cursor.ending_before(&at.message, at.tick),
-            _ => None,
+        let at = match self.pending.take() {
+            Some(at) => at,
+            None => match self.messages.next() {
+                Some(Ok(at)) => {
+                    if let Some(tick) = self.cursor.ending_before(&at.message, at.tick) {
+                        self.pending = Some(at);
+                        return Some(Ok(self.cursor.tick_end(tick)));
+                    }
+                    at
+                }
+                Some(Err(e)) => {
+                    self.cursor.done = true;
+                    return Some(Err(e.into()));
+                }
+                None => return self.cursor.at_end(),
+            },
         };
-        if let Some(tick) = ending {
-            if let Some(Ok(at)) = next {
-                self.pending = Some(at);
-            }
-            return Some(Ok(self.cursor.tick_end(tick)));
-        }
-        match next {
-            Some(Ok(ref at)) => {
-                Some(
-                    self.cursor
-                        .handle(at.offset, at.tick, at.raw.len(), &at.message),
-                )
-            }
-            Some(Err(e)) => {
-                self.cursor.done = true;
-                Some(Err(e.into()))
-            }
-            None => self.cursor.at_end(),
-        }
+        Some(
+            self.cursor
+                .handle(at.offset, at.tick, at.raw.len(), &at.message),
+        )
     }
 }
 

@@ -296,8 +296,8 @@ pub fn validate(data: &[u8]) -> Report {
             offset,
             ProblemKind::Unfinished,
             "the file ends without FINISH, on a message boundary: unfinished (the server was \
-             still writing it, was stopped or crashed); every message reads, and `demokit \
-             repair` appends FINISH",
+             still writing it, was stopped or crashed); every message reads, and a repair \
+             appends FINISH",
         );
     }
     if let Some(e) = error {
@@ -308,7 +308,7 @@ pub fn validate(data: &[u8]) -> Report {
             ReadErrorKind::UnexpectedEnd { .. } => (
                 ProblemKind::Truncated,
                 format!(
-                    "{}: the file is cut inside a message; `demokit repair` keeps every \
+                    "{}: the file is cut inside a message; a repair keeps every \
                      complete message before it and appends FINISH",
                     e.kind
                 ),
@@ -405,7 +405,7 @@ mod tests {
         assert_eq!(fatal.offset, bytes.len() as u64 - 5);
         assert_eq!(fatal.kind, ProblemKind::Truncated);
         assert!(
-            fatal.message.contains("demokit repair"),
+            fatal.message.contains("a repair keeps"),
             "{}",
             fatal.message
         );

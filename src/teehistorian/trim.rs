@@ -387,7 +387,7 @@ fn fold_characters<'a>(
         spawns[c] = (records[c] == 1
             && before.position(cid).is_none()
             && matches!(at.message, Message::PlayerNew { .. }))
-        .then(|| at.clone());
+        .then_some(*at);
     }
     Ok((world, spawns))
 }
@@ -504,7 +504,7 @@ impl<'a> Before<'a> {
                 tick: at.tick,
                 kind,
             })?;
-        let record = (self.seen, at.clone());
+        let record = (self.seen, at);
         self.seen += 1;
         match at.message {
             Message::Join { cid } => {
@@ -619,7 +619,7 @@ impl<'a> Before<'a> {
             self.practice
                 .values()
                 .filter(|(_, on)| *on)
-                .map(|(record, _)| record.clone()),
+                .map(|(record, _)| *record),
         );
         records.sort_unstable_by_key(|(seen, _)| *seen);
         records

@@ -326,11 +326,7 @@ impl<S: WalkSource> TickWalk<S> {
                 }
                 continue;
             }
-            // The message is read where the reader left it rather than moved out: a
-            // message is not `Copy` (its strings could be owned), and moving one costs more
-            // than reading its fields.
-            let next = self.source.next_message();
-            match &next {
+            match self.source.next_message() {
                 Some(Ok(at)) => {
                     if let Some(ended) = state.ended_by(at.tick) {
                         self.pending = Some(Pending {
@@ -344,12 +340,13 @@ impl<S: WalkSource> TickWalk<S> {
                         return Some(Err(e));
                     }
                 }
-                _ => {
+                Some(Err(e)) => {
                     state.done = true;
-                    return match next {
-                        Some(Err(e)) => Some(Err(e.into())),
-                        _ => state.tick.map(Ok),
-                    };
+                    return Some(Err(e.into()));
+                }
+                None => {
+                    state.done = true;
+                    return state.tick.map(Ok);
                 }
             }
         }

@@ -121,7 +121,7 @@ proptest! {
         let message = generated.message();
         let mut bytes = Vec::new();
         message.encode(&mut bytes).unwrap();
-        prop_assert_eq!(fast(&bytes), Outcome::Read(message.clone(), bytes.len()));
+        prop_assert_eq!(fast(&bytes), Outcome::Read(message, bytes.len()));
         agree(&bytes)?;
 
         // Writing through binrw's own path (an EX payload put together in a buffer) gives

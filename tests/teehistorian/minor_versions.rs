@@ -264,7 +264,7 @@ fn console_commands_cut_by_the_old_packer() {
     let Message::ConsoleCommand { args, .. } = command.message else {
         unreachable!()
     };
-    let kept: Vec<NulStr<'_>> = args.iter().collect();
+    let kept: Vec<NulStr<&[u8]>> = args.iter().collect();
     assert_eq!(kept.len(), 1);
     assert!(long.as_bytes().starts_with(kept[0].as_bytes()));
     // The messages after it keep their ticks: PLAYER_NEW 0 opened tick 1, each record of

@@ -235,7 +235,7 @@ fn reference_body_is_the_annotated_one() {
     ];
     let (items, err) = read_all(&data);
     assert!(err.is_none(), "{err:?}");
-    let got: Vec<_> = items.iter().map(|i| (i.tick, i.message.clone())).collect();
+    let got: Vec<_> = items.iter().map(|i| (i.tick, i.message)).collect();
     assert_eq!(got, expected);
     // The PLAYER_NEW of tick 1 and the PLAYER_DIFF of tick 2 are implicit ticks; the
     // PLAYER_OLD of tick 10 follows its TICK_SKIP without advancing again.

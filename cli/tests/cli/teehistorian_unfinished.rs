@@ -136,7 +136,7 @@ fn cuts_inside_messages_are_rejected_and_repaired() {
                 });
                 assert_eq!(fatal.offset, start as u64, "{stem} cut at {cut_at}");
                 assert!(
-                    fatal.message.contains("demokit repair"),
+                    fatal.message.contains("a repair keeps"),
                     "{}",
                     fatal.message
                 );

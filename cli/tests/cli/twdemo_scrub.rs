@@ -521,7 +521,7 @@ fn pack(message: AnyMessage<'_>) -> Vec<u8> {
     out
 }
 
-fn text(t: String) -> NulStr<'static> {
+fn text(t: String) -> NulStr<std::borrow::Cow<'static, [u8]>> {
     NulStr(t.into_bytes().into())
 }
 

@@ -247,12 +247,17 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                     (ProblemKind::ChunkHeader, "Error reading chunk header")
                 };
                 let mut message = format!("{}: DDNet stops with \"{ddnet}\"", e.kind);
-                if e.is_truncation() {
+                let truncated = e.is_truncation();
+                if truncated {
                     // A recording cut off mid-write: the chunks before the cut are whole.
                     message.push_str(
-                        "; the file is cut inside a chunk: `demokit repair` keeps every \
+                        "; the file is cut inside a chunk: a repair keeps every \
                          complete chunk before it and finishes the header",
                     );
+                }
+                if truncated {
+                    r.fail_truncated(e.offset, kind, message);
+                    return Err(Stop);
                 }
                 return Err(r.stop(e.offset, kind, message));
             }
