@@ -65,9 +65,10 @@ fn small_demo(data: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let end = (start + BODY).min(data.len());
-    tw::edit::repair::repair(&data[..end])
+    let mut bytes = Vec::new();
+    tw::edit::repair::repair(&data[..end], &mut bytes)
         .ok()
-        .map(|(bytes, _)| bytes)
+        .map(|_| bytes)
 }
 
 /// Codec seeds from one demo: Huffman payloads (with a limit selector byte), decoded ints
@@ -127,9 +128,10 @@ fn codec_seeds(corpora: &mut Corpora, name: &str, data: &[u8]) {
 /// A Source demo cut to its header plus [`BODY`] bytes of frames and repaired.
 fn small_source(data: &[u8]) -> Option<Vec<u8>> {
     let end = (source::format::HEADER_SIZE + BODY).min(data.len());
-    source::repair::repair(&data[..end], &source::repair::RepairOptions::default())
+    let mut bytes = Vec::new();
+    source::repair::repair(&data[..end], &source::repair::RepairOptions::default(), &mut bytes)
         .ok()
-        .map(|r| r.bytes)
+        .map(|_| bytes)
 }
 
 fn main() {

@@ -366,27 +366,32 @@ impl Recording {
     ) -> Result<RepairReport, Error> {
         let data = self.bytes()?;
         let refused = |e: &dyn std::fmt::Display| Error::refused(Operation::Repair, e);
-        let (bytes, report) = match self.format {
-            Format::TwDemo => {
-                let (bytes, report) =
-                    twdemo::edit::repair::repair(&data).map_err(|e| refused(&e))?;
-                (bytes, RepairReport::TwDemo(report))
-            }
-            Format::Teehistorian => {
-                let (bytes, report) = teehistorian::repair(&data).map_err(|e| refused(&e))?;
-                (bytes, RepairReport::Teehistorian(report))
-            }
+        match self.format {
+            Format::TwDemo => twdemo::repair(&data, &mut out)
+                .map(RepairReport::TwDemo)
+                .map_err(|e| match e {
+                    twdemo::RepairError::Write(e) => Error::write(e),
+                    other => refused(&other),
+                }),
+            Format::Teehistorian => teehistorian::repair(&data, &mut out)
+                .map(RepairReport::Teehistorian)
+                .map_err(|e| match e {
+                    teehistorian::RepairError::Write(e) => Error::write(e),
+                    other => refused(&other),
+                }),
             Format::SourceDemo => {
-                let options = source::repair::RepairOptions {
+                let options = source::RepairOptions {
                     tick_interval: options.tick_interval,
                 };
-                let repaired = source::repair::repair(&data, &options).map_err(|e| refused(&e))?;
-                (repaired.bytes, RepairReport::Source(repaired.report))
+                source::repair(&data, &options, &mut out)
+                    .map(RepairReport::Source)
+                    .map_err(|e| match e {
+                        source::RepairError::Write(source::WriteError::Io(e)) => Error::write(e),
+                        other => refused(&other),
+                    })
             }
-            _ => return Err(self.unsupported(Operation::Repair)),
-        };
-        out.write_all(&bytes).map_err(Error::write)?;
-        Ok(report)
+            _ => Err(self.unsupported(Operation::Repair)),
+        }
     }
 
     /// Converts a demo to another version of the format (3 to 6).

@@ -100,7 +100,7 @@ impl RepairReport {
 
 /// A repaired demo and what was done to it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Repaired {
+struct Repaired {
     /// The whole repaired file.
     pub bytes: Vec<u8>,
     /// What changed.
@@ -143,7 +143,21 @@ struct Scan<'a> {
 /// Fails when the header cannot be read; any input with a readable header gives a file the
 /// reader reads to its stop command. (A write error cannot happen with frames the reader
 /// cut, but would be returned rather than panic.) A finished file is returned unchanged.
-pub fn repair(data: &[u8], options: &RepairOptions) -> Result<Repaired, RepairError> {
+///
+/// The repaired demo is written to `out` once it is complete.
+pub fn repair<W: std::io::Write>(
+    input: &[u8],
+    options: &RepairOptions,
+    mut out: W,
+) -> Result<RepairReport, RepairError> {
+    let repaired = repair_in_memory(input, options)?;
+    out.write_all(&repaired.bytes)
+        .map_err(|e| RepairError::Write(WriteError::Io(e)))?;
+    Ok(repaired.report)
+}
+
+/// [`repair`] into memory.
+fn repair_in_memory(data: &[u8], options: &RepairOptions) -> Result<Repaired, RepairError> {
     let slice = SourceSlice::parse(data)?;
     let old = *slice.header();
     let profile = *slice.profile();

@@ -55,10 +55,21 @@ pub enum RepairError {
     /// The file UUID or the JSON header cannot be read.
     #[error("the header cannot be read, so nothing after it can be kept: {0}")]
     Header(#[source] ReadError),
+    /// The output could not be written.
+    #[error("writing the repaired file: {0}")]
+    Write(#[from] std::io::Error),
 }
 
-/// Keeps every complete message of `data` and ends the result with FINISH.
-pub fn repair(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
+/// Keeps every complete message of `input` and ends the result with FINISH, written to
+/// `out` once it is complete.
+pub fn repair<W: std::io::Write>(input: &[u8], mut out: W) -> Result<RepairReport, RepairError> {
+    let (bytes, report) = repair_in_memory(input)?;
+    out.write_all(&bytes)?;
+    Ok(report)
+}
+
+/// [`repair`] into memory.
+fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
     let slice = TeehistorianSlice::parse(data).map_err(RepairError::Header)?;
     let mut end = slice.body_offset();
     let mut messages_kept = 0;
@@ -123,7 +134,7 @@ mod tests {
     #[test]
     fn finished_file_comes_back_unchanged() {
         let data = sample();
-        let (out, report) = repair(&data).unwrap();
+        let (out, report) = repair_in_memory(&data).unwrap();
         assert_eq!(out, data);
         assert!(!report.changed());
         assert_eq!((report.messages_kept, report.last_tick), (4, Some(5)));
@@ -139,7 +150,7 @@ mod tests {
         assert_eq!(boundaries, [body, body + 2, body + 8, body + 10, body + 11]);
         // Cut everywhere in the body: the complete messages before the cut, then FINISH.
         for len in body..data.len() {
-            let (out, report) = repair(&data[..len]).unwrap();
+            let (out, report) = repair_in_memory(&data[..len]).unwrap();
             let kept = *boundaries.iter().rev().find(|&&b| b <= len).unwrap();
             assert_eq!(&out[..kept], &data[..kept], "cut at {len}");
             assert_eq!(&out[kept..], [0x40], "cut at {len}");
@@ -153,7 +164,7 @@ mod tests {
                     .all(|c| c.truncated && c.offset == kept as u64)
             );
             // Repairing again changes nothing.
-            let (again, report) = repair(&out).unwrap();
+            let (again, report) = repair_in_memory(&out).unwrap();
             assert_eq!(again, out);
             assert!(!report.changed());
         }
@@ -164,7 +175,7 @@ mod tests {
         let data = sample();
         let mut trailing = data.clone();
         trailing.extend_from_slice(b"junk");
-        let (out, report) = repair(&trailing).unwrap();
+        let (out, report) = repair_in_memory(&trailing).unwrap();
         assert_eq!(out, data);
         assert_eq!(report.bytes_dropped, 4);
         assert!(!report.cut.unwrap().truncated);
@@ -172,7 +183,7 @@ mod tests {
         // An unknown message id (-12) where FINISH was.
         let mut unknown = data[..data.len() - 1].to_vec();
         unknown.extend_from_slice(&[0x4b, 1, 2, 3]);
-        let (out, report) = repair(&unknown).unwrap();
+        let (out, report) = repair_in_memory(&unknown).unwrap();
         assert_eq!(out, data);
         assert_eq!(report.cut.unwrap().offset, data.len() as u64 - 1);
     }
@@ -182,7 +193,10 @@ mod tests {
         let data = sample();
         let body = TeehistorianSlice::parse(&data).unwrap().body_offset();
         for len in [0, 10, 16, body - 1] {
-            assert!(matches!(repair(&data[..len]), Err(RepairError::Header(_))));
+            assert!(matches!(
+                repair_in_memory(&data[..len]),
+                Err(RepairError::Header(_))
+            ));
         }
     }
 }

@@ -79,3 +79,11 @@ pub mod read;
 pub mod recorded;
 pub mod server;
 pub mod temp;
+
+/// Runs an operation that writes into any `W: Write` (the formats' `repair`, `trim`,
+/// `scrub`) into memory: the bytes it wrote and what it returned.
+pub fn into_vec<R, E>(run: impl FnOnce(&mut Vec<u8>) -> Result<R, E>) -> Result<(Vec<u8>, R), E> {
+    let mut out = Vec::new();
+    let report = run(&mut out)?;
+    Ok((out, report))
+}

@@ -248,14 +248,17 @@ pub fn twdemo_read(data: &[u8]) {
             }
         }
     }
-    if let Ok((repaired, _)) = tw::edit::repair::repair(data) {
+    let mut repaired = Vec::new();
+    if tw::edit::repair::repair(data, &mut repaired).is_ok() {
         let (r_items, r_error) = tw_slice(&repaired);
         assert!(
             r_error.is_none(),
             "twdemo: repaired file does not read: {r_error:?}"
         );
         assert!(r_items.len() <= items.len() + 1);
-        let (again, report) = tw::edit::repair::repair(&repaired).expect("repaired file repairs");
+        let mut again = Vec::new();
+        let report =
+            tw::edit::repair::repair(&repaired, &mut again).expect("repaired file repairs");
         assert!(
             !report.changed(),
             "twdemo: a second repair changes the file"
@@ -598,8 +601,10 @@ pub fn source_read(data: &[u8]) {
         _ => panic!("source: summary from slice and stream disagree"),
     }
     let _ = source::summary::validate(data);
-    if let Ok(repaired) = source::repair::repair(data, &source::repair::RepairOptions::default()) {
-        let (r_items, r_error) = src_slice(&repaired.bytes);
+    let options = source::repair::RepairOptions::default();
+    let mut repaired = Vec::new();
+    if source::repair::repair(data, &options, &mut repaired).is_ok() {
+        let (r_items, r_error) = src_slice(&repaired);
         assert!(
             r_error.is_none(),
             "source: repaired file does not read: {r_error:?}"
@@ -608,9 +613,9 @@ pub fn source_read(data: &[u8]) {
             !r_items.is_empty(),
             "source: repaired file has no stop command"
         );
-        let again =
-            source::repair::repair(&repaired.bytes, &source::repair::RepairOptions::default())
-                .expect("source: a repaired file repairs");
+        let mut again_bytes = Vec::new();
+        source::repair::repair(&repaired, &options, &mut again_bytes)
+            .expect("source: a repaired file repairs");
         // A second repair changes nothing, as long as the repaired file is read with the
         // profile the repair used. When the header leaves the profile open, the first
         // frames settle it (or it is guessed); the repaired frames (cut, a stop appended)
@@ -619,11 +624,11 @@ pub fn source_read(data: &[u8]) {
         let profile = |bytes: &[u8]| {
             source::SourceSlice::parse(bytes).map(|s| (*s.profile(), s.profile_origin()))
         };
-        let (before, after) = (profile(data), profile(&repaired.bytes));
+        let (before, after) = (profile(data), profile(&repaired));
         let same_profile = matches!((&before, &after), (Ok(b), Ok(a)) if b.0 == a.0);
         if same_profile {
             assert!(
-                again.bytes == repaired.bytes,
+                again_bytes == repaired,
                 "source: a second repair changes the file"
             );
         } else {

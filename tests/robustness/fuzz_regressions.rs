@@ -12,6 +12,22 @@ use demokit::codec::varint;
 use demokit::twdemo as tw;
 use std::path::{Path, PathBuf};
 
+/// A repaired Source demo and its report, as these tests look at them.
+struct Repaired {
+    bytes: Vec<u8>,
+    report: demokit::source::repair::RepairReport,
+}
+
+/// The library's Source [`repair`](demokit::source::repair::repair) into memory.
+fn repair(
+    data: &[u8],
+    options: &demokit::source::repair::RepairOptions,
+) -> Result<Repaired, demokit::source::repair::RepairError> {
+    let (bytes, report) =
+        common::into_vec(|out| demokit::source::repair::repair(data, options, out))?;
+    Ok(Repaired { bytes, report })
+}
+
 fn project() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -177,7 +193,7 @@ fn a_repair_that_would_not_read_back_is_refused() {
         slice.map(),
         &demokit::twdemo::container::format::SHA256_EXTENSION_UUID[..map_len]
     );
-    let e = tw::edit::repair::repair(&data).unwrap_err();
+    let e = common::into_vec(|out| tw::edit::repair::repair(&data, out)).unwrap_err();
     assert!(
         matches!(&e, tw::edit::repair::RepairError::Ambiguous(r) if r.is_truncation()),
         "{e}"
@@ -205,7 +221,7 @@ fn a_repair_that_would_not_read_back_is_refused() {
 /// ticks give negative `ticks`; the interval must still be read back from such a header.
 #[test]
 fn source_repair_ignores_an_implausible_header_interval() {
-    use demokit::source::repair::{IntervalSource, RepairOptions, repair};
+    use demokit::source::repair::{IntervalSource, RepairOptions};
     let data =
         std::fs::read(project().join(
             "fixtures/malformed/fuzz/source_read-repair-header-time-implies-huge-interval.dem",
@@ -236,7 +252,7 @@ fn source_repair_ignores_an_implausible_header_interval() {
 /// its stop command under its own profile, and under the profile the repair used.
 #[test]
 fn a_source_repair_can_settle_an_open_profile_differently() {
-    use demokit::source::repair::{RepairOptions, repair};
+    use demokit::source::repair::RepairOptions;
     use demokit::source::{ProfileOrigin, SourceSlice};
     let data = std::fs::read(
         project().join("fixtures/malformed/fuzz/source_read-repair-settles-another-profile.dem"),

@@ -817,7 +817,7 @@ fn demo_check_file(reference: &DemoReference, limit: usize, data: &[u8]) {
         // Too little for DDNet to play: the repair refuses, and validate agrees.
         assert!(
             matches!(
-                twdemo::edit::repair::repair(data),
+                common::into_vec(|out| twdemo::edit::repair::repair(data, out)),
                 Err(twdemo::edit::repair::RepairError::Unplayable { .. })
             ),
             "{ctx}"
@@ -825,8 +825,8 @@ fn demo_check_file(reference: &DemoReference, limit: usize, data: &[u8]) {
         assert!(!twdemo::edit::validate::validate(data).accepted(), "{ctx}");
         return;
     }
-    let (repaired, report) =
-        twdemo::edit::repair::repair(data).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+    let (repaired, report) = common::into_vec(|out| twdemo::edit::repair::repair(data, out))
+        .unwrap_or_else(|e| panic!("{ctx}: {e}"));
     assert_eq!(repaired.len(), complete, "{ctx}");
     assert_eq!(report.cut.is_some(), complete < data.len(), "{ctx}");
     assert_eq!(

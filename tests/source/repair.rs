@@ -5,9 +5,25 @@
 use crate::common;
 
 use demokit::source::format::{HEADER_SIZE, PLAYBACK_TIME_OFFSET};
-use demokit::source::repair::{IntervalSource, RepairError, RepairOptions, repair};
+use demokit::source::repair::{IntervalSource, RepairError, RepairOptions};
 use demokit::source::{Body, Command, SourceSlice, playback_time, stop_tick, tick_interval};
 use std::path::PathBuf;
+
+/// A repaired Source demo and its report, as these tests look at them.
+struct Repaired {
+    bytes: Vec<u8>,
+    report: demokit::source::repair::RepairReport,
+}
+
+/// The library's Source [`repair`](demokit::source::repair::repair) into memory.
+fn repair(
+    data: &[u8],
+    options: &demokit::source::repair::RepairOptions,
+) -> Result<Repaired, demokit::source::repair::RepairError> {
+    let (bytes, report) =
+        common::into_vec(|out| demokit::source::repair::repair(data, options, out))?;
+    Ok(Repaired { bytes, report })
+}
 
 /// The real Source demos, or `None` (see [`common::shared_dir`]).
 fn real_dir() -> Option<PathBuf> {

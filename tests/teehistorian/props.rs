@@ -266,7 +266,7 @@ proptest! {
         prop_assert_eq!(rewrite(&data, Vec::new()).unwrap().0, data.clone());
         // Repair keeps every message and ends the file with FINISH.
         let finished = items.last().is_some_and(|i| i.message == Message::Finish);
-        let (repaired, report) = demokit::teehistorian::repair(&data).unwrap();
+        let (repaired, report) = common::into_vec(|out| demokit::teehistorian::repair(&data, out)).unwrap();
         prop_assert_eq!(&repaired[..data.len()], &data[..]);
         prop_assert_eq!(repaired.len() - data.len(), usize::from(!finished));
         prop_assert_eq!(report.finish_appended, !finished);
@@ -302,7 +302,7 @@ proptest! {
             prop_assert_eq!(end, cut, "a cut inside a message read cleanly");
         }
         if cut >= body_offset {
-            let (repaired, _) = demokit::teehistorian::repair(&data[..cut]).unwrap();
+            let (repaired, _) = common::into_vec(|out| demokit::teehistorian::repair(&data[..cut], out)).unwrap();
             let (again, err) = read_all(&repaired);
             prop_assert!(err.is_none());
             prop_assert_eq!(again.last().map(|i| &i.message), Some(&Message::Finish));

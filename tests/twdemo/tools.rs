@@ -250,7 +250,7 @@ fn repair_of_cut_demos() {
     for (path, data) in real_demos() {
         let name = path.display();
         // Intact: byte for byte.
-        let (out, report) = repair(&data).unwrap();
+        let (out, report) = common::into_vec(|out| repair(&data, out)).unwrap();
         assert!(out == data, "{name}: repair of the intact demo differs");
         assert!(!report.changed() && report.cut.is_none(), "{name}");
 
@@ -287,7 +287,7 @@ fn repair_of_cut_demos() {
                 let keyframes = ticks.iter().filter(|t| t.1).count();
                 assert!(
                     matches!(
-                        repair(input),
+                        common::into_vec(|out| repair(input, out)),
                         Err(RepairError::Unplayable { tick_markers, keyframes: k })
                             if tick_markers == ticks.len() && k == keyframes
                     ),
@@ -308,7 +308,7 @@ fn repair_of_cut_demos() {
                 );
                 continue;
             }
-            let (out, report) = repair(input).unwrap();
+            let (out, report) = common::into_vec(|out| repair(input, out)).unwrap();
 
             // Everything up to the last complete chunk, and nothing else.
             assert_eq!(out.len(), end, "{ctx}");
@@ -332,7 +332,7 @@ fn repair_of_cut_demos() {
             assert_eq!(out[l..l + 4], length.to_be_bytes(), "{ctx}");
             assert_eq!(out[l + 4..start], data[l + 4..start], "{ctx}");
             // Idempotent.
-            let (again, r2) = repair(&out).unwrap();
+            let (again, r2) = common::into_vec(|again| repair(&out, again)).unwrap();
             assert!(again == out && !r2.changed(), "{ctx}");
 
             let v = validate(&out);
@@ -346,7 +346,7 @@ fn repair_refuses_a_cut_header_or_map() {
     for (path, data) in real_demos() {
         let map_offset = DemoSlice::parse(&data).unwrap().map_offset();
         for cut in [0, 7, 100, 176, map_offset - 1, map_offset + 1] {
-            let r = repair(&data[..cut]);
+            let r = common::into_vec(|out| repair(&data[..cut], out));
             assert!(
                 matches!(r, Err(RepairError::Prelude(_))),
                 "{} cut at {cut}",
@@ -460,7 +460,7 @@ fn extract_map_without_a_map() {
     assert_eq!(DemoSlice::parse(&v6).unwrap().prelude().map_sha256, None);
     // Nothing to play: the repair refuses rather than report success.
     assert!(matches!(
-        repair(&data),
+        common::into_vec(|out| repair(&data, out)),
         Err(RepairError::Unplayable {
             tick_markers: 0,
             keyframes: 0
@@ -501,7 +501,7 @@ fn damaged_inputs_give_errors_not_panics() {
                     Err(_) => assert!(!readable || version == 6, "{ctx}"),
                 }
             }
-            if let Ok((out, report)) = repair(&bad) {
+            if let Ok((out, report)) = common::into_vec(|out| repair(&bad, out)) {
                 assert_eq!(out.len(), report.output_len, "{ctx}");
                 let slice = DemoSlice::parse(&out).unwrap();
                 assert!(slice.chunks().all(|c| c.is_ok()), "{ctx}");

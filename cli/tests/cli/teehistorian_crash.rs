@@ -156,7 +156,8 @@ fn crash_leaves_every_flushed_tick() {
     assert!(error.is_none());
     assert!(summary.finished);
     // `repair` gives the same file.
-    let (repaired, report) = demokit::teehistorian::repair(&data).unwrap();
+    let (repaired, report) =
+        common::into_vec(|out| demokit::teehistorian::repair(&data, out)).unwrap();
     assert!(repaired == fixed);
     assert!(report.finish_appended);
     assert_eq!(report.bytes_dropped as u64, data.len() as u64 - complete);

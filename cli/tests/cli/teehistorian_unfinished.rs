@@ -69,7 +69,7 @@ fn every_message_boundary_reads_as_an_unfinished_file() {
             let warning = report.problems.last().unwrap();
             assert_eq!((warning.offset, warning.fatal), (end as u64, false));
             // Repair appends FINISH and nothing else; the result is a clean finished file.
-            let (repaired, r) = th::repair(cut).unwrap();
+            let (repaired, r) = common::into_vec(|out| th::repair(cut, out)).unwrap();
             assert_eq!(&repaired[..end], cut);
             assert_eq!(&repaired[end..], [0x40]);
             assert!(r.finish_appended && r.bytes_dropped == 0 && r.cut.is_none());
@@ -140,7 +140,7 @@ fn cuts_inside_messages_are_rejected_and_repaired() {
                     "{}",
                     fatal.message
                 );
-                let (repaired, r) = th::repair(cut).unwrap();
+                let (repaired, r) = common::into_vec(|out| th::repair(cut, out)).unwrap();
                 assert_eq!(&repaired[..start], &data[..start]);
                 assert_eq!(&repaired[start..], [0x40]);
                 assert_eq!(r.messages_kept, n as u64);

@@ -33,6 +33,7 @@ use crate::twdemo::container::format::{
 use crate::twdemo::container::reader::{Chunk, DemoSlice};
 use sha2::Digest;
 use std::fmt;
+use std::io::Write;
 
 use crate::report::Cut;
 
@@ -83,18 +84,18 @@ impl RepairReport {
 pub enum RepairError {
     /// The header, its blocks or the embedded map are incomplete or invalid. A repair
     /// rebuilds only what the recorder patches at the end, never these.
-    #[error("cannot repair: the part before the chunks does not read: {0}")]
+    #[error("the part before the chunks does not read: {0}")]
     Prelude(#[from] ReadError),
     /// The kept part would not read back: a version-6 demo without the SHA-256 block whose
     /// map and kept chunks (fewer than 16 bytes) begin like the block's UUID reads as a
     /// demo cut inside that block. Only a hand-made file gets here.
-    #[error("cannot repair: the kept part would read as cut short ({0})")]
+    #[error("the kept part would read as cut short ({0})")]
     Ambiguous(ReadError),
     /// What is left would not play in DDNet: its scan needs a keyframe tick marker and
     /// its player two tick markers. Nothing is written, so that no repair reports success
     /// for a file DDNet refuses.
     #[error(
-        "cannot repair: only {tick_markers} tick marker(s) and {keyframes} keyframe(s) are left; DDNet needs a keyframe and two tick markers to play a demo"
+        "only {tick_markers} tick marker(s) and {keyframes} keyframe(s) are left; DDNet needs a keyframe and two tick markers to play a demo"
     )]
     Unplayable {
         /// Tick markers in the complete chunks.
@@ -102,10 +103,21 @@ pub enum RepairError {
         /// Keyframe tick markers among them.
         keyframes: usize,
     },
+    /// The output could not be written.
+    #[error("writing the repaired demo: {0}")]
+    Write(#[from] std::io::Error),
 }
 
-/// Repairs a recording cut off mid-write; see the [module docs](self) for the rules.
-pub fn repair(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
+/// Repairs a recording cut off mid-write (see the [module docs](self) for the rules) into
+/// `out`, written once the repaired demo is complete.
+pub fn repair<W: Write>(input: &[u8], mut out: W) -> Result<RepairReport, RepairError> {
+    let (bytes, report) = repair_in_memory(input)?;
+    out.write_all(&bytes)?;
+    Ok(report)
+}
+
+/// [`repair`] into memory.
+fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
     let slice = DemoSlice::parse(data)?;
     let prelude = slice.prelude();
     let mut chunks = slice.chunks();
@@ -359,7 +371,7 @@ mod tests {
     fn intact_demo_is_unchanged() {
         for version in 3..=6 {
             let data = recorded(version);
-            let (out, report) = repair(&data).unwrap();
+            let (out, report) = repair_in_memory(&data).unwrap();
             assert!(out == data);
             assert!(!report.changed());
             assert_eq!(report.new_length, 4);
@@ -374,7 +386,7 @@ mod tests {
         let offsets: Vec<_> = slice.chunks().map(|c| c.unwrap()).collect();
         // Cut inside the last message: the last tick marker (300) stays.
         let last = offsets.last().unwrap().offset as usize;
-        let (out, report) = repair(&data[..data.len() - 5]).unwrap();
+        let (out, report) = repair_in_memory(&data[..data.len() - 5]).unwrap();
         assert_eq!(report.last_tick, Some(300));
         assert_eq!(report.bytes_dropped, data.len() - 5 - last);
         assert_eq!(report.chunks_kept, offsets.len() - 1);
@@ -389,7 +401,7 @@ mod tests {
             .unwrap()
             .offset as usize
             - 1;
-        let (out, report) = repair(&data[..cut]).unwrap();
+        let (out, report) = repair_in_memory(&data[..cut]).unwrap();
         assert_eq!(report.markers_kept, vec![100, 160]);
         assert_eq!(report.markers_dropped, vec![220, 300]);
         assert_eq!((report.old_length, report.new_length), (4, 1));
@@ -398,7 +410,7 @@ mod tests {
         assert_eq!(p.markers_in_use(), &[100, 160]);
         assert_eq!(p.timeline_markers.unwrap().ticks[2..4], [0, 0]);
         // Repairing again changes nothing.
-        let (again, report) = repair(&out).unwrap();
+        let (again, report) = repair_in_memory(&out).unwrap();
         assert!(again == out && !report.changed());
     }
 
@@ -415,7 +427,7 @@ mod tests {
             v
         };
         // Only the keyframe marker and its message: one tick marker.
-        let e = repair(&data[..ends[1]]).unwrap_err();
+        let e = repair_in_memory(&data[..ends[1]]).unwrap_err();
         assert!(matches!(
             e,
             RepairError::Unplayable {
@@ -425,7 +437,7 @@ mod tests {
         ));
         assert!(e.to_string().contains("two tick markers"));
         // Nothing at all after the map.
-        let e = repair(&data[..slice.chunks_offset()]).unwrap_err();
+        let e = repair_in_memory(&data[..slice.chunks_offset()]).unwrap_err();
         assert!(matches!(
             e,
             RepairError::Unplayable {
@@ -434,13 +446,16 @@ mod tests {
             }
         ));
         // Two tick markers and a keyframe: repaired.
-        assert!(repair(&data[..ends[2] + 1]).is_ok());
+        assert!(repair_in_memory(&data[..ends[2] + 1]).is_ok());
     }
 
     #[test]
     fn unrepairable_and_map_checks() {
         let data = recorded(6);
-        assert!(matches!(repair(&data[..300]), Err(RepairError::Prelude(_))));
+        assert!(matches!(
+            repair_in_memory(&data[..300]),
+            Err(RepairError::Prelude(_))
+        ));
         let map = extract_map(&data).unwrap();
         assert_eq!(map.bytes, b"MAP");
         assert!(map.verify().is_ok());
