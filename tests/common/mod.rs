@@ -87,3 +87,20 @@ pub fn into_vec<R, E>(run: impl FnOnce(&mut Vec<u8>) -> Result<R, E>) -> Result<
     let report = run(&mut out)?;
     Ok((out, report))
 }
+
+/// A repaired Source demo and its report, as the tests look at them.
+pub struct SourceRepaired {
+    /// The repaired file.
+    pub bytes: Vec<u8>,
+    /// What the repair did.
+    pub report: demokit::source::repair::RepairReport,
+}
+
+/// The library's Source [`repair`](demokit::source::repair::repair) into memory.
+pub fn source_repair(
+    data: &[u8],
+    options: &demokit::source::repair::RepairOptions,
+) -> Result<SourceRepaired, demokit::source::repair::RepairError> {
+    let (bytes, report) = into_vec(|out| demokit::source::repair::repair(data, options, out))?;
+    Ok(SourceRepaired { bytes, report })
+}

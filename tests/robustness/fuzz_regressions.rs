@@ -12,22 +12,6 @@ use demokit::codec::varint;
 use demokit::twdemo as tw;
 use std::path::{Path, PathBuf};
 
-/// A repaired Source demo and its report, as these tests look at them.
-struct Repaired {
-    bytes: Vec<u8>,
-    report: demokit::source::repair::RepairReport,
-}
-
-/// The library's Source [`repair`](demokit::source::repair::repair) into memory.
-fn repair(
-    data: &[u8],
-    options: &demokit::source::repair::RepairOptions,
-) -> Result<Repaired, demokit::source::repair::RepairError> {
-    let (bytes, report) =
-        common::into_vec(|out| demokit::source::repair::repair(data, options, out))?;
-    Ok(Repaired { bytes, report })
-}
-
 fn project() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -229,14 +213,14 @@ fn source_repair_ignores_an_implausible_header_interval() {
         .unwrap();
     let header = *demokit::source::SourceSlice::parse(&data).unwrap().header();
     assert!(header.playback_time < 0.0 && header.ticks < 0);
-    let first = repair(&data, &RepairOptions::default()).unwrap();
+    let first = common::source_repair(&data, &RepairOptions::default()).unwrap();
     assert_eq!(first.report.interval_source, IntervalSource::Guessed);
     assert_eq!(first.report.interval, 0.015);
     let fixed = *demokit::source::SourceSlice::parse(&first.bytes)
         .unwrap()
         .header();
     assert!(fixed.playback_time.is_finite());
-    let second = repair(&first.bytes, &RepairOptions::default()).unwrap();
+    let second = common::source_repair(&first.bytes, &RepairOptions::default()).unwrap();
     assert!(
         second.report.changes.is_empty(),
         "{:?}",
@@ -260,7 +244,7 @@ fn a_source_repair_can_settle_an_open_profile_differently() {
     .unwrap();
     let input = SourceSlice::parse(&data).unwrap();
     assert_eq!(input.profile_origin(), ProfileOrigin::Guessed);
-    let repaired = repair(&data, &RepairOptions::default()).unwrap();
+    let repaired = common::source_repair(&data, &RepairOptions::default()).unwrap();
     assert!(repaired.report.stop_appended);
     let output = SourceSlice::parse(&repaired.bytes).unwrap();
     assert_eq!(output.profile_origin(), ProfileOrigin::Detected);
@@ -279,7 +263,7 @@ fn a_source_repair_can_settle_an_open_profile_differently() {
     .unwrap();
     let input = SourceSlice::parse(&data).unwrap();
     assert_eq!(input.profile_origin(), ProfileOrigin::Detected);
-    let repaired = repair(&data, &RepairOptions::default()).unwrap();
+    let repaired = common::source_repair(&data, &RepairOptions::default()).unwrap();
     let output = SourceSlice::parse(&repaired.bytes).unwrap();
     assert_ne!(output.profile(), input.profile());
     assert!(output.frames().all(|f| f.is_ok()));

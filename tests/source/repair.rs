@@ -9,22 +9,6 @@ use demokit::source::repair::{IntervalSource, RepairError, RepairOptions};
 use demokit::source::{Body, Command, SourceSlice, playback_time, stop_tick, tick_interval};
 use std::path::PathBuf;
 
-/// A repaired Source demo and its report, as these tests look at them.
-struct Repaired {
-    bytes: Vec<u8>,
-    report: demokit::source::repair::RepairReport,
-}
-
-/// The library's Source [`repair`](demokit::source::repair::repair) into memory.
-fn repair(
-    data: &[u8],
-    options: &demokit::source::repair::RepairOptions,
-) -> Result<Repaired, demokit::source::repair::RepairError> {
-    let (bytes, report) =
-        common::into_vec(|out| demokit::source::repair::repair(data, options, out))?;
-    Ok(Repaired { bytes, report })
-}
-
 /// The real Source demos, or `None` (see [`common::shared_dir`]).
 fn real_dir() -> Option<PathBuf> {
     Some(common::shared_dir()?.join("real-fixtures/source"))
@@ -158,7 +142,7 @@ fn interval_of(data: &[u8]) -> f32 {
 fn intact_files_repair_to_themselves() {
     let Some(files) = real_files() else { return };
     for (name, data) in &files {
-        let repaired = repair(data, &RepairOptions::default()).unwrap();
+        let repaired = common::source_repair(data, &RepairOptions::default()).unwrap();
         assert!(repaired.bytes == *data, "{name}: bytes differ");
         let report = &repaired.report;
         assert!(report.is_unchanged(), "{name}: {report:?}");
@@ -178,7 +162,7 @@ fn zeroed_headers_are_restored() {
         let mut zeroed = data.clone();
         zeroed[PLAYBACK_TIME_OFFSET..HEADER_SIZE].fill(0);
         assert_eq!(PLAYBACK_TIME_OFFSET + 16, HEADER_SIZE);
-        let repaired = repair(&zeroed, &RepairOptions::default()).unwrap();
+        let repaired = common::source_repair(&zeroed, &RepairOptions::default()).unwrap();
         assert!(
             repaired.bytes == *data,
             "{name}: not restored byte for byte"
@@ -244,14 +228,14 @@ fn cut_files_become_readable() {
             if cut < HEADER_SIZE {
                 assert!(
                     matches!(
-                        repair(input, &RepairOptions::default()),
+                        common::source_repair(input, &RepairOptions::default()),
                         Err(RepairError::Header(_))
                     ),
                     "{what}"
                 );
                 continue;
             }
-            let repaired = repair(input, &RepairOptions::default()).unwrap();
+            let repaired = common::source_repair(input, &RepairOptions::default()).unwrap();
             let out = &repaired.bytes;
             let report = &repaired.report;
             let out_frames = check_invariants(out, interval, &what);
@@ -294,7 +278,7 @@ fn cut_files_become_readable() {
             );
 
             // The output is finished: repairing it again changes nothing.
-            let again = repair(out, &RepairOptions::default()).unwrap();
+            let again = common::source_repair(out, &RepairOptions::default()).unwrap();
             assert!(again.bytes == *out, "{what}: a second repair changed it");
             assert!(again.report.is_unchanged(), "{what}: {:?}", again.report);
         }
@@ -310,7 +294,7 @@ fn missing_stop_is_appended_with_the_largest_tick() {
         let slot_byte = SourceSlice::parse(data).unwrap().profile().slot_byte;
         // Cut exactly where the stop command starts: every frame complete, no stop.
         let input = &data[..stop.offset];
-        let repaired = repair(input, &RepairOptions::default()).unwrap();
+        let repaired = common::source_repair(input, &RepairOptions::default()).unwrap();
         let report = &repaired.report;
         assert!(report.stop_appended, "{name}");
         assert_eq!(report.bytes_dropped, 0, "{name}");
@@ -362,7 +346,7 @@ fn unreadable_frame_drops_the_rest() {
         let broken = &frames[frames.len() / 2];
         let mut input = data.clone();
         input[broken.offset] = 0xee;
-        let repaired = repair(&input, &RepairOptions::default()).unwrap();
+        let repaired = common::source_repair(&input, &RepairOptions::default()).unwrap();
         let report = &repaired.report;
         assert_eq!(report.bytes_dropped as usize, data.len() - broken.offset);
         assert!(report.stop_appended, "{name}");
@@ -414,7 +398,7 @@ fn interval_sources() {
     // Unknown game, zero time: the engine's default is guessed.
     let mut zero_time = unknown.clone();
     zero_time[PLAYBACK_TIME_OFFSET..PLAYBACK_TIME_OFFSET + 4].fill(0);
-    let repaired = repair(&zero_time, &RepairOptions::default()).unwrap();
+    let repaired = common::source_repair(&zero_time, &RepairOptions::default()).unwrap();
     assert_eq!(repaired.report.interval_source, IntervalSource::Guessed);
     assert_eq!(repaired.report.interval, 0.015);
     assert_eq!(
@@ -424,7 +408,7 @@ fn interval_sources() {
 
     // Unknown game, finished header: its own time / ticks, which reproduces the time
     // exactly, so the file comes back unchanged.
-    let repaired = repair(&unknown, &RepairOptions::default()).unwrap();
+    let repaired = common::source_repair(&unknown, &RepairOptions::default()).unwrap();
     assert_eq!(repaired.report.interval_source, IntervalSource::HeaderTime);
     assert!(
         repaired.report.is_unchanged(),
@@ -441,7 +425,7 @@ fn interval_sources() {
     // the ticks come from the stop command.
     let mut zero_ticks = unknown.clone();
     zero_ticks[PLAYBACK_TIME_OFFSET + 4..PLAYBACK_TIME_OFFSET + 8].fill(0);
-    let repaired = repair(&zero_ticks, &RepairOptions::default()).unwrap();
+    let repaired = common::source_repair(&zero_ticks, &RepairOptions::default()).unwrap();
     assert_eq!(repaired.report.interval_source, IntervalSource::Guessed);
     assert_eq!(fields(&repaired.bytes).1, ticks);
 
@@ -450,7 +434,7 @@ fn interval_sources() {
         let options = RepairOptions {
             tick_interval: Some(0.03),
         };
-        let repaired = repair(input, &options).unwrap();
+        let repaired = common::source_repair(input, &options).unwrap();
         assert_eq!(repaired.report.interval_source, IntervalSource::Given);
         assert_eq!(repaired.report.interval, 0.03);
         let new_time = playback_time(ticks, 0.03);
@@ -474,7 +458,7 @@ fn not_a_source_demo_is_an_error() {
         b"HL2DEMO\0",
     ] {
         assert!(matches!(
-            repair(input, &RepairOptions::default()),
+            common::source_repair(input, &RepairOptions::default()),
             Err(RepairError::Header(_))
         ));
     }
@@ -486,7 +470,7 @@ fn report_serializes() {
     let (_, data) = &files[0];
     let mut zeroed = data.clone();
     zeroed[PLAYBACK_TIME_OFFSET..HEADER_SIZE].fill(0);
-    let report = repair(&zeroed[..data.len() - 1000], &RepairOptions::default())
+    let report = common::source_repair(&zeroed[..data.len() - 1000], &RepairOptions::default())
         .unwrap()
         .report;
     let json = serde_json::to_value(&report).unwrap();
@@ -529,8 +513,8 @@ fn mutated_inputs_repair_without_panic() {
             let cut = HEADER_SIZE + next(input.len() - HEADER_SIZE + 1);
             let input = &input[..cut];
             let what = format!("{name} round {round}");
-            let repaired =
-                repair(input, &RepairOptions::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let repaired = common::source_repair(input, &RepairOptions::default())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             // Read back with the profile the input was read with: the output's header may
             // leave the profile open, and then detection weighs the new signon_length.
             let profile = *SourceSlice::parse(input).unwrap().profile();
