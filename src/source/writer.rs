@@ -198,7 +198,7 @@ fn encode_packet(
 /// Each frame goes to the sink in one `write_all`; wrap a file in a `BufWriter` for many
 /// small frames. The header is written as given: to fill in `ticks`, `frames` and
 /// `signon_length` afterwards, write the header again at offset 0 (see
-/// [`repair`](super::repair) for computing them).
+/// [`repair`](mod@super::repair) for computing them).
 pub struct SourceWriter<W: Write> {
     inner: W,
     profile: Profile,

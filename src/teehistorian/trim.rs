@@ -3,7 +3,7 @@
 //! A teehistorian file stores what changed: PLAYER_DIFF moves a character from where the
 //! last record put it, INPUT_DIFF changes the last input, a client is connected from its
 //! JOIN to its DROP, and a player's name and team come from records that may be thousands
-//! of ticks old. So the messages of a range, copied alone, do not read. [`cut`] writes a new,
+//! of ticks old. So the messages of a range, copied alone, do not read. [`trim`] writes a new,
 //! finished file holding the ticks `from..=to` of its input, which the
 //! [semantic layer](super::semantic) reads to the same positions, inputs and connected
 //! clients as the input at every tick of the range, numbered with the input's tick numbers,
@@ -86,7 +86,7 @@ use crate::report::Cut;
 /// `original_game_uuid` (see the [module docs](self)).
 pub const HEADER_KEY: &str = "cut";
 
-/// What [`cut`] wrote.
+/// What [`trim`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TrimReport {
@@ -715,7 +715,7 @@ pub enum RangeError {
     Read(#[source] ReadError),
 }
 
-/// The ticks the bounds name in the teehistorian file `data`, for [`cut`].
+/// The ticks the bounds name in the teehistorian file `data`, for [`trim`].
 ///
 /// A [`RangeBound::Tick`] is that tick. A [`RangeBound::Seconds`] counts from tick 0, the
 /// start of the game (the header's `start_time`), at 50 ticks a second: a start rounds up
