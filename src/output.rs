@@ -269,6 +269,20 @@ pub fn write_atomically(
     file.commit()
 }
 
+/// Like [`write_atomically`], for a file only its owner may read or write (mode 0600 on
+/// Unix, set before any byte is written): a file that undoes a privacy measure, such as a
+/// scrub's name mapping. An existing file it replaces does not lend it its permissions.
+pub fn write_atomically_private(
+    output: &Path,
+    overwrite: Overwrite,
+    bytes: &[u8],
+) -> Result<(), OutputError> {
+    let mut file = AtomicFile::create(output, overwrite)?;
+    file.restrict_to_owner().map_err(|e| file.write_error(e))?;
+    file.write_all(bytes).map_err(|e| file.write_error(e))?;
+    file.commit()
+}
+
 /// Like [`write_atomically`], with the bytes written by `write` into the (buffered)
 /// temporary file. If `write` fails, its error is returned, the temporary file is removed
 /// and `output` is left as it was.
@@ -377,6 +391,19 @@ impl AtomicFile {
             failed_at: None,
             committed: false,
         })
+    }
+
+    /// Lets only the file's owner read or write it (mode 0600 on Unix; elsewhere the file
+    /// keeps what the system gives it).
+    pub fn restrict_to_owner(&mut self) -> io::Result<()> {
+        #[cfg(unix)]
+        if let Some(file) = &self.file {
+            use std::os::unix::fs::PermissionsExt;
+            file.get_ref()
+                .file
+                .set_permissions(fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(())
     }
 
     /// The path the file will have once committed (symbolic links followed).

@@ -260,8 +260,18 @@ fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
     })
 }
 
+/// [`write_output`] for a file only its owner may read (mode 0600): what undoes a scrub.
+pub(crate) fn write_private_output(destination: &Destination, bytes: &[u8]) -> Outcome {
+    if destination.stdout {
+        return write_output(destination, bytes);
+    }
+    output::write_atomically_private(&destination.path, destination.overwrite, bytes)
+        .map_err(|e| failure(&e, ""))
+}
+
 /// Writes `bytes` as the destination's file, atomically: on failure nothing is left
-/// behind and an existing file there is untouched. The one way the CLI writes a file. To
+/// behind and an existing file there is untouched. The one way the CLI writes a file (with
+/// [`write_private_output`] for the files only their owner may read). To
 /// standard output, the bytes are written and flushed.
 pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
     if destination.stdout {

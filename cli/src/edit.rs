@@ -3,7 +3,7 @@
 //! the input through [`demokit::recording::Recording`], hands the operation to it and
 //! prints the report it returns (JSON from its serde form, text from its `Display`).
 
-use super::destination::{Destination, write_output};
+use super::destination::{Destination, write_output, write_private_output};
 use super::input::{failure, open_recording};
 use super::output::{Output, complain, row, shown_name, warn_skipped};
 use super::{Exit, Outcome, Stop};
@@ -479,12 +479,13 @@ pub(crate) fn scrub_file(
     print_report(output, &report, json)
 }
 
-/// Writes a scrub's name mapping (original -> pseudonym) as pretty JSON to `mapping`.
+/// Writes a scrub's name mapping (original -> pseudonym) as pretty JSON to `mapping`, which
+/// only its owner may read: it undoes the scrub.
 fn write_mapping(mapping: &Destination, map: &impl serde::Serialize) -> Outcome {
     let mut text = serde_json::to_vec_pretty(map).map_err(|e| {
         complain(mapping.path(), e);
         Stop(Exit::Io)
     })?;
     text.push(b'\n');
-    write_output(mapping, &text)
+    write_private_output(mapping, &text)
 }

@@ -578,6 +578,12 @@ fn cli_scrubs_with_a_key_and_a_mapping() {
     assert_eq!(report["names_rewritten"], 2);
     let mapping: serde_json::Value = serde_json::from_slice(&std::fs::read(&map).unwrap()).unwrap();
     assert_eq!(mapping["names"]["Alice"], pseudonym.as_str());
+    // The mapping undoes the scrub: only its owner may read it, whatever the umask.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&map).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "mapping mode {mode:o}");
+    }
     let scrubbed = std::fs::read(&out).unwrap();
     assert!(!contains(&scrubbed, b"Alice"));
     assert!(validate(&scrubbed).accepted());
