@@ -138,6 +138,11 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             String::new()
         }
     );
+    // As `info` does: an input that cannot be opened or read is an I/O failure (exit 3),
+    // though the dataset keeps its row.
+    if failures > 0 {
+        return Err(Stop(Exit::Io));
+    }
     Ok(())
 }
 

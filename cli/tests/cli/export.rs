@@ -739,3 +739,26 @@ fn a_dataset_of_another_schema_version_is_refused() {
         "nothing written"
     );
 }
+
+/// An input that cannot be read fails the export as it fails `info` (exit 3), after its
+/// row is in `files`: a script sees the failure, the dataset keeps the record of it.
+#[test]
+fn an_unreadable_input_fails_the_export_with_exit_3() {
+    let dir = TempDir::new("export-missing");
+    let missing = dir.path("missing.demo");
+    let out = dir.path("ds");
+    let run = crate::run::demokit(&[
+        "export".as_ref(),
+        missing.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(run.status.code(), Some(3), "{}", crate::run::stderr(&run));
+    assert!(
+        crate::run::stderr(&run).contains("1 could not be read"),
+        "{}",
+        crate::run::stderr(&run)
+    );
+    let info = crate::run::demokit(&["info".as_ref(), missing.as_os_str()]);
+    assert_eq!(info.status.code(), Some(3));
+}
