@@ -309,12 +309,18 @@ impl Recording {
     /// that cannot be written again is an `Err`.
     pub fn rewrite<W: Write>(&self, mut out: W) -> Result<RewriteReport, Error> {
         let data = self.bytes()?;
-        let mut bytes = Vec::with_capacity(data.len());
-        // A write error into memory is a record that cannot be written again.
-        type Rewritten<'a, S, R, W> =
-            Result<(&'a mut Vec<u8>, S), (S, crate::report::RewriteError<R, W>)>;
-        fn split<S, R: Into<Error>, W: std::fmt::Display>(
-            result: Rewritten<'_, S, R, W>,
+        // Straight into `out` (no second copy of the recording in memory), counting what
+        // goes through and keeping `out`'s own failure apart from a record that cannot be
+        // written again.
+        let mut sink = Counting {
+            inner: &mut out,
+            written: 0,
+            failed: None,
+        };
+        type Rewritten<'a, 'w, S, R, W, O> =
+            Result<(&'a mut Counting<&'w mut O>, S), (S, crate::report::RewriteError<R, W>)>;
+        fn split<S, R: Into<Error>, W: std::fmt::Display, O>(
+            result: Rewritten<'_, '_, S, R, W, O>,
         ) -> (S, Option<Error>, bool) {
             match result {
                 Ok((_, stats)) => (stats, None, false),
@@ -333,26 +339,29 @@ impl Recording {
         }
         let (stats, error, write_failed) = match self.format {
             Format::TwDemo => {
-                let (s, e, w) = split(twdemo::container::demo::rewrite(&data, &mut bytes));
+                let (s, e, w) = split(twdemo::container::demo::rewrite(&data, &mut sink));
                 (RewriteStats::TwDemo(s), e, w)
             }
             Format::Teehistorian => {
-                let (s, e, w) = split(teehistorian::rewrite(&data, &mut bytes));
+                let (s, e, w) = split(teehistorian::rewrite(&data, &mut sink));
                 (RewriteStats::Teehistorian(s), e, w)
             }
             Format::SourceDemo => {
-                let (s, e, w) = split(source::rewrite(&data, &mut bytes));
+                let (s, e, w) = split(source::rewrite(&data, &mut sink));
                 (RewriteStats::Source(s), e, w)
             }
             _ => return Err(self.unsupported(Operation::Rewrite)),
         };
+        if let Some(e) = sink.failed.take() {
+            return Err(Error::write(e));
+        }
         if write_failed && let Some(error) = error {
             return Err(error);
         }
-        out.write_all(&bytes).map_err(Error::write)?;
+        let written = sink.written;
         Ok(RewriteReport {
             stats,
-            written: bytes.len() as u64,
+            written,
             error,
         })
     }
@@ -467,6 +476,34 @@ impl Validation {
     /// The number of problems that are only warnings.
     pub fn warnings(&self) -> usize {
         self.problems.iter().filter(|p| !p.fatal).count()
+    }
+}
+
+/// A writer that counts the bytes that go through and keeps the first error of the one it
+/// wraps (a format's writer reports it as its own kind of error).
+struct Counting<W> {
+    inner: W,
+    written: u64,
+    failed: Option<io::Error>,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.inner.write(buf) {
+            Ok(n) => {
+                self.written += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                let copy = io::Error::new(e.kind(), e.to_string());
+                self.failed.get_or_insert(e);
+                Err(copy)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
