@@ -10,6 +10,12 @@
 //! temporary file lives beside the target because a rename is only atomic within one file
 //! system.
 //!
+//! A run killed while writing (kill -9, a crash, a power cut) leaves its temporary file.
+//! Each temporary file is locked while its writer lives (on Unix; the kernel lets go of
+//! the lock when the process dies, however it dies), and the next write of the same target
+//! removes the temporary files of that target whose lock is free: proven abandoned, never
+//! another run's file in progress.
+//!
 //! Before any work is done, [`check_output`] refuses an output that is one of the inputs
 //! (the same file, also through a hard or symbolic link, or under another spelling), an
 //! existing file the caller did not ask to replace, and anything that is not a regular file.
@@ -283,6 +289,40 @@ pub fn write_atomically_private(
     file.commit()
 }
 
+/// Writes `bytes` as `output` and `companion_bytes` as `companion`, a file only its owner
+/// may read (as [`write_atomically_private`]) that belongs with it, such as the mapping that
+/// undoes a scrub: both land or neither. Both are written and synced under temporary names
+/// first, so a full disk stops both; then `companion` takes its name, then `output`, and if
+/// that rename fails `companion` is removed again. `output` goes last because it may
+/// replace an input (an in-place edit), which must never be the file removed.
+pub fn write_with_private_companion(
+    output: &Path,
+    overwrite: Overwrite,
+    bytes: &[u8],
+    companion: &Path,
+    companion_overwrite: Overwrite,
+    companion_bytes: &[u8],
+) -> Result<(), OutputError> {
+    let staged = |path: &Path, overwrite, bytes: &[u8], private: bool| {
+        let mut file = AtomicFile::create(path, overwrite)?;
+        if private {
+            file.restrict_to_owner().map_err(|e| file.write_error(e))?;
+        }
+        file.write_all(bytes).map_err(|e| file.write_error(e))?;
+        file.sync()?;
+        Ok::<_, OutputError>(file)
+    };
+    let companion_file = staged(companion, companion_overwrite, companion_bytes, true)?;
+    let output_file = staged(output, overwrite, bytes, false)?;
+    companion_file.commit()?;
+    output_file.commit().inspect_err(|e| {
+        if !e.target_replaced() {
+            // Best effort: the companion alone would stand for an output that is not there.
+            let _ = fs::remove_file(companion);
+        }
+    })
+}
+
 /// Like [`write_atomically`], with the bytes written by `write` into the (buffered)
 /// temporary file. If `write` fails, its error is returned, the temporary file is removed
 /// and `output` is left as it was.
@@ -321,6 +361,11 @@ pub struct AtomicFile {
     failed_at: Option<u64>,
     /// The temporary file has the target's name: nothing to remove on drop.
     committed: bool,
+    /// A second handle on the temporary file holding an exclusive lock on it until it is
+    /// committed or removed: the proof, for a later run cleaning up after a killed one,
+    /// that this temporary file is still being written (see [`remove_stale_temporaries`]).
+    /// Kept apart from the written handle, which is closed before the rename.
+    lock: Option<File>,
 }
 
 /// The temporary file, counting the bytes it has accepted so that a failure can say where
@@ -374,7 +419,8 @@ impl AtomicFile {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let (file, temp) =
+        remove_stale_temporaries(&dir, name);
+        let (file, temp, lock) =
             create_temporary(&dir, name).map_err(|e| io_error(Step::CreateTemporary, e))?;
         if let Ok(existing) = fs::metadata(&target) {
             // Best effort: the new file should be as readable as the one it replaces, but
@@ -390,6 +436,7 @@ impl AtomicFile {
             overwrite,
             failed_at: None,
             committed: false,
+            lock,
         })
     }
 
@@ -423,6 +470,20 @@ impl AtomicFile {
             offset: self.failed_at.unwrap_or_else(|| self.written()),
             source,
         }
+    }
+
+    /// Flushes and syncs the temporary file without giving it the target's name: after
+    /// this, [`commit`](AtomicFile::commit) only renames, which does not fail for want of
+    /// space. Files that must land together (an output and the file that undoes it) are
+    /// each synced before the first is committed, so a full disk stops both.
+    pub fn sync(&mut self) -> Result<(), OutputError> {
+        let flushed = self.flush();
+        flushed.map_err(|e| self.write_error(e))?;
+        let synced = match &self.file {
+            Some(writer) => writer.get_ref().file.sync_all(),
+            None => Err(io::Error::other("already committed")),
+        };
+        synced.map_err(|e| self.io_error(Step::Sync, e))
     }
 
     /// Flushes and syncs the temporary file, gives it the target's name and syncs the
@@ -539,6 +600,9 @@ impl Drop for AtomicFile {
         if !self.committed {
             let _ = fs::remove_file(&self.temp);
         }
+        // Released only now: until the name is gone, no other run may take the file for
+        // an abandoned one.
+        drop(self.lock.take());
     }
 }
 
@@ -564,23 +628,107 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
-/// Creates a new, unused file `.NAME.PID-N.tmp` in `dir` (hidden on Unix; `NAME` cut short
-/// so a long target name cannot make the temporary name too long).
-fn create_temporary(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(File, PathBuf)> {
+/// The temporary names of `name`'s outputs: `.NAME.` (`NAME` cut short so that a long
+/// target name cannot make the temporary name too long), then `PID-N.tmp`.
+fn temporary_prefix(name: &std::ffi::OsStr) -> String {
     let name = name.to_string_lossy();
     let short: String = name.chars().take(64).collect();
+    format!(".{short}.")
+}
+
+/// Creates a new, unused file `.NAME.PID-N.tmp` in `dir` (hidden on Unix), and a second
+/// handle on it holding an exclusive lock where the platform has file locks (`None` where
+/// it has not).
+fn create_temporary(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+) -> io::Result<(File, PathBuf, Option<File>)> {
+    let prefix = temporary_prefix(name);
     let mut last = None;
     for _ in 0..MAX_TEMP_ATTEMPTS {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(".{short}.{}-{n}.tmp", std::process::id()));
+        let temp = dir.join(format!("{prefix}{}-{n}.tmp", std::process::id()));
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((file, temp)),
+            Ok(file) => match lock_temporary(&temp)? {
+                Some(lock) => return Ok((file, temp, lock)),
+                // Another run's clean-up took it between its creation and the lock.
+                None => last = Some(io::Error::other("the temporary file was taken away")),
+            },
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
         }
     }
     Err(last.unwrap_or_else(|| io::Error::other("no unused temporary name")))
 }
+
+/// Locks the new temporary file `temp` through a handle of its own; `Some(None)` where
+/// files cannot be locked, `None` when the file was removed (by another run's clean-up)
+/// before the lock was taken, so that its writer picks another name.
+#[cfg(unix)]
+fn lock_temporary(temp: &Path) -> io::Result<Option<Option<File>>> {
+    use std::os::unix::fs::MetadataExt;
+    let lock = File::open(temp)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => return Ok(None),
+        // A file system without locks: no clean-up of this file by later runs either.
+        Err(fs::TryLockError::Error(_)) => return Ok(Some(None)),
+    }
+    // The lock is on the file opened; the name must still be that file's.
+    let held = lock.metadata()?;
+    match fs::symlink_metadata(temp) {
+        Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => Ok(Some(Some(lock))),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Where files cannot be locked the same way, temporary files are not locked and not
+/// cleaned up by later runs.
+#[cfg(not(unix))]
+fn lock_temporary(_: &Path) -> io::Result<Option<Option<File>>> {
+    Ok(Some(None))
+}
+
+/// Removes the temporary files a killed or crashed run left for the target `name` in
+/// `dir`: files named as [`create_temporary`] names them whose lock nobody holds. A
+/// running writer holds its lock until its file is renamed or removed, and the kernel
+/// releases it when the writer dies, however it dies; so a free lock proves the file
+/// abandoned. Best effort: what cannot be listed, opened or locked is left alone.
+#[cfg(unix)]
+fn remove_stale_temporaries(dir: &Path, name: &std::ffi::OsStr) {
+    let prefix = temporary_prefix(name);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let ours = rest
+            .strip_suffix(".tmp")
+            .and_then(|id| id.split_once('-'))
+            .is_some_and(|(pid, n)| {
+                let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+                digits(pid) && digits(n)
+            });
+        if !ours || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(file) = File::open(&path)
+            && file.try_lock().is_ok()
+        {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// Without file locks nothing proves a temporary file abandoned: none is removed.
+#[cfg(not(unix))]
+fn remove_stale_temporaries(_: &Path, _: &std::ffi::OsStr) {}
 
 /// Syncs a directory, so that a rename in it is on disk. Some file systems cannot sync a
 /// directory and say so; that is no failure of the write.

@@ -32,9 +32,6 @@ use std::fmt;
 
 use crate::gamenet::{Unpacker, unpack_message_id};
 
-/// The teehistorian header keys [`ScrubOptions::all`] clears: what names the server.
-pub const DEFAULT_HEADER_KEYS: &[&str] = &["server_name", "server_port"];
-
 /// How names become pseudonyms.
 #[derive(Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -87,7 +84,13 @@ pub struct ScrubOptions {
     pub credentials: bool,
     /// Empty every DROP reason (teehistorian only).
     pub drop_reasons: bool,
-    /// Header keys whose values are emptied (`version` cannot be; teehistorian only).
+    /// Remove what identifies the server that recorded the file: its name, address and
+    /// port, its build's free text and every free-text setting (teehistorian only: what
+    /// goes is listed in [`teehistorian::scrub`](mod@crate::teehistorian::scrub)).
+    pub server: bool,
+    /// Header keys whose values are emptied, and `config.VARIABLE` or `tuning.VARIABLE`
+    /// for one setting taken out (`version` cannot be; teehistorian only). A key the
+    /// header cannot hold is refused.
     pub clear_header: Vec<String>,
     /// Chat to remove.
     pub chat: Option<ChatFilter>,
@@ -104,14 +107,15 @@ impl ScrubOptions {
         }
     }
 
-    /// Everything: names (with `key`, if given), credentials, drop reasons, all chat, and
-    /// the header keys of [`DEFAULT_HEADER_KEYS`].
+    /// Everything: names (with `key`, if given), credentials, drop reasons, all chat and
+    /// the server's identity.
     pub fn all(key: Option<Vec<u8>>) -> Self {
         ScrubOptions {
             names: Some(Pseudonyms { key }),
             credentials: true,
             drop_reasons: true,
-            clear_header: DEFAULT_HEADER_KEYS.iter().map(|&k| k.to_owned()).collect(),
+            server: true,
+            clear_header: Vec::new(),
             chat: Some(ChatFilter::All),
         }
     }
@@ -134,6 +138,21 @@ impl Mapping {
     /// Whether nothing was replaced.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty() && self.clans.is_empty() && self.accounts.is_empty()
+    }
+
+    /// How many pseudonyms were given, of every kind.
+    pub fn len(&self) -> usize {
+        self.names.len() + self.clans.len() + self.accounts.len()
+    }
+
+    /// Serializes a mapping as its [`len`](Self::len) only: what a report says of the
+    /// pseudonyms, without the names that would undo the scrub.
+    #[cfg(feature = "serde")]
+    pub(crate) fn serialize_count<S: serde::Serializer>(
+        mapping: &Mapping,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(mapping.len() as u64)
     }
 }
 

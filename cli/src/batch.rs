@@ -8,7 +8,7 @@
 use super::input::{exit_of, is_stdin, open};
 use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
 use super::{Exit, Outcome, Stop};
-use demokit::recording::{Error, Format, Recording};
+use demokit::recording::{Error, Format, Limits, Recording, read_input};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
@@ -291,9 +291,13 @@ pub(crate) fn read_for_export(job: &Job) -> Result<Option<ExportFile>, String> {
     match open(&job.path) {
         Ok(recording) => Ok(Some(ExportFile::Recording(recording))),
         Err(Error::UnknownFormat { .. }) if job.found => Ok(None),
-        Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => std::fs::read(&job.path)
-            .map(|data| Some(ExportFile::Other(data)))
-            .map_err(|e| format!("cannot read: {e}")),
+        // Bounded as the entry point bounds a stream: a device or a pipe is no file to
+        // read to its end.
+        Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => {
+            read_input(&job.path, Limits::DEFAULT)
+                .map(|data| Some(ExportFile::Other(data)))
+                .map_err(|e| format!("cannot read: {e}"))
+        }
         Err(e) => Err(e.to_string()),
     }
 }

@@ -260,18 +260,35 @@ fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
     })
 }
 
-/// [`write_output`] for a file only its owner may read (mode 0600): what undoes a scrub.
-pub(crate) fn write_private_output(destination: &Destination, bytes: &[u8]) -> Outcome {
+/// Writes `bytes` as the destination's file and `side_bytes` as `side`'s, a file only its
+/// owner may read (what undoes a scrub), so that both land or neither
+/// ([`output::write_with_private_companion`]). To standard output, the side file is
+/// written once the bytes are out, so a failing pipe leaves no side file.
+pub(crate) fn write_output_with_private_side(
+    destination: &Destination,
+    bytes: &[u8],
+    side: &Destination,
+    side_bytes: &[u8],
+) -> Outcome {
     if destination.stdout {
-        return write_output(destination, bytes);
+        write_output(destination, bytes)?;
+        return output::write_atomically_private(&side.path, side.overwrite, side_bytes)
+            .map_err(|e| failure(&e, ""));
     }
-    output::write_atomically_private(&destination.path, destination.overwrite, bytes)
-        .map_err(|e| failure(&e, ""))
+    output::write_with_private_companion(
+        &destination.path,
+        destination.overwrite,
+        bytes,
+        &side.path,
+        side.overwrite,
+        side_bytes,
+    )
+    .map_err(|e| failure(&e, ""))
 }
 
 /// Writes `bytes` as the destination's file, atomically: on failure nothing is left
 /// behind and an existing file there is untouched. The one way the CLI writes a file (with
-/// [`write_private_output`] for the files only their owner may read). To
+/// [`write_output_with_private_side`] for an output and the file that undoes it). To
 /// standard output, the bytes are written and flushed.
 pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
     if destination.stdout {

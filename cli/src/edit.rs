@@ -3,7 +3,7 @@
 //! the input through [`demokit::recording::Recording`], hands the operation to it and
 //! prints the report it returns (JSON from its serde form, text from its `Display`).
 
-use super::destination::{Destination, write_output, write_private_output};
+use super::destination::{Destination, write_output, write_output_with_private_side};
 use super::input::{failure, open_recording};
 use super::output::{Output, complain, row, shown_name, warn_skipped};
 use super::{Exit, Outcome, Stop};
@@ -390,6 +390,7 @@ pub(crate) struct ScrubRequest<'a> {
     pub(crate) mapping: Option<&'a Path>,
     pub(crate) credentials: bool,
     pub(crate) drop_reasons: bool,
+    pub(crate) server: bool,
     pub(crate) clear_header: &'a [String],
     pub(crate) chat: Option<ChatArg>,
     pub(crate) all: bool,
@@ -435,13 +436,14 @@ pub(crate) fn scrub_file(
         || key.is_some()
         || request.credentials
         || request.drop_reasons
+        || request.server
         || !request.clear_header.is_empty()
         || request.chat.is_some();
     if !request.all && !explicit {
         complain(
             input,
             "nothing to scrub: give --all, or --names, --credentials, --drop-reasons, \
-             --clear-header or --chat",
+             --server, --clear-header or --chat",
         );
         return Err(Stop(Exit::Usage));
     }
@@ -456,6 +458,7 @@ pub(crate) fn scrub_file(
     }
     options.credentials |= request.credentials;
     options.drop_reasons |= request.drop_reasons;
+    options.server |= request.server;
     for k in request.clear_header {
         if !options.clear_header.contains(k) {
             options.clear_header.push(k.clone());
@@ -472,20 +475,17 @@ pub(crate) fn scrub_file(
     let report = recording
         .scrub(&options, &mut bytes)
         .map_err(|e| refused(input, e))?;
-    write_output(output, &bytes)?;
-    if let Some(mapping) = &mapping {
-        write_mapping(mapping, report.mapping())?;
+    match &mapping {
+        // The mapping undoes the scrub: both files land or neither.
+        Some(mapping) => {
+            let mut text = serde_json::to_vec_pretty(report.mapping()).map_err(|e| {
+                complain(mapping.path(), e);
+                Stop(Exit::Io)
+            })?;
+            text.push(b'\n');
+            write_output_with_private_side(output, &bytes, mapping, &text)?;
+        }
+        None => write_output(output, &bytes)?,
     }
     print_report(output, &report, json)
-}
-
-/// Writes a scrub's name mapping (original -> pseudonym) as pretty JSON to `mapping`, which
-/// only its owner may read: it undoes the scrub.
-fn write_mapping(mapping: &Destination, map: &impl serde::Serialize) -> Outcome {
-    let mut text = serde_json::to_vec_pretty(map).map_err(|e| {
-        complain(mapping.path(), e);
-        Stop(Exit::Io)
-    })?;
-    text.push(b'\n');
-    write_private_output(mapping, &text)
 }

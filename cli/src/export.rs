@@ -52,11 +52,9 @@ impl From<PartitionArg> for Partitioning {
 /// does not grow with the number of files (a first walk only counts them, for the progress
 /// bar).
 pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) -> Outcome {
-    let exported: HashSet<ExportedFile> = DatasetWriter::exported(out)
-        .map_err(failed)?
-        .into_iter()
-        .collect();
+    // The writer first: it locks the dataset, so what it holds cannot change under us.
     let writer = DatasetWriter::with_partitioning(out, partitioning).map_err(failed)?;
+    let exported: HashSet<ExportedFile> = writer.exported().map_err(failed)?.into_iter().collect();
     let writer = Mutex::new((writer, None::<ExportError>));
     let bar = progress_bar(walk_jobs(paths.to_vec()).count());
     let write = |table: Table, partition: &Partition, batch: RecordBatch| {

@@ -149,8 +149,10 @@ enum Command {
     },
     /// Prints the chat lines of recordings.
     ///
-    /// Demos: every chat line the server sent, with the speaker's name. Teehistorian files:
-    /// DDNet does not record chat, only what the server says through its console (`say`).
+    /// Demos: the lines DDNet's demo_extract_chat prints (chat, whispers, the server's
+    /// lines and broadcasts), 0.7 demos read as DDNet's client reads them. Teehistorian
+    /// files: DDNet does not record chat, only what the server says through its console
+    /// (`say`).
     Chat {
         /// Recordings, or directories to search for them.
         #[arg(required = true, value_name = "FILE|DIR")]
@@ -262,14 +264,20 @@ enum Command {
         /// Empty the reasons of drops.
         #[arg(long)]
         drop_reasons: bool,
-        /// Empty this header key (repeatable), e.g. server_name, server_port.
+        /// Take out what identifies the server: its name, port and address, the free text
+        /// of its version, and every config setting that is not a plain number (MOTD,
+        /// welcome text, ...); a demo's MOTD messages.
+        #[arg(long)]
+        server: bool,
+        /// Empty this header key (repeatable), e.g. game_uuid, or take one setting out
+        /// with config.NAME or tuning.NAME. A key no header holds is refused.
         #[arg(long, value_name = "KEY")]
         clear_header: Vec<String>,
         /// Drop chat messages: all, whispers or team.
         #[arg(long, value_enum, value_name = "WHICH")]
         chat: Option<edit::ChatArg>,
-        /// Everything: --names --credentials --drop-reasons --chat all and --clear-header
-        /// for server_name and server_port (for a demo: --names --chat all).
+        /// Everything: --names --credentials --drop-reasons --server --chat all (for a
+        /// demo: --names --server --chat all).
         #[arg(long)]
         all: bool,
         /// Print the report as JSON.
@@ -492,6 +500,7 @@ fn main() -> ExitCode {
             mapping,
             credentials,
             drop_reasons,
+            server,
             clear_header,
             chat,
             all,
@@ -503,6 +512,7 @@ fn main() -> ExitCode {
                 mapping: mapping.as_deref(),
                 credentials: *credentials,
                 drop_reasons: *drop_reasons,
+                server: *server,
                 clear_header,
                 chat: *chat,
                 all: *all,

@@ -257,18 +257,25 @@ def scrub(
     chat: Optional[str] = None,
     credentials: bool = False,
     drop_reasons: bool = False,
+    server: bool = False,
     clear_header: Sequence[str] = (),
     all: bool = False,  # noqa: A002
+    mapping: Optional[PathLike] = None,
     overwrite: bool = False,
 ) -> Dict[str, Any]:
     """Writes a teehistorian file or a Teeworlds demo with what the options name taken out,
     as ``demokit scrub`` does: ``names`` (or a ``key``) gives players and clans pseudonyms
     (with a key the same in every file), ``chat`` drops ``"all"`` chat, ``"whispers"`` or
-    ``"team"`` chat, ``credentials``, ``drop_reasons`` and ``clear_header`` (teehistorian
-    only) drop credential commands, empty drop reasons and header keys; ``all`` is all of
-    them (names and chat for a demo). Everything else stays as it was, byte for byte.
-    Returns the report, with the ``mapping`` of original names to pseudonyms: keep it
-    private."""
+    ``"team"`` chat, ``server`` what identifies the server (its name, port, address,
+    MOTD and every free-text setting), ``credentials``, ``drop_reasons`` and
+    ``clear_header`` (teehistorian only) drop credential commands, empty drop reasons and
+    header keys (``config.NAME`` takes one setting out; a key no header holds raises);
+    ``all`` is all of them. Everything else stays as it was, byte for byte.
+
+    Returns the report, which holds no name (``pseudonyms`` is how many were given). With
+    ``mapping``, the pseudonyms (original name -> pseudonym) are written to that JSON file,
+    readable by its owner only, and the two files are written together or not at all:
+    keep it private, it undoes the scrub."""
     return _edited(
         _demokit.scrub_file,
         input,
@@ -278,8 +285,10 @@ def scrub(
         chat,
         credentials,
         drop_reasons,
+        server,
         list(clear_header),
         all,
+        None if mapping is None else os.fspath(mapping),
         overwrite,
     )
 

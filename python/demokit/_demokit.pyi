@@ -49,8 +49,10 @@ def scrub_file(
     chat: Optional[str] = None,
     credentials: bool = False,
     drop_reasons: bool = False,
+    server: bool = False,
     clear_header: List[str] = ...,
     all: bool = False,
+    mapping: Optional[str] = None,
     overwrite: bool = False,
 ) -> str: ...
 

@@ -10,7 +10,7 @@
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use demokit::export::{Exporter, Table, modified_ns};
-use demokit::output::{Overwrite, check_output, write_atomically};
+use demokit::output::{Overwrite, check_output, write_atomically, write_with_private_companion};
 use demokit::recording::{Error, Format, Recording, RepairOptions, detect};
 use demokit::time::RangeBound;
 use pyo3::create_exception;
@@ -326,13 +326,18 @@ fn write_output(
     overwrite: bool,
     bytes: &[u8],
 ) -> Result<(), EditError> {
-    let overwrite = if overwrite {
+    let overwrite = overwrite_policy(overwrite);
+    check_output(output, overwrite, &[input]).map_err(|e| (e.to_string(), None))?;
+    write_atomically(output, overwrite, bytes).map_err(|e| (e.to_string(), None))
+}
+
+/// The overwrite policy of an `overwrite=` argument.
+fn overwrite_policy(overwrite: bool) -> Overwrite {
+    if overwrite {
         Overwrite::Replace
     } else {
         Overwrite::Refuse
-    };
-    check_output(output, overwrite, &[input]).map_err(|e| (e.to_string(), None))?;
-    write_atomically(output, overwrite, bytes).map_err(|e| (e.to_string(), None))
+    }
 }
 
 /// Runs an editing function with the GIL released and turns its error into
@@ -447,13 +452,16 @@ fn convert_file(
 }
 
 /// Scrubs a teehistorian file or a Teeworlds demo into `output` (the library's `scrub`
-/// of its format, with the options the CLI's flags set); returns the report as JSON, the
-/// name mapping included. `chat`: `"all"`, `"whispers"` or `"team"`; `names` (or a
-/// `key`) turns pseudonyms on; `all` is everything the format can carry (the library's
-/// `Recording::scrub_everything`: for a demo, names and all chat).
+/// of its format, with the options the CLI's flags set); returns the report as JSON,
+/// which holds no name. `chat`: `"all"`, `"whispers"` or `"team"`; `names` (or a `key`)
+/// turns pseudonyms on; `all` is everything the format can carry (the library's
+/// `Recording::scrub_everything`). With `mapping`, the pseudonyms given (original ->
+/// pseudonym) are written there as JSON, mode 0600, and the two files land together or
+/// not at all.
 #[pyfunction]
 #[pyo3(signature = (input, output, names = false, key = None, chat = None, credentials = false,
-                    drop_reasons = false, clear_header = Vec::new(), all = false, overwrite = false))]
+                    drop_reasons = false, server = false, clear_header = Vec::new(),
+                    all = false, mapping = None, overwrite = false))]
 #[allow(clippy::too_many_arguments)] // The keyword arguments of `demokit.scrub`.
 fn scrub_file(
     py: Python<'_>,
@@ -464,8 +472,10 @@ fn scrub_file(
     chat: Option<String>,
     credentials: bool,
     drop_reasons: bool,
+    server: bool,
     clear_header: Vec<String>,
     all: bool,
+    mapping: Option<PathBuf>,
     overwrite: bool,
 ) -> PyResult<String> {
     use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
@@ -494,6 +504,7 @@ fn scrub_file(
         options.chat = chat.or(options.chat);
         options.credentials |= credentials;
         options.drop_reasons |= drop_reasons;
+        options.server |= server;
         for k in clear_header {
             if !options.clear_header.contains(&k) {
                 options.clear_header.push(k);
@@ -501,7 +512,23 @@ fn scrub_file(
         }
         let mut bytes = Vec::new();
         let report = recording.scrub(&options, &mut bytes).map_err(edit_error)?;
-        write_output(&input, &output, overwrite, &bytes)?;
+        match &mapping {
+            Some(mapping) => {
+                let overwrite = overwrite_policy(overwrite);
+                let mut text = serde_json::to_vec_pretty(report.mapping())
+                    .map_err(|e| (e.to_string(), None))?;
+                text.push(b'\n');
+                if *mapping == output {
+                    return Err(("mapping= must not be the output".into(), None));
+                }
+                check_output(&output, overwrite, &[&input, mapping])
+                    .and_then(|()| check_output(mapping, overwrite, &[&input, &output]))
+                    .map_err(|e| (e.to_string(), None))?;
+                write_with_private_companion(&output, overwrite, &bytes, mapping, overwrite, &text)
+                    .map_err(|e| (e.to_string(), None))?;
+            }
+            None => write_output(&input, &output, overwrite, &bytes)?,
+        }
         Ok(report_json(&report))
     })
 }

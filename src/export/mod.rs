@@ -35,7 +35,7 @@ mod writer;
 pub use arrow_array::RecordBatch;
 pub use partition::{NULL_PARTITION, Partition, Partitioning};
 pub use writer::{
-    DatasetWriter, ExportError, ExportedFile, MAX_OPEN_PARTS, MAX_ROW_GROUPS_PER_PART,
+    DatasetWriter, ExportError, ExportedFile, LOCK_FILE, MAX_OPEN_PARTS, MAX_ROW_GROUPS_PER_PART,
 };
 
 use crate::recording::{Error, Recording, TeehistorianStream, Visitor};

@@ -3,6 +3,14 @@
 //! (`DIR/<table>/format=<format>/date=<YYYY-MM-DD>/part-<n>.parquet`, see
 //! [`Partitioning`]), so that DuckDB, Spark or pyarrow read each table as a dataset and a
 //! later run adds parts to it. The partition columns are only in the directory names.
+//!
+//! One run writes a dataset at a time: a [`DatasetWriter`] holds a lock on
+//! `DIR/`[`LOCK_FILE`] from its creation to its end (the kernel lets go of it when the
+//! process dies, however it dies), and a second writer of the same directory is refused
+//! with [`ExportError::Locked`], so two runs never add the same files' rows twice. Parts
+//! are written under hidden temporary names (`.part-<n>.parquet.partial`), which pyarrow,
+//! DuckDB's `*.parquet` globs and Spark all pass over; the temporary parts a killed run
+//! left are removed by the next writer, which holds the lock and so knows them abandoned.
 
 use super::{Partition, Partitioning, SCHEMA_VERSION, Table};
 use arrow_array::RecordBatch;
@@ -93,6 +101,14 @@ pub enum ExportError {
         /// What the writer said.
         source: parquet::errors::ParquetError,
     },
+    /// Another run is writing the dataset: it holds the lock on [`LOCK_FILE`].
+    #[error(
+        "{path}: another demokit export is writing this dataset; run again when it has finished"
+    )]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+    },
     /// The dataset holds parts of another schema version, which a run must not mix with
     /// its own: readers of a dataset expect one schema.
     #[error(
@@ -104,6 +120,57 @@ pub enum ExportError {
         /// Its `demokit.schema_version` (`none` if it has none).
         found: String,
     },
+}
+
+/// The file in a dataset's directory that a [`DatasetWriter`] keeps locked while it writes
+/// (hidden, so that readers of the dataset pass over it).
+pub const LOCK_FILE: &str = ".demokit-lock";
+
+/// Takes the lock on the dataset in `dir` (see [`LOCK_FILE`]).
+fn lock_dataset(dir: &Path) -> Result<File, ExportError> {
+    let path = dir.join(LOCK_FILE);
+    let io = |source| ExportError::Io {
+        path: path.clone(),
+        source,
+    };
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ExportError::Locked { path }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Removes every temporary part under `dir` (`.part-<n>.parquet.partial`, and
+/// `part-<n>.parquet.partial` as earlier versions named them): only called with the
+/// dataset's lock held, so none is another run's part in progress.
+fn remove_abandoned_parts(dir: &Path) -> Result<(), ExportError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExportError::Io { path, source }
+    };
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
+            let entry = entry.map_err(io(&dir))?;
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if entry.file_type().map_err(io(&path))?.is_dir() {
+                stack.push(path);
+            } else if name.ends_with(".parquet.partial")
+                && part_number(name.trim_start_matches('.').trim_end_matches(".partial")).is_some()
+            {
+                std::fs::remove_file(&path).map_err(io(&path))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Adds the files one `files` part names to `out`.
@@ -189,7 +256,7 @@ struct OpenPart {
 /// either directly in the table's directory or in partition directories (see
 /// [`with_partitioning`](Self::with_partitioning)).
 ///
-/// Each file is written under a temporary name (`part-<n>.parquet.partial`) and renamed
+/// Each file is written under a hidden temporary name (`.part-<n>.parquet.partial`) and renamed
 /// into place by [`finish`](Self::finish): a run that stops early leaves no file that
 /// looks complete. A table (or partition) that gets no rows gets no file. At most
 /// [`MAX_OPEN_PARTS`] files per table are open at once (see
@@ -199,6 +266,8 @@ struct OpenPart {
 /// that memory stays the same however much a partition gets.
 pub struct DatasetWriter {
     dir: PathBuf,
+    /// The locked [`LOCK_FILE`]: held until the writer is dropped.
+    _lock: File,
     partitioning: Partitioning,
     max_open: usize,
     /// Row groups per part before a new part is begun.
@@ -300,6 +369,8 @@ impl DatasetWriter {
             path: dir.clone(),
             source,
         })?;
+        let lock = lock_dataset(&dir)?;
+        remove_abandoned_parts(&dir)?;
         let mut run = 0;
         for &table in Table::ALL {
             walk_parts(&dir.join(table.name()), &mut |_, n| {
@@ -309,6 +380,7 @@ impl DatasetWriter {
         }
         Ok(DatasetWriter {
             dir,
+            _lock: lock,
             partitioning,
             max_open: MAX_OPEN_PARTS,
             max_row_groups: MAX_ROW_GROUPS_PER_PART,
@@ -341,13 +413,15 @@ impl DatasetWriter {
         self.partitioning
     }
 
-    /// The files the dataset in `dir` already holds, from its `files` table in any
-    /// layout, every part under `files/` read (none if there is no dataset yet). A part of
-    /// another schema version is an [`ExportError::SchemaVersion`]: a run adds parts of its
-    /// own version, and one dataset should hold one schema.
-    pub fn exported(dir: impl AsRef<Path>) -> Result<Vec<ExportedFile>, ExportError> {
+    /// The files the dataset already holds, from its `files` table in any layout, every
+    /// part under `files/` read (none in a new dataset). Read through the writer, which
+    /// holds the dataset's lock, so that no other run adds files between this answer and
+    /// this run's parts. A part of another schema version is an
+    /// [`ExportError::SchemaVersion`]: a run adds parts of its own version, and one dataset
+    /// should hold one schema.
+    pub fn exported(&self) -> Result<Vec<ExportedFile>, ExportError> {
         let mut out = Vec::new();
-        walk_parts(&dir.as_ref().join(Table::Files.name()), &mut |path, _| {
+        walk_parts(&self.dir.join(Table::Files.name()), &mut |path, _| {
             read_exported(path, &mut out)
         })?;
         Ok(out)
@@ -522,9 +596,11 @@ impl DatasetWriter {
     }
 }
 
-/// The name a part is written under until [`DatasetWriter::finish`].
+/// The name a part is written under until [`DatasetWriter::finish`]: hidden, so that
+/// readers of the dataset pass over it (`.part-<n>.parquet.partial`).
 fn temporary(path: &Path) -> PathBuf {
-    path.with_extension("parquet.partial")
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.partial"))
 }
 
 /// Writes a part's footer; returns the name it gets.

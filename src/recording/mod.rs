@@ -62,12 +62,18 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// 4 GiB from a stream: more than any recording demokit has met (a day of a busy
-    /// server's teehistorian is about 1 GiB), and bounded.
+    /// 1 GiB from a stream ([`DEFAULT_MAX_STREAM_BYTES`]): more than any demo, and a day of
+    /// a busy server's teehistorian; a stream is held in memory, so the limit is what it
+    /// may cost (the buffer grows by a quarter at a time, so at most 1.25 GiB). A longer
+    /// recording is read from a regular file, which is read as a file.
     pub const DEFAULT: Limits = Limits {
-        max_stream_bytes: 4 << 30,
+        max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
     };
 }
+
+/// The most bytes [`Limits::DEFAULT`] reads from a stream that is not a regular file:
+/// 1 GiB.
+pub const DEFAULT_MAX_STREAM_BYTES: u64 = 1 << 30;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -129,14 +135,63 @@ fn supported(head: &[u8]) -> Result<Format, Error> {
 /// The longest magic the formats have: a teehistorian file's UUID.
 const MAGIC_LEN: usize = 16;
 
-/// Reads `reader` to its end, refusing more than `limit` bytes.
-fn read_bounded(reader: impl Read, limit: u64, data: &mut Vec<u8>) -> Result<(), Error> {
-    let mut limited = reader.take(limit.saturating_add(1));
-    limited.read_to_end(data).map_err(Error::read)?;
-    if data.len() as u64 > limit {
-        return Err(Error::TooLong { limit });
+/// Reads `reader` to its end, refusing more than `limit` bytes. The buffer grows by a
+/// quarter of what it holds at a time (not doubling, as `read_to_end` would), so what it
+/// costs stays within 1.25 times what was read; an allocation the system refuses is an
+/// error, not an abort.
+fn read_bounded(mut reader: impl Read, limit: u64, data: &mut Vec<u8>) -> Result<(), Error> {
+    const MIN_STEP: usize = 64 * 1024;
+    loop {
+        if data.len() as u64 > limit {
+            return Err(Error::TooLong { limit });
+        }
+        if data.len() == data.capacity() {
+            // One byte past the limit is enough to know the stream is longer.
+            let room = usize::try_from(limit + 1 - data.len() as u64).unwrap_or(usize::MAX);
+            let step = (data.len() / 4).max(MIN_STEP).min(room.max(1));
+            data.try_reserve_exact(step)
+                .map_err(|_| Error::read(io::ErrorKind::OutOfMemory.into()))?;
+        }
+        // Read through a window of the spare capacity, so that each byte is zeroed once.
+        let filled = data.len();
+        let window = (data.capacity() - filled).min(MIN_STEP * 16);
+        data.resize(filled + window, 0);
+        let n = loop {
+            match reader.read(&mut data[filled..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    data.truncate(filled);
+                    return Err(Error::read(e));
+                }
+            }
+        };
+        data.truncate(filled + n);
+        if n == 0 {
+            return Ok(());
+        }
     }
-    Ok(())
+}
+
+/// The bytes of the file at `path`, read as [`Recording::open_with`] reads an input: a
+/// regular file whole, anything else (a pipe, a device) up to `limits`
+/// ([`Error::TooLong`] past it). For front ends that also take files demokit does not
+/// read as recordings (the tables list them too).
+pub fn read_input(path: impl AsRef<Path>, limits: Limits) -> Result<Vec<u8>, Error> {
+    let path = path.as_ref();
+    let file = File::open(path).map_err(Error::read)?;
+    let meta = file.metadata().map_err(Error::read)?;
+    let mut data = Vec::new();
+    if meta.is_file() {
+        data.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(usize::MAX))
+            .map_err(|_| Error::read(io::ErrorKind::OutOfMemory.into()))?;
+        BufReader::new(file)
+            .read_to_end(&mut data)
+            .map_err(Error::read)?;
+    } else {
+        read_bounded(file, limits.max_stream_bytes, &mut data)?;
+    }
+    Ok(data)
 }
 
 impl Recording {

@@ -33,14 +33,15 @@ impl ScrubReport {
 impl Recording {
     /// The options that scrub everything this recording's format can carry that names or
     /// identifies someone: names and clans (pseudonyms keyed by `key`, or counted when
-    /// `None`), all chat, and for a teehistorian file also credentials, drop reasons and
-    /// the header's identifying keys.
+    /// `None`), all chat and the server's identity ([`ScrubOptions::server`]), and for a
+    /// teehistorian file also credentials and drop reasons.
     pub fn scrub_everything(&self, key: Option<Vec<u8>>) -> ScrubOptions {
         match self.format {
             Format::Teehistorian => ScrubOptions::all(key),
             _ => ScrubOptions {
                 names: Some(Pseudonyms { key }),
                 chat: Some(ChatFilter::All),
+                server: true,
                 ..ScrubOptions::default()
             },
         }

@@ -679,11 +679,7 @@ impl Display for super::ScrubReport {
                 for (kind, n) in &report.dropped {
                     row(f, "dropped", format_args!("{n} {kind}"))?;
                 }
-                row(
-                    f,
-                    "pseudonyms",
-                    report.mapping.names.len() + report.mapping.clans.len(),
-                )
+                row(f, "pseudonyms", report.mapping.len())
             }
             super::ScrubReport::Teehistorian(report) => {
                 if !report.changed() {
@@ -702,13 +698,7 @@ impl Display for super::ScrubReport {
                 if !report.header_cleared.is_empty() {
                     row(f, "header cleared", report.header_cleared.join(", "))?;
                 }
-                row(
-                    f,
-                    "pseudonyms",
-                    report.mapping.names.len()
-                        + report.mapping.clans.len()
-                        + report.mapping.accounts.len(),
-                )
+                row(f, "pseudonyms", report.mapping.len())
             }
         }
     }

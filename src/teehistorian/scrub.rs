@@ -38,11 +38,24 @@
 //!   `whisper`, `c`, `converse`) that clients send as chat and a server may record as
 //!   console commands. DDNet records no `Cl_Say` itself; other writers may.
 //! * **Drop reasons** ([`ScrubOptions::drop_reasons`]): DROP reasons become empty.
+//! * **Server** ([`ScrubOptions::server`]): what identifies the server that recorded the
+//!   file goes from the header: `server_name` and `server_port` ([`SERVER_HEADER_KEYS`])
+//!   are emptied, `server_version` keeps only its version numbers (`0.6.4, 11.0.1 (…)`
+//!   becomes `0.6.4, 11.0.1`: builds put free text after them), `config` loses every
+//!   variable whose value is not a plain number and every port ([`is_server_identity`]:
+//!   `sv_name`, `sv_port`, `bindaddr`, `sv_motd`, `sv_welcome`, rules lines, log file
+//!   names …), and keys other writers add lose their text. Kept: the numeric settings,
+//!   `tuning`, `game_type`, the map's name and checksums, `start_time`, `game_uuid` and
+//!   `prev_game_uuid` (they link a file to the games before and after it; clear them with
+//!   `clear_header` when that link is too much), `comment` and `prng_description`.
 //! * **Header** ([`ScrubOptions::clear_header`]): the named keys get an empty value (an
-//!   empty string; `config` and `tuning` an empty object, `uuids` an empty array), so the
-//!   header keeps its keys and stays one DDNet could have written; a changed header is
-//!   written as DDNet writes headers ([`Header::write_json`]), an unchanged one keeps its
-//!   bytes. `version` cannot be cleared: readers need it.
+//!   empty string; `config` and `tuning` an empty object, `uuids` an empty array), and
+//!   `config.NAME` or `tuning.NAME` takes one setting out, so the header keeps its keys and
+//!   stays one DDNet could have written; a changed header is written as DDNet writes
+//!   headers ([`Header::write_json`]), an unchanged one keeps its bytes. `version` cannot be
+//!   cleared: readers need it. A key no header can hold (not one of DDNet's keys, not a
+//!   key this file's writer added, not `config.NAME`/`tuning.NAME` with NAME a variable's
+//!   name) is refused, so that a misspelt key does not pass for a scrub.
 //!
 //! What stays: every message not named above is copied as stored (non-canonical ints and
 //! all), and no player, input, join, TICK_SKIP or FINISH record is ever dropped or changed.
@@ -61,7 +74,8 @@
 //!
 //! Left to others: names inside the fields of client messages other than the ones named
 //! above are not rewritten (the message is dropped when a name shows in its bytes); the
-//! JSON header's free text is not searched for names; IP addresses are not in teehistorian
+//! header's free text is not searched for names (with `server` none is left but the map's
+//! and the game type's names); IP addresses are not in teehistorian
 //! files; a name given in a console command before the player's first name record is
 //! replaced too (the whole file is read first), but a name a file never records as a name
 //! is not known to be one.
@@ -130,12 +144,18 @@ pub struct ScrubReport {
     /// Messages dropped, by kind: `CONSOLE_COMMAND <cmd>`, `MESSAGE <message name>`, or an
     /// EX record's kind name.
     pub dropped: BTreeMap<String, u64>,
-    /// Header keys whose values were emptied, and `config.<variable>` for credential
-    /// variables taken out of `config`.
+    /// Header keys whose values were emptied (or, for `server_version`, cut to its
+    /// versions), and `config.<variable>`/`tuning.<variable>` for settings taken out.
     pub header_cleared: Vec<String>,
     /// Whether the input (and so the output) ends with FINISH.
     pub finished: bool,
-    /// The pseudonyms given.
+    /// The pseudonyms given: what undoes the scrub. A report is serialized with their
+    /// number only (as `pseudonyms`), so that printing or logging it gives no name away;
+    /// the mapping goes only where its caller sends it (the tool's `--mapping` file).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pseudonyms", serialize_with = "Mapping::serialize_count")
+    )]
     pub mapping: Mapping,
 }
 
@@ -277,86 +297,224 @@ fn classify(message: &AnyMessage<'_>) -> Said {
     }
 }
 
-/// Empties the header keys asked for; returns the keys it changed.
-fn clear_header(
-    header: &mut Header,
-    keys: &[String],
-    credentials: bool,
-) -> Result<Vec<String>, ScrubError> {
-    let mut cleared = Vec::new();
-    for key in keys {
-        let empty_str = |v: &mut Option<String>| match v {
-            Some(s) if !s.is_empty() => {
-                s.clear();
-                true
-            }
-            _ => false,
-        };
-        let changed = match key.as_str() {
-            "version" => {
-                return Err(ScrubError::Options(
-                    "the header's version cannot be cleared: readers need it".into(),
-                ));
-            }
-            "comment" => empty_str(&mut header.comment),
-            "version_minor" => empty_str(&mut header.version_minor),
-            "game_uuid" => empty_str(&mut header.game_uuid),
-            "prev_game_uuid" => empty_str(&mut header.prev_game_uuid),
-            "server_version" => empty_str(&mut header.server_version),
-            "start_time" => empty_str(&mut header.start_time),
-            "server_name" => empty_str(&mut header.server_name),
-            "server_port" => empty_str(&mut header.server_port),
-            "game_type" => empty_str(&mut header.game_type),
-            "map_name" => empty_str(&mut header.map_name),
-            "map_size" => empty_str(&mut header.map_size),
-            "map_sha256" => empty_str(&mut header.map_sha256),
-            "map_crc" => empty_str(&mut header.map_crc),
-            "prng_description" => empty_str(&mut header.prng_description),
-            "config" | "tuning" => {
-                let pairs = if key == "config" {
-                    &mut header.config
-                } else {
-                    &mut header.tuning
-                };
-                match pairs {
-                    Some(p) if !p.is_empty() => {
-                        p.clear();
-                        true
-                    }
-                    _ => false,
-                }
-            }
-            "uuids" => match &mut header.uuids {
-                Some(u) if !u.is_empty() => {
-                    u.clear();
-                    true
-                }
-                _ => false,
-            },
-            _ => false,
-        };
-        // Known keys holding another kind of value, and unknown keys, are in `extra`.
-        let mut changed_extra = false;
-        for (k, v) in &mut header.extra {
-            if k == key && *v != Value::String(String::new()) {
-                *v = Value::String(String::new());
-                changed_extra = true;
-            }
+/// The header's own keys a scrub can clear (every key DDNet writes but `version`).
+const CLEARABLE_KEYS: &[&str] = &[
+    "comment",
+    "version_minor",
+    "game_uuid",
+    "prev_game_uuid",
+    "server_version",
+    "start_time",
+    "server_name",
+    "server_port",
+    "game_type",
+    "map_name",
+    "map_size",
+    "map_sha256",
+    "map_crc",
+    "prng_description",
+    "config",
+    "tuning",
+    "uuids",
+];
+
+/// The header keys [`ScrubOptions::server`] empties: the server's name and port.
+pub const SERVER_HEADER_KEYS: &[&str] = &["server_name", "server_port"];
+
+/// Whether [`ScrubOptions::server`] takes the config variable `name` with value `value` out:
+/// every value that is not a plain number (names, addresses, the MOTD, the welcome and
+/// rules texts, file names: free text that can say anything), and the port numbers
+/// (variables ending in `port`), which with the address find the server.
+pub fn is_server_identity(name: &str, value: &str) -> bool {
+    let number = value.strip_prefix('-').unwrap_or(value);
+    let plain_number = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
+    !plain_number || name.ends_with("port")
+}
+
+/// The part of a `server_version` that is versions only: DDNet writes `0.6.4, 20.1`, and
+/// builds add free text after it (`0.6.4, 11.0.1 (git hash)`, a fork's own name). What is
+/// kept is the leading run of comma-separated version numbers (digits and dots).
+fn versions_only(version: &str) -> &str {
+    let is_version = |token: &str| {
+        token.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && token.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    };
+    let (mut start, mut end) = (0, 0);
+    for part in version.split(", ") {
+        let token = part.split(' ').next().unwrap_or("");
+        if !is_version(token) {
+            break;
         }
-        if (changed || changed_extra) && !cleared.contains(key) {
-            cleared.push(key.clone());
+        end = start + token.len();
+        if token.len() < part.len() {
+            break;
+        }
+        start += part.len() + 2;
+    }
+    &version[..end]
+}
+
+/// Adds `key` to the keys a scrub cleared, once.
+fn note(cleared: &mut Vec<String>, key: String) {
+    if !cleared.contains(&key) {
+        cleared.push(key);
+    }
+}
+
+/// Empties the header keys asked for (and with `server`, what identifies the server);
+/// returns the keys it changed. A key the header cannot hold is an error.
+fn clear_header(header: &mut Header, options: &ScrubOptions) -> Result<Vec<String>, ScrubError> {
+    let mut cleared = Vec::new();
+    for key in &options.clear_header {
+        if key == "version" {
+            return Err(ScrubError::Options(
+                "the header's version cannot be cleared: readers need it".into(),
+            ));
+        }
+        if let Some((table, variable)) = key.split_once('.') {
+            let pairs = match table {
+                "config" => &mut header.config,
+                "tuning" => &mut header.tuning,
+                _ => {
+                    return Err(ScrubError::Options(format!(
+                        "--clear-header {key:?}: only config and tuning hold variables \
+                         (config.NAME, tuning.NAME)"
+                    )));
+                }
+            };
+            let well_formed = !variable.is_empty()
+                && variable
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            if !well_formed {
+                return Err(ScrubError::Options(format!(
+                    "--clear-header {key:?}: {variable:?} is no {table} variable's name"
+                )));
+            }
+            // A variable a file does not list has its default value: nothing to clear.
+            if let Some(pairs) = pairs {
+                let before = pairs.len();
+                pairs.retain(|(k, _)| k != variable);
+                if pairs.len() != before {
+                    note(&mut cleared, key.clone());
+                }
+            }
+            continue;
+        }
+        let in_extra = header.extra.iter().any(|(k, _)| k == key);
+        if !CLEARABLE_KEYS.contains(&key.as_str()) && !in_extra {
+            return Err(ScrubError::Options(format!(
+                "--clear-header {key:?}: the header has no such key (it has {}, config.NAME, \
+                 tuning.NAME and keys other writers add)",
+                CLEARABLE_KEYS.join(", ")
+            )));
+        }
+        if empty_key(header, key) {
+            note(&mut cleared, key.clone());
         }
     }
-    if credentials && let Some(config) = &mut header.config {
+    if options.server {
+        for key in SERVER_HEADER_KEYS {
+            if empty_key(header, key) {
+                note(&mut cleared, (*key).to_owned());
+            }
+        }
+        if let Some(version) = &mut header.server_version {
+            let kept = versions_only(version).len();
+            if kept < version.len() {
+                version.truncate(kept);
+                note(&mut cleared, "server_version".to_owned());
+            }
+        }
+        if let Some(config) = &mut header.config {
+            config.retain(|(k, v)| {
+                let identity = is_server_identity(k, v);
+                if identity {
+                    note(&mut cleared, format!("config.{k}"));
+                }
+                !identity
+            });
+        }
+        // Keys other writers add are free text DDNet does not know the meaning of.
+        for (k, v) in &mut header.extra {
+            if v.is_string() && *v != Value::String(String::new()) {
+                *v = Value::String(String::new());
+                note(&mut cleared, k.clone());
+            }
+        }
+    }
+    if options.credentials
+        && let Some(config) = &mut header.config
+    {
         config.retain(|(k, _)| {
             let secret = CREDENTIAL_COMMANDS.contains(&k.as_str());
             if secret {
-                cleared.push(format!("config.{k}"));
+                note(&mut cleared, format!("config.{k}"));
             }
             !secret
         });
     }
     Ok(cleared)
+}
+
+/// Empties one top-level key (an empty string; `config` and `tuning` an empty object,
+/// `uuids` an empty array; a key another writer added an empty string); whether it
+/// changed.
+fn empty_key(header: &mut Header, key: &str) -> bool {
+    let empty_str = |v: &mut Option<String>| match v {
+        Some(s) if !s.is_empty() => {
+            s.clear();
+            true
+        }
+        _ => false,
+    };
+    let changed = match key {
+        "comment" => empty_str(&mut header.comment),
+        "version_minor" => empty_str(&mut header.version_minor),
+        "game_uuid" => empty_str(&mut header.game_uuid),
+        "prev_game_uuid" => empty_str(&mut header.prev_game_uuid),
+        "server_version" => empty_str(&mut header.server_version),
+        "start_time" => empty_str(&mut header.start_time),
+        "server_name" => empty_str(&mut header.server_name),
+        "server_port" => empty_str(&mut header.server_port),
+        "game_type" => empty_str(&mut header.game_type),
+        "map_name" => empty_str(&mut header.map_name),
+        "map_size" => empty_str(&mut header.map_size),
+        "map_sha256" => empty_str(&mut header.map_sha256),
+        "map_crc" => empty_str(&mut header.map_crc),
+        "prng_description" => empty_str(&mut header.prng_description),
+        "config" | "tuning" => {
+            let pairs = if key == "config" {
+                &mut header.config
+            } else {
+                &mut header.tuning
+            };
+            match pairs {
+                Some(p) if !p.is_empty() => {
+                    p.clear();
+                    true
+                }
+                _ => false,
+            }
+        }
+        "uuids" => match &mut header.uuids {
+            Some(u) if !u.is_empty() => {
+                u.clear();
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    // Known keys holding another kind of value, and unknown keys, are in `extra`.
+    let mut changed_extra = false;
+    for (k, v) in &mut header.extra {
+        if k == key && *v != Value::String(String::new()) {
+            *v = Value::String(String::new());
+            changed_extra = true;
+        }
+    }
+    changed || changed_extra
 }
 
 /// Writes `input` with what `options` asks for taken out (see the [module docs](self)).
@@ -414,7 +572,7 @@ pub fn scrub<W: Write>(
     };
 
     let mut header = slice.header().clone();
-    let cleared = clear_header(&mut header, &options.clear_header, options.credentials)?;
+    let cleared = clear_header(&mut header, options)?;
     let mut report = ScrubReport {
         input_len: input.len(),
         finished,

@@ -20,7 +20,8 @@ pub fn test_name(module: &str, name: &str) -> String {
 /// `until` if the child ended on its own first.
 pub fn record_then_kill(child_test: &str, env: &str, path: &Path, prefix: &str, until: i32) -> i32 {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", child_test, "--nocapture", "--test-threads=1"])
+        .args(["--exact", child_test, "--include-ignored", "--nocapture"])
+        .arg("--test-threads=1")
         .env(env, path)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -461,7 +461,8 @@ fn cli_export(input: &Path, out: &Path) -> String {
     cli_export_with(input, out, &[])
 }
 
-/// The files under `dir`, recursively, as paths relative to it, sorted.
+/// The files under `dir` a dataset reader sees (not hidden ones), recursively, as paths
+/// relative to it, sorted.
 fn files_under(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -470,6 +471,8 @@ fn files_under(dir: &Path) -> Vec<String> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
+            } else if path.file_name().unwrap().to_string_lossy().starts_with('.') {
+                // Hidden: the lock and parts in progress, which readers pass over.
             } else {
                 let relative = path.strip_prefix(dir).unwrap();
                 out.push(relative.to_string_lossy().into_owned());
@@ -714,7 +717,10 @@ fn a_dataset_of_another_schema_version_is_refused() {
         .write(&arrow_array::RecordBatch::try_new(schema, vec![Arc::new(paths)]).unwrap())
         .unwrap();
     writer.close().unwrap();
-    let err = DatasetWriter::exported(&dir.0).unwrap_err();
+    let err = DatasetWriter::create(&dir.0)
+        .unwrap()
+        .exported()
+        .unwrap_err();
     assert!(
         err.to_string()
             .contains("schema version 1, this demokit writes 2"),

@@ -10,9 +10,11 @@ mod run;
 
 mod commands;
 mod edit;
+mod endless;
 mod export;
 mod export_partitions;
 mod game;
+mod interrupted;
 mod output_safety;
 mod python_package;
 mod reads_well;

@@ -548,6 +548,68 @@ fn a_tick_left_with_only_its_tick_skip_keeps_its_number() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
+fn scrub_json_reports_never_hold_the_names() {
+    let dir = TempDir::new("scrub-json");
+    let input = dir.write(
+        "in.teehistorian",
+        &file_with_names(&[(0, "Alice"), (1, "Bobby")]),
+    );
+    let out = dir.path("out.teehistorian");
+    for (output, json_on) in [(out.to_str().unwrap(), "stdout"), ("-", "stderr")] {
+        let o = demokit(&[
+            "scrub".as_ref(),
+            input.as_os_str(),
+            output.as_ref(),
+            "--all".as_ref(),
+            "--json".as_ref(),
+            "-f".as_ref(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = if json_on == "stdout" {
+            stdout(&o)
+        } else {
+            stderr(&o)
+        };
+        let report: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        // Two names and their one clan.
+        assert_eq!(report["pseudonyms"], 3, "{report}");
+        for name in ["Alice", "Bobby"] {
+            assert!(
+                !text.contains(name),
+                "{name} in the report on {json_on}: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_mapping_that_cannot_be_written_leaves_no_output() {
+    let dir = TempDir::new("scrub-pair");
+    let input = dir.write("in.teehistorian", &file_with_names(&[(0, "Alice")]));
+    let out = dir.path("out.teehistorian");
+    // A directory that is not there: the mapping's temporary file cannot be created, as
+    // on a full disk. Before, the scrubbed output landed and the run exited 3.
+    let map = dir.path("missing/map.json");
+    let o = demokit(&[
+        "scrub".as_ref(),
+        input.as_os_str(),
+        out.as_os_str(),
+        "--names".as_ref(),
+        "--mapping".as_ref(),
+        map.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(!out.exists(), "the output landed without its mapping");
+    assert!(!map.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path("."))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
 fn cli_scrubs_with_a_key_and_a_mapping() {
     let dir = TempDir::new("scrub-cli");
     let input = dir.write("in.teehistorian", &file_with_names(&[(0, "Alice")]));
@@ -570,14 +632,15 @@ fn cli_scrubs_with_a_key_and_a_mapping() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
-    let pseudonym = report["mapping"]["names"]["Alice"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert!(pseudonym.starts_with("player-"));
+    // The report says how many pseudonyms, never which: the mapping goes only to its file.
+    assert_eq!(report.get("mapping"), None, "{report}");
+    // Alice and her clan.
+    assert_eq!(report["pseudonyms"], 2, "{report}");
+    assert!(!stdout(&o).contains("Alice") && !stderr(&o).contains("Alice"));
     assert_eq!(report["names_rewritten"], 2);
     let mapping: serde_json::Value = serde_json::from_slice(&std::fs::read(&map).unwrap()).unwrap();
-    assert_eq!(mapping["names"]["Alice"], pseudonym.as_str());
+    let pseudonym = mapping["names"]["Alice"].as_str().unwrap().to_owned();
+    assert!(pseudonym.starts_with("player-"));
     // The mapping undoes the scrub: only its owner may read it, whatever the umask.
     {
         use std::os::unix::fs::PermissionsExt;
@@ -667,4 +730,123 @@ fn cli_refuses_demos() {
         assert!(stderr(&o).contains("scrub needs"), "{}", stderr(&o));
         assert!(!out.exists());
     }
+}
+
+/// The JSON header of a teehistorian file.
+fn header_json(data: &[u8]) -> serde_json::Value {
+    let file = TeehistorianSlice::parse(data).unwrap();
+    serde_json::from_slice(file.header_json()).unwrap()
+}
+
+#[test]
+fn scrub_all_leaves_nothing_that_names_the_server() {
+    let dir = TempDir::new("scrub-server");
+    for path in real_files() {
+        let input = std::fs::read(&path).unwrap();
+        let before = header_json(&input);
+        let out = dir.path("out.teehistorian");
+        let o = demokit(&[
+            "scrub".as_ref(),
+            path.as_os_str(),
+            out.as_os_str(),
+            "--all".as_ref(),
+            "-f".as_ref(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let scrubbed = std::fs::read(&out).unwrap();
+        assert!(validate(&scrubbed).accepted());
+        let after = header_json(&scrubbed);
+        let name = path.display();
+        // Every text that named or located the server, anywhere in the file.
+        let mut secrets = vec![before["server_name"].as_str().unwrap().to_owned()];
+        for (key, value) in before["config"].as_object().unwrap() {
+            let value = value.as_str().unwrap();
+            if key.ends_with("port") || value.parse::<i64>().is_err() {
+                // The map's name is kept in the header; sv_map only repeats it.
+                if value != before["map_name"] {
+                    secrets.push(value.to_owned());
+                }
+                assert!(
+                    after["config"].get(key).is_none(),
+                    "{name}: config.{key} stayed"
+                );
+            } else {
+                assert_eq!(after["config"][key], value, "{name}: config.{key} changed");
+            }
+        }
+        secrets.push(before["server_port"].as_str().unwrap().to_owned());
+        for secret in secrets.iter().filter(|s| s.len() >= 3) {
+            assert!(
+                !contains(&scrubbed, secret.as_bytes()),
+                "{name}: {secret:?} is still in the file"
+            );
+        }
+        assert_eq!(after["server_name"], "", "{name}");
+        assert_eq!(after["server_port"], "", "{name}");
+        // The version numbers stay; what a build adds after them goes.
+        let version = after["server_version"].as_str().unwrap();
+        assert!(
+            version
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b".,  ".contains(&b)),
+            "{name}: server_version {version:?}"
+        );
+        assert!(
+            before["server_version"]
+                .as_str()
+                .unwrap()
+                .starts_with(version)
+                && version.contains(", "),
+            "{name}: server_version {version:?}"
+        );
+        assert_eq!(after["tuning"], before["tuning"], "{name}");
+        assert_eq!(after["map_name"], before["map_name"], "{name}");
+    }
+}
+
+#[test]
+fn clear_header_refuses_a_key_that_names_nothing() {
+    let dir = TempDir::new("scrub-keys");
+    let input = dir.write("in.teehistorian", &file_with_names(&[(0, "Alice")]));
+    let out = dir.path("out.teehistorian");
+    let run = |key: &str| {
+        demokit(&[
+            "scrub".as_ref(),
+            input.as_os_str(),
+            out.as_os_str(),
+            "--clear-header".as_ref(),
+            key.as_ref(),
+            "-f".as_ref(),
+        ])
+    };
+    for key in ["no_such_key", "config.", "config.Sv Name", "nested.sv_name"] {
+        let o = run(key);
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
+        assert!(stderr(&o).contains(key), "{key}: {}", stderr(&o));
+        assert!(!out.exists(), "{key}: an output was written");
+    }
+    // One setting out of config, the rest kept.
+    let with_config = {
+        let mut header = Header::new("2");
+        header.config = Some(vec![
+            ("sv_name".into(), "Alice's server".into()),
+            ("sv_max_clients".into(), "64".into()),
+        ]);
+        Recorder::new(Vec::new(), &header)
+            .unwrap()
+            .finish()
+            .unwrap()
+    };
+    let input = dir.write("config.teehistorian", &with_config);
+    let o = demokit(&[
+        "scrub".as_ref(),
+        input.as_os_str(),
+        out.as_os_str(),
+        "--clear-header".as_ref(),
+        "config.sv_name".as_ref(),
+        "-f".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = header_json(&std::fs::read(&out).unwrap());
+    assert_eq!(after["config"], serde_json::json!({"sv_max_clients": "64"}));
 }

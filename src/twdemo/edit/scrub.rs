@@ -15,7 +15,7 @@
 //!   counts and trailing ints unchanged), so the player rebuilds the edited snapshot at
 //!   every tick. Deltas that do not touch a `ClientInfo` item stay byte for byte: the items
 //!   they change are the same in both snapshots. Names are replaced inside the text of
-//!   `Sv_Chat`, `Sv_Broadcast`, `Sv_Motd`, `Sv_VoteSet` (description and reason),
+//!   `Sv_Chat`, `Sv_Broadcast`, `Sv_Motd` (when kept), `Sv_VoteSet` (description and reason),
 //!   `Sv_VoteOptionAdd` and `Sv_VoteOptionRemove`, as the teehistorian scrub replaces them
 //!   in free text (a name of one or two bytes only where it is the whole text). Any other
 //!   message whose bytes still hold a name of three bytes or more (0.6's
@@ -28,6 +28,9 @@
 //!   `team` 2 and 3, `TEAM_WHISPER_SEND` and `TEAM_WHISPER_RECV`) and 0.7 whispers (mode 3,
 //!   and DDNet's 0.7 whisper modes 6 and 7).
 //!   Tick markers stay, so the timeline is unchanged.
+//! * **Server** ([`ScrubOptions::server`]): the one place a demo carries the server's own
+//!   words, `Sv_Motd` (the message of the day, which often names the server, its owner and
+//!   where to reach them), is dropped. The header names no server.
 //! * [`ScrubOptions::credentials`], [`drop_reasons`](ScrubOptions::drop_reasons) and
 //!   [`clear_header`](ScrubOptions::clear_header) mean nothing for a demo (it holds no
 //!   console commands, drop reasons or JSON header) and are refused with
@@ -99,7 +102,13 @@ pub struct ScrubReport {
     pub texts_rewritten: u64,
     /// Message chunks dropped, by message name (`Sv_Chat`, ...).
     pub dropped: BTreeMap<String, u64>,
-    /// The pseudonyms given.
+    /// The pseudonyms given: what undoes the scrub. A report is serialized with their
+    /// number only (as `pseudonyms`), so that printing or logging it gives no name away;
+    /// the mapping goes only where its caller sends it (the tool's `--mapping` file).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pseudonyms", serialize_with = "Mapping::serialize_count")
+    )]
     pub mapping: Mapping,
 }
 
@@ -219,6 +228,9 @@ enum Shape {
     },
     /// Free text: `ints` ints, then `strings` texts.
     Text { ints: usize, strings: usize },
+    /// `Sv_Motd`: the server's message of the day, one text; it goes with
+    /// [`ScrubOptions::server`].
+    Motd,
     /// 0.7 `Sv_ClientInfo`: 3 ints, then name and clan.
     Info,
     /// Anything else.
@@ -237,13 +249,14 @@ fn shape(message: &AnyMessage<'_>) -> Shape {
             team: m.mode == 2,
             whisper: matches!(m.mode, 3 | 6 | 7),
         },
-        AnyMessage::Six(six::Message::SvBroadcast(_) | six::Message::SvMotd(_))
-        | AnyMessage::Seven(seven::Message::SvBroadcast(_) | seven::Message::SvMotd(_)) => {
-            Shape::Text {
-                ints: 0,
-                strings: 1,
-            }
+        AnyMessage::Six(six::Message::SvMotd(_)) | AnyMessage::Seven(seven::Message::SvMotd(_)) => {
+            Shape::Motd
         }
+        AnyMessage::Six(six::Message::SvBroadcast(_))
+        | AnyMessage::Seven(seven::Message::SvBroadcast(_)) => Shape::Text {
+            ints: 0,
+            strings: 1,
+        },
         AnyMessage::Six(six::Message::SvVoteSet(_)) => Shape::Text {
             ints: 1,
             strings: 2,
@@ -620,6 +633,8 @@ impl Scrubber<'_> {
                 self.texts(&bytes, end, ints, 1)
                     .map_or(Action::Keep, rewrite)
             }
+            Shape::Motd if self.options.server => dropped(),
+            Shape::Motd => self.texts(&bytes, end, 0, 1).map_or(Action::Keep, rewrite),
             Shape::Text { ints, strings } => self
                 .texts(&bytes, end, ints, strings)
                 .map_or(Action::Keep, rewrite),
