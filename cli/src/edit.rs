@@ -414,6 +414,22 @@ fn read_key(path: &Path) -> Result<Vec<u8>, Stop> {
         complain(path, "the key file is empty");
         return Err(Stop(Exit::Usage));
     }
+    // With the key, anyone can check which pseudonym a name got: say so when others may
+    // read it (as ssh does of a private key), but go on: the file is the user's to guard.
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            complain(
+                path,
+                format_args!(
+                    "warning: the key file can be read by others (mode {mode:o}); with it, \
+                     anyone can tell whose a pseudonym is (chmod 600 it)"
+                ),
+            );
+        }
+    }
     Ok(key)
 }
 

@@ -610,6 +610,33 @@ fn a_mapping_that_cannot_be_written_leaves_no_output() {
 }
 
 #[test]
+fn a_key_file_others_can_read_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("scrub-key-mode");
+    let input = dir.write("in.teehistorian", &file_with_names(&[(0, "Alice")]));
+    let key = dir.write("key", b"secret\n");
+    let out = dir.path("out.teehistorian");
+    for (mode, warned) in [(0o644, true), (0o600, false)] {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+        let o = demokit(&[
+            "scrub".as_ref(),
+            input.as_os_str(),
+            out.as_os_str(),
+            "--key-file".as_ref(),
+            key.as_os_str(),
+            "-f".as_ref(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o).contains("can be read by others"),
+            warned,
+            "mode {mode:o}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
 fn cli_scrubs_with_a_key_and_a_mapping() {
     let dir = TempDir::new("scrub-cli");
     let input = dir.write("in.teehistorian", &file_with_names(&[(0, "Alice")]));
