@@ -303,19 +303,32 @@ pub fn write_with_private_companion(
     companion_overwrite: Overwrite,
     companion_bytes: &[u8],
 ) -> Result<(), OutputError> {
-    let staged = |path: &Path, overwrite, bytes: &[u8], private: bool| {
-        let mut file = AtomicFile::create(path, overwrite)?;
-        if private {
-            file.restrict_to_owner().map_err(|e| file.write_error(e))?;
-        }
-        file.write_all(bytes).map_err(|e| file.write_error(e))?;
-        file.sync()?;
-        Ok::<_, OutputError>(file)
-    };
-    let companion_file = staged(companion, companion_overwrite, companion_bytes, true)?;
-    let output_file = staged(output, overwrite, bytes, false)?;
+    let mut file = AtomicFile::create(output, overwrite)?;
+    file.write_all(bytes).map_err(|e| file.write_error(e))?;
+    commit_with_private_companion(file, companion, companion_overwrite, companion_bytes)
+}
+
+/// [`write_with_private_companion`] for an output already written into `output` (streamed
+/// there by the caller): the companion is written and synced, `output` synced, and then
+/// both take their names, the companion first (and removed again if `output`'s rename
+/// fails).
+pub fn commit_with_private_companion(
+    mut output: AtomicFile,
+    companion: &Path,
+    companion_overwrite: Overwrite,
+    companion_bytes: &[u8],
+) -> Result<(), OutputError> {
+    let mut companion_file = AtomicFile::create(companion, companion_overwrite)?;
+    companion_file
+        .restrict_to_owner()
+        .map_err(|e| companion_file.write_error(e))?;
+    companion_file
+        .write_all(companion_bytes)
+        .map_err(|e| companion_file.write_error(e))?;
+    companion_file.sync()?;
+    output.sync()?;
     companion_file.commit()?;
-    output_file.commit().inspect_err(|e| {
+    output.commit().inspect_err(|e| {
         if !e.target_replaced() {
             // Best effort: the companion alone would stand for an output that is not there.
             let _ = fs::remove_file(companion);
@@ -463,8 +476,9 @@ impl AtomicFile {
         self.file.as_ref().map_or(0, |f| f.get_ref().written)
     }
 
-    /// An [`OutputError::Write`] for `source`, at the current offset.
-    fn write_error(&self, source: io::Error) -> OutputError {
+    /// An [`OutputError::Write`] for `source`, at the offset where writing failed: what a
+    /// caller that streamed into the file reports when one of its writes failed.
+    pub fn write_error(&self, source: io::Error) -> OutputError {
         OutputError::Write {
             path: self.path.clone(),
             offset: self.failed_at.unwrap_or_else(|| self.written()),

@@ -260,35 +260,93 @@ fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
     })
 }
 
-/// Writes `bytes` as the destination's file and `side_bytes` as `side`'s, a file only its
-/// owner may read (what undoes a scrub), so that both land or neither
-/// ([`output::write_with_private_companion`]). To standard output, the side file is
-/// written once the bytes are out, so a failing pipe leaves no side file.
-pub(crate) fn write_output_with_private_side(
-    destination: &Destination,
-    bytes: &[u8],
-    side: &Destination,
-    side_bytes: &[u8],
-) -> Outcome {
-    if destination.stdout {
-        write_output(destination, bytes)?;
-        return output::write_atomically_private(&side.path, side.overwrite, side_bytes)
-            .map_err(|e| failure(&e, ""));
+/// Where a command streams its result: the temporary file beside the output (renamed over
+/// it by [`Destination::commit`]), or memory for standard output, which is written only
+/// once the result is complete (so a refusal midway writes nothing there either).
+pub(crate) enum Sink {
+    /// The output file, under its temporary name.
+    File(output::AtomicFile),
+    /// The bytes for standard output.
+    Memory(Vec<u8>),
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::File(file) => file.write(buf),
+            Sink::Memory(bytes) => bytes.write(buf),
+        }
     }
-    output::write_with_private_companion(
-        &destination.path,
-        destination.overwrite,
-        bytes,
-        &side.path,
-        side.overwrite,
-        side_bytes,
-    )
-    .map_err(|e| failure(&e, ""))
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::File(file) => file.flush(),
+            Sink::Memory(_) => Ok(()),
+        }
+    }
+}
+
+impl Destination {
+    /// A sink for the result, so that a recording streams into its output without being
+    /// held in memory. Dropped without [`commit`](Self::commit), it leaves nothing.
+    pub(crate) fn sink(&self) -> Outcome<Sink> {
+        if self.stdout {
+            return Ok(Sink::Memory(Vec::new()));
+        }
+        output::AtomicFile::create(&self.path, self.overwrite)
+            .map(Sink::File)
+            .map_err(|e| failure(&e, ""))
+    }
+
+    /// Names a failed write into `sink` on stderr as the output's trouble (with the byte it
+    /// failed at; the temporary file goes when `sink` is dropped, the output is left as it
+    /// was) and returns the stop.
+    pub(crate) fn write_failed(&self, sink: &Sink, source: std::io::Error) -> Stop {
+        match sink {
+            Sink::File(file) => failure(&file.write_error(source), ""),
+            Sink::Memory(_) => {
+                complain(&self.path, source);
+                Stop(Exit::Io)
+            }
+        }
+    }
+
+    /// Puts the result in place: the file renamed over the output, or the bytes written
+    /// to standard output.
+    pub(crate) fn commit(&self, sink: Sink) -> Outcome {
+        match sink {
+            Sink::File(file) => file.commit().map_err(|e| failure(&e, "")),
+            Sink::Memory(bytes) => write_output(self, &bytes),
+        }
+    }
+
+    /// [`commit`](Self::commit) with `side_bytes` as `side`'s file, one only its owner may
+    /// read (what undoes a scrub), so that both land or neither
+    /// ([`output::commit_with_private_companion`]). To standard output, the side file is
+    /// written once the bytes are out, so a failing pipe leaves no side file.
+    pub(crate) fn commit_with_private_side(
+        &self,
+        sink: Sink,
+        side: &Destination,
+        side_bytes: &[u8],
+    ) -> Outcome {
+        match sink {
+            Sink::File(file) => {
+                output::commit_with_private_companion(file, &side.path, side.overwrite, side_bytes)
+                    .map_err(|e| failure(&e, ""))
+            }
+            Sink::Memory(bytes) => {
+                write_output(self, &bytes)?;
+                output::write_atomically_private(&side.path, side.overwrite, side_bytes)
+                    .map_err(|e| failure(&e, ""))
+            }
+        }
+    }
 }
 
 /// Writes `bytes` as the destination's file, atomically: on failure nothing is left
 /// behind and an existing file there is untouched. The one way the CLI writes a file (with
-/// [`write_output_with_private_side`] for an output and the file that undoes it). To
+/// [`Destination::sink`] for a result streamed into its file). To
 /// standard output, the bytes are written and flushed.
 pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
     if destination.stdout {

@@ -3,7 +3,7 @@
 //! the input through [`demokit::recording::Recording`], hands the operation to it and
 //! prints the report it returns (JSON from its serde form, text from its `Display`).
 
-use super::destination::{Destination, write_output, write_output_with_private_side};
+use super::destination::{Destination, Sink, write_output};
 use super::input::{failure, open_recording};
 use super::output::{Output, complain, row, shown_name, warn_skipped};
 use super::{Exit, Outcome, Stop};
@@ -38,6 +38,15 @@ fn open_for(input: &Path) -> Outcome<Recording> {
 /// says which formats have it).
 fn refused(input: &Path, error: Error) -> Stop {
     failure(input, &error)
+}
+
+/// [`refused`], naming the output when it was writing the output that failed (the result
+/// streams into `sink`; the temporary file is removed and the output left as it was).
+fn failed_writing(input: &Path, output: &Destination, sink: &Sink, error: Error) -> Stop {
+    match error {
+        Error::Io { source, .. } if error.is_write() => output.write_failed(sink, source),
+        error => failure(input, &error),
+    }
 }
 
 /// `demokit dump`: every stored record, in JSON each format's serde form.
@@ -84,12 +93,13 @@ pub(crate) fn dump(file: &Path, json: bool) -> Outcome {
 /// came before it is written too (when there is anything).
 pub(crate) fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
     let recording = open_for(input)?;
-    let mut bytes = Vec::new();
+    let mut sink = output.sink()?;
     let report = recording
-        .rewrite(&mut bytes)
-        .map_err(|e| refused(input, e))?;
-    if report.error.is_none() || !bytes.is_empty() {
-        write_output(output, &bytes)?;
+        .rewrite(&mut sink)
+        .map_err(|e| failed_writing(input, output, &sink, e))?;
+    // What came before a read error is kept (the writer may still hold it in its buffer).
+    if report.error.is_none() || report.written > 0 {
+        output.commit(sink)?;
     }
     let _ = writeln!(
         io::stderr().lock(),
@@ -127,12 +137,12 @@ pub(crate) fn repair_file(
         return Err(Stop(Exit::Usage));
     }
     let recording = open_for(input)?;
-    let mut bytes = Vec::new();
+    let mut sink = output.sink()?;
     let options = RepairOptions::with_tick_interval(tick_interval);
     let report = recording
-        .repair(&options, &mut bytes)
-        .map_err(|e| refused(input, e))?;
-    write_output(output, &bytes)?;
+        .repair(&options, &mut sink)
+        .map_err(|e| failed_writing(input, output, &sink, e))?;
+    output.commit(sink)?;
     print_report(output, &report, json)
 }
 
@@ -146,11 +156,11 @@ pub(crate) fn trim_file(
     json: bool,
 ) -> Outcome {
     let recording = open_for(input)?;
-    let mut bytes = Vec::new();
+    let mut sink = output.sink()?;
     let report = recording
-        .trim(from, to, &mut bytes)
-        .map_err(|e| refused(input, e))?;
-    write_output(output, &bytes)?;
+        .trim(from, to, &mut sink)
+        .map_err(|e| failed_writing(input, output, &sink, e))?;
+    output.commit(sink)?;
     print_report(output, &report, json)
 }
 
@@ -487,10 +497,10 @@ pub(crate) fn scrub_file(
             ChatArg::Team => ChatFilter::Team,
         });
     }
-    let mut bytes = Vec::new();
+    let mut sink = output.sink()?;
     let report = recording
-        .scrub(&options, &mut bytes)
-        .map_err(|e| refused(input, e))?;
+        .scrub(&options, &mut sink)
+        .map_err(|e| failed_writing(input, output, &sink, e))?;
     match &mapping {
         // The mapping undoes the scrub: both files land or neither.
         Some(mapping) => {
@@ -499,9 +509,9 @@ pub(crate) fn scrub_file(
                 Stop(Exit::Io)
             })?;
             text.push(b'\n');
-            write_output_with_private_side(output, &bytes, mapping, &text)?;
+            output.commit_with_private_side(sink, mapping, &text)?;
         }
-        None => write_output(output, &bytes)?,
+        None => output.commit(sink)?,
     }
     print_report(output, &report, json)
 }

@@ -5,7 +5,7 @@
 
 use super::{Error, Format, Recording};
 use crate::source::{FrameAt, SourceSlice};
-use crate::teehistorian::{MessageAt, TeehistorianSlice};
+use crate::teehistorian::{MessageAt, TeehistorianReader};
 use crate::twdemo::{Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoSlice, PayloadDecoder};
 
 /// One stored record, in its format's own terms.
@@ -61,7 +61,11 @@ pub struct DumpEnd {
 impl Recording {
     /// Hands every stored record to `each`, in file order.
     pub fn dump(&self, mut each: impl FnMut(DumpRecord<'_>)) -> Result<DumpEnd, Error> {
-        let data = self.bytes()?;
+        // A teehistorian file is read as a stream; the others whole.
+        let data = match self.format {
+            Format::Teehistorian => std::borrow::Cow::Borrowed(&[][..]),
+            _ => self.bytes()?,
+        };
         let mut end = DumpEnd::default();
         match self.format {
             Format::TwDemo => {
@@ -104,8 +108,9 @@ impl Recording {
                 }
             }
             Format::Teehistorian => {
-                let slice = TeehistorianSlice::parse(&data)?;
-                for item in slice.messages() {
+                // Read as a stream: memory does not grow with the file.
+                let mut reader = TeehistorianReader::new(self.reader()?)?;
+                while let Some(item) = reader.next() {
                     match item {
                         Ok(item) => each(DumpRecord::Teehistorian(item)),
                         Err(e) => {

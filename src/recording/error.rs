@@ -232,6 +232,18 @@ impl Error {
         }
     }
 
+    /// Whether this is a failed write of the output (not of reading the recording): the
+    /// output's trouble, to be named by the output's path.
+    pub fn is_write(&self) -> bool {
+        matches!(
+            self,
+            Error::Io {
+                context: "cannot write",
+                ..
+            }
+        )
+    }
+
     /// A failed write of the output.
     pub(crate) fn write(source: io::Error) -> Error {
         Error::Io {

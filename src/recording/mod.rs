@@ -342,11 +342,11 @@ impl Recording {
     /// found, in file order (for a demo, DDNet's client's checks in its order, with its
     /// verdict).
     pub fn validate(&self) -> Result<Validation, Error> {
-        let data = self.bytes()?;
         let report = match self.format {
-            Format::TwDemo => twdemo::edit::validate::validate(&data),
-            Format::Teehistorian => teehistorian::summary::validate(&data),
-            Format::SourceDemo => source::summary::validate(&data),
+            Format::TwDemo => twdemo::edit::validate::validate(&self.bytes()?),
+            // Read as a stream: memory does not grow with the file.
+            Format::Teehistorian => teehistorian::summary::validate_reader(self.reader()?),
+            Format::SourceDemo => source::summary::validate(&self.bytes()?),
             _ => return Err(self.unsupported(Operation::Validate)),
         };
         Ok(Validation {
@@ -363,7 +363,11 @@ impl Recording {
     /// written and the error is in the report (`error`); only a failing `out` or a record
     /// that cannot be written again is an `Err`.
     pub fn rewrite<W: Write>(&self, mut out: W) -> Result<RewriteReport, Error> {
-        let data = self.bytes()?;
+        // A teehistorian file is read as a stream; the others whole.
+        let data = match self.format {
+            Format::Teehistorian => Cow::Borrowed(&[][..]),
+            _ => self.bytes()?,
+        };
         // Straight into `out` (no second copy of the recording in memory), counting what
         // goes through and keeping `out`'s own failure apart from a record that cannot be
         // written again.
@@ -398,7 +402,8 @@ impl Recording {
                 (RewriteStats::TwDemo(s), e, w)
             }
             Format::Teehistorian => {
-                let (s, e, w) = split(teehistorian::rewrite(&data, &mut sink));
+                let read = teehistorian::writer::rewrite_reader(self.reader()?, &mut sink);
+                let (s, e, w) = split(read);
                 (RewriteStats::Teehistorian(s), e, w)
             }
             Format::SourceDemo => {
@@ -428,7 +433,11 @@ impl Recording {
         options: &RepairOptions,
         mut out: W,
     ) -> Result<RepairReport, Error> {
-        let data = self.bytes()?;
+        // A teehistorian file is read as a stream; the others whole.
+        let data = match self.format {
+            Format::Teehistorian => Cow::Borrowed(&[][..]),
+            _ => self.bytes()?,
+        };
         let refused = |e: &dyn std::fmt::Display| Error::refused(Operation::Repair, e);
         match self.format {
             Format::TwDemo => twdemo::repair(&data, &mut out)
@@ -437,7 +446,7 @@ impl Recording {
                     twdemo::RepairError::Write(e) => Error::write(e),
                     other => refused(&other),
                 }),
-            Format::Teehistorian => teehistorian::repair(&data, &mut out)
+            Format::Teehistorian => teehistorian::repair::repair_reader(self.reader()?, &mut out)
                 .map(RepairReport::Teehistorian)
                 .map_err(|e| match e {
                     teehistorian::RepairError::Write(e) => Error::write(e),

@@ -3,7 +3,9 @@
 
 use super::{Error, Format, Operation, Recording};
 use crate::scrub::{ChatFilter, Mapping, Pseudonyms, ScrubOptions};
-use crate::teehistorian::scrub::ScrubReport as TeehistorianScrubReport;
+use crate::teehistorian::scrub::{
+    ScrubError as TeehistorianScrubError, ScrubReport as TeehistorianScrubReport,
+};
 use crate::twdemo::edit::scrub::{ScrubError as DemoScrubError, ScrubReport as DemoScrubReport};
 use std::io::Write;
 
@@ -55,7 +57,11 @@ impl Recording {
         options: &ScrubOptions,
         mut out: W,
     ) -> Result<ScrubReport, Error> {
-        let data = self.bytes()?;
+        // A teehistorian file is read as a stream; a demo whole.
+        let data = match self.format {
+            Format::Teehistorian => std::borrow::Cow::Borrowed(&[][..]),
+            _ => self.bytes()?,
+        };
         let failed = |offset: Option<u64>, error: &dyn std::fmt::Display| match offset {
             Some(offset) => Error::Invalid {
                 offset,
@@ -80,10 +86,18 @@ impl Recording {
                 Ok(ScrubReport::TwDemo(report))
             }
             Format::Teehistorian => {
-                let mut bytes = Vec::with_capacity(data.len());
-                let report = crate::teehistorian::scrub::scrub(&data, options, &mut bytes)
-                    .map_err(|e| failed(e.offset(), &e))?;
-                out.write_all(&bytes).map_err(Error::write)?;
+                // Read twice as a stream (to check it and find the names, then to write),
+                // so memory does not grow with the file; nothing is written before the
+                // first reading has checked it all.
+                let open = || self.reader().map_err(std::io::Error::other);
+                let report = crate::teehistorian::scrub::scrub_reader(open, options, &mut out)
+                    .map_err(|e| match e {
+                        TeehistorianScrubError::Write {
+                            source: crate::teehistorian::WriteError::Io(e),
+                            ..
+                        } => Error::write(e),
+                        e => failed(e.offset(), &e),
+                    })?;
                 Ok(ScrubReport::Teehistorian(report))
             }
             _ => Err(self.unsupported(Operation::Scrub)),

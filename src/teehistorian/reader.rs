@@ -612,6 +612,47 @@ impl<'a> Messages<'a> {
 
 impl std::iter::FusedIterator for Messages<'_> {}
 
+/// The messages of a file in order, from memory ([`Messages`]) or from a stream
+/// ([`TeehistorianReader`]): what the operations that walk a file once (validate, dump,
+/// rewrite, repair, scrub) take, so that a file on disk is walked without being held in
+/// memory. Each message may borrow the source until the next call.
+pub trait ReadMessages {
+    /// The next message; `None` after FINISH (when nothing follows) or after an error.
+    fn next_message(&mut self) -> Option<Result<MessageAt<'_>, ReadError>>;
+    /// Whether FINISH has been read.
+    fn finished(&self) -> bool;
+    /// The offset of the next message (at the end: the bytes read).
+    fn position(&self) -> u64;
+}
+
+impl ReadMessages for Messages<'_> {
+    fn next_message(&mut self) -> Option<Result<MessageAt<'_>, ReadError>> {
+        self.next()
+    }
+
+    fn finished(&self) -> bool {
+        Messages::finished(self)
+    }
+
+    fn position(&self) -> u64 {
+        self.pos as u64
+    }
+}
+
+impl<R: Read> ReadMessages for TeehistorianReader<R> {
+    fn next_message(&mut self) -> Option<Result<MessageAt<'_>, ReadError>> {
+        self.next()
+    }
+
+    fn finished(&self) -> bool {
+        TeehistorianReader::finished(self)
+    }
+
+    fn position(&self) -> u64 {
+        TeehistorianReader::position(self)
+    }
+}
+
 /// A streaming reader over any [`Read`]: it holds the header and the unread part of the
 /// current read chunk (plus, for a long message, that message).
 ///

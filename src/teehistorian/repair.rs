@@ -13,8 +13,8 @@
 //! rest.
 
 use super::error::ReadError;
-use super::format::id;
-use super::reader::TeehistorianSlice;
+use super::format::{FILE_UUID, id};
+use super::reader::{ReadMessages, TeehistorianReader};
 use crate::codec::varint;
 
 use crate::report::Cut;
@@ -61,25 +61,35 @@ pub enum RepairError {
 }
 
 /// Keeps every complete message of `input` and ends the result with FINISH, written to
-/// `out` once it is complete.
-pub fn repair<W: std::io::Write>(input: &[u8], mut out: W) -> Result<RepairReport, RepairError> {
-    let (bytes, report) = repair_in_memory(input)?;
-    out.write_all(&bytes)?;
-    Ok(report)
+/// `out` as it is read (the header first, then each complete message, then FINISH if it
+/// was missing). On a write error, `out` holds part of the result.
+pub fn repair<W: std::io::Write>(input: &[u8], out: W) -> Result<RepairReport, RepairError> {
+    repair_reader(input, out)
 }
 
-/// [`repair`] into memory.
-fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
-    let slice = TeehistorianSlice::parse(data).map_err(RepairError::Header)?;
-    let mut end = slice.body_offset();
+/// [`repair`] of a file read as a stream (from its start): memory does not grow with the
+/// file.
+pub fn repair_reader<R: std::io::Read, W: std::io::Write>(
+    input: R,
+    mut out: W,
+) -> Result<RepairReport, RepairError> {
+    let mut input = CountingReader {
+        inner: input,
+        read: 0,
+    };
+    let mut reader = TeehistorianReader::new(&mut input).map_err(RepairError::Header)?;
+    out.write_all(&FILE_UUID)?;
+    out.write_all(reader.header_json())?;
+    out.write_all(&[0])?;
+    let mut end = reader.body_offset();
     let mut messages_kept = 0;
     let mut last_tick = None;
     let mut cut = None;
-    let mut messages = slice.messages();
-    for item in messages.by_ref() {
+    while let Some(item) = reader.next_message() {
         match item {
             Ok(item) => {
-                end = item.end() as usize;
+                out.write_all(item.raw)?;
+                end = item.end();
                 messages_kept += 1;
                 last_tick = Some(item.tick);
             }
@@ -92,31 +102,57 @@ fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError>
             }
         }
     }
-    let was_finished = messages.finished();
-    let mut out = Vec::with_capacity(end + 1);
-    out.extend_from_slice(&data[..end]);
+    let was_finished = ReadMessages::finished(&reader);
+    drop(reader);
+    // What follows an error was not read by the reader: count it, without keeping it.
+    std::io::copy(&mut input, &mut std::io::sink())?;
+    let mut output_len = end;
     if !was_finished {
         let mut finish = [0; varint::MAX_BYTES];
         let len = varint::pack(id::FINISH, &mut finish);
-        out.extend_from_slice(&finish[..len]);
+        out.write_all(&finish[..len])?;
+        output_len += len as u64;
     }
+    let input_len = input.read;
     let report = RepairReport {
-        input_len: data.len(),
-        output_len: out.len(),
-        bytes_dropped: data.len() - end,
+        input_len: usize::try_from(input_len).unwrap_or(usize::MAX),
+        output_len: usize::try_from(output_len).unwrap_or(usize::MAX),
+        bytes_dropped: usize::try_from(input_len - end).unwrap_or(usize::MAX),
         messages_kept,
         last_tick,
         was_finished,
         finish_appended: !was_finished,
         cut,
     };
+    Ok(report)
+}
+
+/// A reader counting the bytes it has passed on: the input's length, for the report.
+struct CountingReader<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// [`repair`] into memory.
+#[cfg(test)]
+fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
+    let mut out = Vec::new();
+    let report = repair(data, &mut out)?;
     Ok((out, report))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teehistorian::{Header, Message, TeehistorianWriter};
+    use crate::teehistorian::{Header, Message, TeehistorianSlice, TeehistorianWriter};
 
     fn sample() -> Vec<u8> {
         let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();

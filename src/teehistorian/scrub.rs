@@ -70,7 +70,9 @@
 //! bytes after FINISH) is refused with a [`ScrubError`] naming the offset: what is after
 //! the break could hold anything, so `demokit repair` should make the file whole first. A
 //! file that ends on a message boundary without FINISH is scrubbed and stays unfinished.
-//! The whole input is read before a byte is written.
+//! The whole input is read before a byte is written: [`scrub_reader`] reads a file twice
+//! as a stream (to check it and find the names, then to write), so that a server's
+//! multi-gigabyte file is scrubbed in the memory of a few messages.
 //!
 //! Left to others: names inside the fields of client messages other than the ones named
 //! above are not rewritten (the message is dropped when a name shows in its bytes); the
@@ -80,17 +82,17 @@
 //! replaced too (the whole file is read first), but a name a file never records as a name
 //! is not known to be one.
 
-use super::error::{ReadError, WriteError};
+use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::header::Header;
 use super::message::{Args, Ex, Message};
-use super::reader::{MessageAt, TeehistorianSlice};
+use super::reader::{MessageAt, ReadMessages, TeehistorianReader};
 use super::writer::TeehistorianWriter;
 use crate::codec::string::NulStr;
 use crate::gamenet::{AnyMessage, Protocol, seven, six};
 use crate::scrub::{ChatFilter, Mapping, NameKind, Names, ScrubOptions, split_strings};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{Read, Write};
 
 /// Console commands (and config variables, which are commands too) whose arguments carry
 /// passwords, keys or account data, from DDNet at 28baa427 (those marked
@@ -526,14 +528,29 @@ pub fn scrub<W: Write>(
     options: &ScrubOptions,
     out: W,
 ) -> Result<ScrubReport, ScrubError> {
-    let slice = TeehistorianSlice::parse(input).map_err(ScrubError::Header)?;
-    let body = slice.body_offset() as u64;
+    scrub_reader(|| Ok(input), options, out)
+}
+
+/// [`scrub`] of a file read twice as a stream from its start, each time from what `open`
+/// returns (a file opened again): once to check that it reads and to find the names, once
+/// to write. Memory does not grow with the file. The second reading stops where the first
+/// ended, so a file that grew in between is scrubbed as it was when first read (a name
+/// only in the part added would not be known to be one).
+pub fn scrub_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> std::io::Result<R>,
+    options: &ScrubOptions,
+    out: W,
+) -> Result<ScrubReport, ScrubError> {
+    let opened = |open: &mut dyn FnMut() -> std::io::Result<R>| {
+        open().map_err(|e| ScrubError::Header(ReadError::new(0, ReadErrorKind::Io(e))))
+    };
+    let mut messages = TeehistorianReader::new(opened(&mut open)?).map_err(ScrubError::Header)?;
+    let body = messages.body_offset();
 
     // Pass 1: check that every message reads, and find the names in order of appearance.
     let mut found = Vec::new();
     let mut protocols = Protocols::new();
-    let mut messages = slice.messages();
-    for item in messages.by_ref() {
+    while let Some(item) = messages.next_message() {
         let item = item.map_err(ScrubError::Read)?;
         protocols.follow(&item.message);
         match item.message {
@@ -557,7 +574,11 @@ pub fn scrub<W: Write>(
             _ => {}
         }
     }
-    let finished = messages.finished();
+    let finished = ReadMessages::finished(&messages);
+    let input_len = messages.position();
+    let header_json = messages.header_json().to_vec();
+    let mut header = messages.header().clone();
+    drop(messages);
     if !options.credentials {
         found.retain(|(k, _)| *k != NameKind::Account);
     }
@@ -571,17 +592,16 @@ pub fn scrub<W: Write>(
         None => Names::default(),
     };
 
-    let mut header = slice.header().clone();
     let cleared = clear_header(&mut header, options)?;
     let mut report = ScrubReport {
-        input_len: input.len(),
+        input_len: usize::try_from(input_len).unwrap_or(usize::MAX),
         finished,
         header_cleared: cleared,
         mapping: names.mapping.clone(),
         ..ScrubReport::default()
     };
     let json = if report.header_cleared.is_empty() {
-        slice.header_json().to_vec()
+        header_json
     } else {
         let mut json = Vec::new();
         header.write_json(&mut json);
@@ -600,7 +620,9 @@ pub fn scrub<W: Write>(
         protocols: Protocols::new(),
         report: &mut report,
     };
-    for item in slice.messages() {
+    let mut messages =
+        TeehistorianReader::new(opened(&mut open)?.take(input_len)).map_err(ScrubError::Header)?;
+    while let Some(item) = messages.next_message() {
         let item = item.map_err(ScrubError::Read)?;
         scrubber.report.messages += 1;
         scrubber.protocols.follow(&item.message);
@@ -639,7 +661,7 @@ pub fn scrub<W: Write>(
     }
     let sink_len = w.position();
     w.into_inner().map_err(|source| ScrubError::Write {
-        offset: input.len() as u64,
+        offset: input_len,
         source,
     })?;
     report.output_len = sink_len;

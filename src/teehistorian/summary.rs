@@ -5,7 +5,7 @@ use super::error::{ReadError, ReadErrorKind};
 use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::Message;
-use super::reader::{MessageAt, TeehistorianReader, TeehistorianSlice};
+use super::reader::{MessageAt, ReadMessages, TeehistorianReader, TeehistorianSlice};
 use crate::report::{ProblemKind, Report};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -235,6 +235,23 @@ impl KindCounts {
 /// 2 KiB packer of DDNet before minor version 9 cut (their last arguments were never
 /// written). Problems come in file order.
 pub fn validate(data: &[u8]) -> Report {
+    match TeehistorianSlice::parse(data) {
+        Err(e) => validate_messages(Err(e)),
+        Ok(slice) => validate_messages(Ok(&mut slice.messages())),
+    }
+}
+
+/// [`validate`] of a file read as a stream (from its start): memory does not grow with
+/// the file.
+pub fn validate_reader<R: Read>(input: R) -> Report {
+    match TeehistorianReader::new(input) {
+        Err(e) => validate_messages(Err(e)),
+        Ok(mut reader) => validate_messages(Ok(&mut reader)),
+    }
+}
+
+/// [`validate`] of the messages after a header that read (or the header's error).
+fn validate_messages(messages: Result<&mut dyn ReadMessages, ReadError>) -> Report {
     let mut report = Report::default();
     let mut error = None;
     // Offset of the first message with non-canonical ints, and how many there are.
@@ -242,11 +259,10 @@ pub fn validate(data: &[u8]) -> Report {
     // Likewise for console commands cut by DDNet's old packer, with the arguments lost.
     let mut cut: Option<(u64, u64, u64)> = None;
     let mut unfinished_at = None;
-    match TeehistorianSlice::parse(data) {
+    match messages {
         Err(e) => error = Some(e),
-        Ok(slice) => {
-            let mut messages = slice.messages();
-            for item in messages.by_ref() {
+        Ok(messages) => {
+            while let Some(item) = messages.next_message() {
                 match item {
                     Ok(item) => {
                         if item.non_canonical > 0 {
@@ -262,7 +278,7 @@ pub fn validate(data: &[u8]) -> Report {
                 }
             }
             if error.is_none() && !messages.finished() {
-                unfinished_at = Some(data.len() as u64);
+                unfinished_at = Some(messages.position());
             }
         }
     }

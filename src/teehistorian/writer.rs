@@ -4,12 +4,21 @@
 //! It writes exactly what it is told and keeps the tick a reader will assign
 //! ([`TickState`]), so a recorder on top can check where it is. When to write a TICK_SKIP,
 //! when a tick may stay implicit, what to diff against: that policy belongs to the recorder.
+//!
+//! What it is told must be something the readers read back, so that no file it writes is
+//! refused by them: a header longer than [`MAX_HEADER_LEN`], a message longer than
+//! [`MAX_MESSAGE_LEN`], a player record outside `0..MAX_CLIENTS` or a tick outside
+//! `0..=i32::MAX` is an error and writes nothing. (Client ids of other records are written
+//! as given: readers take them, and a rewrite must copy them.)
 
 use super::error::{EncodeError, ReadError, WriteError};
 use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::{Message, has_legacy_packer};
-use super::reader::{MessageAt, TeehistorianSlice, TickError, TickState, parse_header};
+use super::reader::{
+    MAX_HEADER_LEN, MAX_MESSAGE_LEN, MessageAt, ReadMessages, TeehistorianReader,
+    TeehistorianSlice, TickError, TickState, parse_header,
+};
 use crate::report::stopped;
 use std::io::Write;
 
@@ -36,10 +45,16 @@ impl<W: Write> TeehistorianWriter<W> {
 
     /// Writes the file UUID, `json` as it is, then the NUL: for copying a stored header
     /// byte for byte. `json` must be a header the readers accept: no NUL (it would end the
-    /// header early), a JSON object with a supported `version`.
+    /// header early), at most [`MAX_HEADER_LEN`] bytes, a JSON object with a supported
+    /// `version`.
     pub fn with_header_json(mut sink: W, json: &[u8]) -> Result<Self, WriteError> {
         if json.contains(&0) {
             return Err(WriteError::Usage("the header JSON contains a NUL byte"));
+        }
+        if json.len() > MAX_HEADER_LEN {
+            return Err(WriteError::Usage(
+                "the header JSON is longer than MAX_HEADER_LEN, the longest a reader accepts",
+            ));
         }
         let Ok(header) = parse_header(json) else {
             return Err(WriteError::Usage(
@@ -152,6 +167,11 @@ impl<W: Write> TeehistorianWriter<W> {
         if self.finished {
             return Err(WriteError::Usage("a message after FINISH"));
         }
+        if bytes.len() > MAX_MESSAGE_LEN {
+            return Err(WriteError::Usage(
+                "the message is longer than MAX_MESSAGE_LEN, the longest a reader accepts",
+            ));
+        }
         // A whole console command that a reader of a file from the old packer would take
         // for a cut one.
         if self.legacy_packer
@@ -200,11 +220,32 @@ pub fn rewrite<W: Write>(
     data: &[u8],
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
-    let mut stats = RewriteStats::default();
+    let stats = RewriteStats::default();
     let slice = TeehistorianSlice::parse(data).map_err(stopped(stats))?;
-    let mut writer =
-        TeehistorianWriter::with_header_json(sink, slice.header_json()).map_err(stopped(stats))?;
-    for item in slice.messages() {
+    rewrite_messages(slice.header_json(), &mut slice.messages(), sink)
+}
+
+/// [`rewrite`] of a file read as a stream (from its start): memory does not grow with the
+/// file.
+pub fn rewrite_reader<R: std::io::Read, W: Write>(
+    input: R,
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    let stats = RewriteStats::default();
+    let mut reader = TeehistorianReader::new(input).map_err(stopped(stats))?;
+    let json = reader.header_json().to_vec();
+    rewrite_messages(&json, &mut reader, sink)
+}
+
+/// [`rewrite`] of the messages after the header `json`.
+fn rewrite_messages<W: Write>(
+    json: &[u8],
+    messages: &mut dyn ReadMessages,
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    let mut stats = RewriteStats::default();
+    let mut writer = TeehistorianWriter::with_header_json(sink, json).map_err(stopped(stats))?;
+    while let Some(item) = messages.next_message() {
         let item = item.map_err(stopped(stats))?;
         writer.write_item(&item).map_err(stopped(stats))?;
         if item.non_canonical > 0 || item.cut_args > 0 {
@@ -320,5 +361,47 @@ mod tests {
         ));
         assert_eq!(w.position(), before + 1);
         assert!(TeehistorianWriter::with_header_json(Vec::new(), b"{\0}").is_err());
+    }
+
+    /// A message or header longer than the readers take is refused and writes nothing,
+    /// through `write` and `write_raw`; the longest message a reader takes is written.
+    #[test]
+    fn refuses_what_is_too_long_to_read() {
+        let mut w = TeehistorianWriter::new(Vec::new(), &Header::new("2")).unwrap();
+        // MESSAGE: its id and client id take a byte each, a length below 2^20 three.
+        let data = vec![7u8; MAX_MESSAGE_LEN - 4];
+        let too_long = Message::NetMessage {
+            cid: 0,
+            data: &data,
+        };
+        let mut raw = Vec::new();
+        too_long.encode(&mut raw).unwrap();
+        assert_eq!(raw.len(), MAX_MESSAGE_LEN + 1);
+        let before = w.position();
+        assert!(matches!(w.write(&too_long), Err(WriteError::Usage(_))));
+        assert!(matches!(w.write_raw(&raw), Err(WriteError::Usage(_))));
+        assert_eq!(w.position(), before);
+        let longest = Message::NetMessage {
+            cid: 0,
+            data: &data[1..],
+        };
+        w.write(&longest).unwrap();
+        let file = w.finish().unwrap();
+        let (out, _) = rewrite(&file, Vec::new()).unwrap();
+        assert_eq!(out, file);
+
+        // A header of exactly MAX_HEADER_LEN bytes is written, one more is refused.
+        let header = |len: usize| {
+            let (start, end) = (r#"{"version":"2","comment":""#, r#""}"#);
+            format!("{start}{}{end}", "a".repeat(len - start.len() - end.len()))
+        };
+        let json = header(MAX_HEADER_LEN + 1);
+        assert!(TeehistorianWriter::with_header_json(Vec::new(), json.as_bytes()).is_err());
+        let json = header(MAX_HEADER_LEN);
+        let file = TeehistorianWriter::with_header_json(Vec::new(), json.as_bytes())
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert!(TeehistorianSlice::parse(&file).is_ok());
     }
 }
