@@ -3,8 +3,12 @@
  *
  * Every function that can fail returns a DemokitStatus; DEMOKIT_STATUS_OK is 0, and for
  * any other value demokit_last_error() tells what went wrong (per thread). Handles are
- * opaque; free each exactly once. Strings are NUL-terminated UTF-8. No function unwinds
- * or aborts on bad arguments.
+ * opaque; free each once. A closed or freed handle is refused
+ * (DEMOKIT_STATUS_CLOSED_HANDLE) and closing it again does nothing, without touching freed
+ * memory; undefined are only a stale pointer whose address a later handle of the same kind
+ * has taken (it names that handle) and calls on one handle that overlap (two threads, or
+ * its own write callback). Strings are NUL-terminated UTF-8. No function unwinds or aborts
+ * on bad arguments.
  */
 
 #ifndef DEMOKIT_H
@@ -25,8 +29,10 @@ typedef enum DemokitStatus {
   DEMOKIT_STATUS_NULL_POINTER = 1,
   // A string argument is not valid UTF-8.
   DEMOKIT_STATUS_INVALID_UTF8 = 2,
-  // An argument is out of range or malformed (a client id outside 0..128, an unknown
-  // header key, a string with a NUL where none may be, a snapshot that does not parse).
+  // An argument is out of range or malformed, or would make a record demokit's readers
+  // refuse: a client id outside 0..128 (-3..128 for a console command), a record longer
+  // than 1 MiB, a header longer than 4 MiB, an unknown header key, a string with a NUL
+  // where none may be, a snapshot that does not parse.
   DEMOKIT_STATUS_INVALID_ARGUMENT = 3,
   // The call is not allowed here: out of the order the tick loop requires, or after
   // `finish`.
@@ -36,19 +42,40 @@ typedef enum DemokitStatus {
   DEMOKIT_STATUS_IO = 5,
   // A bug in demokit (a panic caught at the boundary); please report it.
   DEMOKIT_STATUS_INTERNAL = 6,
+  // The handle is not live: it was closed or freed already (or demokit never returned
+  // it). Nothing behind it was touched.
+  DEMOKIT_STATUS_CLOSED_HANDLE = 7,
 } DemokitStatus;
 
 // A demo recorder (opaque). Made by `demokit_demo_recorder_start`, freed by
-// `demokit_demo_close`.
+// `demokit_demo_close`. Like every handle (see `DemokitThRecorder`), a closed one is
+// refused with `DEMOKIT_STATUS_CLOSED_HANDLE` and a second close does nothing, without
+// touching freed memory; after `demokit_demo_finish` it stays live until closed.
 typedef struct DemokitDemoRecorder DemokitDemoRecorder;
 
 // A teehistorian header being built (opaque). Made by `demokit_th_header_new`, freed by
 // `demokit_th_header_free`; a recorder copies what it needs, so the header may be freed
 // once the recorder exists.
+//
+// demokit keeps track of the handles it has returned and not freed: a call with a freed
+// header returns `DEMOKIT_STATUS_CLOSED_HANDLE` and a second free does nothing, without
+// touching freed memory (as for every handle: see `DemokitThRecorder`).
 typedef struct DemokitThHeader DemokitThHeader;
 
 // A teehistorian recorder (opaque). Made by `demokit_th_recorder_create_file` or
 // `demokit_th_recorder_create_callback`, freed by `demokit_th_close`.
+//
+// A closed handle is a state, not freed memory that is read: demokit keeps track of the
+// handles it has returned and not closed, and looks each one up before using it. A call
+// with a closed handle (or with any pointer demokit did not return) returns
+// `DEMOKIT_STATUS_CLOSED_HANDLE` and a second `demokit_th_close` does nothing; neither
+// reads the memory behind it. After `demokit_th_finish` the handle stays live until it is
+// closed: every call but `demokit_th_close` then returns `DEMOKIT_STATUS_OUT_OF_ORDER`.
+//
+// Two things stay undefined. A later handle of the same kind may get the address of a
+// closed one, and a stale pointer to it then names that handle: do not keep pointers
+// after closing them. And calls on one handle must not overlap: not from two threads at
+// once, nor from inside its own write or flush callback.
 typedef struct DemokitThRecorder DemokitThRecorder;
 
 // The header fields of a demo. Null strings take DDNet's defaults.
@@ -98,7 +125,7 @@ enum DemokitStatus demokit_demo_recorder_start(const char *path,
 // (one byte or absolute) is chosen as DDNet's recorder chooses it.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_demo_record_tick_marker(struct DemokitDemoRecorder *rec,
                                                    int32_t tick,
                                                    bool keyframe);
@@ -106,7 +133,8 @@ enum DemokitStatus demokit_demo_record_tick_marker(struct DemokitDemoRecorder *r
 // Writes a snapshot chunk holding these ints (a whole snapshot as DDNet stores it).
 //
 // # Safety
-// `rec` is a live recorder handle; `ints` points to `len` ints (null only with `len` 0).
+// `rec` is a recorder handle (a closed one is refused); `ints` points to `len` ints (null
+// only with `len` 0).
 enum DemokitStatus demokit_demo_record_snapshot_ints(struct DemokitDemoRecorder *rec,
                                                      const int32_t *ints,
                                                      size_t len);
@@ -114,7 +142,8 @@ enum DemokitStatus demokit_demo_record_snapshot_ints(struct DemokitDemoRecorder 
 // Writes a snapshot-delta chunk holding these ints.
 //
 // # Safety
-// `rec` is a live recorder handle; `ints` points to `len` ints (null only with `len` 0).
+// `rec` is a recorder handle (a closed one is refused); `ints` points to `len` ints (null
+// only with `len` 0).
 enum DemokitStatus demokit_demo_record_delta_ints(struct DemokitDemoRecorder *rec,
                                                   const int32_t *ints,
                                                   size_t len);
@@ -124,7 +153,7 @@ enum DemokitStatus demokit_demo_record_delta_ints(struct DemokitDemoRecorder *re
 // against the last written snapshot, only the tick marker when nothing changed.
 //
 // # Safety
-// `rec` is a live recorder handle; `ints` points to `len` ints.
+// `rec` is a recorder handle (a closed one is refused); `ints` points to `len` ints.
 enum DemokitStatus demokit_demo_record_snapshot(struct DemokitDemoRecorder *rec,
                                                 int32_t tick,
                                                 const int32_t *ints,
@@ -134,7 +163,7 @@ enum DemokitStatus demokit_demo_record_snapshot(struct DemokitDemoRecorder *rec,
 // padded to whole ints as DDNet pads it).
 //
 // # Safety
-// `rec` is a live recorder handle; `data` points to `len` bytes.
+// `rec` is a recorder handle (a closed one is refused); `data` points to `len` bytes.
 enum DemokitStatus demokit_demo_record_message(struct DemokitDemoRecorder *rec,
                                                const uint8_t *data,
                                                size_t len);
@@ -144,7 +173,7 @@ enum DemokitStatus demokit_demo_record_message(struct DemokitDemoRecorder *rec,
 // whether it was kept.
 //
 // # Safety
-// `rec` is a live recorder handle; `added` is null or writable.
+// `rec` is a recorder handle (a closed one is refused); `added` is null or writable.
 enum DemokitStatus demokit_demo_add_timeline_marker(struct DemokitDemoRecorder *rec,
                                                     int32_t tick,
                                                     bool *added);
@@ -154,14 +183,16 @@ enum DemokitStatus demokit_demo_add_timeline_marker(struct DemokitDemoRecorder *
 // every other call on it then returns `DEMOKIT_STATUS_OUT_OF_ORDER`.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_demo_finish(struct DemokitDemoRecorder *rec);
 
-// Frees the recorder (null is a no-op). A recording not finished keeps the chunks
-// written so far with length 0 in its header, as a crash leaves it.
+// Frees the recorder and closes its file (null is a no-op). A recording not finished
+// keeps the chunks written so far with length 0 in its header, as a crash leaves it.
+// Closing a recorder closed before (or any pointer demokit did not return as a demo
+// recorder) does nothing; `demokit_last_error()` then says so.
 //
 // # Safety
-// `rec` is null or a recorder handle not closed before.
+// `rec` is used by no other call meanwhile.
 void demokit_demo_close(struct DemokitDemoRecorder *rec);
 
 // The message of the last failed call on this thread, or an empty string if the last
@@ -186,7 +217,8 @@ enum DemokitStatus demokit_th_header_new(const char *version, struct DemokitThHe
 // `prng_description`. DDNet writes them in its own order whatever the order of the calls.
 //
 // # Safety
-// `header` is a live header handle; `key` and `value` are NUL-terminated strings.
+// `header` is a header handle (a freed one is refused); `key` and `value` are
+// NUL-terminated strings.
 enum DemokitStatus demokit_th_header_set(struct DemokitThHeader *header,
                                          const char *key,
                                          const char *value);
@@ -195,7 +227,8 @@ enum DemokitStatus demokit_th_header_set(struct DemokitThHeader *header,
 // in call order.
 //
 // # Safety
-// `header` is a live header handle; `key` and `value` are NUL-terminated strings.
+// `header` is a header handle (a freed one is refused); `key` and `value` are
+// NUL-terminated strings.
 enum DemokitStatus demokit_th_header_add_config(struct DemokitThHeader *header,
                                                 const char *key,
                                                 const char *value);
@@ -203,7 +236,8 @@ enum DemokitStatus demokit_th_header_add_config(struct DemokitThHeader *header,
 // Appends a tuning parameter (`gravity`, `"50"`) to the header's `tuning` object.
 //
 // # Safety
-// `header` is a live header handle; `key` and `value` are NUL-terminated strings.
+// `header` is a header handle (a freed one is refused); `key` and `value` are
+// NUL-terminated strings.
 enum DemokitStatus demokit_th_header_add_tuning(struct DemokitThHeader *header,
                                                 const char *key,
                                                 const char *value);
@@ -212,13 +246,14 @@ enum DemokitStatus demokit_th_header_add_tuning(struct DemokitThHeader *header,
 // `uuids` list.
 //
 // # Safety
-// `header` is a live header handle; `name` is a NUL-terminated string.
+// `header` is a header handle (a freed one is refused); `name` is a NUL-terminated string.
 enum DemokitStatus demokit_th_header_add_uuid(struct DemokitThHeader *header, const char *name);
 
-// Frees a header; null is a no-op.
+// Frees a header; null is a no-op, and so is a header freed before (or any pointer
+// demokit did not return as a header): `demokit_last_error()` then says so.
 //
 // # Safety
-// `header` is null or a header handle not freed before.
+// `header` is used by no other call meanwhile.
 void demokit_th_header_free(struct DemokitThHeader *header);
 
 // Creates (or truncates) the file at `path` and starts a recording in it: the file UUID
@@ -226,8 +261,8 @@ void demokit_th_header_free(struct DemokitThHeader *header);
 // wrote something, so a crash leaves every completed tick readable.
 //
 // # Safety
-// `path` is a NUL-terminated string; `header` a live header handle; `out` points to
-// writable storage for a pointer.
+// `path` is a NUL-terminated string; `header` a header handle (a freed one is refused);
+// `out` points to writable storage for a pointer.
 enum DemokitStatus demokit_th_recorder_create_file(const char *path,
                                                    const struct DemokitThHeader *header,
                                                    struct DemokitThRecorder **out);
@@ -238,7 +273,8 @@ enum DemokitStatus demokit_th_recorder_create_file(const char *path,
 //
 // # Safety
 // `write` (and `flush`, if not null) can be called with `user` until `demokit_th_close`;
-// `header` is a live header handle; `out` points to writable storage for a pointer.
+// `header` is a header handle (a freed one is refused); `out` points to writable storage
+// for a pointer.
 enum DemokitStatus demokit_th_recorder_create_callback(DemokitWriteFn write,
                                                        DemokitFlushFn flush,
                                                        void *user,
@@ -250,25 +286,25 @@ enum DemokitStatus demokit_th_recorder_create_callback(DemokitWriteFn write,
 // `demokit_th_flush` or `demokit_th_finish` is called.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_set_flush_every(struct DemokitThRecorder *rec, uint32_t n_ticks);
 
 // Starts server tick `tick` (DDNet's `BeginTick`); ticks must increase.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_begin_tick(struct DemokitThRecorder *rec, int32_t tick);
 
 // Starts the player records of the tick (`BeginPlayers`).
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_begin_players(struct DemokitThRecorder *rec);
 
 // Records a live player's position (`RecordPlayer`), in increasing client id order.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_player(struct DemokitThRecorder *rec,
                                             int32_t cid,
                                             int32_t x,
@@ -277,48 +313,50 @@ enum DemokitStatus demokit_th_record_player(struct DemokitThRecorder *rec,
 // Records that a player has no character (`RecordDeadPlayer`).
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_dead_player(struct DemokitThRecorder *rec, int32_t cid);
 
 // Ends the player records (`EndPlayers`).
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_end_players(struct DemokitThRecorder *rec);
 
 // Starts the input records of the tick (`BeginInputs`).
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_begin_inputs(struct DemokitThRecorder *rec);
 
 // Ends the input records (`EndInputs`).
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_end_inputs(struct DemokitThRecorder *rec);
 
 // Ends the tick (`EndTick`): the tick's bytes go to the sink in one write.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_end_tick(struct DemokitThRecorder *rec);
 
 // Records a player's input (`RecordPlayerInput`): `input` points to the 10 ints of
 // DDNet's `CNetObj_PlayerInput`; `unique_client_id` tells a reconnected client apart.
 //
 // # Safety
-// `rec` is a live recorder handle; `input` points to 10 readable ints.
+// `rec` is a recorder handle (a closed one is refused); `input` points to 10 readable ints.
 enum DemokitStatus demokit_th_record_input(struct DemokitThRecorder *rec,
                                            int32_t cid,
                                            uint32_t unique_client_id,
                                            const int32_t *input);
 
 // Records a network message from a player (`RecordPlayerMessage`): `len` bytes at
-// `data` (null only with `len` 0).
+// `data` (null only with `len` 0). Like every record, one longer than demokit's readers
+// take (1 MiB with its header) is `DEMOKIT_STATUS_INVALID_ARGUMENT`.
 //
 // # Safety
-// `rec` is a live recorder handle; `data` points to `len` readable bytes.
+// `rec` is a recorder handle (a closed one is refused); `data` points to `len` readable
+// bytes.
 enum DemokitStatus demokit_th_record_player_message(struct DemokitThRecorder *rec,
                                                     int32_t cid,
                                                     const uint8_t *data,
@@ -328,7 +366,7 @@ enum DemokitStatus demokit_th_record_player_message(struct DemokitThRecorder *re
 // or joinver7, then JOIN.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_join(struct DemokitThRecorder *rec,
                                           int32_t cid,
                                           int32_t protocol);
@@ -337,7 +375,7 @@ enum DemokitStatus demokit_th_record_join(struct DemokitThRecorder *rec,
 // DDNet writes it for a client that reconnects).
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_join_version(struct DemokitThRecorder *rec,
                                                   int32_t cid,
                                                   int32_t protocol);
@@ -345,17 +383,19 @@ enum DemokitStatus demokit_th_record_join_version(struct DemokitThRecorder *rec,
 // Records a player leaving (`RecordPlayerDrop`) with the reason DDNet gives.
 //
 // # Safety
-// `rec` is a live recorder handle; `reason` is NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `reason` is NUL-terminated.
 enum DemokitStatus demokit_th_record_drop(struct DemokitThRecorder *rec,
                                           int32_t cid,
                                           const char *reason);
 
-// Records a console command (`RecordConsoleCommand`): `cid` -1 for the server console,
-// DDNet's flag mask, the command and `nargs` arguments.
+// Records a console command (`RecordConsoleCommand`): `cid` as DDNet's console gives it
+// (a client's, 0..128, or the console's own: -1 the server console, -2 the map's settings,
+// -3 the map's config file; any other is `DEMOKIT_STATUS_INVALID_ARGUMENT`), DDNet's flag
+// mask, the command and `nargs` arguments.
 //
 // # Safety
-// `rec` is a live recorder handle; `cmd` is NUL-terminated; `args` points to `nargs`
-// NUL-terminated strings (null only with `nargs` 0).
+// `rec` is a recorder handle (a closed one is refused); `cmd` is NUL-terminated; `args`
+// points to `nargs` NUL-terminated strings (null only with `nargs` 0).
 enum DemokitStatus demokit_th_record_console_command(struct DemokitThRecorder *rec,
                                                      int32_t cid,
                                                      int32_t flag_mask,
@@ -366,13 +406,13 @@ enum DemokitStatus demokit_th_record_console_command(struct DemokitThRecorder *r
 // EX `teehistorian-test@ddnet.tw`: the test record DDNet writes in its tests.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_test_extra(struct DemokitThRecorder *rec);
 
 // EX `teehistorian-ddnetver-old@ddnet.tw`: a client's DDNet version, old form.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_ddnet_version_old(struct DemokitThRecorder *rec,
                                                        int32_t cid,
                                                        int32_t ddnet_version);
@@ -381,8 +421,8 @@ enum DemokitStatus demokit_th_record_ddnet_version_old(struct DemokitThRecorder 
 // version number and version string.
 //
 // # Safety
-// `rec` is a live recorder handle; `connection_id` points to 16 bytes; `version_str`
-// is NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `connection_id` points to 16
+// bytes; `version_str` is NUL-terminated.
 enum DemokitStatus demokit_th_record_ddnet_version(struct DemokitThRecorder *rec,
                                                    int32_t cid,
                                                    const uint8_t *connection_id,
@@ -392,7 +432,7 @@ enum DemokitStatus demokit_th_record_ddnet_version(struct DemokitThRecorder *rec
 // EX `teehistorian-auth-init@ddnet.tw`: a client authenticated at connection.
 //
 // # Safety
-// `rec` is a live recorder handle; `auth_name` is NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `auth_name` is NUL-terminated.
 enum DemokitStatus demokit_th_record_auth_initial(struct DemokitThRecorder *rec,
                                                   int32_t cid,
                                                   int32_t level,
@@ -401,7 +441,7 @@ enum DemokitStatus demokit_th_record_auth_initial(struct DemokitThRecorder *rec,
 // EX `teehistorian-auth-login@ddnet.tw`: a client logged in.
 //
 // # Safety
-// `rec` is a live recorder handle; `auth_name` is NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `auth_name` is NUL-terminated.
 enum DemokitStatus demokit_th_record_auth_login(struct DemokitThRecorder *rec,
                                                 int32_t cid,
                                                 int32_t level,
@@ -410,13 +450,13 @@ enum DemokitStatus demokit_th_record_auth_login(struct DemokitThRecorder *rec,
 // EX `teehistorian-auth-logout@ddnet.tw`: a client logged out.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_auth_logout(struct DemokitThRecorder *rec, int32_t cid);
 
 // EX `teehistorian-player-swap@ddnet.tw`: two players swapped places.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_player_swap(struct DemokitThRecorder *rec,
                                                  int32_t cid1,
                                                  int32_t cid2);
@@ -425,8 +465,8 @@ enum DemokitStatus demokit_th_record_player_swap(struct DemokitThRecorder *rec,
 // with the save string.
 //
 // # Safety
-// `rec` is a live recorder handle; `save_id` points to 16 bytes; `team_save` is
-// NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `save_id` points to 16 bytes;
+// `team_save` is NUL-terminated.
 enum DemokitStatus demokit_th_record_team_save_success(struct DemokitThRecorder *rec,
                                                        int32_t team,
                                                        const uint8_t *save_id,
@@ -435,8 +475,8 @@ enum DemokitStatus demokit_th_record_team_save_success(struct DemokitThRecorder 
 // EX `teehistorian-load-success@ddnet.tw`: a team was loaded from `save_id` (16 bytes).
 //
 // # Safety
-// `rec` is a live recorder handle; `save_id` points to 16 bytes; `team_save` is
-// NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `save_id` points to 16 bytes;
+// `team_save` is NUL-terminated.
 enum DemokitStatus demokit_th_record_team_load_success(struct DemokitThRecorder *rec,
                                                        int32_t team,
                                                        const uint8_t *save_id,
@@ -445,19 +485,19 @@ enum DemokitStatus demokit_th_record_team_load_success(struct DemokitThRecorder 
 // EX `teehistorian-save-failure@ddnet.tw`: saving a team failed.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_team_save_failure(struct DemokitThRecorder *rec, int32_t team);
 
 // EX `teehistorian-load-failure@ddnet.tw`: loading a team failed.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_team_load_failure(struct DemokitThRecorder *rec, int32_t team);
 
 // EX `teehistorian-player-team@ddnet.tw`: a player changed team.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_player_team(struct DemokitThRecorder *rec,
                                                  int32_t cid,
                                                  int32_t team);
@@ -465,7 +505,7 @@ enum DemokitStatus demokit_th_record_player_team(struct DemokitThRecorder *rec,
 // EX `teehistorian-team-practice@ddnet.tw`: a team's practice mode changed.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_team_practice(struct DemokitThRecorder *rec,
                                                    int32_t team,
                                                    bool practice);
@@ -473,19 +513,19 @@ enum DemokitStatus demokit_th_record_team_practice(struct DemokitThRecorder *rec
 // EX `teehistorian-player-ready@ddnet.tw`: a player is ready.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_player_ready(struct DemokitThRecorder *rec, int32_t cid);
 
 // EX `teehistorian-rejoinver6@ddnet.org`: a 0.6 player rejoined.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_player_rejoin(struct DemokitThRecorder *rec, int32_t cid);
 
 // EX `teehistorian-player-name@ddnet.org`: a player's name.
 //
 // # Safety
-// `rec` is a live recorder handle; `name` is NUL-terminated.
+// `rec` is a recorder handle (a closed one is refused); `name` is NUL-terminated.
 enum DemokitStatus demokit_th_record_player_name(struct DemokitThRecorder *rec,
                                                  int32_t cid,
                                                  const char *name);
@@ -493,7 +533,7 @@ enum DemokitStatus demokit_th_record_player_name(struct DemokitThRecorder *rec,
 // EX `teehistorian-player-finish@ddnet.org`: a player finished in `time_ticks`.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_player_finish(struct DemokitThRecorder *rec,
                                                    int32_t cid,
                                                    int32_t time_ticks);
@@ -501,7 +541,7 @@ enum DemokitStatus demokit_th_record_player_finish(struct DemokitThRecorder *rec
 // EX `teehistorian-team-finish@ddnet.org`: a team finished in `time_ticks`.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_record_team_finish(struct DemokitThRecorder *rec,
                                                  int32_t team,
                                                  int32_t time_ticks);
@@ -509,7 +549,8 @@ enum DemokitStatus demokit_th_record_team_finish(struct DemokitThRecorder *rec,
 // EX `teehistorian-antibot@ddnet.org`: `len` bytes of the antibot module's data.
 //
 // # Safety
-// `rec` is a live recorder handle; `data` points to `len` readable bytes.
+// `rec` is a recorder handle (a closed one is refused); `data` points to `len` readable
+// bytes.
 enum DemokitStatus demokit_th_record_antibot(struct DemokitThRecorder *rec,
                                              const uint8_t *data,
                                              size_t len);
@@ -517,22 +558,23 @@ enum DemokitStatus demokit_th_record_antibot(struct DemokitThRecorder *rec,
 // Writes what is buffered to the sink and flushes it.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_flush(struct DemokitThRecorder *rec);
 
 // Ends the recording: writes FINISH and flushes. The handle stays valid for
 // `demokit_th_close`; every other call on it then returns `DEMOKIT_STATUS_OUT_OF_ORDER`.
 //
 // # Safety
-// `rec` is a live recorder handle.
+// `rec` is a recorder handle (a closed one is refused).
 enum DemokitStatus demokit_th_finish(struct DemokitThRecorder *rec);
 
-// Frees the recorder (null is a no-op). A recording not finished is left as a crash
-// would leave it: every tick that was flushed stays readable, and nothing more is written
-// (no FINISH).
+// Frees the recorder and closes its file (null is a no-op). A recording not finished is
+// left as a crash would leave it: every tick that was flushed stays readable, and nothing
+// more is written (no FINISH). Closing a recorder closed before (or any pointer demokit
+// did not return as a recorder) does nothing; `demokit_last_error()` then says so.
 //
 // # Safety
-// `rec` is null or a recorder handle not closed before.
+// `rec` is used by no other call meanwhile.
 void demokit_th_close(struct DemokitThRecorder *rec);
 
 #ifdef __cplusplus

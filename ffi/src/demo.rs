@@ -28,7 +28,9 @@ pub struct DemokitDemoConfig {
 }
 
 /// A demo recorder (opaque). Made by `demokit_demo_recorder_start`, freed by
-/// `demokit_demo_close`.
+/// `demokit_demo_close`. Like every handle (see `DemokitThRecorder`), a closed one is
+/// refused with `DEMOKIT_STATUS_CLOSED_HANDLE` and a second close does nothing, without
+/// touching freed memory; after `demokit_demo_finish` it stays live until closed.
 pub struct DemokitDemoRecorder {
     /// `None` once finished.
     recorder: Option<Recorder<BufWriter<File>>>,
@@ -109,7 +111,7 @@ pub unsafe extern "C" fn demokit_demo_recorder_start(
 /// Runs `f` on the live recorder behind `rec`, inside an enclosing [`guard`].
 ///
 /// # Safety
-/// `rec` is null or a live recorder handle.
+/// `rec` is null or a recorder handle (checked), used by no other call meanwhile.
 unsafe fn run(
     rec: *mut DemokitDemoRecorder,
     f: impl FnOnce(&mut Recorder<BufWriter<File>>) -> Result<(), WriteError>,
@@ -123,7 +125,7 @@ unsafe fn run(
 /// (one byte or absolute) is chosen as DDNet's recorder chooses it.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_record_tick_marker(
     rec: *mut DemokitDemoRecorder,
@@ -139,7 +141,8 @@ pub unsafe extern "C" fn demokit_demo_record_tick_marker(
 /// Writes a snapshot chunk holding these ints (a whole snapshot as DDNet stores it).
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `ints` points to `len` ints (null only with `len` 0).
+/// `rec` is a recorder handle (a closed one is refused); `ints` points to `len` ints (null
+/// only with `len` 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_record_snapshot_ints(
     rec: *mut DemokitDemoRecorder,
@@ -156,7 +159,8 @@ pub unsafe extern "C" fn demokit_demo_record_snapshot_ints(
 /// Writes a snapshot-delta chunk holding these ints.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `ints` points to `len` ints (null only with `len` 0).
+/// `rec` is a recorder handle (a closed one is refused); `ints` points to `len` ints (null
+/// only with `len` 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_record_delta_ints(
     rec: *mut DemokitDemoRecorder,
@@ -176,7 +180,7 @@ pub unsafe extern "C" fn demokit_demo_record_delta_ints(
 /// against the last written snapshot, only the tick marker when nothing changed.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `ints` points to `len` ints.
+/// `rec` is a recorder handle (a closed one is refused); `ints` points to `len` ints.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_record_snapshot(
     rec: *mut DemokitDemoRecorder,
@@ -202,7 +206,7 @@ pub unsafe extern "C" fn demokit_demo_record_snapshot(
 /// padded to whole ints as DDNet pads it).
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `data` points to `len` bytes.
+/// `rec` is a recorder handle (a closed one is refused); `data` points to `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_record_message(
     rec: *mut DemokitDemoRecorder,
@@ -222,7 +226,7 @@ pub unsafe extern "C" fn demokit_demo_record_message(
 /// whether it was kept.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `added` is null or writable.
+/// `rec` is a recorder handle (a closed one is refused); `added` is null or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_add_timeline_marker(
     rec: *mut DemokitDemoRecorder,
@@ -251,7 +255,7 @@ pub unsafe extern "C" fn demokit_demo_add_timeline_marker(
 /// every other call on it then returns `DEMOKIT_STATUS_OUT_OF_ORDER`.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_finish(rec: *mut DemokitDemoRecorder) -> DemokitStatus {
     guard("demokit_demo_finish", || {
@@ -265,13 +269,18 @@ pub unsafe extern "C" fn demokit_demo_finish(rec: *mut DemokitDemoRecorder) -> D
     })
 }
 
-/// Frees the recorder (null is a no-op). A recording not finished keeps the chunks
-/// written so far with length 0 in its header, as a crash leaves it.
+/// Frees the recorder and closes its file (null is a no-op). A recording not finished
+/// keeps the chunks written so far with length 0 in its header, as a crash leaves it.
+/// Closing a recorder closed before (or any pointer demokit did not return as a demo
+/// recorder) does nothing; `demokit_last_error()` then says so.
 ///
 /// # Safety
-/// `rec` is null or a recorder handle not closed before.
+/// `rec` is used by no other call meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_demo_close(rec: *mut DemokitDemoRecorder) {
-    // SAFETY: the contract above. Dropping the BufWriter writes out what it holds.
-    unsafe { free_handle(rec) }
+    guard("demokit_demo_close", || {
+        // SAFETY: the contract above. Dropping the BufWriter writes out what it holds.
+        drop(unsafe { take_handle(rec, "recorder")? });
+        Ok(())
+    });
 }

@@ -1,9 +1,12 @@
 //! Status codes, the per-thread last error, and the checks every call makes on the pointers
-//! C hands in.
+//! C hands in, handles included: the registry of live handles.
 
+use std::any::TypeId;
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// What a call returned. `DEMOKIT_STATUS_OK` (0) is success; for every other value
 /// `demokit_last_error()` says what went wrong.
@@ -16,8 +19,10 @@ pub enum DemokitStatus {
     NullPointer = 1,
     /// A string argument is not valid UTF-8.
     InvalidUtf8 = 2,
-    /// An argument is out of range or malformed (a client id outside 0..128, an unknown
-    /// header key, a string with a NUL where none may be, a snapshot that does not parse).
+    /// An argument is out of range or malformed, or would make a record demokit's readers
+    /// refuse: a client id outside 0..128 (-3..128 for a console command), a record longer
+    /// than 1 MiB, a header longer than 4 MiB, an unknown header key, a string with a NUL
+    /// where none may be, a snapshot that does not parse.
     InvalidArgument = 3,
     /// The call is not allowed here: out of the order the tick loop requires, or after
     /// `finish`.
@@ -27,6 +32,9 @@ pub enum DemokitStatus {
     Io = 5,
     /// A bug in demokit (a panic caught at the boundary); please report it.
     Internal = 6,
+    /// The handle is not live: it was closed or freed already (or demokit never returned
+    /// it). Nothing behind it was touched.
+    ClosedHandle = 7,
 }
 
 /// A failed call: its status and message.
@@ -94,6 +102,7 @@ pub extern "C" fn demokit_status_name(status: i32) -> *const c_char {
         4 => c"call out of order",
         5 => c"I/O error",
         6 => c"internal error",
+        7 => c"closed handle",
         _ => c"unknown status",
     };
     name.as_ptr()
@@ -178,33 +187,113 @@ pub(crate) unsafe fn slice_arg<'a, T>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// The object behind a handle.
+// ---- handles ----
+//
+// A handle is a `Box` handed to C as a raw pointer. C code keeps pointers after closing
+// them, closes twice, frees twice; dereferencing such a pointer is undefined behaviour that
+// no check on the memory behind it can catch. So every handle demokit returns is entered
+// here, by address and type, until it is closed or freed, and every call looks its handle
+// up before touching it: a pointer not in the set is refused without being dereferenced.
+// Removing it is what allows the free, under the lock, so a handle is freed at most once.
+//
+// What the set cannot tell: an address the allocator gave to a later handle of the same
+// type is live again, so a stale pointer to it names the new handle. And the lock covers
+// the lookup, not the call: two calls on one handle at the same time (from two threads, or
+// from inside its own write callback) alias it, as the header says.
+
+/// The live handles: address and type of each `Box` handed out and not yet freed.
+static LIVE: Mutex<BTreeSet<(usize, TypeId)>> = Mutex::new(BTreeSet::new());
+
+/// The set of live handles, locked.
+fn live_handles() -> MutexGuard<'static, BTreeSet<(usize, TypeId)>> {
+    // Nothing that holds the lock can panic (lookups, inserts and removals of pairs), so
+    // the lock is never poisoned; were it, the set would still be whole.
+    LIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The key of a handle in [`LIVE`]: its address and its type, so that a handle of one kind
+/// passed for another is refused too.
+fn key<T: 'static>(handle: *const T) -> (usize, TypeId) {
+    (handle as usize, TypeId::of::<T>())
+}
+
+/// The error for a pointer that is not a live handle.
+fn not_live(what: &str) -> Failure {
+    Failure::new(
+        DemokitStatus::ClosedHandle,
+        format!(
+            "{what} is not a live handle: it was closed or freed already, or demokit never returned it"
+        ),
+    )
+}
+
+/// Checks that `handle` is not null and is a live handle of type `T`.
+fn check_live<T: 'static>(handle: *const T, what: &str) -> Result<(), Failure> {
+    non_null(handle, what)?;
+    if live_handles().contains(&key(handle)) {
+        Ok(())
+    } else {
+        Err(not_live(what))
+    }
+}
+
+/// The object behind a handle. Null, and any pointer that is not a live handle of this
+/// type, is refused without being dereferenced.
 ///
 /// # Safety
-/// `handle` is null (refused) or a pointer this library returned and that has not been
-/// freed, used by no other thread during the call.
-pub(crate) unsafe fn handle_arg<'a, T>(handle: *mut T, what: &str) -> Result<&'a mut T, Failure> {
-    non_null(handle as *const T, what)?;
-    // SAFETY: a live, exclusively used Box<T> pointer by the caller's contract.
+/// No other call uses the handle while the returned reference lives (no other thread, no
+/// callback of this call).
+pub(crate) unsafe fn handle_arg<'a, T: 'static>(
+    handle: *mut T,
+    what: &str,
+) -> Result<&'a mut T, Failure> {
+    check_live(handle, what)?;
+    // SAFETY: live, so a Box<T> pointer from `put_handle` not freed since; used by this
+    // call alone by the caller's contract.
     Ok(unsafe { &mut *handle })
 }
 
-/// Stores `value` in `*out` as a new handle.
+/// [`handle_arg`] for a handle the call only reads.
+///
+/// # Safety
+/// As for [`handle_arg`]: nothing changes the handle while the reference lives.
+pub(crate) unsafe fn handle_ref<'a, T: 'static>(
+    handle: *const T,
+    what: &str,
+) -> Result<&'a T, Failure> {
+    check_live(handle, what)?;
+    // SAFETY: as in `handle_arg`.
+    Ok(unsafe { &*handle })
+}
+
+/// Stores `value` in `*out` as a new live handle.
 ///
 /// # Safety
 /// `out` is non-null (checked by the caller) and valid for a write.
-pub(crate) unsafe fn put_handle<T>(out: *mut *mut T, value: T) {
+pub(crate) unsafe fn put_handle<T: 'static>(out: *mut *mut T, value: T) {
+    let handle = Box::into_raw(Box::new(value));
+    live_handles().insert(key(handle));
     // SAFETY: as the caller promised.
-    unsafe { *out = Box::into_raw(Box::new(value)) };
+    unsafe { *out = handle };
 }
 
-/// Takes back and drops the object behind a handle; null is a no-op.
+/// Takes back the object behind a handle, which is no longer live: `None` for null, an
+/// error (and nothing touched) for a pointer that is not a live handle of this type, so
+/// that closing twice frees once.
 ///
 /// # Safety
-/// `handle` is null or a pointer this library returned that has not been freed.
-pub(crate) unsafe fn free_handle<T>(handle: *mut T) {
-    if !handle.is_null() {
-        // SAFETY: as the caller promised: it came from Box::into_raw and is freed once.
-        drop(unsafe { Box::from_raw(handle) });
+/// No other call is using the handle (no other thread, no callback of this call).
+pub(crate) unsafe fn take_handle<T: 'static>(
+    handle: *mut T,
+    what: &str,
+) -> Result<Option<Box<T>>, Failure> {
+    if handle.is_null() {
+        return Ok(None);
     }
+    if !live_handles().remove(&key(handle)) {
+        return Err(not_live(what));
+    }
+    // SAFETY: it was live, so it came from Box::into_raw in `put_handle` and was not freed;
+    // this call removed it from the set, so no other call can take it again.
+    Ok(Some(unsafe { Box::from_raw(handle) }))
 }

@@ -6,7 +6,9 @@
 //!
 //! * Opaque handles: [`DemokitThHeader`], [`DemokitThRecorder`], [`DemokitDemoRecorder`],
 //!   each created by a `_new`/`_create`/`_start` function through an out-pointer and freed
-//!   by exactly one `_free`/`_close` call.
+//!   by a `_free`/`_close` call. Every call checks its handle against the live ones, so a
+//!   closed or freed handle gets [`DemokitStatus::ClosedHandle`] (and a second close does
+//!   nothing) instead of a read of freed memory.
 //! * Every fallible function returns a [`DemokitStatus`]; on failure,
 //!   [`demokit_last_error`] gives a message on the calling thread.
 //! * Every pointer is checked for null; strings are NUL-terminated UTF-8 and are refused

@@ -12,12 +12,28 @@ use uuid::Uuid;
 /// A teehistorian header being built (opaque). Made by `demokit_th_header_new`, freed by
 /// `demokit_th_header_free`; a recorder copies what it needs, so the header may be freed
 /// once the recorder exists.
+///
+/// demokit keeps track of the handles it has returned and not freed: a call with a freed
+/// header returns `DEMOKIT_STATUS_CLOSED_HANDLE` and a second free does nothing, without
+/// touching freed memory (as for every handle: see `DemokitThRecorder`).
 pub struct DemokitThHeader {
     header: Header,
 }
 
 /// A teehistorian recorder (opaque). Made by `demokit_th_recorder_create_file` or
 /// `demokit_th_recorder_create_callback`, freed by `demokit_th_close`.
+///
+/// A closed handle is a state, not freed memory that is read: demokit keeps track of the
+/// handles it has returned and not closed, and looks each one up before using it. A call
+/// with a closed handle (or with any pointer demokit did not return) returns
+/// `DEMOKIT_STATUS_CLOSED_HANDLE` and a second `demokit_th_close` does nothing; neither
+/// reads the memory behind it. After `demokit_th_finish` the handle stays live until it is
+/// closed: every call but `demokit_th_close` then returns `DEMOKIT_STATUS_OUT_OF_ORDER`.
+///
+/// Two things stay undefined. A later handle of the same kind may get the address of a
+/// closed one, and a stale pointer to it then names that handle: do not keep pointers
+/// after closing them. And calls on one handle must not overlap: not from two threads at
+/// once, nor from inside its own write or flush callback.
 pub struct DemokitThRecorder {
     /// `None` once finished.
     recorder: Option<Recorder<Sink>>,
@@ -156,7 +172,8 @@ pub unsafe extern "C" fn demokit_th_header_new(
 /// `prng_description`. DDNet writes them in its own order whatever the order of the calls.
 ///
 /// # Safety
-/// `header` is a live header handle; `key` and `value` are NUL-terminated strings.
+/// `header` is a header handle (a freed one is refused); `key` and `value` are
+/// NUL-terminated strings.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_header_set(
     header: *mut DemokitThHeader,
@@ -237,7 +254,8 @@ unsafe fn add_pair(
 /// in call order.
 ///
 /// # Safety
-/// `header` is a live header handle; `key` and `value` are NUL-terminated strings.
+/// `header` is a header handle (a freed one is refused); `key` and `value` are
+/// NUL-terminated strings.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_header_add_config(
     header: *mut DemokitThHeader,
@@ -259,7 +277,8 @@ pub unsafe extern "C" fn demokit_th_header_add_config(
 /// Appends a tuning parameter (`gravity`, `"50"`) to the header's `tuning` object.
 ///
 /// # Safety
-/// `header` is a live header handle; `key` and `value` are NUL-terminated strings.
+/// `header` is a header handle (a freed one is refused); `key` and `value` are
+/// NUL-terminated strings.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_header_add_tuning(
     header: *mut DemokitThHeader,
@@ -282,7 +301,7 @@ pub unsafe extern "C" fn demokit_th_header_add_tuning(
 /// `uuids` list.
 ///
 /// # Safety
-/// `header` is a live header handle; `name` is a NUL-terminated string.
+/// `header` is a header handle (a freed one is refused); `name` is a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_header_add_uuid(
     header: *mut DemokitThHeader,
@@ -301,20 +320,24 @@ pub unsafe extern "C" fn demokit_th_header_add_uuid(
     })
 }
 
-/// Frees a header; null is a no-op.
+/// Frees a header; null is a no-op, and so is a header freed before (or any pointer
+/// demokit did not return as a header): `demokit_last_error()` then says so.
 ///
 /// # Safety
-/// `header` is null or a header handle not freed before.
+/// `header` is used by no other call meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_header_free(header: *mut DemokitThHeader) {
-    // SAFETY: the contract above.
-    unsafe { free_handle(header) }
+    guard("demokit_th_header_free", || {
+        // SAFETY: the contract above.
+        drop(unsafe { take_handle(header, "header")? });
+        Ok(())
+    });
 }
 
 // ---- recorder ----
 
 /// # Safety
-/// `header` is a live header handle, `out` writable.
+/// `header` is a header handle (checked), used by no other call meanwhile; `out` writable.
 unsafe fn create(
     name: &str,
     open: impl FnOnce() -> Result<Sink, Failure>,
@@ -323,9 +346,8 @@ unsafe fn create(
 ) -> DemokitStatus {
     guard(name, || {
         non_null(out as *const _, "out")?;
-        non_null(header, "header")?;
-        // SAFETY: a live header handle by the contract.
-        let header = unsafe { &(*header).header };
+        // SAFETY: the contract above.
+        let header = unsafe { &handle_ref(header, "header")?.header };
         let sink = open()?;
         let recorder = Recorder::new(sink, header).map_err(recorder_failure)?;
         // SAFETY: `out` checked above.
@@ -346,8 +368,8 @@ unsafe fn create(
 /// wrote something, so a crash leaves every completed tick readable.
 ///
 /// # Safety
-/// `path` is a NUL-terminated string; `header` a live header handle; `out` points to
-/// writable storage for a pointer.
+/// `path` is a NUL-terminated string; `header` a header handle (a freed one is refused);
+/// `out` points to writable storage for a pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_recorder_create_file(
     path: *const c_char,
@@ -371,7 +393,8 @@ pub unsafe extern "C" fn demokit_th_recorder_create_file(
 ///
 /// # Safety
 /// `write` (and `flush`, if not null) can be called with `user` until `demokit_th_close`;
-/// `header` is a live header handle; `out` points to writable storage for a pointer.
+/// `header` is a header handle (a freed one is refused); `out` points to writable storage
+/// for a pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_recorder_create_callback(
     write: DemokitWriteFn,
@@ -399,7 +422,7 @@ pub unsafe extern "C" fn demokit_th_recorder_create_callback(
 /// Runs `f` on the live recorder behind `rec`.
 ///
 /// # Safety
-/// `rec` is null or a live recorder handle.
+/// `rec` is null or a recorder handle (checked), used by no other call meanwhile.
 unsafe fn with_recorder(
     name: &str,
     rec: *mut DemokitThRecorder,
@@ -414,7 +437,7 @@ unsafe fn with_recorder(
 /// `demokit_th_flush` or `demokit_th_finish` is called.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_set_flush_every(
     rec: *mut DemokitThRecorder,
@@ -436,7 +459,7 @@ pub unsafe extern "C" fn demokit_th_set_flush_every(
 /// Starts server tick `tick` (DDNet's `BeginTick`); ticks must increase.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_begin_tick(
     rec: *mut DemokitThRecorder,
@@ -448,7 +471,7 @@ pub unsafe extern "C" fn demokit_th_begin_tick(
 /// Starts the player records of the tick (`BeginPlayers`).
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_begin_players(rec: *mut DemokitThRecorder) -> DemokitStatus {
     // SAFETY: the contract above.
@@ -457,7 +480,7 @@ pub unsafe extern "C" fn demokit_th_begin_players(rec: *mut DemokitThRecorder) -
 /// Records a live player's position (`RecordPlayer`), in increasing client id order.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player(
     rec: *mut DemokitThRecorder,
@@ -475,7 +498,7 @@ pub unsafe extern "C" fn demokit_th_record_player(
 /// Records that a player has no character (`RecordDeadPlayer`).
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_dead_player(
     rec: *mut DemokitThRecorder,
@@ -491,7 +514,7 @@ pub unsafe extern "C" fn demokit_th_record_dead_player(
 /// Ends the player records (`EndPlayers`).
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_end_players(rec: *mut DemokitThRecorder) -> DemokitStatus {
     // SAFETY: the contract above.
@@ -500,7 +523,7 @@ pub unsafe extern "C" fn demokit_th_end_players(rec: *mut DemokitThRecorder) -> 
 /// Starts the input records of the tick (`BeginInputs`).
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_begin_inputs(rec: *mut DemokitThRecorder) -> DemokitStatus {
     // SAFETY: the contract above.
@@ -509,7 +532,7 @@ pub unsafe extern "C" fn demokit_th_begin_inputs(rec: *mut DemokitThRecorder) ->
 /// Ends the input records (`EndInputs`).
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_end_inputs(rec: *mut DemokitThRecorder) -> DemokitStatus {
     // SAFETY: the contract above.
@@ -518,7 +541,7 @@ pub unsafe extern "C" fn demokit_th_end_inputs(rec: *mut DemokitThRecorder) -> D
 /// Ends the tick (`EndTick`): the tick's bytes go to the sink in one write.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_end_tick(rec: *mut DemokitThRecorder) -> DemokitStatus {
     // SAFETY: the contract above.
@@ -529,7 +552,7 @@ pub unsafe extern "C" fn demokit_th_end_tick(rec: *mut DemokitThRecorder) -> Dem
 /// DDNet's `CNetObj_PlayerInput`; `unique_client_id` tells a reconnected client apart.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `input` points to 10 readable ints.
+/// `rec` is a recorder handle (a closed one is refused); `input` points to 10 readable ints.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_input(
     rec: *mut DemokitThRecorder,
@@ -554,10 +577,12 @@ pub unsafe extern "C" fn demokit_th_record_input(
 }
 
 /// Records a network message from a player (`RecordPlayerMessage`): `len` bytes at
-/// `data` (null only with `len` 0).
+/// `data` (null only with `len` 0). Like every record, one longer than demokit's readers
+/// take (1 MiB with its header) is `DEMOKIT_STATUS_INVALID_ARGUMENT`.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `data` points to `len` readable bytes.
+/// `rec` is a recorder handle (a closed one is refused); `data` points to `len` readable
+/// bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_message(
     rec: *mut DemokitThRecorder,
@@ -576,7 +601,7 @@ pub unsafe extern "C" fn demokit_th_record_player_message(
 /// The recorder behind `rec`, running `f` inside an enclosing [`guard`].
 ///
 /// # Safety
-/// `rec` is null or a live recorder handle.
+/// `rec` is null or a recorder handle (checked), used by no other call meanwhile.
 unsafe fn run(
     rec: *mut DemokitThRecorder,
     f: impl FnOnce(&mut Recorder<Sink>) -> Result<(), RecorderError>,
@@ -590,7 +615,7 @@ unsafe fn run(
 /// or joinver7, then JOIN.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_join(
     rec: *mut DemokitThRecorder,
@@ -608,7 +633,7 @@ pub unsafe extern "C" fn demokit_th_record_join(
 /// DDNet writes it for a client that reconnects).
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_join_version(
     rec: *mut DemokitThRecorder,
@@ -625,7 +650,7 @@ pub unsafe extern "C" fn demokit_th_record_join_version(
 /// Records a player leaving (`RecordPlayerDrop`) with the reason DDNet gives.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `reason` is NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `reason` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_drop(
     rec: *mut DemokitThRecorder,
@@ -640,12 +665,14 @@ pub unsafe extern "C" fn demokit_th_record_drop(
     })
 }
 
-/// Records a console command (`RecordConsoleCommand`): `cid` -1 for the server console,
-/// DDNet's flag mask, the command and `nargs` arguments.
+/// Records a console command (`RecordConsoleCommand`): `cid` as DDNet's console gives it
+/// (a client's, 0..128, or the console's own: -1 the server console, -2 the map's settings,
+/// -3 the map's config file; any other is `DEMOKIT_STATUS_INVALID_ARGUMENT`), DDNet's flag
+/// mask, the command and `nargs` arguments.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `cmd` is NUL-terminated; `args` points to `nargs`
-/// NUL-terminated strings (null only with `nargs` 0).
+/// `rec` is a recorder handle (a closed one is refused); `cmd` is NUL-terminated; `args`
+/// points to `nargs` NUL-terminated strings (null only with `nargs` 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_console_command(
     rec: *mut DemokitThRecorder,
@@ -677,7 +704,7 @@ pub unsafe extern "C" fn demokit_th_record_console_command(
 /// EX `teehistorian-test@ddnet.tw`: the test record DDNet writes in its tests.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_test_extra(
     rec: *mut DemokitThRecorder,
@@ -692,7 +719,7 @@ pub unsafe extern "C" fn demokit_th_record_test_extra(
 /// EX `teehistorian-ddnetver-old@ddnet.tw`: a client's DDNet version, old form.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_ddnet_version_old(
     rec: *mut DemokitThRecorder,
@@ -711,8 +738,8 @@ pub unsafe extern "C" fn demokit_th_record_ddnet_version_old(
 /// version number and version string.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `connection_id` points to 16 bytes; `version_str`
-/// is NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `connection_id` points to 16
+/// bytes; `version_str` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_ddnet_version(
     rec: *mut DemokitThRecorder,
@@ -737,7 +764,7 @@ pub unsafe extern "C" fn demokit_th_record_ddnet_version(
 /// EX `teehistorian-auth-init@ddnet.tw`: a client authenticated at connection.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `auth_name` is NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `auth_name` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_auth_initial(
     rec: *mut DemokitThRecorder,
@@ -755,7 +782,7 @@ pub unsafe extern "C" fn demokit_th_record_auth_initial(
 /// EX `teehistorian-auth-login@ddnet.tw`: a client logged in.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `auth_name` is NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `auth_name` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_auth_login(
     rec: *mut DemokitThRecorder,
@@ -773,7 +800,7 @@ pub unsafe extern "C" fn demokit_th_record_auth_login(
 /// EX `teehistorian-auth-logout@ddnet.tw`: a client logged out.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_auth_logout(
     rec: *mut DemokitThRecorder,
@@ -789,7 +816,7 @@ pub unsafe extern "C" fn demokit_th_record_auth_logout(
 /// EX `teehistorian-player-swap@ddnet.tw`: two players swapped places.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_swap(
     rec: *mut DemokitThRecorder,
@@ -839,8 +866,8 @@ unsafe fn team_save_load(
 /// with the save string.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `save_id` points to 16 bytes; `team_save` is
-/// NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `save_id` points to 16 bytes;
+/// `team_save` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_team_save_success(
     rec: *mut DemokitThRecorder,
@@ -864,8 +891,8 @@ pub unsafe extern "C" fn demokit_th_record_team_save_success(
 /// EX `teehistorian-load-success@ddnet.tw`: a team was loaded from `save_id` (16 bytes).
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `save_id` points to 16 bytes; `team_save` is
-/// NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `save_id` points to 16 bytes;
+/// `team_save` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_team_load_success(
     rec: *mut DemokitThRecorder,
@@ -889,7 +916,7 @@ pub unsafe extern "C" fn demokit_th_record_team_load_success(
 /// EX `teehistorian-save-failure@ddnet.tw`: saving a team failed.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_team_save_failure(
     rec: *mut DemokitThRecorder,
@@ -905,7 +932,7 @@ pub unsafe extern "C" fn demokit_th_record_team_save_failure(
 /// EX `teehistorian-load-failure@ddnet.tw`: loading a team failed.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_team_load_failure(
     rec: *mut DemokitThRecorder,
@@ -921,7 +948,7 @@ pub unsafe extern "C" fn demokit_th_record_team_load_failure(
 /// EX `teehistorian-player-team@ddnet.tw`: a player changed team.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_team(
     rec: *mut DemokitThRecorder,
@@ -938,7 +965,7 @@ pub unsafe extern "C" fn demokit_th_record_player_team(
 /// EX `teehistorian-team-practice@ddnet.tw`: a team's practice mode changed.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_team_practice(
     rec: *mut DemokitThRecorder,
@@ -955,7 +982,7 @@ pub unsafe extern "C" fn demokit_th_record_team_practice(
 /// EX `teehistorian-player-ready@ddnet.tw`: a player is ready.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_ready(
     rec: *mut DemokitThRecorder,
@@ -971,7 +998,7 @@ pub unsafe extern "C" fn demokit_th_record_player_ready(
 /// EX `teehistorian-rejoinver6@ddnet.org`: a 0.6 player rejoined.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_rejoin(
     rec: *mut DemokitThRecorder,
@@ -987,7 +1014,7 @@ pub unsafe extern "C" fn demokit_th_record_player_rejoin(
 /// EX `teehistorian-player-name@ddnet.org`: a player's name.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `name` is NUL-terminated.
+/// `rec` is a recorder handle (a closed one is refused); `name` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_name(
     rec: *mut DemokitThRecorder,
@@ -1004,7 +1031,7 @@ pub unsafe extern "C" fn demokit_th_record_player_name(
 /// EX `teehistorian-player-finish@ddnet.org`: a player finished in `time_ticks`.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_player_finish(
     rec: *mut DemokitThRecorder,
@@ -1021,7 +1048,7 @@ pub unsafe extern "C" fn demokit_th_record_player_finish(
 /// EX `teehistorian-team-finish@ddnet.org`: a team finished in `time_ticks`.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_team_finish(
     rec: *mut DemokitThRecorder,
@@ -1039,7 +1066,8 @@ pub unsafe extern "C" fn demokit_th_record_team_finish(
 /// EX `teehistorian-antibot@ddnet.org`: `len` bytes of the antibot module's data.
 ///
 /// # Safety
-/// `rec` is a live recorder handle; `data` points to `len` readable bytes.
+/// `rec` is a recorder handle (a closed one is refused); `data` points to `len` readable
+/// bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_record_antibot(
     rec: *mut DemokitThRecorder,
@@ -1057,7 +1085,7 @@ pub unsafe extern "C" fn demokit_th_record_antibot(
 /// Writes what is buffered to the sink and flushes it.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_flush(rec: *mut DemokitThRecorder) -> DemokitStatus {
     // SAFETY: the contract above.
@@ -1068,7 +1096,7 @@ pub unsafe extern "C" fn demokit_th_flush(rec: *mut DemokitThRecorder) -> Demoki
 /// `demokit_th_close`; every other call on it then returns `DEMOKIT_STATUS_OUT_OF_ORDER`.
 ///
 /// # Safety
-/// `rec` is a live recorder handle.
+/// `rec` is a recorder handle (a closed one is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_finish(rec: *mut DemokitThRecorder) -> DemokitStatus {
     guard("demokit_th_finish", || {
@@ -1079,20 +1107,22 @@ pub unsafe extern "C" fn demokit_th_finish(rec: *mut DemokitThRecorder) -> Demok
     })
 }
 
-/// Frees the recorder (null is a no-op). A recording not finished is left as a crash
-/// would leave it: every tick that was flushed stays readable, and nothing more is written
-/// (no FINISH).
+/// Frees the recorder and closes its file (null is a no-op). A recording not finished is
+/// left as a crash would leave it: every tick that was flushed stays readable, and nothing
+/// more is written (no FINISH). Closing a recorder closed before (or any pointer demokit
+/// did not return as a recorder) does nothing; `demokit_last_error()` then says so.
 ///
 /// # Safety
-/// `rec` is null or a recorder handle not closed before.
+/// `rec` is used by no other call meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn demokit_th_close(rec: *mut DemokitThRecorder) {
-    if rec.is_null() {
-        return;
-    }
-    // SAFETY: the contract above.
-    let handle = unsafe { Box::from_raw(rec) };
-    if let Some(recorder) = handle.recorder {
-        drop(recorder.abandon());
-    }
+    guard("demokit_th_close", || {
+        // SAFETY: the contract above.
+        if let Some(handle) = unsafe { take_handle(rec, "recorder")? }
+            && let Some(recorder) = handle.recorder
+        {
+            drop(recorder.abandon());
+        }
+        Ok(())
+    });
 }

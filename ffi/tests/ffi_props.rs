@@ -1,10 +1,14 @@
 //! Property: any sequence of calls with any arguments through the C ABI (out of order, bad
 //! client ids, invalid UTF-8, huge values) gives the same statuses and the same bytes as
 //! the same calls on the Rust recorders, and never reaches a panic (no
-//! `DEMOKIT_STATUS_INTERNAL`). What is written reads back: to FINISH when the recording
-//! was finished, else up to its last complete message.
+//! `DEMOKIT_STATUS_INTERNAL`). Each call is refused or writes what the readers read: a
+//! client id outside the call's range is never accepted, and the file (payloads of up to
+//! just over the readers' 1 MiB limit included) reads back without error and validates, to
+//! FINISH when the recording was finished, else up to its last complete message.
 
 use demokit::gamenet::Protocol;
+use demokit::teehistorian::reader::MAX_MESSAGE_LEN;
+use demokit::teehistorian::recorder::MIN_CONSOLE_CLIENT_ID;
 use demokit::teehistorian::{self as th};
 use demokit::twdemo::{self as tw, Snapshot};
 use demokit_ffi::*;
@@ -35,8 +39,20 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
 
 /// Client ids: mostly a few low ones, then both ends of a 128-slot server and past them.
 fn cid() -> impl Strategy<Value = i32> {
-    prop_oneof![8 => 0..4i32, 1 => -2..70i32, 1 => 120..132i32, 1 => any::<i32>()]
+    prop_oneof![8 => 0..4i32, 1 => -5..70i32, 1 => 120..132i32, 1 => any::<i32>()]
 }
+
+/// Payloads: mostly short, sometimes about as long as the longest message a reader takes
+/// (`MAX_MESSAGE_LEN`), on either side of it.
+fn payload() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        8 => prop::collection::vec(any::<u8>(), 0..16),
+        1 => (MAX_MESSAGE_LEN - 24..MAX_MESSAGE_LEN + 4).prop_map(|n| vec![0x42; n]),
+    ]
+}
+
+/// The 16 bytes of DDNet version records' connection id.
+const CONNECTION_ID: [u8; 16] = [7; 16];
 
 #[derive(Debug, Clone)]
 enum ThOp {
@@ -51,12 +67,53 @@ enum ThOp {
     EndTick,
     Message(i32, Vec<u8>),
     Join(i32, i32),
+    JoinVersion(i32, i32),
     Drop(i32, Vec<u8>),
     Command(i32, i32, Vec<u8>, Vec<Vec<u8>>),
+    DdnetVersionOld(i32, i32),
+    DdnetVersion(i32, i32, Vec<u8>),
+    AuthInit(i32, i32, Vec<u8>),
+    AuthLogin(i32, i32, Vec<u8>),
+    AuthLogout(i32),
+    Swap(i32, i32),
     PlayerName(i32, Vec<u8>),
     PlayerTeam(i32, i32),
+    Ready(i32),
+    Rejoin(i32),
+    PlayerFinish(i32, i32),
     Practice(i32, bool),
+    Antibot(Vec<u8>),
     Finish,
+}
+
+impl ThOp {
+    /// Whether the call's client ids are ones it takes: `0..128`, or for a console command
+    /// down to -3; `None` for calls without one.
+    fn cids_in_range(&self) -> Option<bool> {
+        let slot = |cid: &i32| (0..128).contains(cid);
+        Some(match self {
+            ThOp::Player(c, ..)
+            | ThOp::DeadPlayer(c)
+            | ThOp::Input(c, ..)
+            | ThOp::Message(c, _)
+            | ThOp::Join(c, _)
+            | ThOp::JoinVersion(c, _)
+            | ThOp::Drop(c, _)
+            | ThOp::DdnetVersionOld(c, _)
+            | ThOp::DdnetVersion(c, ..)
+            | ThOp::AuthInit(c, ..)
+            | ThOp::AuthLogin(c, ..)
+            | ThOp::AuthLogout(c)
+            | ThOp::PlayerName(c, _)
+            | ThOp::PlayerTeam(c, _)
+            | ThOp::Ready(c)
+            | ThOp::Rejoin(c)
+            | ThOp::PlayerFinish(c, _) => slot(c),
+            ThOp::Swap(a, b) => slot(a) && slot(b),
+            ThOp::Command(c, ..) => (MIN_CONSOLE_CLIENT_ID..128).contains(c),
+            _ => return None,
+        })
+    }
 }
 
 /// A whole tick in the order the tick loop wants, with players in ascending order: most of
@@ -100,14 +157,25 @@ fn th_op() -> impl Strategy<Value = ThOp> {
         3 => (cid(), 0..3u32, any::<[i32; 10]>()).prop_map(|(c, u, i)| ThOp::Input(c, u, i)),
         3 => Just(ThOp::EndInputs),
         3 => Just(ThOp::EndTick),
-        1 => (cid(), prop::collection::vec(any::<u8>(), 0..16)).prop_map(|(c, d)| ThOp::Message(c, d)),
+        1 => (cid(), payload()).prop_map(|(c, d)| ThOp::Message(c, d)),
         1 => (cid(), 5..9i32).prop_map(|(c, p)| ThOp::Join(c, p)),
+        1 => (cid(), 5..9i32).prop_map(|(c, p)| ThOp::JoinVersion(c, p)),
         1 => (cid(), text()).prop_map(|(c, r)| ThOp::Drop(c, r)),
-        1 => (-1..4i32, any::<i32>(), text(), prop::collection::vec(text(), 0..3))
+        1 => (prop_oneof![2 => -1..4i32, 1 => cid()], any::<i32>(), text(), prop::collection::vec(text(), 0..3))
             .prop_map(|(c, f, cmd, args)| ThOp::Command(c, f, cmd, args)),
+        1 => (cid(), any::<i32>()).prop_map(|(c, v)| ThOp::DdnetVersionOld(c, v)),
+        1 => (cid(), any::<i32>(), text()).prop_map(|(c, v, s)| ThOp::DdnetVersion(c, v, s)),
+        1 => (cid(), 0..4i32, text()).prop_map(|(c, l, n)| ThOp::AuthInit(c, l, n)),
+        1 => (cid(), 0..4i32, text()).prop_map(|(c, l, n)| ThOp::AuthLogin(c, l, n)),
+        1 => cid().prop_map(ThOp::AuthLogout),
+        1 => (cid(), cid()).prop_map(|(a, b)| ThOp::Swap(a, b)),
         1 => (cid(), text()).prop_map(|(c, n)| ThOp::PlayerName(c, n)),
         1 => (cid(), -1..3i32).prop_map(|(c, t)| ThOp::PlayerTeam(c, t)),
+        1 => cid().prop_map(ThOp::Ready),
+        1 => cid().prop_map(ThOp::Rejoin),
+        1 => (cid(), any::<i32>()).prop_map(|(c, t)| ThOp::PlayerFinish(c, t)),
         1 => (any::<i32>(), any::<bool>()).prop_map(|(t, p)| ThOp::Practice(t, p)),
+        1 => payload().prop_map(ThOp::Antibot),
         1 => Just(ThOp::Finish),
     ]
 }
@@ -131,7 +199,11 @@ fn rust_th(r: &mut Option<th::Recorder<Vec<u8>>>, op: &ThOp, out: &mut Vec<u8>) 
     let utf8 = |b: &[u8]| std::str::from_utf8(b).map(str::to_owned);
     // The C ABI checks its arguments before it looks at the recorder.
     let strings: Vec<&[u8]> = match op {
-        ThOp::Drop(_, s) | ThOp::PlayerName(_, s) => vec![s],
+        ThOp::Drop(_, s)
+        | ThOp::PlayerName(_, s)
+        | ThOp::DdnetVersion(_, _, s)
+        | ThOp::AuthInit(_, _, s)
+        | ThOp::AuthLogin(_, _, s) => vec![s],
         ThOp::Command(_, _, cmd, args) => std::iter::once(cmd)
             .chain(args)
             .map(Vec::as_slice)
@@ -141,9 +213,18 @@ fn rust_th(r: &mut Option<th::Recorder<Vec<u8>>>, op: &ThOp, out: &mut Vec<u8>) 
     if strings.iter().any(|s| std::str::from_utf8(s).is_err()) {
         return DemokitStatus::InvalidUtf8;
     }
-    if matches!(op, ThOp::Join(_, p) if *p != 6 && *p != 7) {
+    if matches!(op, ThOp::Join(_, p) | ThOp::JoinVersion(_, p) if *p != 6 && *p != 7) {
         return DemokitStatus::InvalidArgument;
     }
+    // Every string was checked to be UTF-8 above.
+    let string = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+    let protocol = |p: i32| {
+        if p == 6 {
+            Protocol::Six
+        } else {
+            Protocol::Seven
+        }
+    };
     let Some(rec) = r.as_mut() else {
         return DemokitStatus::OutOfOrder;
     };
@@ -158,11 +239,8 @@ fn rust_th(r: &mut Option<th::Recorder<Vec<u8>>>, op: &ThOp, out: &mut Vec<u8>) 
         ThOp::EndInputs => rec.end_inputs(),
         ThOp::EndTick => rec.end_tick(),
         ThOp::Message(cid, data) => rec.record_player_message(*cid, data),
-        ThOp::Join(cid, p) => match p {
-            6 => rec.record_player_join(*cid, Protocol::Six),
-            7 => rec.record_player_join(*cid, Protocol::Seven),
-            _ => return DemokitStatus::InvalidArgument,
-        },
+        ThOp::Join(cid, p) => rec.record_player_join(*cid, protocol(*p)),
+        ThOp::JoinVersion(cid, p) => rec.record_join_version(*cid, protocol(*p)),
         ThOp::Drop(cid, reason) => match utf8(reason) {
             Ok(reason) => rec.record_player_drop(*cid, &reason),
             Err(_) => return DemokitStatus::InvalidUtf8,
@@ -181,8 +259,20 @@ fn rust_th(r: &mut Option<th::Recorder<Vec<u8>>>, op: &ThOp, out: &mut Vec<u8>) 
             Ok(name) => rec.record_player_name(*cid, &name),
             Err(_) => return DemokitStatus::InvalidUtf8,
         },
+        ThOp::DdnetVersionOld(cid, v) => rec.record_ddnet_version_old(*cid, *v),
+        ThOp::DdnetVersion(cid, v, s) => {
+            rec.record_ddnet_version(*cid, uuid::Uuid::from_bytes(CONNECTION_ID), *v, &string(s))
+        }
+        ThOp::AuthInit(cid, level, name) => rec.record_auth_initial(*cid, *level, &string(name)),
+        ThOp::AuthLogin(cid, level, name) => rec.record_auth_login(*cid, *level, &string(name)),
+        ThOp::AuthLogout(cid) => rec.record_auth_logout(*cid),
+        ThOp::Swap(a, b) => rec.record_player_swap(*a, *b),
         ThOp::PlayerTeam(cid, team) => rec.record_player_team(*cid, *team),
+        ThOp::Ready(cid) => rec.record_player_ready(*cid),
+        ThOp::Rejoin(cid) => rec.record_player_rejoin(*cid),
+        ThOp::PlayerFinish(cid, t) => rec.record_player_finish(*cid, *t),
         ThOp::Practice(team, p) => rec.record_team_practice(*team, *p),
+        ThOp::Antibot(data) => rec.record_antibot(data),
         ThOp::Finish => {
             let rec = r.take().unwrap();
             return match rec.finish() {
@@ -229,6 +319,7 @@ unsafe fn ffi_th(rec: *mut DemokitThRecorder, op: &ThOp, tick: i32) -> DemokitSt
                 demokit_th_record_player_message(rec, *cid, data.as_ptr(), data.len())
             }
             ThOp::Join(cid, p) => demokit_th_record_join(rec, *cid, *p),
+            ThOp::JoinVersion(cid, p) => demokit_th_record_join_version(rec, *cid, *p),
             ThOp::Drop(cid, reason) => demokit_th_record_drop(rec, *cid, c(reason).as_ptr()),
             ThOp::Command(cid, flags, cmd, args) => {
                 let args: Vec<CString> = args.iter().map(|a| c(a)).collect();
@@ -245,8 +336,28 @@ unsafe fn ffi_th(rec: *mut DemokitThRecorder, op: &ThOp, tick: i32) -> DemokitSt
             ThOp::PlayerName(cid, name) => {
                 demokit_th_record_player_name(rec, *cid, c(name).as_ptr())
             }
+            ThOp::DdnetVersionOld(cid, v) => demokit_th_record_ddnet_version_old(rec, *cid, *v),
+            ThOp::DdnetVersion(cid, v, s) => demokit_th_record_ddnet_version(
+                rec,
+                *cid,
+                CONNECTION_ID.as_ptr(),
+                *v,
+                c(s).as_ptr(),
+            ),
+            ThOp::AuthInit(cid, level, name) => {
+                demokit_th_record_auth_initial(rec, *cid, *level, c(name).as_ptr())
+            }
+            ThOp::AuthLogin(cid, level, name) => {
+                demokit_th_record_auth_login(rec, *cid, *level, c(name).as_ptr())
+            }
+            ThOp::AuthLogout(cid) => demokit_th_record_auth_logout(rec, *cid),
+            ThOp::Swap(a, b) => demokit_th_record_player_swap(rec, *a, *b),
             ThOp::PlayerTeam(cid, team) => demokit_th_record_player_team(rec, *cid, *team),
+            ThOp::Ready(cid) => demokit_th_record_player_ready(rec, *cid),
+            ThOp::Rejoin(cid) => demokit_th_record_player_rejoin(rec, *cid),
+            ThOp::PlayerFinish(cid, t) => demokit_th_record_player_finish(rec, *cid, *t),
             ThOp::Practice(team, p) => demokit_th_record_team_practice(rec, *team, *p),
+            ThOp::Antibot(data) => demokit_th_record_antibot(rec, data.as_ptr(), data.len()),
             ThOp::Finish => demokit_th_finish(rec),
         }
     }
@@ -288,6 +399,10 @@ proptest! {
             let got = unsafe { ffi_th(rec, op, tick) };
             prop_assert_ne!(got, DemokitStatus::Internal);
             prop_assert_eq!(got, expected, "{:?}", op);
+            // What no DDNet server writes is refused, whatever the phase.
+            if op.cids_in_range() == Some(false) {
+                prop_assert_ne!(got, DemokitStatus::Ok, "{:?}", op);
+            }
             finished |= matches!(op, ThOp::Finish) && got == DemokitStatus::Ok;
         }
         // SAFETY: closed once.
@@ -305,14 +420,13 @@ proptest! {
                 error = Some(e);
             }
         }
-        // A finished recording ends with FINISH; an unfinished one (closed, or its sink
-        // failed) ends on a message boundary without it, or inside a message.
+        // The sink never fails here, so every message the recorder accepted is in the file
+        // whole, and reads: to FINISH when the recording was finished, else to a message
+        // boundary without it (closed unfinished). None is longer than a reader takes.
         prop_assert_eq!(messages.finished(), finished);
-        if finished {
-            prop_assert!(error.is_none(), "{:?}", error);
-        } else if let Some(e) = error {
-            prop_assert!(e.is_truncation(), "{}", e);
-        }
+        prop_assert!(error.is_none(), "{:?}", error);
+        let report = th::summary::validate(&sink);
+        prop_assert!(report.accepted(), "{:?}", report);
     }
 }
 

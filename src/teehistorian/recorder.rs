@@ -33,6 +33,13 @@
 //! names arrive before the first tick, and DDNet's own tests record inputs and events
 //! while the players phase is open.
 //!
+//! The recorder writes nothing a reader refuses, nor what no DDNet server writes: a record
+//! of a client id outside `0..MAX_CLIENTS` (a console command may also come from DDNet's
+//! console itself, [`MIN_CONSOLE_CLIENT_ID`]`..0`) is
+//! [`RecorderError::ClientIdOutOfRange`], a record longer than the readers'
+//! [`MAX_MESSAGE_LEN`] is [`RecorderError::MessageTooLong`], and a header longer than
+//! [`MAX_HEADER_LEN`] is [`RecorderError::Header`]. Each leaves the file as it was.
+//!
 //! The messages of a tick are collected in one reused buffer and handed to the sink with
 //! a single `write_all` at [`end_tick`](Recorder::end_tick), which then flushes according
 //! to the [`FlushPolicy`]. (Only a tick of more than 64 KiB is handed on in parts, so that
@@ -65,11 +72,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::error::{EncodeError, ReadError};
+use super::error::{EncodeError, ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
 use super::message::{Args, Ex, Message, has_legacy_packer, input_diff};
-use super::reader::{TickState, parse_header};
+use super::reader::{MAX_HEADER_LEN, MAX_MESSAGE_LEN, TickState, parse_header};
 use crate::gamenet::Protocol;
 use std::fmt;
 use std::io::{self, Write};
@@ -83,6 +90,13 @@ const COMMIT_THRESHOLD: usize = 64 * 1024;
 
 /// Console arguments converted on the stack; longer lists are rare enough to allocate.
 const STACK_ARGS: usize = 16;
+
+/// The lowest client id a console command may carry. DDNet's console hands the id it runs a
+/// command for to the teehistorian unchanged: a client's (`0..MAX_CLIENTS`), or one of its
+/// own below 0: -1 (`IConsole::CLIENT_ID_UNSPECIFIED`: the server console, econ, fifo,
+/// passed votes), -2 (`CLIENT_ID_GAME`: the map's settings) and -3 (`CLIENT_ID_NO_GAME`:
+/// the map's config file).
+pub const MIN_CONSOLE_CLIENT_ID: i32 = -3;
 
 /// When the recorder flushes its sink.
 ///
@@ -162,14 +176,30 @@ pub enum RecorderError {
         /// The client id of the previous player record of the tick.
         previous: i32,
     },
-    /// A client id outside `0..MAX_CLIENTS` (128) where the recorder keeps per-client state
-    /// (player records, inputs, teams).
-    #[error("{call}: client id {cid} is outside 0..{max}", max = MAX_CLIENTS)]
+    /// A client id outside the range of the call: `0..MAX_CLIENTS` (128) for every record
+    /// of a client, [`MIN_CONSOLE_CLIENT_ID`]`..MAX_CLIENTS` for a console command. No
+    /// DDNet server writes another id (readers would take some of them, but not a player
+    /// record's), and the recorder keeps per-client state for `0..MAX_CLIENTS`.
+    #[error("{call}: client id {cid} is outside {min}..{max}", max = MAX_CLIENTS)]
     ClientIdOutOfRange {
         /// The call.
         call: &'static str,
         /// The client id.
         cid: i32,
+        /// The lowest id the call takes (0, or [`MIN_CONSOLE_CLIENT_ID`]).
+        min: i32,
+    },
+    /// The record would be longer than [`MAX_MESSAGE_LEN`], the longest message demokit's
+    /// readers accept (a network message, string or antibot payload of about 1 MiB).
+    #[error(
+        "{call}: the record would take {len} bytes, beyond MAX_MESSAGE_LEN ({limit}), the longest a reader accepts",
+        limit = MAX_MESSAGE_LEN
+    )]
+    MessageTooLong {
+        /// The call.
+        call: &'static str,
+        /// The length of the encoded record.
+        len: usize,
     },
     /// `begin_tick` with a tick not above the previous one (ticks start at 1).
     #[error("begin_tick({tick}): ticks must increase, and the previous one was {previous}")]
@@ -205,8 +235,8 @@ pub enum RecorderError {
         /// The call.
         call: &'static str,
     },
-    /// The header is not one a reader accepts (not a JSON object, or a version other than
-    /// "1" and "2"); nothing was written.
+    /// The header is not one a reader accepts (not a JSON object, a version other than "1"
+    /// and "2", or longer than [`MAX_HEADER_LEN`]); nothing was written.
     #[error("new: the header is not one a reader accepts: {0}")]
     Header(#[source] ReadError),
 }
@@ -316,7 +346,15 @@ impl<W: Write> Recorder<W> {
     /// state: tick 0 counts as written ("the game starts at tick 1") and the previous
     /// tick's highest client id is `MAX_CLIENTS`, so that tick 1 can be implicit.
     fn start(mut sink: W, mut buf: Vec<u8>) -> Result<Self, RecorderError> {
-        let header = parse_header(&buf[FILE_UUID.len()..]).map_err(RecorderError::Header)?;
+        let json = &buf[FILE_UUID.len()..];
+        if json.len() > MAX_HEADER_LEN {
+            // The readers look for the header's NUL within that many bytes.
+            return Err(RecorderError::Header(ReadError::new(
+                FILE_UUID.len() as u64,
+                ReadErrorKind::HeaderTooLong,
+            )));
+        }
+        let header = parse_header(json).map_err(RecorderError::Header)?;
         let legacy_packer = has_legacy_packer(&header.version, header.version_minor.as_deref());
         buf.push(0);
         if let Err(source) = sink.write_all(&buf) {
@@ -573,7 +611,11 @@ impl<W: Write> Recorder<W> {
     /// Records a network message client `cid` sent (MESSAGE): the packed message as
     /// received, starting with the int `(msgid << 1) | sys`.
     pub fn record_player_message(&mut self, cid: i32, data: &[u8]) -> Result<(), RecorderError> {
-        self.record("record_player_message", &Message::NetMessage { cid, data })
+        self.record_client(
+            "record_player_message",
+            cid,
+            &Message::NetMessage { cid, data },
+        )
     }
 
     /// Records that client `cid` joined with `protocol` (a 0.6/DDNet or a 0.7 client): EX
@@ -584,14 +626,15 @@ impl<W: Write> Recorder<W> {
         protocol: Protocol,
     ) -> Result<(), RecorderError> {
         const CALL: &str = "record_player_join";
-        self.record(CALL, &Message::Ex(join_version(cid, protocol)))?;
+        self.record_client(CALL, cid, &Message::Ex(join_version(cid, protocol)))?;
         self.record(CALL, &Message::Join { cid })
     }
 
     /// Records that client `cid` left or was dropped (DROP).
     pub fn record_player_drop(&mut self, cid: i32, reason: &str) -> Result<(), RecorderError> {
-        self.record(
+        self.record_client(
             "record_player_drop",
+            cid,
             &Message::Drop {
                 cid,
                 reason: reason.into(),
@@ -599,8 +642,10 @@ impl<W: Write> Recorder<W> {
         )
     }
 
-    /// Records an executed console command (CONSOLE_COMMAND): the client id (-1 for the
-    /// server), the console's flag mask, the command name and its arguments.
+    /// Records an executed console command (CONSOLE_COMMAND): the client id (a client's, or
+    /// DDNet's console's own: -1 for the server, -2 and -3 for the map's settings and config
+    /// file, down to [`MIN_CONSOLE_CLIENT_ID`]), the console's flag mask, the command name
+    /// and its arguments.
     pub fn record_console_command(
         &mut self,
         cid: i32,
@@ -608,6 +653,15 @@ impl<W: Write> Recorder<W> {
         cmd: &str,
         args: &[&str],
     ) -> Result<(), RecorderError> {
+        const CALL: &str = "record_console_command";
+        self.live(CALL)?;
+        if !(MIN_CONSOLE_CLIENT_ID..MAX_CLIENTS).contains(&cid) {
+            return Err(RecorderError::ClientIdOutOfRange {
+                call: CALL,
+                cid,
+                min: MIN_CONSOLE_CLIENT_ID,
+            });
+        }
         // The format layer takes byte strings; convert on the stack in the common case.
         let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
         let heap: Vec<&[u8]>;
@@ -629,15 +683,15 @@ impl<W: Write> Recorder<W> {
         if self.legacy_packer {
             let bytes = &mut self.scratch;
             bytes.clear();
-            put("record_console_command", &message, bytes)?;
+            put(CALL, &message, bytes)?;
             if Message::decode_cut_console_command(bytes).is_some() {
                 return Err(RecorderError::Encode {
-                    call: "record_console_command",
+                    call: CALL,
                     source: EncodeError::ReadsAsCutConsoleCommand,
                 });
             }
         }
-        self.record("record_console_command", &message)
+        self.record(CALL, &message)
     }
 
     // ---- EX records ----
@@ -646,6 +700,9 @@ impl<W: Write> Recorder<W> {
     /// ([`Ex::Unknown`]). PLAYER_TEAM and TEAM_PRACTICE are written unconditionally here but
     /// update the state that [`record_player_team`](Self::record_player_team) and
     /// [`record_team_practice`](Self::record_team_practice) compare against.
+    ///
+    /// Its client ids are written as given (readers take any in an EX record, and a copy of
+    /// a file must keep them); only its length is checked, as for every record.
     pub fn record_ex(&mut self, ex: &Ex<'_>) -> Result<(), RecorderError> {
         const CALL: &str = "record_ex";
         self.record(CALL, &Message::Ex(*ex))?;
@@ -673,8 +730,9 @@ impl<W: Write> Recorder<W> {
         cid: i32,
         ddnet_version: i32,
     ) -> Result<(), RecorderError> {
-        self.record_typed_ex(
+        self.record_client_ex(
             "record_ddnet_version_old",
+            cid,
             Ex::DdnetVersionOld { cid, ddnet_version },
         )
     }
@@ -687,8 +745,9 @@ impl<W: Write> Recorder<W> {
         ddnet_version: i32,
         version_str: &str,
     ) -> Result<(), RecorderError> {
-        self.record_typed_ex(
+        self.record_client_ex(
             "record_ddnet_version",
+            cid,
             Ex::DdnetVersion {
                 cid,
                 connection_id,
@@ -706,8 +765,9 @@ impl<W: Write> Recorder<W> {
         level: i32,
         auth_name: &str,
     ) -> Result<(), RecorderError> {
-        self.record_typed_ex(
+        self.record_client_ex(
             "record_auth_initial",
+            cid,
             Ex::AuthInit {
                 cid,
                 level,
@@ -723,8 +783,9 @@ impl<W: Write> Recorder<W> {
         level: i32,
         auth_name: &str,
     ) -> Result<(), RecorderError> {
-        self.record_typed_ex(
+        self.record_client_ex(
             "record_auth_login",
+            cid,
             Ex::AuthLogin {
                 cid,
                 level,
@@ -735,7 +796,7 @@ impl<W: Write> Recorder<W> {
 
     /// EX AUTH_LOGOUT: a client logged out of the remote console.
     pub fn record_auth_logout(&mut self, cid: i32) -> Result<(), RecorderError> {
-        self.record_typed_ex("record_auth_logout", Ex::AuthLogout { cid })
+        self.record_client_ex("record_auth_logout", cid, Ex::AuthLogout { cid })
     }
 
     /// EX JOINVER6 or JOINVER7 alone. [`record_player_join`](Self::record_player_join)
@@ -745,12 +806,15 @@ impl<W: Write> Recorder<W> {
         cid: i32,
         protocol: Protocol,
     ) -> Result<(), RecorderError> {
-        self.record_typed_ex("record_join_version", join_version(cid, protocol))
+        self.record_client_ex("record_join_version", cid, join_version(cid, protocol))
     }
 
     /// EX PLAYER_SWITCH (`teehistorian-player-swap`): two players swapped places.
     pub fn record_player_swap(&mut self, cid1: i32, cid2: i32) -> Result<(), RecorderError> {
-        self.record_typed_ex("record_player_swap", Ex::PlayerSwitch { cid1, cid2 })
+        const CALL: &str = "record_player_swap";
+        self.live(CALL)?;
+        client_slot(CALL, cid1)?;
+        self.record_client_ex(CALL, cid2, Ex::PlayerSwitch { cid1, cid2 })
     }
 
     /// EX SAVE_SUCCESS: `team` was saved as `save_id`, serialized as `team_save`.
@@ -830,13 +894,13 @@ impl<W: Write> Recorder<W> {
 
     /// EX PLAYER_READY: a client finished connecting and is ready.
     pub fn record_player_ready(&mut self, cid: i32) -> Result<(), RecorderError> {
-        self.record_typed_ex("record_player_ready", Ex::PlayerReady { cid })
+        self.record_client_ex("record_player_ready", cid, Ex::PlayerReady { cid })
     }
 
     /// EX PLAYER_REJOIN (`teehistorian-rejoinver6`): a 0.6 client rejoined without
     /// reconnecting.
     pub fn record_player_rejoin(&mut self, cid: i32) -> Result<(), RecorderError> {
-        self.record_typed_ex("record_player_rejoin", Ex::PlayerRejoin { cid })
+        self.record_client_ex("record_player_rejoin", cid, Ex::PlayerRejoin { cid })
     }
 
     /// EX ANTIBOT: opaque bytes from the antibot module.
@@ -846,8 +910,9 @@ impl<W: Write> Recorder<W> {
 
     /// EX PLAYER_NAME: client `cid`'s name.
     pub fn record_player_name(&mut self, cid: i32, name: &str) -> Result<(), RecorderError> {
-        self.record_typed_ex(
+        self.record_client_ex(
             "record_player_name",
+            cid,
             Ex::PlayerName {
                 cid,
                 name: name.into(),
@@ -857,8 +922,9 @@ impl<W: Write> Recorder<W> {
 
     /// EX PLAYER_FINISH: client `cid` finished the race in `time_ticks` ticks.
     pub fn record_player_finish(&mut self, cid: i32, time_ticks: i32) -> Result<(), RecorderError> {
-        self.record_typed_ex(
+        self.record_client_ex(
             "record_player_finish",
+            cid,
             Ex::PlayerFinish {
                 cid,
                 time: time_ticks,
@@ -959,6 +1025,30 @@ impl<W: Write> Recorder<W> {
 
     fn record_typed_ex(&mut self, call: &'static str, ex: Ex<'_>) -> Result<(), RecorderError> {
         self.record(call, &Message::Ex(ex))
+    }
+
+    /// [`record_client`](Self::record_client) for an EX record.
+    fn record_client_ex(
+        &mut self,
+        call: &'static str,
+        cid: i32,
+        ex: Ex<'_>,
+    ) -> Result<(), RecorderError> {
+        self.record_client(call, cid, &Message::Ex(ex))
+    }
+
+    /// [`record`](Self::record) for a record of client `cid`, which must be one of DDNet's
+    /// client slots: checked before anything is encoded, so that a refused record does not
+    /// make the tick explicit either.
+    fn record_client(
+        &mut self,
+        call: &'static str,
+        cid: i32,
+        message: &Message<'_>,
+    ) -> Result<(), RecorderError> {
+        self.live(call)?;
+        client_slot(call, cid)?;
+        self.emit(call, message, None)
     }
 
     /// Records anything but a player record: DDNet's `EnsureTickWritten` rule.
@@ -1083,7 +1173,7 @@ fn client_slot(call: &'static str, cid: i32) -> Result<usize, RecorderError> {
     usize::try_from(cid)
         .ok()
         .filter(|&slot| slot < MAX_CLIENTS as usize)
-        .ok_or(RecorderError::ClientIdOutOfRange { call, cid })
+        .ok_or(RecorderError::ClientIdOutOfRange { call, cid, min: 0 })
 }
 
 fn join_version(cid: i32, protocol: Protocol) -> Ex<'static> {
@@ -1093,11 +1183,21 @@ fn join_version(cid: i32, protocol: Protocol) -> Ex<'static> {
     }
 }
 
-/// Encodes `message` onto `buf` (unchanged on error).
+/// Encodes `message` onto `buf` (unchanged on error), refusing a message longer than the
+/// readers take.
 fn put(call: &'static str, message: &Message<'_>, buf: &mut Vec<u8>) -> Result<(), RecorderError> {
+    let start = buf.len();
     message
         .encode(buf)
-        .map_err(|source| RecorderError::Encode { call, source })
+        .map_err(|source| RecorderError::Encode { call, source })?;
+    let len = buf.len() - start;
+    if len > MAX_MESSAGE_LEN {
+        buf.truncate(start);
+        // The buffer is reused for every tick: do not keep the room a refused record took.
+        buf.shrink_to(COMMIT_THRESHOLD);
+        return Err(RecorderError::MessageTooLong { call, len });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1253,6 +1353,87 @@ mod tests {
                 }),
             ]
         );
+    }
+
+    /// A record of a client id outside DDNet's slots, or longer than the readers take, is
+    /// refused before anything is encoded or the tick made explicit; the longest record a
+    /// reader takes is written, and the buffer does not keep the room of a refused one.
+    #[test]
+    fn refuses_what_readers_or_ddnet_would_not_have() {
+        let mut rec = recorder();
+        rec.begin_tick(1).unwrap();
+        for cid in [MAX_CLIENTS, -1, i32::MIN] {
+            let errors = [
+                rec.record_player_message(cid, b"x"),
+                rec.record_player_join(cid, Protocol::Six),
+                rec.record_join_version(cid, Protocol::Seven),
+                rec.record_player_drop(cid, ""),
+                rec.record_ddnet_version_old(cid, 1),
+                rec.record_ddnet_version(cid, Uuid::nil(), 1, ""),
+                rec.record_auth_initial(cid, 1, ""),
+                rec.record_auth_login(cid, 1, ""),
+                rec.record_auth_logout(cid),
+                rec.record_player_swap(cid, 0),
+                rec.record_player_swap(0, cid),
+                rec.record_player_ready(cid),
+                rec.record_player_rejoin(cid),
+                rec.record_player_name(cid, ""),
+                rec.record_player_finish(cid, 1),
+                rec.record_player_team(cid, 1),
+                rec.record_player_input(cid, 1, &[0; INPUT_INTS]),
+            ];
+            for e in errors {
+                assert!(
+                    matches!(e, Err(RecorderError::ClientIdOutOfRange { cid: c, min: 0, .. }) if c == cid),
+                    "{e:?}"
+                );
+            }
+        }
+        for cid in [MIN_CONSOLE_CLIENT_ID - 1, MAX_CLIENTS] {
+            let e = rec.record_console_command(cid, 0, "echo", &[]).unwrap_err();
+            assert!(e.to_string().contains("outside -3..128"), "{e}");
+        }
+        let big = vec![b'a'; MAX_MESSAGE_LEN];
+        let big_str = std::str::from_utf8(&big).unwrap();
+        for e in [
+            rec.record_player_message(0, &big),
+            rec.record_antibot(&big),
+            rec.record_player_name(0, big_str),
+            rec.record_console_command(-1, 0, "echo", &[big_str]),
+        ] {
+            assert!(
+                matches!(e, Err(RecorderError::MessageTooLong { len, .. }) if len > MAX_MESSAGE_LEN),
+                "{e:?}"
+            );
+        }
+        assert_eq!(rec.buffered(), 0);
+        assert!(rec.buf.capacity() <= COMMIT_THRESHOLD);
+        // MESSAGE: its id and client id take a byte each, a length below 2^20 three.
+        rec.record_player_message(0, &big[..MAX_MESSAGE_LEN - 5])
+            .unwrap();
+        for cid in [MIN_CONSOLE_CLIENT_ID, -1, MAX_CLIENTS - 1] {
+            rec.record_console_command(cid, 0, "echo", &[]).unwrap();
+        }
+        let file = rec.finish().unwrap();
+        assert!(super::super::summary::validate(&file).accepted());
+        let slice = super::super::TeehistorianSlice::parse(&file).unwrap();
+        let lens: Vec<usize> = slice.messages().map(|m| m.unwrap().raw.len()).collect();
+        // TICK_SKIP, the MESSAGE, three console commands, FINISH.
+        assert_eq!(lens[..2], [2, MAX_MESSAGE_LEN]);
+        assert_eq!(lens.len(), 6);
+
+        // A header the readers would not find the end of.
+        let json = format!(
+            r#"{{"version":"2","comment":"{}"}}"#,
+            "a".repeat(MAX_HEADER_LEN)
+        );
+        assert!(matches!(
+            Recorder::with_header_json(Vec::new(), json.as_bytes()),
+            Err(RecorderError::Header(ReadError {
+                kind: ReadErrorKind::HeaderTooLong,
+                ..
+            }))
+        ));
     }
 
     #[test]

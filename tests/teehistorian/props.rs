@@ -5,11 +5,14 @@ use crate::common;
 
 use common::read::Dribble;
 use demokit::codec::varint;
-use demokit::teehistorian::format::FILE_UUID;
+use demokit::gamenet::Protocol;
+use demokit::teehistorian::format::{FILE_UUID, MAX_CLIENTS};
+use demokit::teehistorian::reader::MAX_MESSAGE_LEN;
+use demokit::teehistorian::recorder::MIN_CONSOLE_CLIENT_ID;
 use demokit::teehistorian::strategies;
 use demokit::teehistorian::{
-    DecodeError, Decoded, Ex, Header, Message, MessageAt, ReadError, TeehistorianReader,
-    TeehistorianSlice, TeehistorianWriter, rewrite,
+    DecodeError, Decoded, Events, Ex, Header, Message, MessageAt, ReadError, Recorder,
+    RecorderError, TeehistorianReader, TeehistorianSlice, TeehistorianWriter, rewrite, validate,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -105,6 +108,136 @@ fn decodes_the_same_followed_by(message: &[u8], tail: &[u8], alone: &Decoded<'_>
     Message::decode(&input).as_ref() == Ok(alone)
 }
 
+/// Payload lengths about as long as the longest message a reader takes
+/// (`MAX_MESSAGE_LEN`), on either side of it.
+fn near_limit() -> impl Strategy<Value = usize> {
+    MAX_MESSAGE_LEN - 24..MAX_MESSAGE_LEN + 4
+}
+
+/// Payload lengths: mostly short, sometimes [`near_limit`].
+fn payload_len() -> impl Strategy<Value = usize> {
+    prop_oneof![30 => 0..8usize, 1 => near_limit()]
+}
+
+/// Client ids: DDNet's slots, both ends of them and past them, and any int.
+fn any_cid() -> impl Strategy<Value = i32> {
+    prop_oneof![4 => 0..4i32, 1 => -5..4i32, 1 => 124..132i32, 1 => any::<i32>()]
+}
+
+/// A recorder call with a client id and a payload length (strings and byte payloads of
+/// that many bytes).
+#[derive(Debug, Clone)]
+enum Call {
+    /// A whole tick with a player record of this client id.
+    Tick(i32),
+    Message(i32, usize),
+    Join(i32),
+    JoinVersion(i32),
+    Drop(i32, usize),
+    Command(i32, usize),
+    DdnetVersionOld(i32),
+    DdnetVersion(i32, usize),
+    AuthInit(i32, usize),
+    AuthLogin(i32),
+    AuthLogout(i32),
+    Swap(i32, i32),
+    Name(i32, usize),
+    Team(i32, i32),
+    Ready(i32),
+    Rejoin(i32),
+    PlayerFinish(i32),
+    Antibot(usize),
+}
+
+fn call() -> impl Strategy<Value = Call> {
+    prop_oneof![
+        3 => any_cid().prop_map(Call::Tick),
+        2 => (any_cid(), payload_len()).prop_map(|(c, n)| Call::Message(c, n)),
+        1 => any_cid().prop_map(Call::Join),
+        1 => any_cid().prop_map(Call::JoinVersion),
+        1 => (any_cid(), payload_len()).prop_map(|(c, n)| Call::Drop(c, n)),
+        2 => (any_cid(), payload_len()).prop_map(|(c, n)| Call::Command(c, n)),
+        1 => any_cid().prop_map(Call::DdnetVersionOld),
+        1 => (any_cid(), payload_len()).prop_map(|(c, n)| Call::DdnetVersion(c, n)),
+        1 => (any_cid(), payload_len()).prop_map(|(c, n)| Call::AuthInit(c, n)),
+        1 => any_cid().prop_map(Call::AuthLogin),
+        1 => any_cid().prop_map(Call::AuthLogout),
+        1 => (any_cid(), any_cid()).prop_map(|(a, b)| Call::Swap(a, b)),
+        1 => (any_cid(), payload_len()).prop_map(|(c, n)| Call::Name(c, n)),
+        1 => (any_cid(), 0..3i32).prop_map(|(c, t)| Call::Team(c, t)),
+        1 => any_cid().prop_map(Call::Ready),
+        1 => any_cid().prop_map(Call::Rejoin),
+        1 => any_cid().prop_map(Call::PlayerFinish),
+        1 => payload_len().prop_map(Call::Antibot),
+    ]
+}
+
+impl Call {
+    /// Whether every client id of the call is one it takes: DDNet's slots `0..128`, or for
+    /// a console command also the console's own ids down to `MIN_CONSOLE_CLIENT_ID`.
+    fn cids_in_range(&self) -> bool {
+        let slot = |cid: &i32| (0..MAX_CLIENTS).contains(cid);
+        match self {
+            Call::Antibot(_) => true,
+            Call::Command(c, _) => (MIN_CONSOLE_CLIENT_ID..MAX_CLIENTS).contains(c),
+            Call::Swap(a, b) => slot(a) && slot(b),
+            Call::Tick(c)
+            | Call::Message(c, _)
+            | Call::Join(c)
+            | Call::JoinVersion(c)
+            | Call::Drop(c, _)
+            | Call::DdnetVersionOld(c)
+            | Call::DdnetVersion(c, _)
+            | Call::AuthInit(c, _)
+            | Call::AuthLogin(c)
+            | Call::AuthLogout(c)
+            | Call::Name(c, _)
+            | Call::Team(c, _)
+            | Call::Ready(c)
+            | Call::Rejoin(c)
+            | Call::PlayerFinish(c) => slot(c),
+        }
+    }
+
+    /// Makes the call on `rec`; `tick` is the next tick to begin.
+    fn run(&self, rec: &mut Recorder<Vec<u8>>, tick: i32) -> Result<(), RecorderError> {
+        let bytes = |n: usize| vec![0x42u8; n];
+        let text = |n: usize| "a".repeat(n);
+        match *self {
+            Call::Tick(cid) => {
+                rec.begin_tick(tick)?;
+                rec.begin_players()?;
+                // The tick goes on to its end whether the record was taken or not.
+                let player = rec.record_player(cid, tick, -tick);
+                rec.end_players()?;
+                rec.begin_inputs()?;
+                rec.end_inputs()?;
+                rec.end_tick()?;
+                player
+            }
+            Call::Message(cid, n) => rec.record_player_message(cid, &bytes(n)),
+            Call::Join(cid) => rec.record_player_join(cid, Protocol::Six),
+            Call::JoinVersion(cid) => rec.record_join_version(cid, Protocol::Seven),
+            Call::Drop(cid, n) => rec.record_player_drop(cid, &text(n)),
+            Call::Command(cid, n) => rec.record_console_command(cid, 0, "echo", &[&text(n)]),
+            Call::DdnetVersionOld(cid) => rec.record_ddnet_version_old(cid, 15000),
+            Call::DdnetVersion(cid, n) => {
+                rec.record_ddnet_version(cid, uuid::Uuid::nil(), 16050, &text(n))
+            }
+            Call::AuthInit(cid, n) => rec.record_auth_initial(cid, 2, &text(n)),
+            Call::AuthLogin(cid) => rec.record_auth_login(cid, 3, "admin"),
+            Call::AuthLogout(cid) => rec.record_auth_logout(cid),
+            Call::Swap(a, b) => rec.record_player_swap(a, b),
+            Call::Name(cid, n) => rec.record_player_name(cid, &text(n)),
+            Call::Team(cid, team) => rec.record_player_team(cid, team),
+            Call::Ready(cid) => rec.record_player_ready(cid),
+            Call::Rejoin(cid) => rec.record_player_rejoin(cid),
+            Call::PlayerFinish(cid) => rec.record_player_finish(cid, 2250),
+            Call::Antibot(n) => rec.record_antibot(&bytes(n)),
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -115,7 +248,13 @@ proptest! {
     #[test]
     fn accepted_messages_read_back_as_given(
         items in proptest::collection::vec(
-            (strategies::message(), 0u8..5, proptest::collection::vec(any::<u8>(), 0..12)),
+            (
+                strategies::message(),
+                0u8..5,
+                proptest::collection::vec(any::<u8>(), 0..12),
+                // Now and then a network message about as long as a reader takes.
+                prop_oneof![40 => Just(None), 1 => near_limit().prop_map(Some)],
+            ),
             0..30,
         ),
     ) {
@@ -124,8 +263,12 @@ proptest! {
         // The bytes given or encoded, the tick the writer reported, and for a typed call the
         // message it was given.
         let mut written: Vec<(Vec<u8>, i32, Option<String>)> = Vec::new();
-        for (m, how, extra) in &items {
-            let message = m.message();
+        for (m, how, extra, long) in &items {
+            let long = long.map(|n| vec![0x42u8; n]);
+            let message = match &long {
+                Some(data) => Message::NetMessage { cid: 0, data },
+                None => m.message(),
+            };
             let mut bytes = Vec::new();
             message.encode(&mut bytes).unwrap();
             let before = w.position();
@@ -167,6 +310,54 @@ proptest! {
                 prop_assert_eq!(&format!("{:?}", item.message), given);
             }
         }
+    }
+
+    /// Recorder calls of any client id and payload length: each is refused, with nothing
+    /// written and the tick not made explicit, or recorded; a client id the call does not
+    /// take is always refused; and the file reads to FINISH without an error, validates,
+    /// and its events read through the semantic layer.
+    #[test]
+    fn recorder_refuses_or_writes_what_readers_accept(
+        calls in proptest::collection::vec(call(), 0..24),
+    ) {
+        let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
+        for call in &calls {
+            let before = (rec.position(), rec.buffered(), rec.tick_state());
+            let tick = rec.tick() + 1;
+            match call.run(&mut rec, tick) {
+                Ok(()) => prop_assert!(call.cids_in_range(), "{:?} was recorded", call),
+                Err(e) => {
+                    prop_assert!(
+                        matches!(
+                            e,
+                            RecorderError::ClientIdOutOfRange { .. }
+                                | RecorderError::MessageTooLong { .. }
+                        ),
+                        "{:?}: {}", call, e
+                    );
+                    if matches!(e, RecorderError::MessageTooLong { .. }) {
+                        prop_assert!(call.cids_in_range());
+                    }
+                    // A tick's other calls went on; only a record outside one left all as it was.
+                    if !matches!(call, Call::Tick(_)) {
+                        let after = (rec.position(), rec.buffered(), rec.tick_state());
+                        prop_assert_eq!(after, before, "{:?}", call);
+                    }
+                }
+            }
+        }
+        let data = rec.finish().unwrap();
+        let (items, err) = read_all(&data);
+        prop_assert!(err.is_none(), "{:?}", err);
+        prop_assert_eq!(items.last().map(|i| &i.message), Some(&Message::Finish));
+        let report = validate(&data);
+        prop_assert!(report.accepted(), "{:?}", report);
+        let slice = TeehistorianSlice::parse(&data).unwrap();
+        let mut events = Events::new(slice.messages());
+        for event in events.by_ref() {
+            prop_assert!(event.is_ok(), "{:?}", event.err());
+        }
+        prop_assert!(events.finished());
     }
 
     /// Any message: encode, decode to the same message with no non-canonical ints, encode to
