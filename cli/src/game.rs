@@ -100,6 +100,16 @@ impl Lines {
         }
     }
 
+    /// Like [`push`](Self::push), but the text line is the record's own `Display` (a
+    /// demo's chat line as DDNet's `demo_extract_chat` prints it).
+    fn push_shown(&mut self, record: &(impl Serialize + std::fmt::Display)) {
+        if self.json {
+            self.push(record);
+        } else {
+            let _ = writeln!(self.out, "{}{record}", self.prefix);
+        }
+    }
+
     /// The job's result, failed by `error` if the file broke off.
     fn done(self, path: &Path, error: Option<&Error>) -> Done {
         let mut done = Done {
@@ -135,14 +145,23 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
     };
     let mut lines = Lines::new(path, json, batch);
     let walked = match listing {
+        // A demo's chat as DDNet's own tool lists it; the other formats' from their log.
+        Listing::Chat => match recording.chat() {
+            Ok((chat, error)) => {
+                chat.iter().for_each(|line| lines.push_shown(line));
+                Ok(error)
+            }
+            Err(Error::Unsupported { .. }) => recording.game_log().map(|(log, error)| {
+                log.chat.iter().for_each(|line| lines.push(line));
+                error
+            }),
+            Err(e) => Err(e),
+        },
         Listing::Events => recording
             .events(|event| lines.push(&event))
             .map(|walk| walk.error),
-        Listing::Chat | Listing::Players => recording.game_log().map(|(log, error)| {
-            match listing {
-                Listing::Chat => log.chat.iter().for_each(|line| lines.push(line)),
-                _ => log.players.iter().for_each(|stint| lines.push(stint)),
-            }
+        Listing::Players => recording.game_log().map(|(log, error)| {
+            log.players.iter().for_each(|stint| lines.push(stint));
             error
         }),
     };

@@ -8,6 +8,7 @@ use crate::gamenet::{AnyMessage, Unpacked};
 use crate::teehistorian::TeehistorianSlice;
 use crate::teehistorian::game::{GameEventAt, GameEvents};
 use crate::twdemo::DemoSlice;
+use crate::twdemo::game::chat::DemoChatLine;
 use crate::twdemo::game::{Event as DemoEvent, GameReplay, ObjectAt};
 
 /// One game event, in its format's own terms.
@@ -103,6 +104,21 @@ impl Recording {
             }
             _ => Err(self.unsupported(Operation::GameLog)),
         }
+    }
+
+    /// A demo's chat lines as DDNet's `demo_extract_chat` tool prints them (0.7 demos read
+    /// as DDNet's client reads them; see [`chat`](crate::twdemo::game::chat)), and the
+    /// error that ended the walk early, if any. Only demos have such a listing: for the
+    /// other formats it is [`Error::Unsupported`], and their chat is in
+    /// [`game_log`](Self::game_log).
+    pub fn chat(&self) -> Result<(Vec<DemoChatLine>, Option<Error>), Error> {
+        if self.format != Format::TwDemo {
+            return Err(self.unsupported(Operation::GameLog));
+        }
+        let data = self.bytes()?;
+        let demo = DemoSlice::parse(&data)?;
+        let (lines, error) = crate::twdemo::game::chat::chat_lines(&demo);
+        Ok((lines, error.map(Into::into)))
     }
 
     /// Hands every game event (kills, finishes, joins, chat, ...) to `each`, in order.

@@ -703,3 +703,26 @@ impl Display for super::ScrubReport {
         }
     }
 }
+
+/// A demo's chat line exactly as DDNet's `demo_extract_chat` prints it, without the
+/// newline: `[time] prefix: ...`, the time as `str_time` writes whole seconds in its
+/// `HOURS` format (`mm:ss`, and `hh:mm:ss` from an hour on).
+impl Display for crate::twdemo::game::chat::DemoChatLine {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        use crate::twdemo::game::chat::ChatKind;
+        let s = self.seconds.max(0);
+        if s >= 3600 {
+            write!(f, "[{:02}:{:02}:{:02}] ", s / 3600, s % 3600 / 60, s % 60)?;
+        } else {
+            write!(f, "[{:02}:{:02}] ", s / 60, s % 60)?;
+        }
+        let prefix = self.kind.prefix();
+        match (self.kind, self.team) {
+            (ChatKind::Broadcast, _) => write!(f, "{prefix}: {}", self.text),
+            _ if self.client_id < 0 => write!(f, "{prefix}: *** {}", self.text),
+            (_, 2) => write!(f, "{prefix}: -> {}: {}", self.name, self.text),
+            (_, 3) => write!(f, "{prefix}: <- {}: {}", self.name, self.text),
+            _ => write!(f, "{prefix}: {}: {}", self.name, self.text),
+        }
+    }
+}

@@ -9,3 +9,4 @@ mod common;
 mod libtw2;
 mod props;
 mod real;
+mod seven_validation;

@@ -7,6 +7,7 @@
 mod common;
 
 mod bad_input;
+mod chat;
 mod libtw2_differential;
 mod props;
 mod real;

@@ -1007,6 +1007,83 @@ fn corpus() -> Vec<(Case, Vec<u8>)> {
         .concat(),
         "a 0.7 (sixup) demo plays with the 0.7 item sizes (the flag is 3 ints in both)",
     );
+    // A 0.7 header over a 0.6 snapshot: the 0.6 game info (type 6, 8 ints) is no 0.7
+    // object of that type (GameData, 3 ints). The client's 0.7 path (TranslateSnap, from
+    // CClient::OnDemoPlayerSnapshot) marks it invalid (key -1) in the buffer the player
+    // handed over; for a delta's result and for a replayed snapshot that is the player's
+    // own last snapshot, the base of the next delta.
+    let sixup = |chunks: &[Vec<u8>]| {
+        [
+            prelude_with(6, "validate", &map, "0.7 802f1be60a05665f"),
+            chunks.concat(),
+        ]
+        .concat()
+    };
+    let six_snapshot = ints(
+        CHUNK_SNAPSHOT,
+        &[
+            52,
+            2,
+            0,
+            36,
+            6 << 16,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            5 << 16,
+            100,
+            200,
+            1,
+        ],
+    );
+    let crash = "assertion \"Invalid snap item Type: -1\"";
+    c.crashes(
+        "sixup-invalid-item-then-two-deltas",
+        sixup(&[tick(100, true), six_snapshot.clone(), tick(101, false), delta(1), tick(102, false), delta(1)]),
+        K::NegativeItemType,
+        crash,
+        "the first delta's result is translated in the player's own buffer (m_Snapshot, then copied to m_LastSnapshotData) with the type-6 item marked -1; the second delta keeps it and CSnapshotBuilder::NewItemRaw dbg_asserts",
+    );
+    c.plays(
+        "sixup-invalid-item-then-one-delta",
+        sixup(&[
+            tick(100, true),
+            six_snapshot.clone(),
+            tick(101, false),
+            delta(1),
+            tick(102, false),
+        ]),
+        "the marked item would crash the next delta, but none comes",
+    );
+    c.plays(
+        "sixup-invalid-item-keyframes-only",
+        sixup(&[tick(100, true), six_snapshot.clone(), tick(101, true), six_snapshot.clone(), tick(102, true), six_snapshot.clone()]),
+        "a full snapshot is translated in the chunk's buffer after DoTick copied it to m_LastSnapshotData: no delta ever sees the mark",
+    );
+    c.crashes(
+        "sixup-invalid-item-replayed-then-delta",
+        sixup(&[tick(100, true), six_snapshot.clone(), tick(101, false), message(), tick(102, false), delta(1)]),
+        K::NegativeItemType,
+        crash,
+        "tick 101 has no snapshot, so its message makes DoTick replay m_LastSnapshotData itself, which the translation marks; the delta of tick 102 keeps the mark",
+    );
+    c.plays(
+        "sixup-invalid-item-deleted-by-delta",
+        sixup(&[
+            tick(100, true),
+            six_snapshot,
+            tick(101, false),
+            delta(1),
+            tick(102, false),
+            ints(CHUNK_DELTA, &[1, 1, 0, -1, 5, 0, 1, 0, 0]),
+        ]),
+        "the second delta lists key -1 as deleted, so UnpackDelta does not keep the marked item",
+    );
     c.0
 }
 
@@ -1155,4 +1232,96 @@ fn real_demos_play() {
             report.problems
         );
     }
+}
+
+/// A snapshot of `items` (type, id, data).
+fn snapshot_of(items: &[(i32, i32, Vec<i32>)]) -> demokit::twdemo::snapshot::SnapshotBuf {
+    let mut builder = demokit::twdemo::snapshot::SnapshotBuilder::new();
+    for (type_id, id, data) in items {
+        builder.add_item(*type_id, *id, data).unwrap();
+    }
+    builder.finish()
+}
+
+/// A demo recorded with `net_version` in its header from 0.6 / DDNet snapshots: a player
+/// (0.6 `PlayerInfo`, `ClientInfo` and `Character`, which the 0.7 protocol numbers as
+/// other objects of other sizes) standing still while a flag (3 ints in both protocols, so
+/// the deltas read alike) moves for `ticks` ticks.
+fn recorded_six_snapshots(net_version: &str, ticks: i32) -> Vec<u8> {
+    let mut config = RecorderConfig::ddnet("validate", "2026-01-01_00-00-00");
+    config.net_version = net_version.into();
+    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &good_map()).unwrap();
+    let mut character = vec![0; 22];
+    character[0] = 100;
+    for t in 0..ticks {
+        let snapshot = snapshot_of(&[
+            (10, 0, vec![1, 0, 0, 0, 0]),
+            (11, 0, vec![0; 17]),
+            (9, 0, character.clone()),
+            (5, 0, vec![32 * t, 200, 1]),
+        ]);
+        rec.record_snapshot(100 + t, snapshot.as_snapshot())
+            .unwrap();
+    }
+    rec.finish().unwrap().into_inner()
+}
+
+/// A demo whose header says 0.7 but whose snapshots are 0.6 ones: DDNet's client takes the
+/// 0.7 path, marks every item that fails 0.7 validation invalid in the player's own
+/// snapshot, and asserts at the delta after next ("Invalid snap item Type: -1"). The same
+/// snapshots under a 0.6 header play.
+#[test]
+fn a_sixup_header_over_six_snapshots_does_not_play() {
+    let seven = recorded_six_snapshots("0.7 802f1be60a05665f", 4);
+    let report = validate(&seven);
+    assert_eq!(report.verdict(), Verdict::Crashes, "{:?}", report.problems);
+    let fatal = report.first_fatal().unwrap();
+    assert_eq!(fatal.kind, ProblemKind::NegativeItemType);
+    assert!(
+        fatal.message.contains("0.7 translation"),
+        "{}",
+        fatal.message
+    );
+    assert!(
+        fatal.message.contains("DDNet would crash"),
+        "{}",
+        fatal.message
+    );
+
+    let six = recorded_six_snapshots("0.6 626fce9a778df4d4", 4);
+    let report = validate(&six);
+    assert_eq!(report.verdict(), Verdict::Plays, "{:?}", report.problems);
+}
+
+/// The real 0.7 recordings (a vanilla 0.7.5 client's and a DDNet client's on a 0.7
+/// server) play on the 0.7 path: every item of theirs passes 0.7 validation.
+#[test]
+fn real_sixup_demos_play_on_the_sixup_path() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut seen = 0;
+    for (path, _) in common::twdemo_facts(&shared) {
+        let data = std::fs::read(&path).unwrap();
+        let demo = demokit::twdemo::DemoSlice::parse(&data).unwrap();
+        if !demo
+            .prelude()
+            .header
+            .net_version
+            .text_bytes()
+            .starts_with(b"0.7")
+        {
+            continue;
+        }
+        seen += 1;
+        let report = validate(&data);
+        assert_eq!(
+            report.verdict(),
+            Verdict::Plays,
+            "{}: {:?}",
+            path.display(),
+            report.problems
+        );
+    }
+    assert_eq!(seen, 2, "the two 0.7 recordings of real-fixtures/twdemo");
 }

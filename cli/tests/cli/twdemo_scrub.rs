@@ -637,10 +637,14 @@ fn record(ticks: &[Vec<Event>], version: u8, sixup: bool) -> Vec<u8> {
             messages.extend(event_messages(e, sixup));
         }
         let mut b = SnapshotBuilder::new();
-        // An item that moves: a 0.6 pickup (type 4, four ints); in 0.7 a type without a
-        // static size.
-        let moving = if sixup { 200 } else { 4 };
-        b.add_item(moving, 0, &[tick, i as i32 % 7, 0, 0]).unwrap();
+        // An item that moves: a 0.6 pickup (type 4, four ints); in 0.7 a laser (type 3,
+        // five ints), which passes the 0.7 validation DDNet's client runs on every item
+        // of a 0.7 demo (an unknown type would be marked invalid and crash the player).
+        if sixup {
+            b.add_item(3, 0, &[tick, i as i32 % 7, 0, 0, tick]).unwrap();
+        } else {
+            b.add_item(4, 0, &[tick, i as i32 % 7, 0, 0]).unwrap();
+        }
         for (&c, &(n, k)) in &players {
             let info = if sixup { 13 } else { 11 };
             b.add_item(info, c, &info_ints(NAMES[n], CLANS[k], sixup))

@@ -20,13 +20,24 @@
 //!    of negative type makes DDNet's snapshot builder assert (crash); an invalid full
 //!    snapshot and a delta that fails to unpack are only logged; at least two tick markers
 //!    must be read, or the player stops with "Empty demo".
+//! 4. For a demo whose header's network version starts with `"0.7"`, the client's 0.7
+//!    path (`CClient::OnDemoPlayerSnapshot` calls `CGameClient::TranslateSnap`): every
+//!    snapshot the player hands over is checked item by item against the 0.7 protocol
+//!    ([`object_is_valid`]), and an item of a static type that fails is marked invalid
+//!    (type -1) in the buffer the player handed over. For a delta's result, and for the
+//!    last snapshot replayed in a tick that has none, that buffer is the player's own
+//!    last snapshot, the base of the next delta, which then asserts as in step 3. (A full
+//!    snapshot is handed over from the chunk's buffer after the player copied it, so its
+//!    invalidation reaches no later delta.)
 //!
 //! DDNet stops at the first fatal problem, and so does the report: it holds the warnings
 //! met before it, then that problem. [`Report::verdict`] says how DDNet ends.
 //! Not modelled: the game layer of the client (what it does with the messages and
-//! snapshot items it accepts), sixup snapshot translation, and maps DDNet ships itself.
+//! snapshot items it accepts), the rest of the 0.7 snapshot translation (its 0.6 items
+//! are the client's own), and maps DDNet ships itself.
 
 use crate::datafile::check_load;
+use crate::gamenet::seven::object_is_valid;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind};
 use crate::twdemo::container::format::{
     ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE,
@@ -34,7 +45,9 @@ use crate::twdemo::container::format::{
 use crate::twdemo::container::payload::PayloadDecoder;
 use crate::twdemo::container::reader::{Chunk, DemoSlice};
 use crate::twdemo::snapshot::delta::{self, DeltaError, ItemSizes};
-use crate::twdemo::snapshot::{BuildError, Snapshot, SnapshotBuf, SnapshotBuilder};
+use crate::twdemo::snapshot::{
+    BuildError, EXTENDED_TYPE_ITEM, OFFSET_UUID_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder,
+};
 use sha2::Digest;
 
 use crate::report::{ProblemKind, Report};
@@ -237,6 +250,19 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
     let mut builder = SnapshotBuilder::new();
     let mut last: Option<SnapshotBuf> = None;
     let mut tick_markers = 0u64;
+    // The client's 0.7 path: a network version starting with "0.7" (`m_Sixup`).
+    let sixup = slice
+        .prelude()
+        .header
+        .net_version
+        .text_bytes()
+        .starts_with(b"0.7");
+    // Whether the player handed a snapshot to the client since the last tick marker
+    // (`GotSnapshot` of `DoTick`): if not, the next chunk that is neither a snapshot nor a
+    // delta makes it hand over its last snapshot again.
+    let mut got_snapshot = false;
+    // The items of `last` the 0.7 translation marked invalid, for the crash's message.
+    let mut translated: Vec<String> = Vec::new();
     for item in slice.chunks() {
         let item = match item {
             Ok(item) => item,
@@ -263,9 +289,26 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
             }
         };
         let at = item.offset;
+        let replays = match &item.chunk {
+            Chunk::Tick(_) => true,
+            Chunk::Data(chunk) => {
+                !matches!(chunk.kind, ChunkKind::Snapshot | ChunkKind::SnapshotDelta)
+            }
+        };
+        if replays && !got_snapshot && last.is_some() {
+            got_snapshot = true;
+            if sixup && let Some(buf) = last.take() {
+                // Replayed from the player's own buffer: what the translation marks
+                // invalid stays so for the next delta.
+                let (buf, marked) = translate_seven(buf, at);
+                translated.extend(marked);
+                last = Some(buf);
+            }
+        }
         let chunk = match item.chunk {
             Chunk::Tick(_) => {
                 tick_markers += 1;
+                got_snapshot = false;
                 continue;
             }
             Chunk::Data(chunk) => chunk,
@@ -295,10 +338,16 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
         };
         match chunk.kind {
             ChunkKind::Snapshot => match Snapshot::parse(ints) {
-                Ok(snapshot) => match &mut last {
-                    Some(buf) => buf.copy_from(snapshot),
-                    None => last = Some(snapshot.to_buf()),
-                },
+                Ok(snapshot) => {
+                    // The player copies the chunk before the client sees it: the
+                    // translation's marks land in the chunk's buffer, not in `last`.
+                    match &mut last {
+                        Some(buf) => buf.copy_from(snapshot),
+                        None => last = Some(snapshot.to_buf()),
+                    }
+                    translated.clear();
+                    got_snapshot = true;
+                }
                 Err(e) => r.warn(
                     at,
                     ProblemKind::SnapshotInvalid,
@@ -313,13 +362,39 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                     return Err(r.stop(at, ProblemKind::DeltaBeforeSnapshot, message));
                 };
                 match delta::apply_delta_with(&from.as_snapshot(), ints, &sizes, &mut builder) {
-                    Ok(()) => last = Some(builder.finish()),
+                    Ok(()) => {
+                        let buf = builder.finish();
+                        translated.clear();
+                        got_snapshot = true;
+                        last = Some(if sixup {
+                            // The client translates the player's own result, which the
+                            // player then keeps as the base of the next delta.
+                            let (buf, marked) = translate_seven(buf, at);
+                            translated = marked;
+                            buf
+                        } else {
+                            buf
+                        });
+                    }
                     Err(DeltaError::KeepFailed {
                         item,
                         reason: BuildError::InvalidType { type_id },
                     }) => {
+                        // Name a few of the marked items; a 0.6 snapshot may hold hundreds.
+                        let why = match translated.len() {
+                            0 => String::new(),
+                            n => format!(
+                                " (the client's 0.7 translation marked it invalid: {}{} failed 0.7 validation)",
+                                translated[..n.min(3)].join(", "),
+                                if n > 3 {
+                                    format!(" and {} more", n - 3)
+                                } else {
+                                    String::new()
+                                }
+                            ),
+                        };
                         let message = format!(
-                            "the delta keeps item {item} of the previous snapshot, whose type {type_id} is negative: DDNet would crash (assertion \"Invalid snap item Type\" in its snapshot builder)"
+                            "the delta keeps item {item} of the previous snapshot, whose type {type_id} is negative{why}: DDNet would crash (assertion \"Invalid snap item Type\" in its snapshot builder)"
                         );
                         return Err(r.stop(at, ProblemKind::NegativeItemType, message));
                     }
@@ -349,4 +424,48 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
         return Err(r.stop(slice.bytes().len() as u64, ProblemKind::EmptyDemo, message));
     }
     Ok(())
+}
+
+/// What `CGameClient::TranslateSnap` does to the snapshot the demo player hands it: every
+/// item of a static type (not an `EX` item, not a negative type, not an extended type,
+/// which it reads as DDNet objects instead) that fails 0.7 validation gets the key -1,
+/// in place. Returns the snapshot and, for the report, the items it marked (found while
+/// handing over the snapshot of the chunk at `at`).
+fn translate_seven(buf: SnapshotBuf, at: u64) -> (SnapshotBuf, Vec<String>) {
+    let snapshot = buf.as_snapshot();
+    let failing: Vec<(usize, String)> = snapshot
+        .items()
+        .enumerate()
+        .filter(|(_, item)| {
+            item.type_id > EXTENDED_TYPE_ITEM
+                && item.type_id < OFFSET_UUID_TYPE
+                && !object_is_valid(item.type_id, item.data)
+        })
+        .map(|(i, item)| {
+            let what = format!(
+                "type {} id {} ({} ints, snapshot at byte {at})",
+                item.type_id,
+                item.id,
+                item.data.len()
+            );
+            (i, what)
+        })
+        .collect();
+    if failing.is_empty() {
+        return (buf, Vec::new());
+    }
+    // Where each item's key is in the int array: after the two header ints and the
+    // offsets, at the item's byte offset.
+    let data_start = 2 + snapshot.len();
+    let keys: Vec<usize> = failing
+        .iter()
+        .map(|&(i, _)| data_start + snapshot.offsets()[i] as usize / 4)
+        .collect();
+    let mut ints = buf.into_ints();
+    for k in keys {
+        ints[k] = -1;
+    }
+    // Keys are not part of a snapshot's validity, so the marked snapshot stays valid.
+    let buf = SnapshotBuf::from_ints(ints).expect("a valid snapshot with other keys");
+    (buf, failing.into_iter().map(|(_, what)| what).collect())
 }

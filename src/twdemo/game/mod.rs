@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod chat;
 pub mod world;
 
 pub use world::{Character, Event, GameState, Player, World};
