@@ -7,8 +7,9 @@
 //! * A killed export leaves only hidden temporary parts (which pyarrow, DuckDB's
 //!   `*.parquet` globs and Spark pass over); the next run removes them and its rows are
 //!   exact.
-//! * A killed writer leaves its hidden temporary file; the next write of the same output
-//!   removes it, and never the temporary file of a writer still alive.
+//! * A killed writer (and a killed `demokit scrub`) leaves its hidden temporary file; the
+//!   next write of the same output removes it, and never the temporary file of a writer
+//!   still alive.
 //!
 //! The killed runs are this binary's own child tests (`child_*`), killed with SIGKILL at a
 //! point they report, so the test does not race the run's speed.
@@ -212,4 +213,67 @@ fn a_killed_write_is_cleaned_up_by_the_next_run() {
     assert_eq!(temporaries().len(), 1, "{:?}", temporaries());
     drop(alive);
     assert_eq!(temporaries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_killed_scrub_is_cleaned_up_by_the_next_run() {
+    use common::server::record_generated;
+    use demokit::teehistorian::FlushPolicy;
+    let dir = TempDir::new("scrub-killed");
+    // About 20 MB: the scrub streams its output into the temporary file for a while.
+    let input = dir.path("in.teehistorian");
+    record_generated(
+        std::io::BufWriter::new(std::fs::File::create(&input).unwrap()),
+        22_000,
+        FlushPolicy::Never,
+    )
+    .into_inner()
+    .unwrap();
+    let out = dir.path("out.teehistorian");
+    let temporaries = || -> Vec<String> {
+        all_names(&dir.path(""))
+            .into_iter()
+            .filter(|n| n.starts_with(".out.teehistorian.") && n.ends_with(".tmp"))
+            .collect()
+    };
+    let scrub = || {
+        let mut command = crate::run::command();
+        command
+            .arg("scrub")
+            .arg(&input)
+            .arg(&out)
+            .args(["--names", "-f"]);
+        command
+    };
+    // Kill the scrub (SIGKILL) once its temporary output is there; a run that finishes
+    // before it is seen is tried again.
+    let mut killed = false;
+    for _ in 0..5 {
+        let mut child = scrub().stderr(std::process::Stdio::null()).spawn().unwrap();
+        loop {
+            if !temporaries().is_empty() {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                killed = true;
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        if killed {
+            break;
+        }
+        std::fs::remove_file(&out).unwrap();
+    }
+    assert!(killed, "no scrub was caught writing");
+    assert_eq!(temporaries().len(), 1, "the kill left no temporary file");
+    assert!(!out.exists(), "the killed scrub left an output");
+    // The next run: a whole output, and the killed run's temporary file is gone.
+    let o = scrub().output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(temporaries(), Vec::<String>::new());
+    let scrubbed = std::fs::read(&out).unwrap();
+    assert!(demokit::teehistorian::summary::validate(&scrubbed).accepted());
 }
