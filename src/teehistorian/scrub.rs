@@ -83,7 +83,7 @@
 //! is not known to be one.
 
 use super::error::{ReadError, ReadErrorKind, WriteError};
-use super::header::Header;
+use super::header::{DDNET_KEY_ORDER, Header};
 use super::message::{Args, Ex, Message};
 use super::reader::{MessageAt, ReadMessages, TeehistorianReader};
 use super::writer::TeehistorianWriter;
@@ -299,27 +299,6 @@ fn classify(message: &AnyMessage<'_>) -> Said {
     }
 }
 
-/// The header's own keys a scrub can clear (every key DDNet writes but `version`).
-const CLEARABLE_KEYS: &[&str] = &[
-    "comment",
-    "version_minor",
-    "game_uuid",
-    "prev_game_uuid",
-    "server_version",
-    "start_time",
-    "server_name",
-    "server_port",
-    "game_type",
-    "map_name",
-    "map_size",
-    "map_sha256",
-    "map_crc",
-    "prng_description",
-    "config",
-    "tuning",
-    "uuids",
-];
-
 /// The header keys [`ScrubOptions::server`] empties: the server's name and port.
 pub const SERVER_HEADER_KEYS: &[&str] = &["server_name", "server_port"];
 
@@ -404,11 +383,17 @@ fn clear_header(header: &mut Header, options: &ScrubOptions) -> Result<Vec<Strin
             continue;
         }
         let in_extra = header.extra.iter().any(|(k, _)| k == key);
-        if !CLEARABLE_KEYS.contains(&key.as_str()) && !in_extra {
+        // `version` was refused above; every other key DDNet writes can be cleared.
+        if !DDNET_KEY_ORDER.contains(&key.as_str()) && !in_extra {
             return Err(ScrubError::Options(format!(
                 "--clear-header {key:?}: the header has no such key (it has {}, config.NAME, \
                  tuning.NAME and keys other writers add)",
-                CLEARABLE_KEYS.join(", ")
+                DDNET_KEY_ORDER[..]
+                    .iter()
+                    .filter(|&&k| k != "version")
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
         if empty_key(header, key) {
