@@ -4,7 +4,7 @@
 //! record under a header line ([`DumpRecord::header`]).
 
 use super::{Error, Format, Recording};
-use crate::source::{FrameAt, SourceSlice};
+use crate::source::{FrameAt, SourceReader};
 use crate::teehistorian::{MessageAt, TeehistorianReader};
 use crate::twdemo::{Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoSlice, PayloadDecoder};
 
@@ -61,9 +61,9 @@ pub struct DumpEnd {
 impl Recording {
     /// Hands every stored record to `each`, in file order.
     pub fn dump(&self, mut each: impl FnMut(DumpRecord<'_>)) -> Result<DumpEnd, Error> {
-        // A teehistorian file is read as a stream; the others whole.
+        // Teehistorian files and Source demos are read as streams; demos whole.
         let data = match self.format {
-            Format::Teehistorian => std::borrow::Cow::Borrowed(&[][..]),
+            Format::Teehistorian | Format::SourceDemo => std::borrow::Cow::Borrowed(&[][..]),
             _ => self.bytes()?,
         };
         let mut end = DumpEnd::default();
@@ -121,8 +121,9 @@ impl Recording {
                 }
             }
             Format::SourceDemo => {
-                let slice = SourceSlice::parse(&data)?;
-                for item in slice.frames() {
+                // Read as a stream: memory does not grow with the file.
+                let mut reader = SourceReader::new(self.reader()?)?;
+                while let Some(item) = reader.next() {
                     match item {
                         Ok(item) => each(DumpRecord::Source(item)),
                         Err(e) => {

@@ -5,8 +5,7 @@
 use super::{Error, Format, Operation, Recording};
 use crate::gamenet::summary::GameLog;
 use crate::gamenet::{AnyMessage, Unpacked};
-use crate::teehistorian::TeehistorianSlice;
-use crate::teehistorian::game::{GameEventAt, GameEvents};
+use crate::teehistorian::game::GameEventAt;
 use crate::twdemo::DemoSlice;
 use crate::twdemo::game::chat::DemoChatLine;
 use crate::twdemo::game::{Event as DemoEvent, GameReplay, ObjectAt};
@@ -90,16 +89,16 @@ impl Recording {
     /// The players (their stints on the server) and the chat of a recording, and the error
     /// that ended the walk early, if any.
     pub fn game_log(&self) -> Result<(GameLog, Option<Error>), Error> {
-        let data = self.bytes()?;
         match self.format {
             Format::TwDemo => {
+                let data = self.bytes()?;
                 let demo = DemoSlice::parse(&data)?;
                 let (log, error) = crate::twdemo::game::game_log(&demo);
                 Ok((log, error.map(Into::into)))
             }
             Format::Teehistorian => {
-                let file = TeehistorianSlice::parse(&data)?;
-                let (log, error) = crate::teehistorian::game::game_log(file.messages());
+                // Streamed: memory does not grow with the file.
+                let (log, error) = crate::teehistorian::game::game_log_reader(self.reader()?)?;
                 Ok((log, error.map(Into::into)))
             }
             _ => Err(self.unsupported(Operation::GameLog)),
@@ -123,10 +122,10 @@ impl Recording {
 
     /// Hands every game event (kills, finishes, joins, chat, ...) to `each`, in order.
     pub fn events(&self, mut each: impl FnMut(GameEvent<'_>)) -> Result<GameWalk, Error> {
-        let data = self.bytes()?;
         let mut walk = GameWalk::default();
         match self.format {
             Format::TwDemo => {
+                let data = self.bytes()?;
                 let demo = DemoSlice::parse(&data)?;
                 let mut replay = GameReplay::new(&demo);
                 while let Some(tick) = replay.next() {
@@ -148,16 +147,12 @@ impl Recording {
                 walk.skipped = replay.skipped();
             }
             Format::Teehistorian => {
-                let file = TeehistorianSlice::parse(&data)?;
-                for event in GameEvents::new(file.messages()) {
-                    match event {
-                        Ok(event) => each(GameEvent::Teehistorian(event)),
-                        Err(e) => {
-                            walk.error = Some(e.into());
-                            break;
-                        }
-                    }
-                }
+                // Streamed: memory does not grow with the file.
+                let error =
+                    crate::teehistorian::game::game_events_reader(self.reader()?, |_, event| {
+                        each(GameEvent::Teehistorian(event))
+                    })?;
+                walk.error = error.map(Into::into);
             }
             _ => return Err(self.unsupported(Operation::GameLog)),
         }

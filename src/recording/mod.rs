@@ -346,7 +346,7 @@ impl Recording {
             Format::TwDemo => twdemo::edit::validate::validate(&self.bytes()?),
             // Read as a stream: memory does not grow with the file.
             Format::Teehistorian => teehistorian::summary::validate_reader(self.reader()?),
-            Format::SourceDemo => source::summary::validate(&self.bytes()?),
+            Format::SourceDemo => source::summary::validate_reader(self.reader()?),
             _ => return Err(self.unsupported(Operation::Validate)),
         };
         Ok(Validation {
@@ -363,9 +363,9 @@ impl Recording {
     /// written and the error is in the report (`error`); only a failing `out` or a record
     /// that cannot be written again is an `Err`.
     pub fn rewrite<W: Write>(&self, mut out: W) -> Result<RewriteReport, Error> {
-        // A teehistorian file is read as a stream; the others whole.
+        // Teehistorian files and Source demos are read as streams; demos whole.
         let data = match self.format {
-            Format::Teehistorian => Cow::Borrowed(&[][..]),
+            Format::Teehistorian | Format::SourceDemo => Cow::Borrowed(&[][..]),
             _ => self.bytes()?,
         };
         // Straight into `out` (no second copy of the recording in memory), counting what
@@ -407,7 +407,7 @@ impl Recording {
                 (RewriteStats::Teehistorian(s), e, w)
             }
             Format::SourceDemo => {
-                let (s, e, w) = split(source::rewrite(&data, &mut sink));
+                let (s, e, w) = split(source::rewrite_reader(self.reader()?, &mut sink));
                 (RewriteStats::Source(s), e, w)
             }
             _ => return Err(self.unsupported(Operation::Rewrite)),

@@ -35,9 +35,9 @@ impl Recording {
             operation: Operation::Trim,
             message: e.to_string(),
         };
-        let data = self.bytes()?;
         match self.format {
             Format::TwDemo => {
+                let data = self.bytes()?;
                 let range = tw_trim::resolve_range(&data, from, to).map_err(|e| match e {
                     tw_trim::RangeError::Read(e) => e.into(),
                     tw_trim::RangeError::NoTicks => Error::refused(Operation::Trim, e),
@@ -50,12 +50,16 @@ impl Recording {
                 Ok(TrimReport::TwDemo(report))
             }
             Format::Teehistorian => {
-                let range = th_trim::resolve_range(&data, from, to).map_err(|e| match e {
-                    th_trim::RangeError::Read(e) => e.into(),
-                    usage => argument(&usage),
-                })?;
-                let mut bytes = Vec::new();
-                let report = th_trim::trim(&data, range, &mut bytes).map_err(|e| match e {
+                // Read as streams (the range's end, then the two passes of the cut), so that
+                // memory does not grow with the file.
+                let range = th_trim::resolve_range_reader(self.reader()?, from, to).map_err(
+                    |e| match e {
+                        th_trim::RangeError::Read(e) => e.into(),
+                        usage => argument(&usage),
+                    },
+                )?;
+                let open = || self.reader().map_err(std::io::Error::other);
+                let report = th_trim::trim_reader(open, range, &mut out).map_err(|e| match e {
                     th_trim::TrimError::Header(e) => e.into(),
                     th_trim::TrimError::Read(e) => Error::Invalid {
                         offset: e.offset,
@@ -72,9 +76,11 @@ impl Recording {
                         truncated: false,
                         io: false,
                     },
+                    th_trim::TrimError::Write(crate::teehistorian::WriteError::Io(e)) => {
+                        Error::write(e)
+                    }
                     other => Error::refused(Operation::Trim, other),
                 })?;
-                out.write_all(&bytes).map_err(Error::write)?;
                 Ok(TrimReport::Teehistorian(report))
             }
             _ => Err(self.unsupported(Operation::Trim)),

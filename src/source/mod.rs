@@ -25,7 +25,7 @@ pub use error::{ReadError, ReadErrorKind, WriteError};
 pub use format::{Header, ViewInfo};
 pub use profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
 pub use reader::{Body, Frame, FrameAt, Frames, PacketBody, SourceReader, SourceSlice, stop_tick};
-pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite};
+pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite, rewrite_reader};
 
 // The operations every format has, under the same names at the format's root.
 pub use repair::{RepairError, RepairOptions, RepairReport, repair};

@@ -172,8 +172,14 @@ impl Summary {
 /// A header that was never finalized (zero counts from a crashed recorder) fails these;
 /// `demokit repair` recomputes them.
 pub fn validate(data: &[u8]) -> Report {
+    validate_reader(data)
+}
+
+/// [`validate`] of a file read as a stream, one frame at a time: memory does not grow with
+/// the file (beyond its largest frame).
+pub fn validate_reader<R: Read>(input: R) -> Report {
     let mut report = Report::default();
-    let (s, error) = match Summary::scan(data) {
+    let (s, error) = match Summary::scan_reader(input) {
         Ok(scan) => scan,
         Err(e) => {
             report.fail(e.offset, ProblemKind::Header, e.kind.to_string());

@@ -19,12 +19,12 @@ use super::format::{
 };
 use super::profile::Profile;
 use super::reader::{
-    Body, Frame, MAX_PAYLOAD_LEN, MAX_STREAM_STOP_TAIL, PacketBody, SourceSlice, parse_header,
+    Body, Frame, MAX_PAYLOAD_LEN, MAX_STREAM_STOP_TAIL, PacketBody, SourceReader, parse_header,
     stop_tick,
 };
 use crate::report::stopped;
 use binrw::BinWrite;
-use std::io::{Cursor, Write};
+use std::io::{Cursor, Read, Write};
 
 /// Appends a binrw layout to `out`.
 fn put<T>(out: &mut Vec<u8>, value: &T)
@@ -298,11 +298,20 @@ pub fn rewrite<W: Write>(
     data: &[u8],
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    rewrite_reader(data, sink)
+}
+
+/// [`rewrite`] of a file read as a stream, one frame at a time: memory does not grow with
+/// the file (beyond its largest frame).
+pub fn rewrite_reader<R: Read, W: Write>(
+    input: R,
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
     let mut stats = RewriteStats::default();
-    let slice = SourceSlice::parse(data).map_err(stopped(stats))?;
-    let mut writer = SourceWriter::with_profile(sink, slice.header(), *slice.profile())
+    let mut reader = SourceReader::new(input).map_err(stopped(stats))?;
+    let mut writer = SourceWriter::with_profile(sink, reader.header(), *reader.profile())
         .map_err(stopped(stats))?;
-    for item in slice.frames() {
+    while let Some(item) = reader.next() {
         let item = item.map_err(stopped(stats))?;
         writer.write_frame(&item.frame).map_err(stopped(stats))?;
         stats.frames += 1;

@@ -16,12 +16,13 @@
 
 use super::error::ReadError;
 use super::message::{Args, Ex};
-use super::reader::MessageAt;
-use super::semantic::{Event, EventKind, Events, SemanticError, World};
+use super::reader::{MessageAt, TeehistorianReader};
+use super::semantic::{Event, EventKind, Events, SemanticError, StreamEvents, World};
 use crate::codec::string::NulStr;
 use crate::gamenet::summary::{ChatLine, GameLog, GameLogBuilder};
 use crate::gamenet::{AnyMessage, Protocol, seven, six};
 use std::collections::VecDeque;
+use std::io::Read;
 
 /// The most client ids the roster tracks (DDNet's `MAX_CLIENTS`).
 const MAX_CLIENTS: usize = 128;
@@ -502,6 +503,43 @@ where
         }
     }
     (logger.finish(events.tick()), error)
+}
+
+/// [`game_log`] of a file read as a stream: memory does not grow with the file. A header
+/// that does not read is the error; what ended the walk early comes with the log.
+pub fn game_log_reader<R: Read>(input: R) -> Result<(GameLog, Option<SemanticError>), ReadError> {
+    let mut logger = EventLogger::new();
+    let mut events = StreamEvents::new(TeehistorianReader::new(input)?);
+    let mut error = None;
+    while let Some(item) = events.next() {
+        match item {
+            Ok(event) => logger.add(&event),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    Ok((logger.finish(events.tick()), error))
+}
+
+/// The [`GameEvents`] of a file read as a stream, handed to `each` one at a time with the
+/// roster after it (each borrows the reader's buffer, so memory does not grow with the
+/// file). A header that does not read is the error; the error that ended the walk early,
+/// if any, is returned after everything before it was handed out.
+pub fn game_events_reader<R: Read>(
+    input: R,
+    mut each: impl FnMut(&Roster, GameEventAt<'_>),
+) -> Result<Option<SemanticError>, ReadError> {
+    let mut follower = Follower::default();
+    let mut events = StreamEvents::new(TeehistorianReader::new(input)?);
+    while let Some(item) = events.next() {
+        match item {
+            Ok(event) => follower.follow(event, &mut each),
+            Err(e) => return Ok(Some(e)),
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -497,6 +497,21 @@ impl<'a> Message<'a> {
         })
     }
 
+    /// Decodes `raw`, the stored bytes of exactly one message, as the readers decode it in
+    /// a file whose writer used the old 2 KiB packer when `legacy_packer` is set
+    /// ([`has_legacy_packer`]): a console command such a packer may have cut is read as one.
+    /// `None` when `raw` is not exactly one message.
+    ///
+    /// For a tool that keeps a message's bytes past the reader's next one and needs the
+    /// message again, and for the writers' check of bytes they copy.
+    pub fn decode_stored(raw: &'a [u8], legacy_packer: bool) -> Option<Decoded<'a>> {
+        legacy_packer
+            .then(|| Message::decode_cut_console_command(raw))
+            .flatten()
+            .or_else(|| Message::decode(raw).ok())
+            .filter(|decoded| decoded.len == raw.len())
+    }
+
     /// Decodes a CONSOLE_COMMAND as DDNet's writer wrote it before minor version 9, when
     /// every record went through a packer of [`LEGACY_PACKER_SIZE`] bytes.
     ///

@@ -65,11 +65,11 @@
 //! PLAYER_READY, antibot records and EX records of unknown kinds before the range are not
 //! carried over).
 
-use super::error::{ReadError, WriteError};
+use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::MAX_CLIENTS;
 use super::header::Header;
-use super::message::{Ex, Message};
-use super::reader::{MessageAt, TeehistorianSlice};
+use super::message::{Ex, Message, has_legacy_packer};
+use super::reader::{MessageAt, TeehistorianReader};
 use super::semantic::{SemanticErrorKind, World};
 use super::writer::TeehistorianWriter;
 use crate::codec::uuid::TEEWORLDS_NAMESPACE;
@@ -77,7 +77,7 @@ use crate::gamenet::{AnyMessage, Protocol, seven, six};
 use crate::time::{RangeBound, RangeEnd, TickRange, tick_after_seconds};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{Read, Take, Write};
 use uuid::Uuid;
 
 use crate::report::Cut;
@@ -210,18 +210,33 @@ impl TrimError {
 /// ([`TrimError::Header`]); a message before the first tick of the range that does not read
 /// ([`TrimError::Read`]) or does not fit the state ([`TrimError::State`]); a failing sink.
 pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimReport, TrimError> {
+    trim_reader(|| Ok(input), range, out)
+}
+
+/// [`trim`] of a file read twice as a stream from its start, each time from what `open`
+/// returns (a file opened again): once to find its ticks and whether it reads up to the
+/// range, once to write. Memory does not grow with the file: what is kept is the header, the
+/// records of each client's state and the first tick's messages. The second reading stops
+/// where the first ended, so a file that grew in between is cut as it was when first read.
+pub fn trim_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> std::io::Result<R>,
+    range: TickRange,
+    out: W,
+) -> Result<TrimReport, TrimError> {
     if range.from > range.to {
         return Err(TrimError::InvalidRange {
             from: range.from,
             to: range.to,
         });
     }
-    let slice = TeehistorianSlice::parse(input).map_err(TrimError::Header)?;
+    let mut open =
+        || open().map_err(|e| TrimError::Header(ReadError::new(0, ReadErrorKind::Io(e))));
+    let mut messages = TeehistorianReader::new(open()?).map_err(TrimError::Header)?;
 
-    // The input's ticks, and whether it reads up to the range.
+    // Pass 1: the input's ticks, and whether it reads up to the range.
     let mut input_ticks: Option<TickRange> = None;
     let mut broken = None;
-    for item in slice.messages() {
+    while let Some(item) = messages.next() {
         match item {
             Ok(at) => {
                 let first = input_ticks.map_or(at.tick, |r| r.from);
@@ -230,6 +245,7 @@ pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimRepo
             Err(e) => broken = Some(e),
         }
     }
+    let input_len = messages.position();
     let last = input_ticks.map(|r| r.to);
     let Some(input_ticks) = input_ticks.filter(|r| r.to >= range.from && range.to >= 0) else {
         return Err(match broken {
@@ -243,34 +259,42 @@ pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimRepo
     let from = range.from.max(0);
     let to = range.to.min(input_ticks.to);
 
-    // The state before the first tick, and the first tick's messages.
-    let mut messages = slice.messages();
+    // Pass 2: the state before the first tick, and the first tick's messages.
+    let mut messages =
+        TeehistorianReader::new(open()?.take(input_len)).map_err(TrimError::Header)?;
+    let header = messages.header();
+    let legacy = has_legacy_packer(&header.version, header.version_minor.as_deref());
+    let (header, game_uuid, original_game_uuid) =
+        cut_header(header, messages.header_json(), from, to);
     let mut before = Before::new();
     let mut first = Vec::new();
     let mut next = None;
     let mut cut_at = None;
-    for item in messages.by_ref() {
+    while let Some(item) = next_of(&mut messages, &mut broken) {
         match item {
-            Ok(at) if at.tick < from => before.apply(at)?,
+            Ok(at) if at.tick < from => before.apply(&at)?,
             Ok(at) if at.tick == from => {
                 let finish = matches!(at.message, Message::Finish);
-                first.push(at);
+                first.push(Stored::new(&at));
                 // Bytes after FINISH are no part of any tick.
                 if finish {
                     break;
                 }
             }
             Ok(at) => {
-                next = Some(at);
+                next = Some(Stored::new(&at));
                 break;
             }
             Err(e) if first.is_empty() => return Err(TrimError::Read(e)),
             Err(e) => cut_at = Some(e),
         }
     }
+    let first = first
+        .iter()
+        .map(|stored| stored.at(legacy))
+        .collect::<Result<Vec<_>, _>>()?;
     let (characters, spawns) = fold_characters(&before.world, &first)?;
 
-    let (header, game_uuid, original_game_uuid) = cut_header(&slice, from, to);
     let mut out = Output {
         writer: TeehistorianWriter::new(out, &header)?,
         kept: 0,
@@ -282,8 +306,8 @@ pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimRepo
     if from > 0 || characters.players().next().is_some() {
         out.synthesize(&Message::TickSkip { dt: from - 1 })?;
     }
-    for (_, at) in before.records() {
-        out.restate(&at)?;
+    for (_, stored) in before.records() {
+        out.restate(&stored.at(legacy)?)?;
     }
     for (cid, (x, y)) in characters.players() {
         match &spawns[cid as usize] {
@@ -312,22 +336,22 @@ pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimRepo
     }
 
     // The later ticks, as stored, up to `to`.
-    while cut_at.is_none() && !out.writer.finished() {
-        let at = match next.take() {
-            Some(at) => at,
-            None => match messages.next() {
+    if let Some(stored) = next.filter(|stored| stored.tick <= to) {
+        out.copy(&stored.at(legacy)?)?;
+        while cut_at.is_none() && !out.writer.finished() {
+            let at = match next_of(&mut messages, &mut broken) {
                 Some(Ok(at)) => at,
                 Some(Err(e)) => {
                     cut_at = Some(e);
                     break;
                 }
                 None => break,
-            },
-        };
-        if at.tick > to {
-            break;
+            };
+            if at.tick > to {
+                break;
+            }
+            out.copy(&at)?;
         }
-        out.copy(&at)?;
     }
 
     let finish_appended = !out.writer.finished();
@@ -351,7 +375,7 @@ pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimRepo
         finish_appended,
         game_uuid,
         original_game_uuid,
-        input_len: input.len(),
+        input_len: usize::try_from(input_len).unwrap_or(usize::MAX),
         output_len,
         cut: cut_at.map(|e| Cut {
             offset: e.offset,
@@ -359,6 +383,53 @@ pub fn trim<W: Write>(input: &[u8], range: TickRange, out: W) -> Result<TrimRepo
             reason: e.kind.to_string(),
         }),
     })
+}
+
+/// The next message of the second reading, which stops where the first ended: there, the
+/// error the first one met, if any.
+fn next_of<'m, R: Read>(
+    messages: &'m mut TeehistorianReader<Take<R>>,
+    broken: &mut Option<ReadError>,
+) -> Option<Result<MessageAt<'m>, ReadError>> {
+    match messages.next() {
+        None => broken.take().map(Err),
+        item => item,
+    }
+}
+
+/// A message of the input kept past the reader's next one: its place and its bytes as
+/// stored (the streaming reader lends each message only until the next).
+#[derive(Debug, Clone)]
+struct Stored {
+    offset: u64,
+    tick: i32,
+    raw: Box<[u8]>,
+}
+
+impl Stored {
+    fn new(at: &MessageAt<'_>) -> Self {
+        Stored {
+            offset: at.offset,
+            tick: at.tick,
+            raw: at.raw.into(),
+        }
+    }
+
+    /// The message again, decoded from its bytes as the reader decoded them (`legacy`: the
+    /// file's writer used the old packer, [`has_legacy_packer`]).
+    fn at(&self, legacy: bool) -> Result<MessageAt<'_>, TrimError> {
+        let decoded = Message::decode_stored(&self.raw, legacy).ok_or(TrimError::Write(
+            WriteError::Usage("a message the reader read does not decode again (a bug)"),
+        ))?;
+        Ok(MessageAt {
+            offset: self.offset,
+            tick: self.tick,
+            message: decoded.message,
+            raw: &self.raw,
+            non_canonical: decoded.non_canonical,
+            cut_args: decoded.cut_args,
+        })
+    }
 }
 
 /// The characters after the first tick: the state's, with the tick's player records
@@ -395,11 +466,12 @@ fn fold_characters<'a>(
 /// The output header: the input's with a fresh `game_uuid` and the [`HEADER_KEY`]; with the
 /// new game UUID and the original one.
 fn cut_header(
-    slice: &TeehistorianSlice<'_>,
+    header: &Header,
+    header_json: &[u8],
     from: i32,
     to: i32,
 ) -> (Header, String, Option<String>) {
-    let mut header = slice.header().clone();
+    let mut header = header.clone();
     // A cut of a cut names the game of the first.
     let original = header
         .extra
@@ -409,7 +481,7 @@ fn cut_header(
         .map(str::to_owned)
         .or_else(|| header.game_uuid.clone());
     let mut name = b"teehistorian-cut@demokit\0".to_vec();
-    name.extend_from_slice(slice.header_json());
+    name.extend_from_slice(header_json);
     name.extend_from_slice(format!("\0{from}\0{to}").as_bytes());
     let game_uuid = Uuid::new_v3(&TEEWORLDS_NAMESPACE, &name)
         .hyphenated()
@@ -435,38 +507,40 @@ fn cut_header(
 }
 
 /// A message of the input and its place among the messages before the range.
-type Record<'a> = (u64, MessageAt<'a>);
+type Record = (u64, Stored);
 
 /// The records of one client id's state, as [`Before`] keeps them.
 #[derive(Debug, Clone, Default)]
-struct Client<'a> {
+struct Client {
     /// The JOIN of the current connection.
-    join: Option<Record<'a>>,
+    join: Option<Record>,
     /// The JOINVER6/JOINVER7 that the current JOIN followed.
-    join_version: Option<Record<'a>>,
+    join_version: Option<Record>,
     /// A JOINVER6/JOINVER7 announcing the next JOIN.
-    next_join_version: Option<Record<'a>>,
+    next_join_version: Option<Record>,
+    /// Whether that was a JOINVER7.
+    next_sixup: bool,
     /// Whether the current connection is a 0.7 client (its messages are unpacked so).
     sixup: bool,
     /// The connection's last `Cl_StartInfo`/`Cl_ChangeInfo` message.
-    info: Option<Record<'a>>,
+    info: Option<Record>,
     /// The connection's last PLAYER_NAME.
-    name: Option<Record<'a>>,
+    name: Option<Record>,
     /// The connection's last DDNETVER or DDNETVER_OLD.
-    ddnet_version: Option<Record<'a>>,
+    ddnet_version: Option<Record>,
     /// The connection's last AUTH_INIT or AUTH_LOGIN, unless AUTH_LOGOUT followed.
-    auth: Option<Record<'a>>,
+    auth: Option<Record>,
     /// The client id's last PLAYER_TEAM and its team.
-    team: Option<(Record<'a>, i32)>,
+    team: Option<(Record, i32)>,
 }
 
 /// The state before the range: the semantic layer's [`World`] and the records the
 /// [game layer](super::game) and DDNet's writer build their state from.
-struct Before<'a> {
+struct Before {
     world: World,
-    clients: Vec<Client<'a>>,
+    clients: Vec<Client>,
     /// Each team's last TEAM_PRACTICE and whether it turned practice on.
-    practice: BTreeMap<i32, (Record<'a>, bool)>,
+    practice: BTreeMap<i32, (Record, bool)>,
     /// Messages seen.
     seen: u64,
 }
@@ -481,7 +555,7 @@ fn sets_player_info(protocol: Protocol, data: &[u8]) -> bool {
     )
 }
 
-impl<'a> Before<'a> {
+impl Before {
     fn new() -> Self {
         Before {
             world: World::new(),
@@ -491,12 +565,12 @@ impl<'a> Before<'a> {
         }
     }
 
-    fn client(&mut self, cid: i32) -> Option<&mut Client<'a>> {
+    fn client(&mut self, cid: i32) -> Option<&mut Client> {
         self.clients.get_mut(usize::try_from(cid).ok()?)
     }
 
     /// Takes in a message before the range.
-    fn apply(&mut self, at: MessageAt<'a>) -> Result<(), TrimError> {
+    fn apply(&mut self, at: &MessageAt<'_>) -> Result<(), TrimError> {
         self.world
             .apply(&at.message)
             .map_err(|kind| TrimError::State {
@@ -504,24 +578,17 @@ impl<'a> Before<'a> {
                 tick: at.tick,
                 kind,
             })?;
-        let record = (self.seen, at);
+        let seen = self.seen;
         self.seen += 1;
+        // Only the few records that make up a client's state are copied.
+        let record = || (seen, Stored::new(at));
         match at.message {
             Message::Join { cid } => {
                 if let Some(c) = self.client(cid) {
                     // The game layer starts the player afresh, with the protocol announced.
-                    c.join = Some(record);
+                    c.join = Some(record());
                     c.join_version = c.next_join_version.take();
-                    c.sixup = matches!(
-                        c.join_version,
-                        Some((
-                            _,
-                            MessageAt {
-                                message: Message::Ex(Ex::JoinVer7 { .. }),
-                                ..
-                            }
-                        ))
-                    );
+                    c.sixup = c.join_version.is_some() && c.next_sixup;
                     c.info = None;
                     c.name = None;
                 }
@@ -530,6 +597,7 @@ impl<'a> Before<'a> {
                 if let Some(c) = self.client(cid) {
                     *c = Client {
                         next_join_version: c.next_join_version.take(),
+                        next_sixup: c.next_sixup,
                         team: c.team.take(),
                         ..Client::default()
                     };
@@ -543,31 +611,32 @@ impl<'a> Before<'a> {
                         Protocol::Six
                     };
                     if c.join.is_some() && sets_player_info(protocol, data) {
-                        c.info = Some(record);
+                        c.info = Some(record());
                     }
                 }
             }
             Message::Ex(ex) => match ex {
                 Ex::JoinVer6 { cid } | Ex::JoinVer7 { cid } => {
                     if let Some(c) = self.client(cid) {
-                        c.next_join_version = Some(record);
+                        c.next_join_version = Some(record());
+                        c.next_sixup = matches!(ex, Ex::JoinVer7 { .. });
                     }
                 }
                 Ex::PlayerName { cid, .. } => {
                     if let Some(c) = self.client(cid)
                         && c.join.is_some()
                     {
-                        c.name = Some(record);
+                        c.name = Some(record());
                     }
                 }
                 Ex::DdnetVersion { cid, .. } | Ex::DdnetVersionOld { cid, .. } => {
                     if let Some(c) = self.client(cid) {
-                        c.ddnet_version = Some(record);
+                        c.ddnet_version = Some(record());
                     }
                 }
                 Ex::AuthInit { cid, .. } | Ex::AuthLogin { cid, .. } => {
                     if let Some(c) = self.client(cid) {
-                        c.auth = Some(record);
+                        c.auth = Some(record());
                     }
                 }
                 Ex::AuthLogout { cid } => {
@@ -577,11 +646,11 @@ impl<'a> Before<'a> {
                 }
                 Ex::PlayerTeam { cid, team } => {
                     if let Some(c) = self.client(cid) {
-                        c.team = Some((record, team));
+                        c.team = Some((record(), team));
                     }
                 }
                 Ex::TeamPractice { team, practice } => {
-                    self.practice.insert(team, (record, practice != 0));
+                    self.practice.insert(team, (record(), practice != 0));
                 }
                 _ => {}
             },
@@ -591,8 +660,8 @@ impl<'a> Before<'a> {
     }
 
     /// The records to carry over, in the input's order.
-    fn records(&self) -> Vec<Record<'a>> {
-        let mut records: Vec<Record<'a>> = Vec::new();
+    fn records(&self) -> Vec<&Record> {
+        let mut records: Vec<&Record> = Vec::new();
         for c in &self.clients {
             let team = c
                 .team
@@ -611,15 +680,14 @@ impl<'a> Before<'a> {
                     team,
                 ]
                 .into_iter()
-                .flatten()
-                .cloned(),
+                .flatten(),
             );
         }
         records.extend(
             self.practice
                 .values()
                 .filter(|(_, on)| *on)
-                .map(|(record, _)| *record),
+                .map(|(record, _)| record),
         );
         records.sort_unstable_by_key(|(seen, _)| *seen);
         records
@@ -731,8 +799,18 @@ pub fn resolve_range(
     from: Option<RangeBound>,
     to: Option<RangeBound>,
 ) -> Result<TickRange, RangeError> {
-    let slice = TeehistorianSlice::parse(data).map_err(RangeError::Read)?;
-    let resolve = |bound: Option<RangeBound>, is_from: bool| match bound {
+    resolve_range_reader(data, from, to)
+}
+
+/// [`resolve_range`] of a file read as a stream: without an end, it is read to its last
+/// message; otherwise only its header is.
+pub fn resolve_range_reader<R: Read>(
+    input: R,
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
+) -> Result<TickRange, RangeError> {
+    let mut messages = TeehistorianReader::new(input).map_err(RangeError::Read)?;
+    let mut resolve = |bound: Option<RangeBound>, is_from: bool| match bound {
         Some(RangeBound::Tick(tick)) => Ok(tick),
         Some(RangeBound::Marker(marker)) => Err(RangeError::Marker { marker }),
         Some(RangeBound::Seconds(seconds)) => {
@@ -744,11 +822,13 @@ pub fn resolve_range(
             Ok(tick_after_seconds(0, seconds, end))
         }
         None if is_from => Ok(0),
-        None => Ok(slice
-            .messages()
-            .map_while(Result::ok)
-            .last()
-            .map_or(0, |at| at.tick)),
+        None => {
+            let mut last = 0;
+            while let Some(Ok(at)) = messages.next() {
+                last = at.tick;
+            }
+            Ok(last)
+        }
     };
     let (from, to) = (resolve(from, true)?, resolve(to, false)?);
     if from > to {
@@ -760,7 +840,7 @@ pub fn resolve_range(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teehistorian::Events;
+    use crate::teehistorian::{Events, TeehistorianSlice};
 
     /// The body of the conformance reference file (DDNet's own writer) behind a header with
     /// a game UUID.

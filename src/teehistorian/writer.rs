@@ -115,16 +115,9 @@ impl<W: Write> TeehistorianWriter<W> {
     /// Writes the stored bytes of one message unchanged (after checking that they are
     /// exactly one message, as a reader of this file reads them) and returns its tick.
     pub fn write_raw(&mut self, raw: &[u8]) -> Result<i32, WriteError> {
-        let cut = self
-            .legacy_packer
-            .then(|| Message::decode_cut_console_command(raw))
-            .flatten();
-        match cut
-            .ok_or(())
-            .or_else(|()| Message::decode(raw).map_err(|_| ()))
-        {
-            Ok(decoded) if decoded.len == raw.len() => self.put(&decoded.message, raw),
-            _ => Err(WriteError::Usage(
+        match Message::decode_stored(raw, self.legacy_packer) {
+            Some(decoded) => self.put(&decoded.message, raw),
+            None => Err(WriteError::Usage(
                 "the raw bytes are not exactly one message",
             )),
         }

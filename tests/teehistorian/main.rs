@@ -13,6 +13,7 @@ mod minor_versions;
 mod props;
 mod real;
 mod semantic_props;
+mod streaming;
 mod vectors;
 
 /// Counts allocations for the tests that bound memory (armed per thread, so tests running
