@@ -433,9 +433,9 @@ impl Recording {
         options: &RepairOptions,
         mut out: W,
     ) -> Result<RepairReport, Error> {
-        // A teehistorian file is read as a stream; the others whole.
+        // Teehistorian files and Source demos are read as streams; demos whole.
         let data = match self.format {
-            Format::Teehistorian => Cow::Borrowed(&[][..]),
+            Format::Teehistorian | Format::SourceDemo => Cow::Borrowed(&[][..]),
             _ => self.bytes()?,
         };
         let refused = |e: &dyn std::fmt::Display| Error::refused(Operation::Repair, e);
@@ -456,7 +456,8 @@ impl Recording {
                 let options = source::RepairOptions {
                     tick_interval: options.tick_interval,
                 };
-                source::repair(&data, &options, &mut out)
+                let open = || self.reader().map_err(std::io::Error::other);
+                source::repair_reader(open, &options, &mut out)
                     .map(RepairReport::Source)
                     .map_err(|e| match e {
                         source::RepairError::Write(source::WriteError::Io(e)) => Error::write(e),

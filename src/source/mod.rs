@@ -28,5 +28,5 @@ pub use reader::{Body, Frame, FrameAt, Frames, PacketBody, SourceReader, SourceS
 pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite, rewrite_reader};
 
 // The operations every format has, under the same names at the format's root.
-pub use repair::{RepairError, RepairOptions, RepairReport, repair};
+pub use repair::{RepairError, RepairOptions, RepairReport, repair, repair_reader};
 pub use summary::{Summary, validate};

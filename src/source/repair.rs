@@ -22,14 +22,12 @@
 //! broken network data in a packet is kept as it is, and nothing after the first unreadable
 //! frame is recovered.
 
-use super::error::{ReadError, WriteError};
+use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::{HEADER_SIZE, Header};
 use super::profile::{Command, playback_time, tick_interval};
-use super::reader::{Body, Frame, SourceSlice, stop_tick};
+use super::reader::{Body, Frame, SourceReader, stop_tick};
 use super::writer::SourceWriter;
-use binrw::BinWrite;
-use std::borrow::Cow;
-use std::io::{self, Cursor};
+use std::io::{self, Read, Write};
 
 /// How [`repair`] chooses the tick interval that `playback_time` is computed with.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -98,15 +96,6 @@ impl RepairReport {
     }
 }
 
-/// A repaired demo and what was done to it.
-#[derive(Debug, Clone, PartialEq)]
-struct Repaired {
-    /// The whole repaired file.
-    pub bytes: Vec<u8>,
-    /// What changed.
-    pub report: RepairReport,
-}
-
 /// Why [`repair`] could not produce a file.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -122,7 +111,7 @@ pub enum RepairError {
 
 /// What the frames say about the header fields, gathered in one pass.
 #[derive(Default)]
-struct Scan<'a> {
+struct Scan {
     frames_kept: u64,
     packets: u64,
     first_synctick: Option<u64>,
@@ -133,7 +122,7 @@ struct Scan<'a> {
     data_end: u64,
     /// End of the last kept frame.
     end: u64,
-    stop_tail: Option<Cow<'a, [u8]>>,
+    stop_tail: Option<Vec<u8>>,
 }
 
 /// Repairs the Source demo `data` (see the [module documentation](self)): keeps its
@@ -144,35 +133,43 @@ struct Scan<'a> {
 /// reader reads to its stop command. (A write error cannot happen with frames the reader
 /// cut, but would be returned rather than panic.) A finished file is returned unchanged.
 ///
-/// The repaired demo is written to `out` once it is complete.
-pub fn repair<W: std::io::Write>(
+/// Nothing is written before the whole input has been read.
+pub fn repair<W: Write>(
     input: &[u8],
     options: &RepairOptions,
-    mut out: W,
+    out: W,
 ) -> Result<RepairReport, RepairError> {
-    let repaired = repair_in_memory(input, options)?;
-    out.write_all(&repaired.bytes)
-        .map_err(|e| RepairError::Write(WriteError::Io(e)))?;
-    Ok(repaired.report)
+    repair_reader(|| Ok(input), options, out)
 }
 
-/// [`repair`] into memory.
-fn repair_in_memory(data: &[u8], options: &RepairOptions) -> Result<Repaired, RepairError> {
-    let slice = SourceSlice::parse(data)?;
-    let old = *slice.header();
-    let profile = *slice.profile();
-    // The header is written now and patched once the frames have been counted; the output
-    // is at most the input plus a 6-byte stop command.
-    let out = Vec::with_capacity(data.len().saturating_add(6));
-    let mut writer = SourceWriter::with_profile(out, &old, profile)?;
+/// [`repair`] of a file read twice as a stream from its start, each time from what `open`
+/// returns (a file opened again): once to gather what the frames say about the header, once
+/// to write the new header and the frames kept. Memory does not grow with the file (beyond
+/// its largest frame). The second reading stops where the first ended, so a file that grew
+/// in between is repaired as it was when first read.
+pub fn repair_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    options: &RepairOptions,
+    out: W,
+) -> Result<RepairReport, RepairError> {
+    let mut open =
+        || open().map_err(|e| RepairError::Header(ReadError::new(0, ReadErrorKind::Io(e))));
+    let mut input = CountingReader {
+        inner: open()?,
+        count: 0,
+    };
+    let mut reader = SourceReader::new(&mut input)?;
+    let old = *reader.header();
+    let profile = *reader.profile();
 
+    // Pass 1: what the frames say about the header.
     let mut scan = Scan {
         data_end: HEADER_SIZE as u64,
         end: HEADER_SIZE as u64,
         ..Scan::default()
     };
     let mut read_error = None;
-    for item in slice.frames() {
+    while let Some(item) = reader.next() {
         let at = match item {
             Ok(at) => at,
             Err(e) => {
@@ -180,9 +177,6 @@ fn repair_in_memory(data: &[u8], options: &RepairOptions) -> Result<Repaired, Re
                 break;
             }
         };
-        // Written through the writer with the reader's profile: the same bytes come back
-        // (the writer mirrors the reader), a stop tail included.
-        writer.write_frame(&at.frame)?;
         scan.frames_kept += 1;
         scan.end = at.offset + at.len as u64;
         let command = at.frame.command();
@@ -198,13 +192,16 @@ fn repair_in_memory(data: &[u8], options: &RepairOptions) -> Result<Repaired, Re
                 scan.first_synctick = Some(at.offset);
             }
             Body::Stop { tail } => {
-                scan.stop_tail = Some(tail);
+                scan.stop_tail = Some(tail.to_vec());
                 continue;
             }
             _ => {}
         }
         scan.data_end = scan.end;
     }
+    drop(reader);
+    // The bytes after the last frame kept are dropped: count them all.
+    let input_len = input.count + io::copy(&mut input.inner, &mut io::sink()).unwrap_or(0);
 
     let fallback_tick = scan.max_tick.unwrap_or(0);
     let (ticks, stop_appended) = match &scan.stop_tail {
@@ -212,32 +209,60 @@ fn repair_in_memory(data: &[u8], options: &RepairOptions) -> Result<Repaired, Re
             stop_tick(tail).unwrap_or_else(|| lost_stop_tick(tail, old.ticks, fallback_tick)),
             false,
         ),
-        None => {
-            writer.write_frame(&Frame::stop(fallback_tick, &profile))?;
-            (fallback_tick, true)
-        }
+        None => (fallback_tick, true),
     };
-    let mut out = writer.finish()?;
-
     let (interval, interval_source) = choose_interval(&old, options);
     let mut new = old;
     new.playback_time = playback_time(ticks, interval);
     new.ticks = ticks;
     new.frames = saturate(scan.packets);
     new.signon_length = signon_length(&scan, old.signon_length);
-    new.write(&mut Cursor::new(&mut out[..]))
-        .map_err(|e| WriteError::Io(io::Error::other(e.to_string())))?;
 
-    let report = RepairReport {
+    // Pass 2: the new header and the frames kept, written through the writer with the
+    // reader's profile, so the same bytes come back (the writer mirrors the reader), a stop
+    // tail included.
+    let mut reader = SourceReader::with_profile(open()?.take(scan.end), profile)?;
+    let mut writer = SourceWriter::with_profile(out, &new, profile)?;
+    for _ in 0..scan.frames_kept {
+        match reader.next() {
+            Some(Ok(at)) => writer.write_frame(&at.frame)?,
+            // The same bytes read before; kept as an error rather than a panic.
+            Some(Err(e)) => return Err(RepairError::Header(e)),
+            None => {
+                return Err(RepairError::Write(WriteError::Inconsistent(
+                    "the input changed between the two readings",
+                )));
+            }
+        }
+    }
+    if stop_appended {
+        writer.write_frame(&Frame::stop(fallback_tick, &profile))?;
+    }
+    writer.finish()?;
+
+    Ok(RepairReport {
         changes: changes(&old, &new),
         frames_kept: scan.frames_kept,
-        bytes_dropped: (data.len() as u64).saturating_sub(scan.end),
+        bytes_dropped: input_len.saturating_sub(scan.end),
         stop_appended,
         interval,
         interval_source,
         read_error,
-    };
-    Ok(Repaired { bytes: out, report })
+    })
+}
+
+/// Counts the bytes read through it.
+struct CountingReader<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
 }
 
 /// The tick of a stop command whose tail is too short to hold one (fewer than 3 bytes).
@@ -254,7 +279,7 @@ fn lost_stop_tick(tail: &[u8], header_ticks: i32, fallback: i32) -> i32 {
 }
 
 /// The new `signon_length`: the bytes before the first synctick.
-fn signon_length(scan: &Scan<'_>, old: i32) -> i32 {
+fn signon_length(scan: &Scan, old: i32) -> i32 {
     let header = HEADER_SIZE as u64;
     match scan.first_synctick {
         Some(offset) => saturate(offset - header),

@@ -10,6 +10,7 @@ mod bad_input;
 mod props;
 mod real;
 mod repair;
+mod streaming;
 
 /// Counts allocations for the tests that bound memory (armed per thread, so tests running
 /// in parallel do not see each other's).

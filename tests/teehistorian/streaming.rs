@@ -47,7 +47,9 @@ fn peaks(path: &std::path::Path) -> Vec<(&'static str, usize)> {
         recording.trim(Some(from), Some(to), sink()).unwrap();
     });
     run("trim to the end", &mut || {
-        recording.trim(Some(RangeBound::Tick(10)), None, sink()).unwrap();
+        recording
+            .trim(Some(RangeBound::Tick(10)), None, sink())
+            .unwrap();
     });
     run("game_log", &mut || {
         let (log, error) = recording.game_log().unwrap();
@@ -59,7 +61,10 @@ fn peaks(path: &std::path::Path) -> Vec<(&'static str, usize)> {
         let walk = recording.events(|_| events += 1).unwrap();
         assert!(walk.error.is_none());
     });
-    assert!(records > 0 && events > 0, "{records} records, {events} events");
+    assert!(
+        records > 0 && events > 0,
+        "{records} records, {events} events"
+    );
     peaks
 }
 
