@@ -81,7 +81,11 @@ fn streamed_operations_hold_a_bounded_part_of_the_file() {
     let cut = dir.write("cut.dem", &data[..data.len() - 700]);
     for (path, is_whole) in [(whole, true), (cut, false)] {
         let peaks = peaks(&path, is_whole);
-        println!("{}: {} bytes; heap peaks: {peaks:?}", path.display(), data.len());
+        println!(
+            "{}: {} bytes; heap peaks: {peaks:?}",
+            path.display(),
+            data.len()
+        );
         for (name, peak) in peaks {
             assert!(
                 peak < data.len() / 10,
