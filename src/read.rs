@@ -43,6 +43,30 @@ pub trait ErrorKind {
     fn is_io(&self) -> bool;
 }
 
+/// Bytes as an error message shows them: hex pairs separated by spaces (`00 07 0e 15`),
+/// with the text they spell in quotes when they are all printable ASCII (`54 57 44 45
+/// ("TWDE")`), so that a user sees a sentence rather than a debug list.
+pub(crate) struct HexBytes<T>(pub T);
+
+impl<T: AsRef<[u8]>> std::fmt::Display for HexBytes<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes = self.0.as_ref();
+        if bytes.is_empty() {
+            return f.write_str("nothing");
+        }
+        for (i, b) in bytes.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{b:02x}")?;
+        }
+        if bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+            write!(f, " (\"{}\")", String::from_utf8_lossy(bytes))?;
+        }
+        Ok(())
+    }
+}
+
 /// Marks bytes of a [`Refill`] as read: see [`Refill::split`].
 pub(crate) struct Consume<'a>(&'a mut usize);
 

@@ -28,7 +28,7 @@ pub enum DatafileErrorKind {
         len: u64,
     },
     /// The magic is neither `"DATA"` nor `"ATAD"`.
-    #[error("expected the magic \"DATA\" or \"ATAD\", found {found:02x?}")]
+    #[error("expected the magic \"DATA\" or \"ATAD\", found {}", crate::read::HexBytes(.found))]
     BadMagic {
         /// The first 4 bytes.
         found: [u8; 4],

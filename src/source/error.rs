@@ -12,7 +12,7 @@ pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 #[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with `"HL2DEMO\0"` (nor with another known demo stamp).
-    #[error("expected the stamp \"HL2DEMO\\0\", found {found:02x?}")]
+    #[error("expected the stamp \"HL2DEMO\\0\", found {}", crate::read::HexBytes(.found))]
     BadMagic {
         /// The first bytes of the file (fewer than 8 if it is that short).
         found: Vec<u8>,

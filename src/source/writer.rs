@@ -218,8 +218,8 @@ impl<W: Write> SourceWriter<W> {
     /// Writes `header` and lays out frames with `profile`.
     ///
     /// The file reads back as written by a reader given the same profile
-    /// ([`SourceSlice::with_profile`]). A reader left to find the profile itself takes the
-    /// one the header settles ([`Profile::from_header`]) or, where the header leaves it open,
+    /// ([`SourceSlice::with_profile`](super::SourceSlice::with_profile)). A reader left to
+    /// find the profile itself takes the one the header settles ([`Profile::from_header`]) or, where the header leaves it open,
     /// detects it from the first frames: use [`new`](Self::new) for a file that any reader
     /// reads as written, or a header that settles `profile`.
     pub fn with_profile(

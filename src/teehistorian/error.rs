@@ -13,7 +13,8 @@ pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 pub enum ReadErrorKind {
     /// The file does not start with the teehistorian UUID.
     #[error(
-        "expected the teehistorian UUID 699db17b-8efb-34ff-b1d8-da6f60c15dd1, found {found:02x?}"
+        "expected the teehistorian UUID 699db17b-8efb-34ff-b1d8-da6f60c15dd1, found {}",
+        crate::read::HexBytes(.found)
     )]
     BadMagic {
         /// The first bytes of the file (fewer than 16 if it is that short).

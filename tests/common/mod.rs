@@ -34,10 +34,7 @@ pub fn shared_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipping: {} not found (tests on real recordings need ../shared)",
-        dir.display()
-    );
+    skip::skipped("../shared not found (tests on real recordings need ../shared/real-fixtures)");
     None
 }
 
@@ -78,6 +75,7 @@ pub mod child;
 pub mod read;
 pub mod recorded;
 pub mod server;
+pub mod skip;
 pub mod temp;
 
 /// Runs an operation that writes into any `W: Write` (the formats' `repair`, `trim`,

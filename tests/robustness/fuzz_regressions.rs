@@ -48,7 +48,7 @@ fn check_of(target: &str) -> Option<fn(&[u8])> {
 fn every_fuzz_target_is_covered() {
     // The published crate ships this test but not the fuzz crate.
     if !project().join("fuzz").is_dir() {
-        eprintln!("skipping: no fuzz/ beside this test (a packaged crate)");
+        crate::common::skip::skipped("no fuzz/ beside this test (a packaged crate)");
         return;
     }
     let manifest = std::fs::read_to_string(project().join("fuzz/Cargo.toml")).unwrap();

@@ -48,7 +48,7 @@ fn peaks(path: &std::path::Path, whole: bool) -> Vec<(&'static str, usize)> {
     let recording = Recording::open(path).unwrap();
     let mut peaks = Vec::new();
     let mut run = |name: &'static str, f: &mut dyn FnMut()| {
-        let ((), usage) = measure(|| f());
+        let ((), usage) = measure(&mut *f);
         peaks.push((name, usage.peak));
     };
     run("summary", &mut || {

@@ -594,7 +594,9 @@ fn python_with_duckdb() -> Option<String> {
             "CI=true but DEMOKIT_PYTHON is unset: .ci/run makes a virtualenv with duckdb and pyarrow"
         );
     }
-    eprintln!("skipping: no python3 with duckdb and pyarrow (set DEMOKIT_PYTHON, or run .ci/run)");
+    crate::common::skip::skipped(
+        "no python3 with duckdb and pyarrow (set DEMOKIT_PYTHON, or run .ci/run)",
+    );
     None
 }
 

@@ -1,7 +1,7 @@
 //! The Python package (`python/`): its pytest suite, run with the Python `.ci/run` prepares
 //! (`DEMOKIT_PYTHON`, a virtualenv where `maturin develop` installed the package), against
-//! this build's CLI. Elsewhere, without such a Python, it prints why and skips; with
-//! `CI=true` it fails.
+//! this build's CLI. Elsewhere, without such a Python, it skips (counted at the end of the
+//! run, `tests/common/skip.rs`); with `CI=true` it fails.
 
 use std::process::Command;
 
@@ -21,9 +21,9 @@ fn python_with_package() -> Option<String> {
              (maturin develop in its virtualenv)"
         );
     }
-    eprintln!(
-        "skipping: {python} cannot import demokit and pytest (run .ci/run, or `maturin develop` \
-         in a virtualenv and set DEMOKIT_PYTHON)"
+    crate::common::skip::skipped(
+        "no Python that imports demokit and pytest (run .ci/run, or `maturin develop` in a \
+         virtualenv and set DEMOKIT_PYTHON)",
     );
     None
 }

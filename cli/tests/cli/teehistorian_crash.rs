@@ -214,7 +214,7 @@ fn info_peak_rss(path: &Path) -> (u64, serde_json::Value) {
 #[test]
 fn info_memory_does_not_grow_with_file_size() {
     if !Path::new("/usr/bin/time").is_file() {
-        eprintln!("skipping: /usr/bin/time not found (needed to measure peak RSS)");
+        crate::common::skip::skipped("/usr/bin/time not found (needed to measure peak RSS)");
         return;
     }
     let (small, large) = (

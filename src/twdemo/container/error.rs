@@ -14,7 +14,7 @@ pub type ReadError = crate::read::ReadError<ReadErrorKind>;
 #[non_exhaustive]
 pub enum ReadErrorKind {
     /// The file does not start with `"TWDEMO\0"`.
-    #[error("expected the magic \"TWDEMO\\0\", found {found:02x?}")]
+    #[error("expected the magic \"TWDEMO\\0\", found {}", crate::read::HexBytes(.found))]
     BadMagic {
         /// The first bytes of the file (fewer than 7 if it is that short).
         found: Vec<u8>,

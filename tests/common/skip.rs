@@ -1,0 +1,60 @@
+//! Skipped tests, counted where a reader sees them. A test whose prerequisite is missing
+//! (`../shared`, a Python with the right packages, `/usr/bin/time`) cannot tell libtest that
+//! it skipped, so it returns early after calling [`skipped`], which notes the test's name
+//! and the reason. When the test binary exits, the notes are written straight to the
+//! process's standard error (not the captured output), after libtest's own summary:
+//!
+//! ```text
+//! SKIPPED 12 tests of this binary (they checked nothing):
+//!   ../shared not found (tests on real recordings need ../shared): real::facts_agree, ...
+//! ```
+//!
+//! so a plain `cargo test` shows how many tests did not run, and why. In CI (`CI=true`)
+//! the helpers that find the prerequisites fail instead of skipping.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::sync::{Mutex, Once};
+
+/// Test names by reason.
+static SKIPPED: Mutex<BTreeMap<String, BTreeSet<String>>> = Mutex::new(BTreeMap::new());
+static REPORT_AT_EXIT: Once = Once::new();
+
+unsafe extern "C" {
+    /// The C library's `atexit`: libtest ends the process through `exit` (or by returning
+    /// from `main`), which runs these handlers after its summary.
+    fn atexit(handler: extern "C" fn()) -> std::ffi::c_int;
+}
+
+/// Notes that the current test skipped for `reason`; the caller returns right after.
+pub fn skipped(reason: &str) {
+    // libtest runs each test on a thread named after it.
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_owned();
+    SKIPPED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(reason.to_owned())
+        .or_default()
+        .insert(test);
+    REPORT_AT_EXIT.call_once(|| {
+        // SAFETY: `report` is a plain function that lives as long as the process.
+        unsafe {
+            atexit(report);
+        }
+    });
+}
+
+/// Writes the closing count of skipped tests to the process's standard error.
+extern "C" fn report() {
+    let skipped = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    let count: usize = skipped.values().map(BTreeSet::len).sum();
+    let mut text = format!("\nSKIPPED {count} tests of this binary (they checked nothing):\n");
+    for (reason, tests) in skipped.iter() {
+        let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
+        text.push_str(&format!("  {reason}: {}\n", tests.join(", ")));
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
