@@ -210,7 +210,8 @@ impl Done {
         }
     }
 
-    /// A file skipped during a directory search.
+    /// A file skipped during a directory search: listed in JSON output, and otherwise only
+    /// counted in the closing note (as ripgrep and fd pass over files quietly).
     fn skipped(file: &Path, why: &str, json: bool) -> Done {
         let out = if json {
             json_line(&SkippedJson {
@@ -222,7 +223,7 @@ impl Done {
         };
         Done {
             out,
-            err: complaint(file, format_args!("skipped: {why}")),
+            err: String::new(),
             status: Status::Skipped,
         }
     }
@@ -392,7 +393,11 @@ impl Tally {
             if total == 1 { "" } else { "s" }
         );
         if self.skipped > 0 {
-            let _ = write!(text, ", {} skipped", self.skipped);
+            let _ = write!(
+                text,
+                ", {} skipped (no recordings demokit reads; --json lists them)",
+                self.skipped
+            );
         }
         if self.failed.is_empty() {
             text.push('\n');

@@ -205,14 +205,14 @@ pub(crate) fn list_markers_of(file: &Path, json: bool) -> Outcome {
     }
 }
 
-/// `demokit markers IN --add TICK... --remove TICK... (-o OUT | --in-place)`: the demo
+/// `demokit markers IN --add B... --remove B... (-o OUT | --in-place)`: the demo
 /// with only its marker block changed, written atomically; nothing is written when the
 /// library refuses (exit 1).
 pub(crate) fn markers_file(
     input: &Path,
     output: &Destination,
-    add: &[i32],
-    remove: &[i32],
+    add: &[RangeBound],
+    remove: &[RangeBound],
     json: bool,
 ) -> Outcome {
     let recording = open_for(input)?;

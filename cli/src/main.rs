@@ -364,24 +364,25 @@ enum Command {
     Markers {
         /// The demo.
         input: PathBuf,
-        /// Ticks to mark: several after one --add, comma-separated, or --add again.
+        /// Where to mark, as trim's bounds: a tick (1500), seconds from the first tick
+        /// (30s) or a marker (m2); several after one --add, comma-separated, or --add again.
         #[arg(
             long,
             num_args = 1..,
             value_delimiter = ',',
             allow_negative_numbers = true,
-            value_name = "TICK"
+            value_name = "B"
         )]
-        add: Vec<i32>,
-        /// Markers to take away, by tick (as --add takes them).
+        add: Vec<RangeBound>,
+        /// Markers to take away, named as --add names them (m2: the second).
         #[arg(
             long,
             num_args = 1..,
             value_delimiter = ',',
             allow_negative_numbers = true,
-            value_name = "TICK"
+            value_name = "B"
         )]
-        remove: Vec<i32>,
+        remove: Vec<RangeBound>,
         /// Where to write the changed demo.
         #[command(flatten)]
         output: ChangeOutputArgs,
@@ -556,9 +557,9 @@ fn main() -> ExitCode {
         } => output
             .destination(input)
             .and_then(|output| edit::extract_map_file(input, &output, *json)),
-        Command::Validate { files, json } => run_jobs(files, |job, batch| {
-            validate::validate_job(job, *json, batch)
-        }),
+        Command::Validate { files, json } => {
+            run_jobs(files, |job, _batch| validate::validate_job(job, *json))
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

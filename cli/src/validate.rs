@@ -28,7 +28,7 @@ fn next_step(problem: &Problem) -> &'static str {
 }
 
 /// `demokit validate` on one file.
-pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
+pub(crate) fn validate_job(job: &Job, json: bool) -> Done {
     let path = &job.path;
     let recording = match open_job(job, json) {
         Ok(recording) => recording,
@@ -56,7 +56,8 @@ pub(crate) fn validate_job(job: &Job, json: bool, batch: bool) -> Done {
             file: FileJson::of(path),
             validation: &validation,
         });
-    } else if batch {
+    } else {
+        // One line per file, one file or many: `FILE: ok` says the check ran and passed.
         let verdict = match (validation.accepted, validation.warnings()) {
             (false, _) if validation.verdict == Some(Verdict::Crashes) => {
                 "rejected (DDNet would crash)".to_string()

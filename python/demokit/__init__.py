@@ -24,6 +24,11 @@ from . import _demokit
 
 __all__ = [
     "DemokitError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "ReadWriteError",
+    "InvalidRecordingError",
+    "UsageError",
     "Recording",
     "open",
     "scan",
@@ -47,23 +52,79 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 class DemokitError(Exception):
-    """A recording that cannot be read: what is wrong, where, and in which file."""
+    """Why demokit could not do what was asked: what is wrong, where, and in which file.
+
+    Raised as one of its kinds, each also the standard library's exception of that kind:
+    :class:`NotFoundError` (a ``FileNotFoundError``), :class:`PermissionDeniedError` (a
+    ``PermissionError``), :class:`ReadWriteError` (an ``OSError``),
+    :class:`InvalidRecordingError` (a ``ValueError``: the bytes are no recording demokit
+    reads, or not a valid one) and :class:`UsageError` (a ``ValueError``: what was asked
+    does not fit, such as a range outside the recording or an output that exists).
+    ``str(error)`` is ``PATH: at byte N: what is wrong``."""
 
     def __init__(self, message: str, offset: Optional[int], path: str) -> None:
-        super().__init__(message if offset is None else f"{message} (at byte {offset})")
+        text = message
+        # The message of a read error may name its offset already.
+        if offset is not None and f"at byte {offset}" not in message:
+            text = f"at byte {offset}: {message}"
+        super().__init__(f"{path}: {text}" if path else text)
+        #: What is wrong, without the path.
         self.message = message
         #: The byte offset of the problem in the file, when it has one.
         self.offset = offset
         #: The file.
         self.path = path
 
+    def __str__(self) -> str:
+        # OSError's own __str__ would show its (empty) errno fields instead.
+        return str(self.args[0]) if self.args else ""
+
+
+class NotFoundError(DemokitError, FileNotFoundError):
+    """The file is not there."""
+
+
+class PermissionDeniedError(DemokitError, PermissionError):
+    """The file may not be read, or the output not written."""
+
+
+class ReadWriteError(DemokitError, OSError):
+    """Reading the input or writing the output failed otherwise."""
+
+
+class InvalidRecordingError(DemokitError, ValueError):
+    """The bytes are no recording demokit reads, or not a valid one."""
+
+
+class UsageError(DemokitError, ValueError):
+    """What was asked does not fit: a range outside the recording, an output that is the
+    input or exists, a recorder call out of order."""
+
+
+_KINDS = {
+    "not_found": NotFoundError,
+    "permission_denied": PermissionDeniedError,
+    "io": ReadWriteError,
+    "invalid": InvalidRecordingError,
+    "usage": UsageError,
+}
+
+
+def _error(args: Sequence[Any]) -> DemokitError:
+    message, offset, path, kind = args
+    return _KINDS.get(kind, DemokitError)(message, offset, path)
+
 
 def _wrapped(call, *args):
     try:
         return call(*args)
     except _demokit.NativeError as e:
-        message, offset, path = e.args
-        raise DemokitError(message, offset, path) from None
+        raise _error(e.args) from None
+
+
+def __dir__() -> Sequence[str]:
+    # The API only, not the modules this one imports (PEP 562).
+    return sorted(__all__)
 
 
 class Recording:
@@ -106,7 +167,7 @@ class Recording:
         if self._read.error is None:
             return None
         message, offset = self._read.error
-        return DemokitError(message, offset, self._read.path)
+        return InvalidRecordingError(message, offset, self._read.path)
 
     def table(self, name: str) -> pa.Table:
         """The table ``name`` (one of :attr:`TABLES`)."""

@@ -24,7 +24,8 @@ create_exception!(
     _demokit,
     NativeError,
     PyException,
-    "A recording that cannot be read: args are (message, offset or None, path)."
+    "A recording that cannot be read: args are (message, offset or None, path, kind), the \
+     kind one of `ErrorKind::id`'s names (`demokit.DemokitError` picks its class by it)."
 );
 
 /// One table's record batches, readable any number of times as an Arrow C stream.
@@ -115,8 +116,84 @@ fn empty_table(name: &str) -> PyResult<ArrowStream> {
     })
 }
 
-fn native_error(message: String, offset: Option<u64>, path: &Path) -> PyErr {
-    NativeError::new_err((message, offset, path.to_string_lossy().into_owned()))
+/// Which of Python's exception kinds an error becomes (`demokit/__init__.py` has a class
+/// for each, a `DemokitError` and the standard library's kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ErrorKind {
+    /// The file is not there: `FileNotFoundError`.
+    NotFound,
+    /// It may not be read or written: `PermissionError`.
+    PermissionDenied,
+    /// Reading or writing failed otherwise: `OSError`.
+    Io,
+    /// The bytes are no recording, or not a valid one: `ValueError`.
+    Invalid,
+    /// What was asked does not fit (a range outside the recording, an output that is the
+    /// input or exists): `ValueError`.
+    Usage,
+}
+
+impl ErrorKind {
+    /// The kind of a library error.
+    fn of(error: &Error) -> ErrorKind {
+        match error.io_kind() {
+            Some(std::io::ErrorKind::NotFound) => ErrorKind::NotFound,
+            Some(std::io::ErrorKind::PermissionDenied) => ErrorKind::PermissionDenied,
+            Some(_) => ErrorKind::Io,
+            None => match error.cause() {
+                demokit::recording::Cause::Io => ErrorKind::Io,
+                demokit::recording::Cause::Invalid => ErrorKind::Invalid,
+                _ => ErrorKind::Usage,
+            },
+        }
+    }
+
+    /// The kind of a system error.
+    fn of_io(error: &std::io::Error) -> ErrorKind {
+        match error.kind() {
+            std::io::ErrorKind::NotFound => ErrorKind::NotFound,
+            std::io::ErrorKind::PermissionDenied => ErrorKind::PermissionDenied,
+            _ => ErrorKind::Io,
+        }
+    }
+
+    /// The kind of an error that may carry a system error among its sources (a recorder's
+    /// failed write); otherwise a usage error.
+    fn of_source(error: &(dyn std::error::Error + 'static)) -> ErrorKind {
+        let mut next = Some(error);
+        while let Some(e) = next {
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                return ErrorKind::of_io(io);
+            }
+            next = e.source();
+        }
+        ErrorKind::Usage
+    }
+
+    /// The name `demokit/__init__.py` knows it by.
+    fn id(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::PermissionDenied => "permission_denied",
+            ErrorKind::Io => "io",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Usage => "usage",
+        }
+    }
+}
+
+fn native_error((message, offset, kind): EditError, path: &Path) -> PyErr {
+    NativeError::new_err((
+        message,
+        offset,
+        path.to_string_lossy().into_owned(),
+        kind.id(),
+    ))
+}
+
+/// A usage error (no offset) as `NativeError`.
+fn usage_error(message: impl std::fmt::Display, path: &Path) -> PyErr {
+    native_error((message.to_string(), None, ErrorKind::Usage), path)
 }
 
 /// Reads one recording: the tables named (all if `None`; `files` always). The GIL is
@@ -134,7 +211,7 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         ),
         None => None,
     };
-    let read = py.detach(|| -> Result<Read, (String, Option<u64>)> {
+    let read = py.detach(|| -> Result<Read, EditError> {
         // The entry point refuses what demokit does not read, with a sentence saying what
         // the file is; a teehistorian file is then read as a stream: its length costs no
         // memory of its own.
@@ -156,7 +233,7 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
         if let Some((message, offset)) = &error
             && file_row_is_empty(&tables)
         {
-            return Err((message.clone(), *offset));
+            return Err((message.clone(), *offset, ErrorKind::Invalid));
         }
         let read_tables = Table::ALL
             .iter()
@@ -171,7 +248,7 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
             tables,
         })
     });
-    read.map_err(|(message, offset)| native_error(message, offset, &path))
+    read.map_err(|e| native_error(e, &path))
 }
 
 /// Whether the one `files` row has no first tick: the file broke off before any record,
@@ -198,7 +275,7 @@ fn summary(py: Python<'_>, path: PathBuf) -> PyResult<String> {
             .map_err(edit_error)?;
         Ok(serde_json::to_string(&summary).unwrap_or_default())
     });
-    json.map_err(|(message, offset)| native_error(message, offset, &path))
+    json.map_err(|e| native_error(e, &path))
 }
 
 /// The error the `files` row of a single file names.
@@ -270,9 +347,12 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 /// error in `files`). The GIL is released meanwhile.
 #[pyfunction]
 fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
-    let read = py.detach(|| -> Result<Read, String> {
+    let read = py.detach(|| -> Result<Read, EditError> {
         let mut files = Vec::new();
-        files_under(&path, &mut files).map_err(|e| format!("cannot read the directory: {e}"))?;
+        files_under(&path, &mut files).map_err(|e| {
+            let kind = ErrorKind::of_io(&e);
+            (format!("cannot read the directory: {e}"), None, kind)
+        })?;
         files.sort();
         let mut tables: BTreeMap<Table, Vec<RecordBatch>> = BTreeMap::new();
         let mut exporter = Exporter::new();
@@ -297,20 +377,21 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
             tables,
         })
     });
-    read.map_err(|message| native_error(message, None, &path))
+    read.map_err(|e| native_error(e, &path))
 }
 
-/// What an editing function failed with: the message and the byte offset, if it has one.
-type EditError = (String, Option<u64>);
+/// What an editing function failed with: the message, the byte offset, if it has one, and
+/// the kind of Python exception it becomes.
+type EditError = (String, Option<u64>, ErrorKind);
 
 /// The library's report as JSON.
 fn report_json<S: serde::Serialize>(report: &S) -> String {
     serde_json::to_string(report).unwrap_or_default()
 }
 
-/// An error of the library as `NativeError`'s message and offset.
+/// An error of the library as `NativeError`'s message, offset and kind.
 fn edit_error(error: Error) -> EditError {
-    (error.message(), error.offset())
+    edit_error_ref(&error)
 }
 
 /// Opens `input` through the library's entry point.
@@ -327,8 +408,10 @@ fn write_output(
     bytes: &[u8],
 ) -> Result<(), EditError> {
     let overwrite = overwrite_policy(overwrite);
-    check_output(output, overwrite, &[input]).map_err(|e| (e.to_string(), None))?;
-    write_atomically(output, overwrite, bytes).map_err(|e| (e.to_string(), None))
+    check_output(output, overwrite, &[input])
+        .map_err(|e| (e.to_string(), None, ErrorKind::Usage))?;
+    write_atomically(output, overwrite, bytes)
+        .map_err(|e| (e.to_string(), None, ErrorKind::of_source(&e)))
 }
 
 /// The overwrite policy of an `overwrite=` argument.
@@ -347,8 +430,7 @@ fn edit(
     input: &Path,
     work: impl FnOnce() -> Result<String, EditError> + Send,
 ) -> PyResult<String> {
-    py.detach(work)
-        .map_err(|(message, offset)| native_error(message, offset, input))
+    py.detach(work).map_err(|e| native_error(e, input))
 }
 
 /// Decodes every record of `input` and encodes it again into `output` (the library's
@@ -380,7 +462,7 @@ fn rewrite_file(
 
 /// [`edit_error`] of a borrowed error.
 fn edit_error_ref(error: &Error) -> EditError {
-    (error.message(), error.offset())
+    (error.message(), error.offset(), ErrorKind::of(error))
 }
 
 /// Repairs a cut-off or unfinished recording of any format into `output` (the library's
@@ -420,8 +502,11 @@ fn trim_file(
 ) -> PyResult<String> {
     edit(py, &input, || {
         let bound = |text: Option<String>| -> Result<Option<RangeBound>, EditError> {
-            text.map(|t| t.parse::<RangeBound>().map_err(|e| (e.to_string(), None)))
-                .transpose()
+            text.map(|t| {
+                t.parse::<RangeBound>()
+                    .map_err(|e| (e.to_string(), None, ErrorKind::Usage))
+            })
+            .transpose()
         };
         let (from, to) = (bound(start)?, bound(end)?);
         let recording = load_recording(&input)?;
@@ -489,6 +574,7 @@ fn scrub_file(
                 return Err((
                     format!("chat={other:?}: \"all\", \"whispers\" or \"team\""),
                     None,
+                    ErrorKind::Usage,
                 ));
             }
         };
@@ -516,16 +602,20 @@ fn scrub_file(
             Some(mapping) => {
                 let overwrite = overwrite_policy(overwrite);
                 let mut text = serde_json::to_vec_pretty(report.mapping())
-                    .map_err(|e| (e.to_string(), None))?;
+                    .map_err(|e| (e.to_string(), None, ErrorKind::Usage))?;
                 text.push(b'\n');
                 if *mapping == output {
-                    return Err(("mapping= must not be the output".into(), None));
+                    return Err((
+                        "mapping= must not be the output".into(),
+                        None,
+                        ErrorKind::Usage,
+                    ));
                 }
                 check_output(&output, overwrite, &[&input, mapping])
                     .and_then(|()| check_output(mapping, overwrite, &[&input, &output]))
-                    .map_err(|e| (e.to_string(), None))?;
+                    .map_err(|e| (e.to_string(), None, ErrorKind::Usage))?;
                 write_with_private_companion(&output, overwrite, &bytes, mapping, overwrite, &text)
-                    .map_err(|e| (e.to_string(), None))?;
+                    .map_err(|e| (e.to_string(), None, ErrorKind::of_source(&e)))?;
             }
             None => write_output(&input, &output, overwrite, &bytes)?,
         }
@@ -548,7 +638,7 @@ impl TeehistorianRecorder {
         let path = self.path.clone();
         self.recorder
             .as_mut()
-            .ok_or_else(|| native_error("the recording is finished".to_owned(), None, &path))
+            .ok_or_else(|| usage_error("the recording is finished", &path))
     }
 
     /// Runs one recorder call, turning its error into `NativeError`.
@@ -559,7 +649,10 @@ impl TeehistorianRecorder {
         ) -> Result<(), demokit::teehistorian::RecorderError>,
     ) -> PyResult<()> {
         let path = self.path.clone();
-        f(self.live()?).map_err(|e| native_error(e.to_string(), None, &path))
+        f(self.live()?).map_err(|e| {
+            let kind = ErrorKind::of_source(&e);
+            native_error((e.to_string(), None, kind), &path)
+        })
     }
 }
 
@@ -570,7 +663,7 @@ impl TeehistorianRecorder {
     #[new]
     #[pyo3(signature = (path, header_json, overwrite = false))]
     fn new(path: PathBuf, header_json: &str, overwrite: bool) -> PyResult<Self> {
-        let fail = |message: String| native_error(message, None, &path);
+        let fail = |message: String| usage_error(message, &path);
         let header = demokit::teehistorian::Header::from_json(header_json.as_bytes())
             .map_err(|e| fail(format!("bad header: {e}")))?;
         let mode = if overwrite {
@@ -584,7 +677,10 @@ impl TeehistorianRecorder {
         } else {
             std::fs::File::create_new(&path)
         }
-        .map_err(|e| fail(format!("cannot create: {e}")))?;
+        .map_err(|e| {
+            let kind = ErrorKind::of_io(&e);
+            native_error((format!("cannot create: {e}"), None, kind), &path)
+        })?;
         let recorder =
             demokit::teehistorian::Recorder::new(file, &header).map_err(|e| fail(e.to_string()))?;
         Ok(TeehistorianRecorder {
@@ -647,9 +743,8 @@ impl TeehistorianRecorder {
             7 => demokit::gamenet::Protocol::Seven,
             other => {
                 let path = self.path.clone();
-                return Err(native_error(
+                return Err(usage_error(
                     format!("protocol {other}: 6 (0.6/DDNet) or 7 (0.7)"),
-                    None,
                     &path,
                 ));
             }
@@ -680,15 +775,11 @@ impl TeehistorianRecorder {
     fn finish(&mut self) -> PyResult<()> {
         let path = self.path.clone();
         match self.recorder.take() {
-            Some(recorder) => recorder
-                .finish()
-                .map(drop)
-                .map_err(|e| native_error(e.to_string(), None, &path)),
-            None => Err(native_error(
-                "the recording is finished".to_owned(),
-                None,
-                &path,
-            )),
+            Some(recorder) => recorder.finish().map(drop).map_err(|e| {
+                let kind = ErrorKind::of_source(&e);
+                native_error((e.to_string(), None, kind), &path)
+            }),
+            None => Err(usage_error("the recording is finished", &path)),
         }
     }
 }

@@ -81,6 +81,32 @@ def test_not_a_recording_raises_with_the_offset(tmp_path):
     assert "cannot read" in caught.value.message
 
 
+def test_errors_are_the_standard_librarys_kinds_with_the_path_and_one_offset(tmp_path):
+    missing = tmp_path / "missing.demo"
+    with pytest.raises(FileNotFoundError) as caught:
+        demokit.open(missing)
+    assert isinstance(caught.value, demokit.NotFoundError)
+    assert str(missing) in str(caught.value)
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"hello")
+    with pytest.raises(ValueError) as caught:
+        demokit.open(notes)
+    assert isinstance(caught.value, demokit.InvalidRecordingError)
+    text = str(caught.value)
+    assert text.startswith(f"{notes}: at byte 0: "), text
+    assert text.count("at byte") == 1, text
+    out = tmp_path / "out.demo"
+    out.write_bytes(b"keep me")
+    with pytest.raises(ValueError) as caught:
+        demokit.rewrite(FIXTURE, out)
+    assert isinstance(caught.value, demokit.UsageError)
+    with pytest.raises(demokit.UsageError):
+        demokit.trim(FIXTURE, tmp_path / "cut.demo", start="5")
+    # Only the API shows.
+    assert "json" not in dir(demokit) and "pa" not in dir(demokit)
+    assert "open" in dir(demokit) and "DemokitError" in dir(demokit)
+
+
 def test_a_cut_recording_opens_with_its_error_and_the_rows_before():
     data = (shared() / "teehistorian" / "v2_ddnet201_dm1.teehistorian").read_bytes()
     whole_inputs = None

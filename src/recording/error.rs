@@ -194,6 +194,16 @@ impl Error {
         }
     }
 
+    /// The system's kind of error, for an input that could not be opened or read or an
+    /// output that could not be written ([`Cause::Io`]): `NotFound`, `PermissionDenied`, ...
+    /// A front end maps it to its own kinds (Python's `FileNotFoundError`, for one).
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            Error::Io { source, .. } => Some(source.kind()),
+            _ => None,
+        }
+    }
+
     /// The byte offset the error is at, where one applies.
     pub fn offset(&self) -> Option<u64> {
         match self {

@@ -45,6 +45,7 @@ pub use trim::TrimReport;
 pub use visit::{TeehistorianStream, Visitor};
 
 pub use crate::report::{Problem, ProblemKind, Verdict};
+use crate::time::RangeBound;
 use crate::{source, teehistorian, twdemo};
 use std::borrow::Cow;
 use std::fs::File;
@@ -491,18 +492,32 @@ impl Recording {
         Ok(twdemo::edit::markers::list_markers(&self.bytes()?)?)
     }
 
-    /// Adds and removes timeline markers of a demo (by tick), as DDNet's recorder would
-    /// have placed them.
+    /// Adds and removes timeline markers of a demo, as DDNet's recorder would have placed
+    /// them. Each is named as `trim` names a range's start: a tick, seconds from the first
+    /// tick (rounded up to a whole tick) or an existing marker (`m2`, for a removal); a
+    /// tick outside the demo, a marker it lacks or a time before its first tick is
+    /// [`Error::Argument`].
     pub fn edit_markers<W: Write>(
         &self,
-        add: &[i32],
-        remove: &[i32],
+        add: &[RangeBound],
+        remove: &[RangeBound],
         mut out: W,
     ) -> Result<twdemo::edit::markers::MarkersReport, Error> {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Markers));
         }
-        let (bytes, report) = twdemo::edit::markers::edit_markers(&self.bytes()?, add, remove)
+        let data = self.bytes()?;
+        let ticks = |bounds: &[RangeBound]| {
+            twdemo::edit::trim::resolve_ticks(&data, bounds).map_err(|e| match e {
+                twdemo::edit::trim::RangeError::Read(e) => e.into(),
+                usage => Error::Argument {
+                    operation: Operation::Markers,
+                    message: usage.to_string(),
+                },
+            })
+        };
+        let (add, remove) = (ticks(add)?, ticks(remove)?);
+        let (bytes, report) = twdemo::edit::markers::edit_markers(&data, &add, &remove)
             .map_err(|e| Error::refused(Operation::Markers, e))?;
         out.write_all(&bytes).map_err(Error::write)?;
         Ok(report)

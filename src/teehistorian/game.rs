@@ -102,8 +102,9 @@ impl Roster {
 
 /// Something that happened in the game.
 ///
-/// With the `serde` feature: the fields with `"kind"`, e.g. `{"kind": "name", "cid": 0,
-/// "name": "nameless tee"}`.
+/// With the `serde` feature: the fields with `"kind"`, e.g. `{"kind": "name",
+/// "client_id": 0, "name": "nameless tee"}` (the client id is `client_id`, as in the tables
+/// and a demo's events; an `ex` event keeps its record's own fields).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
@@ -113,14 +114,16 @@ impl Roster {
 pub enum GameEvent<'a> {
     /// A client joined.
     Join {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// Whether it is a 0.7 client.
         sixup: bool,
     },
     /// A client left.
     Drop {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The name it had.
         name: String,
@@ -129,7 +132,8 @@ pub enum GameEvent<'a> {
     },
     /// A player's name was set or changed.
     Name {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The new name.
         name: String,
@@ -137,21 +141,24 @@ pub enum GameEvent<'a> {
     /// A player's team changed (DDNet's player-team record, or a team change the client
     /// asked for).
     Team {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The team.
         team: i32,
     },
     /// A message a client sent, typed in its protocol.
     Message {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The message.
         message: AnyMessage<'a>,
     },
     /// A console command was executed (`cid` -1: by the server itself).
     ConsoleCommand {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The command.
         cmd: NulStr<&'a [u8]>,
@@ -160,7 +167,8 @@ pub enum GameEvent<'a> {
     },
     /// A player finished the race.
     Finish {
-        /// Client id.
+        /// Client id (`client_id` in JSON, as in the tables and a demo's events).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// Time in ticks.
         time: i32,

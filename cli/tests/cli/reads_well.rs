@@ -410,6 +410,9 @@ fn trim_ranges_in_ticks_seconds_and_markers() {
         &["--from", "m3"],
         &["--from", "5x"],
         &["--to", "-1s"],
+        // Ticks outside the demo's 1..=989: never silently the whole demo.
+        &["--from", "0"],
+        &["--to", "990"],
         &[],
     ] {
         let out = trim(range);
@@ -419,6 +422,12 @@ fn trim_ranges_in_ticks_seconds_and_markers() {
     let out = trim(&["--from", "600", "--to", "500"]);
     assert!(
         stderr(&out).contains("the range is empty"),
+        "{}",
+        stderr(&out)
+    );
+    let out = trim(&["--from", "0"]);
+    assert!(
+        stderr(&out).contains("tick 0 is outside the demo, whose ticks run from 1 to 989"),
         "{}",
         stderr(&out)
     );

@@ -368,6 +368,8 @@ fn cli_adds_and_removes_as_the_library_does() {
         &["--add", "1300", "1400", "1050", "--remove", "1100"][..],
         &["--add", "1300,1400", "--remove", "1100", "--add", "1050"],
         &["--remove=1100", "--add=1050,1300,1400"],
+        // As trim takes bounds: seconds from the first tick (1000) and markers.
+        &["--add", "6s,8s", "1s", "--remove", "m2"],
     ] {
         let _ = std::fs::remove_file(&output);
         let mut all = args.to_vec();
@@ -417,8 +419,26 @@ fn cli_refusals_and_usage_errors_write_nothing() {
             1,
             "is 20 ticks after 1100",
         ),
-        (&["--add", "999", "-o", output], 1, "outside the demo"),
-        (&["--add", "-3", "-o", output], 1, "marker -3 lies outside"),
+        (
+            &["--add", "999", "-o", output],
+            2,
+            "tick 999 is outside the demo, whose ticks run from 1000 to 1400",
+        ),
+        (
+            &["--add", "-3", "-o", output],
+            2,
+            "tick -3 is outside the demo",
+        ),
+        (
+            &["--add", "9s", "-o", output],
+            1,
+            "marker 1450 lies outside",
+        ),
+        (
+            &["--remove", "m4", "-o", output],
+            2,
+            "there is no timeline marker 4",
+        ),
         (
             &["--add", "1100", "-o", output],
             1,

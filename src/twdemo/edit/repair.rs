@@ -238,11 +238,26 @@ pub struct ExtractedMap {
     #[cfg_attr(feature = "serde", serde(skip))]
     pub bytes: Vec<u8>,
     /// The header's CRC-32 against the map's.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_crc32_check"))]
     pub crc32: MapCheck<u32>,
     /// The header's SHA-256 against the map's, when the demo has the SHA-256 block (with
     /// the `serde` feature: both digests in hex).
     #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_sha256_check"))]
     pub sha256: Option<MapCheck<[u8; 32]>>,
+}
+
+/// A CRC-32 check as `{"expected": <hex>, "actual": <hex>}`, eight lowercase hex digits as
+/// the demo summary and the text output write a map's CRC (`801ce63d`).
+#[cfg(feature = "serde")]
+fn serialize_crc32_check<S: serde::Serializer>(
+    check: &MapCheck<u32>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let hex = MapCheck {
+        expected: format!("{:08x}", check.expected),
+        actual: format!("{:08x}", check.actual),
+    };
+    serde::Serialize::serialize(&hex, s)
 }
 
 /// A SHA-256 check as `{"expected": <hex>, "actual": <hex>}`.

@@ -704,6 +704,21 @@ pub enum RangeError {
         /// The last tick.
         to: i32,
     },
+    /// A tick given as a number lies outside the demo's ticks. Demos number their ticks
+    /// from when the server started, so a small number is usually meant as seconds (`5s`)
+    /// or a marker (`m1`); cutting to the whole demo instead would hide the mistake.
+    #[error(
+        "tick {tick} is outside the demo, whose ticks run from {first} to {last} (for a time \
+         from the start write seconds, e.g. 5s; for a timeline marker, m1)"
+    )]
+    TickOutside {
+        /// The tick asked for.
+        tick: i32,
+        /// The demo's first tick.
+        first: i32,
+        /// Its last tick.
+        last: i32,
+    },
     /// A timeline marker the header does not have.
     #[error("there is no timeline marker {marker}: the demo has {count}")]
     NoMarker {
@@ -730,58 +745,108 @@ pub enum RangeError {
 /// that does not (so an open end of a cut demo is its last readable tick); the chunks are
 /// only scanned when a time or an open end needs them.
 ///
-/// Errors: a marker the header does not have ([`RangeError::NoMarker`]), no tick marker
-/// when one is needed ([`RangeError::NoTicks`]), a first tick after the last one
+/// Errors: a tick outside the demo's first to last tick ([`RangeError::TickOutside`]), a
+/// marker the header does not have ([`RangeError::NoMarker`]), no tick marker when one is
+/// needed ([`RangeError::NoTicks`]), a first tick after the last one
 /// ([`RangeError::Empty`]), a prelude that does not read.
 pub fn resolve_range(
     data: &[u8],
     from: Option<RangeBound>,
     to: Option<RangeBound>,
 ) -> Result<TickRange, RangeError> {
-    let slice = DemoSlice::parse(data)?;
-    let needs_ticks = [from, to]
+    // An open end needs the demo's ticks as much as a tick or seconds do.
+    let only_markers = [from, to]
         .iter()
-        .any(|b| matches!(b, None | Some(RangeBound::Seconds(_))));
-    let (mut first, mut last) = (None, None);
-    if needs_ticks {
-        for item in slice.chunks() {
-            let Ok(item) = item else { break };
-            if let Chunk::Tick(marker) = item.chunk {
-                first.get_or_insert(marker.tick);
-                last = Some(marker.tick);
-            }
-        }
-    }
-    let markers = slice.prelude().markers_in_use();
-    let resolve =
-        |bound: Option<RangeBound>, is_from: bool| -> Result<i32, RangeError> {
-            match bound {
-                Some(RangeBound::Tick(tick)) => Ok(tick),
-                Some(RangeBound::Marker(marker)) => markers
-                    .get(marker.wrapping_sub(1))
-                    .copied()
-                    .ok_or(RangeError::NoMarker {
-                        marker,
-                        count: markers.len(),
-                    }),
-                Some(RangeBound::Seconds(seconds)) => {
-                    let first = first.ok_or(RangeError::NoTicks)?;
-                    let end = if is_from {
-                        RangeEnd::Start
-                    } else {
-                        RangeEnd::End
-                    };
-                    Ok(tick_after_seconds(first, seconds, end))
-                }
-                None if is_from => first.ok_or(RangeError::NoTicks),
-                None => last.ok_or(RangeError::NoTicks),
-            }
+        .all(|b| matches!(b, Some(RangeBound::Marker(_))));
+    let demo = Bounds::of(data, !only_markers)?;
+    let resolve = |bound: Option<RangeBound>, is_from: bool| -> Result<i32, RangeError> {
+        let end = if is_from {
+            RangeEnd::Start
+        } else {
+            RangeEnd::End
         };
+        match bound {
+            Some(bound) => demo.tick(bound, end),
+            None if is_from => demo.first.ok_or(RangeError::NoTicks),
+            None => demo.last.ok_or(RangeError::NoTicks),
+        }
+    };
     let (from, to) = (resolve(from, true)?, resolve(to, false)?);
     if from > to {
         return Err(RangeError::Empty { from, to });
     }
     Ok(TickRange::new(from, to))
+}
+
+/// The ticks `bounds` name in the demo `data`, each resolved as [`resolve_range`] resolves
+/// a range's start (seconds round up to the next whole tick): for `demokit markers`, which
+/// takes ticks the way `trim` does.
+///
+/// Errors: those of [`resolve_range`] but [`RangeError::Empty`].
+pub fn resolve_ticks(data: &[u8], bounds: &[RangeBound]) -> Result<Vec<i32>, RangeError> {
+    let needs_ticks = bounds.iter().any(|b| !matches!(b, RangeBound::Marker(_)));
+    let demo = Bounds::of(data, needs_ticks)?;
+    bounds
+        .iter()
+        .map(|&bound| demo.tick(bound, RangeEnd::Start))
+        .collect()
+}
+
+/// What bounds resolve against: the demo's first and last tick (of the tick markers that
+/// read, up to the first chunk that does not) and its timeline markers.
+struct Bounds {
+    first: Option<i32>,
+    last: Option<i32>,
+    markers: Vec<i32>,
+}
+
+impl Bounds {
+    /// Reads the markers of `data` and, when `needs_ticks` (a tick is checked against the
+    /// demo's ticks, seconds count from the first, an open end is one), scans its chunks
+    /// for the first and last tick.
+    fn of(data: &[u8], needs_ticks: bool) -> Result<Bounds, RangeError> {
+        let slice = DemoSlice::parse(data)?;
+        let (mut first, mut last) = (None, None);
+        if needs_ticks {
+            for item in slice.chunks() {
+                let Ok(item) = item else { break };
+                if let Chunk::Tick(marker) = item.chunk {
+                    first.get_or_insert(marker.tick);
+                    last = Some(marker.tick);
+                }
+            }
+        }
+        Ok(Bounds {
+            first,
+            last,
+            markers: slice.prelude().markers_in_use().to_vec(),
+        })
+    }
+
+    /// The tick `bound` names; `end` says how seconds round.
+    fn tick(&self, bound: RangeBound, end: RangeEnd) -> Result<i32, RangeError> {
+        match bound {
+            RangeBound::Tick(tick) => match (self.first, self.last) {
+                (Some(first), Some(last)) if tick < first || tick > last => {
+                    Err(RangeError::TickOutside { tick, first, last })
+                }
+                _ => Ok(tick),
+            },
+            RangeBound::Marker(marker) => {
+                self.markers
+                    .get(marker.wrapping_sub(1))
+                    .copied()
+                    .ok_or(RangeError::NoMarker {
+                        marker,
+                        count: self.markers.len(),
+                    })
+            }
+            RangeBound::Seconds(seconds) => {
+                let first = self.first.ok_or(RangeError::NoTicks)?;
+                Ok(tick_after_seconds(first, seconds, end))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
