@@ -35,7 +35,7 @@ mod output;
 mod validate;
 
 use batch::run_jobs;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use demokit::time::RangeBound;
 use destination::{ChangeOutputArgs, EditOutputArgs, OutputArgs};
 use std::path::PathBuf;
@@ -421,6 +421,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prints a completion script for a shell, generated from these commands.
+    ///
+    /// E.g. `demokit completions bash > ~/.local/share/bash-completion/completions/demokit`,
+    /// or `demokit completions zsh > "${fpath[1]}/_demokit"`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Prints the manual page (roff), generated from these commands.
+    ///
+    /// E.g. `demokit man > ~/.local/share/man/man1/demokit.1`, then `man demokit`.
+    Man,
 }
 
 /// How the process ends; a later variant is the more serious.
@@ -442,6 +454,13 @@ struct Stop(Exit);
 
 /// The result of a command or a step of one.
 type Outcome<T = ()> = Result<T, Stop>;
+
+/// Writes `bytes` to stdout (a closed pipe ends quietly).
+fn print_bytes(bytes: &[u8]) -> Outcome {
+    let mut out = output::Output::new();
+    out.write_bytes(bytes)?;
+    out.flush()
+}
 
 /// Parses the command line, runs the command and turns its outcome into the exit status.
 fn main() -> ExitCode {
@@ -559,6 +578,17 @@ fn main() -> ExitCode {
             .and_then(|output| edit::extract_map_file(input, &output, *json)),
         Command::Validate { files, json } => {
             run_jobs(files, |job, _batch| validate::validate_job(job, *json))
+        }
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "demokit", &mut script);
+            print_bytes(&script)
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            // Into memory: rendering cannot fail.
+            let _ = clap_mangen::Man::new(Cli::command()).render(&mut page);
+            print_bytes(&page)
         }
     };
     match outcome {

@@ -625,3 +625,46 @@ fn dump_into_a_closed_pipe_does_not_panic() {
         assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     }
 }
+
+/// `completions` and `man` print what clap_complete and clap_mangen make of the commands:
+/// a script that completes every subcommand, and a page that names them.
+#[test]
+fn completions_and_the_man_page_name_every_command() {
+    let commands = [
+        "info",
+        "dump",
+        "chat",
+        "players",
+        "events",
+        "export",
+        "rewrite",
+        "repair",
+        "trim",
+        "convert",
+        "markers",
+        "extract-map",
+        "scrub",
+        "validate",
+    ];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = demokit(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = String::from_utf8(out.stdout).unwrap();
+        for command in commands {
+            assert!(script.contains(command), "{shell} completes {command}");
+        }
+    }
+    let out = demokit(&["man"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.to_lowercase().contains(".th demokit 1"),
+        "a roff page of section 1: {}",
+        &page[..page.len().min(300)]
+    );
+    for command in commands {
+        assert!(page.contains(command), "the page names {command}");
+    }
+    let out = demokit(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
