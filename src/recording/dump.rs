@@ -6,7 +6,9 @@
 use super::{Error, Format, Recording};
 use crate::source::{FrameAt, SourceReader};
 use crate::teehistorian::{MessageAt, TeehistorianReader};
-use crate::twdemo::{Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoSlice, PayloadDecoder};
+use crate::twdemo::{
+    Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoReader, DemoSlice, PayloadDecoder,
+};
 
 /// One stored record, in its format's own terms.
 #[derive(Debug, Clone)]
@@ -61,18 +63,14 @@ pub struct DumpEnd {
 impl Recording {
     /// Hands every stored record to `each`, in file order.
     pub fn dump(&self, mut each: impl FnMut(DumpRecord<'_>)) -> Result<DumpEnd, Error> {
-        // Teehistorian files and Source demos are read as streams; demos whole.
-        let data = match self.format {
-            Format::Teehistorian | Format::SourceDemo => std::borrow::Cow::Borrowed(&[][..]),
-            _ => self.bytes()?,
-        };
+        // Every format is read as a stream: memory does not grow with the file.
         let mut end = DumpEnd::default();
         match self.format {
             Format::TwDemo => {
-                let slice = DemoSlice::parse(&data)?;
+                let mut reader = DemoReader::new(self.reader()?)?;
                 let mut decoder = PayloadDecoder::new();
                 let mut tick = None;
-                for item in slice.chunks() {
+                while let Some(item) = reader.next() {
                     let item = match item {
                         Ok(item) => item,
                         Err(e) => {

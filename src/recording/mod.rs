@@ -326,7 +326,10 @@ impl Recording {
             Ok((into(summary), error.map(Into::into)))
         }
         match self.format {
-            Format::TwDemo => wrap(twdemo::Summary::scan(&self.bytes()?), Summary::TwDemo),
+            Format::TwDemo => wrap(
+                twdemo::Summary::scan_reader(self.reader()?),
+                Summary::TwDemo,
+            ),
             Format::Teehistorian => wrap(
                 teehistorian::Summary::scan_reader(self.reader()?),
                 Summary::Teehistorian,

@@ -128,7 +128,15 @@ proptest! {
         for data in [&bytes[..], &raw[..]] {
             let _ = Demo::from_bytes(data);
             let _ = demokit::twdemo::edit::validate::validate(data);
-            let _ = demokit::twdemo::Summary::scan(data);
+            // The streaming summary (what `info` uses) is the slice's, error included.
+            let key = |scanned: Result<(demokit::twdemo::Summary, Option<demokit::twdemo::ReadError>), demokit::twdemo::ReadError>| match scanned {
+                Ok((s, e)) => Ok((s, e.map(|e| (e.offset, e.to_string())))),
+                Err(e) => Err((e.offset, e.to_string())),
+            };
+            prop_assert_eq!(
+                key(demokit::twdemo::Summary::scan(data)),
+                key(demokit::twdemo::Summary::scan_reader(data))
+            );
             if let Ok(mut r) = DemoReader::new(data) {
                 while let Some(item) = r.next() {
                     if item.is_err() {

@@ -23,6 +23,10 @@ fn summaries_agree_with_facts() {
         let name = path.display();
         let (s, err) = Summary::scan(&data).unwrap();
         assert!(err.is_none(), "{name}: {err:?}");
+        // The streaming summary, which `info` uses, is the same.
+        let (streamed, err) = Summary::scan_reader(&data[..]).unwrap();
+        assert!(err.is_none(), "{name}: {err:?}");
+        assert_eq!(streamed, s, "{name}");
         assert_eq!(s.version as u64, f["version"].as_u64().unwrap(), "{name}");
         assert_eq!(s.net_version, f["net_version"].as_str().unwrap(), "{name}");
         assert_eq!(s.map_name, f["map_name"].as_str().unwrap(), "{name}");

@@ -4,8 +4,9 @@
 
 use super::error::ReadError;
 use super::format::ChunkKind;
-use super::reader::{Chunk, DemoSlice};
+use super::reader::{Chunk, ChunkAt, DemoReader, DemoSlice, Prelude};
 use crate::datafile::MapFacts;
+use std::io::Read;
 
 /// Chunk counts by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,7 +89,39 @@ impl Summary {
     /// error is returned beside it.
     pub fn scan(data: &[u8]) -> Result<(Summary, Option<ReadError>), ReadError> {
         let slice = DemoSlice::parse(data)?;
-        let p = slice.prelude();
+        let mut summary = Summary::start(
+            slice.prelude(),
+            slice.map(),
+            slice.map_offset(),
+            slice.chunks_offset(),
+        );
+        for item in slice.chunks() {
+            match item {
+                Ok(item) => summary.add(&item),
+                Err(e) => return Ok((summary, Some(e))),
+            }
+        }
+        Ok((summary, None))
+    }
+
+    /// [`scan`](Self::scan) over any [`Read`], one chunk at a time: memory does not grow
+    /// with the demo beyond its embedded map.
+    pub fn scan_reader<R: Read>(input: R) -> Result<(Summary, Option<ReadError>), ReadError> {
+        let mut reader = DemoReader::new(input)?;
+        let map_offset = reader.prelude().map_offset();
+        let chunks_offset = usize::try_from(reader.position()).unwrap_or(usize::MAX);
+        let mut summary = Summary::start(reader.prelude(), reader.map(), map_offset, chunks_offset);
+        while let Some(item) = reader.next() {
+            match item {
+                Ok(item) => summary.add(&item),
+                Err(e) => return Ok((summary, Some(e))),
+            }
+        }
+        Ok((summary, None))
+    }
+
+    /// The summary of the prelude and the map, before any chunk.
+    fn start(p: &Prelude, map: &[u8], map_offset: usize, chunks_offset: usize) -> Summary {
         let h = &p.header;
         let mut summary = Summary {
             format: "twdemo",
@@ -102,8 +135,8 @@ impl Summary {
             length: h.length,
             timestamp: h.timestamp.to_string_lossy(),
             timeline_markers: p.markers_in_use().to_vec(),
-            map_offset: slice.map_offset(),
-            chunks_offset: slice.chunks_offset(),
+            map_offset,
+            chunks_offset,
             first_tick: None,
             last_tick: None,
             counts: Counts::default(),
@@ -111,41 +144,39 @@ impl Summary {
             map: None,
             map_error: None,
         };
-        if !slice.map().is_empty() {
-            match MapFacts::read(slice.map()) {
+        if !map.is_empty() {
+            match MapFacts::read(map) {
                 Ok(facts) => summary.map = Some(facts),
                 Err(e) => {
                     summary.map_error = Some(MapReadError {
-                        offset: slice.map_offset() as u64 + e.offset,
+                        offset: map_offset as u64 + e.offset,
                         message: e.kind.to_string(),
                     })
                 }
             }
         }
-        let c = &mut summary.counts;
-        for item in slice.chunks() {
-            let item = match item {
-                Ok(item) => item,
-                Err(e) => return Ok((summary, Some(e))),
-            };
-            match item.chunk {
-                Chunk::Tick(m) => {
-                    c.tick_markers += 1;
-                    c.keyframes += m.keyframe as u64;
-                    summary.first_tick.get_or_insert(m.tick);
-                    summary.last_tick = Some(m.tick);
-                }
-                Chunk::Data(d) => {
-                    summary.payload_bytes += d.payload.len() as u64;
-                    match d.kind {
-                        ChunkKind::Snapshot => c.snapshots += 1,
-                        ChunkKind::SnapshotDelta => c.deltas += 1,
-                        ChunkKind::Message => c.messages += 1,
-                        ChunkKind::Unknown => c.unknown += 1,
-                    }
+        summary
+    }
+
+    /// Counts one chunk.
+    fn add(&mut self, item: &ChunkAt<'_>) {
+        let c = &mut self.counts;
+        match item.chunk {
+            Chunk::Tick(m) => {
+                c.tick_markers += 1;
+                c.keyframes += m.keyframe as u64;
+                self.first_tick.get_or_insert(m.tick);
+                self.last_tick = Some(m.tick);
+            }
+            Chunk::Data(d) => {
+                self.payload_bytes += d.payload.len() as u64;
+                match d.kind {
+                    ChunkKind::Snapshot => c.snapshots += 1,
+                    ChunkKind::SnapshotDelta => c.deltas += 1,
+                    ChunkKind::Message => c.messages += 1,
+                    ChunkKind::Unknown => c.unknown += 1,
                 }
             }
         }
-        Ok((summary, None))
     }
 }
