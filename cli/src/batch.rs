@@ -393,11 +393,7 @@ impl Tally {
             if total == 1 { "" } else { "s" }
         );
         if self.skipped > 0 {
-            let _ = write!(
-                text,
-                ", {} skipped (no recordings demokit reads; --json lists them)",
-                self.skipped
-            );
+            let _ = write!(text, ", {} skipped", self.skipped);
         }
         if self.failed.is_empty() {
             text.push('\n');
