@@ -347,7 +347,11 @@ impl Recording {
     /// verdict).
     pub fn validate(&self) -> Result<Validation, Error> {
         let report = match self.format {
-            Format::TwDemo => twdemo::edit::validate::validate(&self.bytes()?),
+            Format::TwDemo => {
+                // Read twice as a stream (DDNet's scan, then its playing).
+                let open = || self.reader().map_err(io::Error::other);
+                twdemo::edit::validate::validate_reader(open)
+            }
             // Read as a stream: memory does not grow with the file.
             Format::Teehistorian => teehistorian::summary::validate_reader(self.reader()?),
             Format::SourceDemo => source::summary::validate_reader(self.reader()?),

@@ -43,12 +43,13 @@ use crate::twdemo::container::format::{
     ChunkKind, FIRST_VERSION_WITH_SHA256, HEADER_SIZE, TIMELINE_MARKERS_SIZE,
 };
 use crate::twdemo::container::payload::PayloadDecoder;
-use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::container::reader::{Chunk, DemoReader, Prelude};
 use crate::twdemo::snapshot::delta::{self, DeltaError, ItemSizes};
 use crate::twdemo::snapshot::{
     BuildError, EXTENDED_TYPE_ITEM, OFFSET_UUID_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder,
 };
 use sha2::Digest;
+use std::io::{self, Read};
 
 use crate::report::{ProblemKind, Report};
 
@@ -65,17 +66,31 @@ struct Stop;
 
 /// Checks `data` the way DDNet's client plays it; see the [module docs](self).
 pub fn validate(data: &[u8]) -> Report {
+    validate_reader(|| Ok(data))
+}
+
+/// [`validate`] of a demo read as a stream from its start, each time from what `open`
+/// returns (a file opened again): once for DDNet's scan of the chunk headers, once to play
+/// it. Memory does not grow with the demo beyond its embedded map and one snapshot.
+pub fn validate_reader<R: Read>(mut open: impl FnMut() -> io::Result<R>) -> Report {
     let mut report = Report::default();
-    let _ = walk(data, &mut report);
+    let _ = walk(&mut open, &mut report);
     report
 }
 
-fn walk(data: &[u8], r: &mut Report) -> Result<(), Stop> {
-    let slice = match DemoSlice::parse(data) {
-        Ok(slice) => slice,
+fn walk<R: Read>(open: &mut impl FnMut() -> io::Result<R>, r: &mut Report) -> Result<(), Stop> {
+    let reopen_failed = |e: io::Error, r: &mut Report| {
+        r.stop(0, ProblemKind::Header, format!("cannot read the demo: {e}"))
+    };
+    let mut counted = Counting {
+        inner: open().map_err(|e| reopen_failed(e, r))?,
+        count: 0,
+    };
+    let mut first = match DemoReader::new(&mut counted) {
+        Ok(reader) => reader,
         Err(e) => return Err(load_failure(&e, r)),
     };
-    let p = slice.prelude();
+    let p = *first.prelude();
     let h = &p.header;
     for (name, offset, ok) in [
         ("net_version", 8, h.net_version.to_str().is_ok()),
@@ -99,9 +114,34 @@ fn walk(data: &[u8], r: &mut Report) -> Result<(), Stop> {
             "no map SHA-256 block where version 6 has it (\"Demo version incremented, but not by DDNet\"): the map is read from here",
         );
     }
-    scan(&slice, r)?;
-    load_map(&slice, r)?;
-    play(&slice, r)
+    let keyframes = scan(&mut first);
+    let map = first.map().to_vec();
+    drop(first);
+    // The file's length, for the problems found at its end.
+    let len = counted.count + io::copy(&mut counted.inner, &mut io::sink()).unwrap_or(0);
+    if keyframes == 0 {
+        let message = "no keyframe tick marker: DDNet fails with \"Error scanning demo file\"";
+        return Err(r.stop(len, ProblemKind::NoKeyframe, message));
+    }
+    load_map(&p, &map, r)?;
+    drop(map);
+    let input = open().map_err(|e| reopen_failed(e, r))?;
+    let mut second = DemoReader::new(input).map_err(|e| load_failure(&e, r))?;
+    play(&p, &mut second, len, r)
+}
+
+/// Counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
 }
 
 /// A prelude DDNet's `GetDemoInfo` or `Load` refuses.
@@ -134,10 +174,10 @@ fn load_failure(e: &ReadError, r: &mut Report) -> Stop {
 
 /// `ScanFile`: it walks the chunk headers, skipping payloads with a seek (so a payload cut
 /// short is not noticed), and fails only if it reaches the end without a keyframe; a chunk
-/// header it cannot read stops it early but is forgiven.
-fn scan(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
+/// header it cannot read stops it early but is forgiven. The keyframes it saw.
+fn scan<R: Read>(chunks: &mut DemoReader<R>) -> u64 {
     let mut keyframes = 0u64;
-    for item in slice.chunks() {
+    while let Some(item) = chunks.next() {
         match item {
             Ok(item) => {
                 if let Chunk::Tick(m) = item.chunk {
@@ -145,14 +185,12 @@ fn scan(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
                 }
             }
             Err(e) if is_cut_payload(&e) => break,
-            Err(_) => return Ok(()),
+            // A header it cannot read: DDNet stops its scan there and goes on as if it had
+            // found a keyframe.
+            Err(_) => return keyframes.max(1),
         }
     }
-    if keyframes == 0 {
-        let message = "no keyframe tick marker: DDNet fails with \"Error scanning demo file\"";
-        return Err(r.stop(slice.bytes().len() as u64, ProblemKind::NoKeyframe, message));
-    }
-    Ok(())
+    keyframes
 }
 
 fn is_cut_payload(e: &ReadError) -> bool {
@@ -175,13 +213,11 @@ fn map_path_problem(name: &str) -> Option<&'static str> {
 }
 
 /// `ExtractMap` and `LoadMapSearch`, for a client that has none of the demo's maps.
-fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
-    let p = slice.prelude();
+fn load_map(p: &Prelude, map: &[u8], r: &mut Report) -> Result<(), Stop> {
     let h = &p.header;
     let name = h.map_name.to_string_lossy();
     let not_found = format!("DDNet fails with \"Could not find map '{name}'\"");
-    let map = slice.map();
-    let map_offset = slice.map_offset() as u64;
+    let map_offset = p.map_offset() as u64;
     if map.is_empty() {
         let message = format!("the demo embeds no map (map size 0): {not_found}");
         return Err(r.stop(136, ProblemKind::MapMissing, message));
@@ -243,27 +279,27 @@ fn load_map(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
 }
 
 /// `Play` and `DoTick` to the end of the file.
-fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
-    let net_version = slice.prelude().header.net_version.to_string_lossy();
+fn play<R: Read>(
+    p: &Prelude,
+    chunks: &mut DemoReader<R>,
+    len: u64,
+    r: &mut Report,
+) -> Result<(), Stop> {
+    let net_version = p.header.net_version.to_string_lossy();
     let sizes = ItemSizes::for_net_version(&net_version);
     let mut decoder = PayloadDecoder::new();
     let mut builder = SnapshotBuilder::new();
     let mut last: Option<SnapshotBuf> = None;
     let mut tick_markers = 0u64;
     // The client's 0.7 path: a network version starting with "0.7" (`m_Sixup`).
-    let sixup = slice
-        .prelude()
-        .header
-        .net_version
-        .text_bytes()
-        .starts_with(b"0.7");
+    let sixup = p.header.net_version.text_bytes().starts_with(b"0.7");
     // Whether the player handed a snapshot to the client since the last tick marker
     // (`GotSnapshot` of `DoTick`): if not, the next chunk that is neither a snapshot nor a
     // delta makes it hand over its last snapshot again.
     let mut got_snapshot = false;
     // The items of `last` the 0.7 translation marked invalid, for the crash's message.
     let mut translated: Vec<String> = Vec::new();
-    for item in slice.chunks() {
+    while let Some(item) = chunks.next() {
         let item = match item {
             Ok(item) => item,
             Err(e) => {
@@ -421,7 +457,7 @@ fn play(slice: &DemoSlice<'_>, r: &mut Report) -> Result<(), Stop> {
             "{tick_markers} tick marker{}: DDNet needs two to start playing and stops with \"Empty demo\"",
             if tick_markers == 1 { "" } else { "s" }
         );
-        return Err(r.stop(slice.bytes().len() as u64, ProblemKind::EmptyDemo, message));
+        return Err(r.stop(len, ProblemKind::EmptyDemo, message));
     }
     Ok(())
 }
