@@ -27,7 +27,7 @@ pub use container::error::{PayloadError, ReadError, ReadErrorKind, WriteError};
 pub use container::format::{ChunkKind, RawChunkHeader, SizeForm, TickForm};
 pub use container::payload::{DecodedPayload, PayloadDecoder, PayloadEncoder};
 pub use container::reader::{
-    Chunk, ChunkAt, Chunks, DataChunk, DemoReader, DemoSlice, Prelude, TickMarker,
+    Chunk, ChunkAt, ChunkSource, Chunks, DataChunk, DemoReader, DemoSlice, Prelude, TickMarker,
 };
 pub use container::summary::Summary;
 pub use container::writer::DemoWriter;

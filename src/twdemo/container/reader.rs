@@ -439,6 +439,28 @@ impl<'a> Iterator for Chunks<'a> {
 
 impl std::iter::FusedIterator for Chunks<'_> {}
 
+/// Chunks in file order, whether from memory ([`Chunks`] of a [`DemoSlice`]) or from a
+/// stream ([`DemoReader`]): what the snapshot and game layers walk, so that each of them
+/// is written once and runs on a file of any size.
+///
+/// A chunk borrows the source until the next call, as a lending iterator's items do.
+pub trait ChunkSource {
+    /// The next chunk; `None` at a clean end of input and after an error.
+    fn next_chunk(&mut self) -> Option<Result<ChunkAt<'_>, ReadError>>;
+}
+
+impl ChunkSource for Chunks<'_> {
+    fn next_chunk(&mut self) -> Option<Result<ChunkAt<'_>, ReadError>> {
+        self.next()
+    }
+}
+
+impl<R: Read> ChunkSource for DemoReader<R> {
+    fn next_chunk(&mut self) -> Option<Result<ChunkAt<'_>, ReadError>> {
+        self.next()
+    }
+}
+
 /// A streaming reader over any [`Read`]: it holds one chunk payload at a time.
 ///
 /// The embedded map is read into memory as it arrives (never allocated from the header's
