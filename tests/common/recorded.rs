@@ -32,3 +32,49 @@ pub fn demo_with_map(
     }
     rec.finish().unwrap().into_inner()
 }
+
+/// A 0.6 game of `ticks` ticks for the streaming tests: 16 players named `player0` ..
+/// `player15` (clan `clan`), whose characters move every tick (a delta of 16 items), a chat
+/// line from one of them every 25 ticks, and the recorder's keyframes.
+pub fn game_demo(ticks: i32) -> Vec<u8> {
+    use demokit::codec::varint::pack_into;
+    use demokit::gamenet::wire::IntString;
+    use demokit::twdemo::SnapshotBuilder;
+    let ints = |text: &str| IntString::<4>::from_text(text.as_bytes()).unwrap().0;
+    let config = RecorderConfig::ddnet("streaming", "2026-11-28_12-00-00");
+    // A map DDNet loads, so that the demo validates.
+    let map = demokit::datafile::minimal_map(64, 64, "streaming");
+    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
+    for tick in 1..=ticks {
+        let mut builder = SnapshotBuilder::new();
+        for id in 0..16 {
+            // 0.6 `ClientInfo` (type 11): name, clan (3 ints), country, skin (6), colors.
+            let mut info = ints(&format!("player{id}")).to_vec();
+            info.extend_from_slice(&IntString::<3>::from_text(b"clan").unwrap().0);
+            info.push(-1);
+            info.extend_from_slice(&IntString::<6>::from_text(b"default").unwrap().0);
+            info.extend_from_slice(&[0, 0, 0]);
+            builder.add_item(11, id, &info).unwrap();
+            // 0.6 `PlayerInfo` (type 10): local, client id, team, score, latency.
+            builder.add_item(10, id, &[0, id, 0, tick / 100, 5]).unwrap();
+            // 0.6 `Character` (type 9): tick, x, y, vel x, vel y, ... (22 ints).
+            let mut character = vec![tick, 1000 + tick % 500 + id * 32, 2000 - tick % 300];
+            character.resize(22, 0);
+            character[3] = tick % 7;
+            builder.add_item(9, id, &character).unwrap();
+        }
+        let snapshot = builder.finish();
+        rec.record_snapshot(tick, snapshot.as_snapshot()).unwrap();
+        if tick % 25 == 0 {
+            // 0.6 `Sv_Chat` (game message 3): team, client id, text.
+            let mut message = Vec::new();
+            pack_into(3 << 1, &mut message);
+            pack_into(0, &mut message);
+            pack_into(tick / 25 % 16, &mut message);
+            message.extend_from_slice(format!("hello at {tick}").as_bytes());
+            message.push(0);
+            rec.record_message(&message).unwrap();
+        }
+    }
+    rec.finish().unwrap().into_inner()
+}
