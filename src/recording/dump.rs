@@ -6,9 +6,7 @@
 use super::{Error, Format, Recording};
 use crate::source::{FrameAt, SourceReader};
 use crate::teehistorian::{MessageAt, TeehistorianReader};
-use crate::twdemo::{
-    Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoReader, DemoSlice, PayloadDecoder,
-};
+use crate::twdemo::{Chunk, ChunkAt, ChunkKind, DecodedPayload, DemoReader, PayloadDecoder};
 
 /// One stored record, in its format's own terms.
 #[derive(Debug, Clone)]
@@ -283,9 +281,8 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(super::Operation::Dump));
         }
-        let data = self.bytes()?;
-        let demo = DemoSlice::parse(&data)?;
-        let mut replay = SnapshotReplay::new(&demo);
+        // Streamed: memory does not grow with the file.
+        let mut replay = SnapshotReplay::from_reader(DemoReader::new(self.reader()?)?);
         let mut sorted = SnapshotBuf::new();
         let mut walk = super::GameWalk::default();
         while let Some(tick) = replay.next() {

@@ -6,7 +6,7 @@ use super::{Error, Format, Operation, Recording};
 use crate::gamenet::summary::GameLog;
 use crate::gamenet::{AnyMessage, Unpacked};
 use crate::teehistorian::game::GameEventAt;
-use crate::twdemo::DemoSlice;
+use crate::twdemo::DemoReader;
 use crate::twdemo::game::chat::DemoChatLine;
 use crate::twdemo::game::{Event as DemoEvent, GameReplay, ObjectAt};
 
@@ -91,9 +91,8 @@ impl Recording {
     pub fn game_log(&self) -> Result<(GameLog, Option<Error>), Error> {
         match self.format {
             Format::TwDemo => {
-                let data = self.bytes()?;
-                let demo = DemoSlice::parse(&data)?;
-                let (log, error) = crate::twdemo::game::game_log(&demo);
+                // Streamed: memory does not grow with the file.
+                let (log, error) = crate::twdemo::game::game_log_reader(self.reader()?)?;
                 Ok((log, error.map(Into::into)))
             }
             Format::Teehistorian => {
@@ -114,9 +113,8 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::GameLog));
         }
-        let data = self.bytes()?;
-        let demo = DemoSlice::parse(&data)?;
-        let (lines, error) = crate::twdemo::game::chat::chat_lines(&demo);
+        // Streamed: memory does not grow with the file.
+        let (lines, error) = crate::twdemo::game::chat::chat_lines_reader(self.reader()?)?;
         Ok((lines, error.map(Into::into)))
     }
 
@@ -125,9 +123,8 @@ impl Recording {
         let mut walk = GameWalk::default();
         match self.format {
             Format::TwDemo => {
-                let data = self.bytes()?;
-                let demo = DemoSlice::parse(&data)?;
-                let mut replay = GameReplay::new(&demo);
+                // Streamed: memory does not grow with the file.
+                let mut replay = GameReplay::from_reader(DemoReader::new(self.reader()?)?);
                 while let Some(tick) = replay.next() {
                     match tick {
                         Ok(tick) => {
@@ -171,9 +168,8 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::GameLog));
         }
-        let data = self.bytes()?;
-        let demo = DemoSlice::parse(&data)?;
-        let mut replay = GameReplay::new(&demo);
+        // Streamed: memory does not grow with the file.
+        let mut replay = GameReplay::from_reader(DemoReader::new(self.reader()?)?);
         let mut walk = GameWalk::default();
         while let Some(tick) = replay.next() {
             let tick = match tick {

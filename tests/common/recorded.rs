@@ -56,7 +56,9 @@ pub fn game_demo(ticks: i32) -> Vec<u8> {
             info.extend_from_slice(&[0, 0, 0]);
             builder.add_item(11, id, &info).unwrap();
             // 0.6 `PlayerInfo` (type 10): local, client id, team, score, latency.
-            builder.add_item(10, id, &[0, id, 0, tick / 100, 5]).unwrap();
+            builder
+                .add_item(10, id, &[0, id, 0, tick / 100, 5])
+                .unwrap();
             // 0.6 `Character` (type 9): tick, x, y, vel x, vel y, ... (22 ints).
             let mut character = vec![tick, 1000 + tick % 500 + id * 32, 2000 - tick % 300];
             character.resize(22, 0);

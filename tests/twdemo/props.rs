@@ -137,6 +137,19 @@ proptest! {
                 key(demokit::twdemo::Summary::scan(data)),
                 key(demokit::twdemo::Summary::scan_reader(data))
             );
+            // So are the streamed game log and chat lines (what `players`, `events` and
+            // `chat` use).
+            if let Ok(demo) = DemoSlice::parse(data) {
+                let replay_key = |e: Option<demokit::twdemo::snapshot::replay::ReplayError>| e.map(|e| (e.offset(), e.to_string()));
+                let (log, error) = demokit::twdemo::game::game_log(&demo);
+                let (streamed, streamed_error) = demokit::twdemo::game::game_log_reader(data).unwrap();
+                prop_assert_eq!(log, streamed);
+                prop_assert_eq!(replay_key(error), replay_key(streamed_error));
+                let (lines, error) = demokit::twdemo::game::chat::chat_lines(&demo);
+                let (streamed, streamed_error) = demokit::twdemo::game::chat::chat_lines_reader(data).unwrap();
+                prop_assert_eq!(lines, streamed);
+                prop_assert_eq!(replay_key(error), replay_key(streamed_error));
+            }
             if let Ok(mut r) = DemoReader::new(data) {
                 while let Some(item) = r.next() {
                     if item.is_err() {

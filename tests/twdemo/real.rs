@@ -27,6 +27,21 @@ fn summaries_agree_with_facts() {
         let (streamed, err) = Summary::scan_reader(&data[..]).unwrap();
         assert!(err.is_none(), "{name}: {err:?}");
         assert_eq!(streamed, s, "{name}");
+        // So are the streamed game log and chat lines (`players`, `events`, `chat`).
+        let demo = DemoSlice::parse(&data).unwrap();
+        let (log, error) = demokit::twdemo::game::game_log(&demo);
+        let (streamed_log, streamed_error) =
+            demokit::twdemo::game::game_log_reader(&data[..]).unwrap();
+        assert_eq!(streamed_log, log, "{name}");
+        assert_eq!(
+            streamed_error.map(|e| e.to_string()),
+            error.map(|e| e.to_string()),
+            "{name}"
+        );
+        let (lines, _) = demokit::twdemo::game::chat::chat_lines(&demo);
+        let (streamed_lines, _) =
+            demokit::twdemo::game::chat::chat_lines_reader(&data[..]).unwrap();
+        assert_eq!(streamed_lines, lines, "{name}");
         assert_eq!(s.version as u64, f["version"].as_u64().unwrap(), "{name}");
         assert_eq!(s.net_version, f["net_version"].as_str().unwrap(), "{name}");
         assert_eq!(s.map_name, f["map_name"].as_str().unwrap(), "{name}");

@@ -36,14 +36,16 @@
 //! [`GameLog::chat`](crate::gamenet::summary::GameLog::chat) is another view: every chat
 //! message, named by the replayed world, in the protocol's own numbering.
 
+use super::super::container::error::ReadError;
 use super::super::container::format::ChunkKind;
 use super::super::container::payload::PayloadDecoder;
-use super::super::container::reader::{Chunk, DemoSlice};
+use super::super::container::reader::{Chunk, ChunkSource, DemoReader, DemoSlice, Prelude};
 use super::super::snapshot::Snapshot;
 use super::super::snapshot::delta::ItemSizes;
 use super::super::snapshot::replay::{ReplayError, SnapshotOrder, SnapshotState};
 use crate::gamenet::wire::IntString;
 use crate::gamenet::{Protocol, seven, six};
+use std::io::Read;
 
 /// What a line of [`chat_lines`] is, named as the tool prefixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,7 +130,24 @@ const TICKS_PER_SECOND: i64 = 50;
 /// client reads them), and the error that ended the walk early, if any: the lines before
 /// it are kept, as the tool prints them before DDNet's player stops.
 pub fn chat_lines(demo: &DemoSlice<'_>) -> (Vec<DemoChatLine>, Option<ReplayError>) {
-    let prelude = demo.prelude();
+    lines_of(demo.prelude(), demo.chunks())
+}
+
+/// [`chat_lines`] of a demo read as a stream: memory grows with the lines, not with the
+/// file. Only a prelude or map that cannot be read is an `Err`.
+pub fn chat_lines_reader<R: Read>(
+    input: R,
+) -> Result<(Vec<DemoChatLine>, Option<ReplayError>), ReadError> {
+    let reader = DemoReader::new(input)?;
+    let prelude = *reader.prelude();
+    Ok(lines_of(&prelude, reader))
+}
+
+/// The walk of [`chat_lines`] over any source of the demo's chunks.
+fn lines_of(
+    prelude: &Prelude,
+    mut chunks: impl ChunkSource,
+) -> (Vec<DemoChatLine>, Option<ReplayError>) {
     let net_version = prelude.header.net_version.to_string_lossy();
     let mut walk = Walk {
         protocol: Protocol::for_net_version(&net_version),
@@ -148,7 +167,7 @@ pub fn chat_lines(demo: &DemoSlice<'_>) -> (Vec<DemoChatLine>, Option<ReplayErro
     // delta makes it hand over its last one again (which matters to 0.7's names).
     let mut got_snapshot = false;
     let mut error = None;
-    for item in demo.chunks() {
+    while let Some(item) = chunks.next_chunk() {
         let item = match item {
             Ok(item) => item,
             Err(e) => {

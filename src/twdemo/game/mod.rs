@@ -33,12 +33,14 @@ pub mod world;
 
 pub use world::{Character, Event, GameState, Player, World};
 
-use super::container::reader::DemoSlice;
+use super::container::error::ReadError;
+use super::container::reader::{ChunkSource, Chunks, DemoReader, DemoSlice, Prelude};
 use super::snapshot::replay::{Changes, ReplayError, TickWalker};
 use super::snapshot::{EXTENDED_TYPE_ITEM, Item, OFFSET_UUID_TYPE, Snapshot};
 use crate::codec::uuid::uuid_from_ints;
 use crate::gamenet::summary::{ChatLine, GameLog, GameLogBuilder};
 use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, seven, six};
+use std::io::Read;
 use uuid::Uuid;
 
 /// One snapshot item, typed.
@@ -216,9 +218,11 @@ impl serde::Serialize for GameTick<'_> {
     }
 }
 
-/// Replays a demo tick by tick with its game state; see the [module docs](self).
-pub struct GameReplay<'a> {
-    walker: TickWalker<'a>,
+/// Replays a demo tick by tick with its game state; see the [module docs](self). `C` is
+/// where the chunks come from: a [`DemoSlice`]'s [`Chunks`] ([`new`](GameReplay::new)) or
+/// a streaming [`DemoReader`] ([`from_reader`](GameReplay::from_reader)).
+pub struct GameReplay<C> {
+    walker: TickWalker<C>,
     reader: SnapshotReader,
     messages: TickMessages,
     /// A spare list for the snapshot state's change log.
@@ -252,13 +256,29 @@ struct SnapshotReader {
     incremental_reads: usize,
 }
 
-impl<'a> GameReplay<'a> {
+impl<'a> GameReplay<Chunks<'a>> {
     /// A replay of `demo` in the protocol its network version names.
     pub fn new(demo: &DemoSlice<'a>) -> Self {
-        let net_version = demo.prelude().header.net_version.to_string_lossy();
+        GameReplay::over(demo.prelude(), demo.chunks())
+    }
+}
+
+impl<R: Read> GameReplay<DemoReader<R>> {
+    /// A replay of the chunks `reader` has not read yet (all of them, fresh from
+    /// [`DemoReader::new`]), as [`new`](GameReplay::new) replays a slice's; memory does not
+    /// grow with the file.
+    pub fn from_reader(reader: DemoReader<R>) -> Self {
+        let prelude = *reader.prelude();
+        GameReplay::over(&prelude, reader)
+    }
+}
+
+impl<C: ChunkSource> GameReplay<C> {
+    fn over(prelude: &Prelude, chunks: C) -> Self {
+        let net_version = prelude.header.net_version.to_string_lossy();
         let protocol = Protocol::for_net_version(&net_version);
         GameReplay {
-            walker: TickWalker::new(demo),
+            walker: TickWalker::new(prelude, chunks),
             reader: SnapshotReader {
                 protocol,
                 world: World::new(protocol),
@@ -579,8 +599,17 @@ fn merge_sorted(a: &[usize], b: &[usize], out: &mut Vec<usize>) {
 /// The chat lines, kills and player stints of a whole demo, in one replay; with the error
 /// that ended the replay early, if any (everything before it is kept).
 pub fn game_log(demo: &DemoSlice<'_>) -> (GameLog, Option<ReplayError>) {
+    log_replay(GameReplay::new(demo))
+}
+
+/// [`game_log`] of a demo read as a stream: memory grows with the players and the chat,
+/// not with the file. Only a prelude or map that cannot be read is an `Err`.
+pub fn game_log_reader<R: Read>(input: R) -> Result<(GameLog, Option<ReplayError>), ReadError> {
+    Ok(log_replay(GameReplay::from_reader(DemoReader::new(input)?)))
+}
+
+fn log_replay<C: ChunkSource>(mut replay: GameReplay<C>) -> (GameLog, Option<ReplayError>) {
     let mut log = TickLogger::default();
-    let mut replay = GameReplay::new(demo);
     while let Some(tick) = replay.next() {
         match tick {
             Ok(tick) => log.tick(&tick),

@@ -1,6 +1,6 @@
 //! Replaying a demo's snapshots: the full snapshot DDNet's player holds at every tick.
 //!
-//! [`SnapshotReplay`] walks the chunks of a [`DemoSlice`]: a SNAPSHOT chunk replaces the
+//! [`SnapshotReplay`] walks the chunks of a [`DemoSlice`] or a streaming [`DemoReader`]: a SNAPSHOT chunk replaces the
 //! current snapshot, a DELTA chunk is applied to it (with the demo's item-size table), and
 //! each tick marker hands out the snapshot as it stands once that tick's chunks are read. As
 //! in DDNet's player, an invalid snapshot or a delta that does not apply is skipped (and
@@ -14,7 +14,10 @@ use super::items::{Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::twdemo::container::error::{PayloadError, ReadError};
 use crate::twdemo::container::format::ChunkKind;
 use crate::twdemo::container::payload::PayloadDecoder;
-use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice, Prelude};
+use crate::twdemo::container::reader::{
+    Chunk, ChunkSource, Chunks, DemoReader, DemoSlice, Prelude,
+};
+use std::io::Read;
 
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
@@ -83,8 +86,8 @@ pub(crate) struct TickEnd {
 
 /// The chunk walk every replay shares: reads chunks, keeps the snapshot as DDNet's player
 /// does, hands each message chunk's ints to the caller, and stops at the end of each tick.
-pub(crate) struct TickWalker<'a> {
-    chunks: Chunks<'a>,
+pub(crate) struct TickWalker<C> {
+    chunks: C,
     decoder: PayloadDecoder,
     /// The snapshot state after the chunks read so far.
     pub(crate) state: SnapshotState,
@@ -92,14 +95,13 @@ pub(crate) struct TickWalker<'a> {
     done: bool,
 }
 
-impl<'a> TickWalker<'a> {
-    /// A walk over `demo` with the item sizes its net version calls for and the snapshot
-    /// order its writer used.
-    pub(crate) fn new(demo: &DemoSlice<'a>) -> Self {
-        let prelude = demo.prelude();
+impl<C: ChunkSource> TickWalker<C> {
+    /// A walk over `chunks` of a demo whose prelude is `prelude`, with the item sizes its
+    /// net version calls for and the snapshot order its writer used.
+    pub(crate) fn new(prelude: &Prelude, chunks: C) -> Self {
         let net_version = prelude.header.net_version.to_string_lossy();
         TickWalker {
-            chunks: demo.chunks(),
+            chunks,
             decoder: PayloadDecoder::new(),
             state: SnapshotState::new(
                 ItemSizes::for_net_version(&net_version),
@@ -121,7 +123,7 @@ impl<'a> TickWalker<'a> {
             return None;
         }
         loop {
-            let Some(item) = self.chunks.next() else {
+            let Some(item) = self.chunks.next_chunk() else {
                 self.done = true;
                 return self.pending.take().map(Ok);
             };
@@ -353,19 +355,37 @@ impl SnapshotState {
     }
 }
 
-/// Replays the snapshots of a demo tick by tick; see the [module docs](self).
-pub struct SnapshotReplay<'a> {
-    walker: TickWalker<'a>,
+/// Replays the snapshots of a demo tick by tick; see the [module docs](self). `C` is where
+/// the chunks come from: a [`DemoSlice`]'s [`Chunks`] ([`new`](SnapshotReplay::new)) or a
+/// streaming [`DemoReader`] ([`from_reader`](SnapshotReplay::from_reader)).
+pub struct SnapshotReplay<C> {
+    walker: TickWalker<C>,
     /// Message chunks read for the tick being read.
     messages: usize,
 }
 
-impl<'a> SnapshotReplay<'a> {
+impl<'a> SnapshotReplay<Chunks<'a>> {
     /// A replay of `demo` with the item sizes its net version calls for (0.7 or 0.6/DDNet)
     /// and the snapshot order its writer used ([`SnapshotOrder::for_prelude`]).
     pub fn new(demo: &DemoSlice<'a>) -> Self {
+        SnapshotReplay::over(demo.prelude(), demo.chunks())
+    }
+}
+
+impl<R: Read> SnapshotReplay<DemoReader<R>> {
+    /// A replay of the chunks `reader` has not read yet (all of them, fresh from
+    /// [`DemoReader::new`]), as [`new`](SnapshotReplay::new) replays a slice's; memory does
+    /// not grow with the file.
+    pub fn from_reader(reader: DemoReader<R>) -> Self {
+        let prelude = *reader.prelude();
+        SnapshotReplay::over(&prelude, reader)
+    }
+}
+
+impl<C: ChunkSource> SnapshotReplay<C> {
+    fn over(prelude: &Prelude, chunks: C) -> Self {
         SnapshotReplay {
-            walker: TickWalker::new(demo),
+            walker: TickWalker::new(prelude, chunks),
             messages: 0,
         }
     }
