@@ -19,6 +19,7 @@ import os
 from typing import Any, Dict, Optional, Sequence, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _demokit
 
@@ -192,6 +193,16 @@ class Recording:
     def players(self) -> pa.Table:
         """One row per player stint: a client id from joining to leaving."""
         return self.table("players")
+
+    def events(self, kind: Union[str, Sequence[str], None] = None) -> pa.Table:
+        """One row per game event (kills, deaths, finishes, votes called, joins, leaves,
+        name and team changes); ``kind`` keeps only events of that kind or kinds
+        (``"kill"``, ``["join", "leave"]``)."""
+        table = self.table("events")
+        if kind is None:
+            return table
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        return table.filter(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
 
     def ticks(self) -> pa.Table:
         """One row per tick per character (demos) or player position (teehistorian)."""

@@ -186,6 +186,22 @@ def test_every_real_recording_opens_without_error():
             assert rec.error is None or rec.error.offset is not None
 
 
+def test_events_select_their_kinds_and_name_their_players():
+    rec = demokit.scan(shared())
+    events = rec.events()
+    kinds = set(events.column("kind").to_pylist())
+    assert {"join", "kill"} <= kinds, kinds
+    kills = rec.events(kind="kill")
+    assert 0 < kills.num_rows < events.num_rows
+    assert set(kills.column("kind").to_pylist()) == {"kill"}
+    assert all(name is not None for name in kills.column("weapon_name").to_pylist())
+    both = rec.events(kind=["join", "leave"])
+    assert set(both.column("kind").to_pylist()) <= {"join", "leave"}
+    assert both.num_rows == sum(1 for k in events.column("kind").to_pylist() if k in ("join", "leave"))
+    # Units ride in the schema.
+    assert rec.ticks().schema.field("x").metadata[b"unit"] == b"world units (32 to a tile)"
+
+
 def test_threads_read_at_the_same_time():
     paths = [FIXTURE] * 8
     if (SHARED / "facts.json").is_file():

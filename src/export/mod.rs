@@ -29,6 +29,7 @@
 
 mod partition;
 mod table;
+pub mod units;
 mod writer;
 
 /// The Arrow record batch the tables are handed on as.
@@ -38,6 +39,7 @@ pub use writer::{
     DatasetWriter, ExportError, ExportedFile, LOCK_FILE, MAX_OPEN_PARTS, MAX_ROW_GROUPS_PER_PART,
 };
 
+use crate::gamenet::names::{country_code, team_name, weapon_name};
 use crate::recording::{Error, Recording, TeehistorianStream, Visitor};
 use crate::source::SourceSlice;
 use crate::teehistorian::game::EventLogger;
@@ -49,7 +51,7 @@ use crate::twdemo::game::{GameReplay, TickLogger};
 use table::tables;
 
 /// The version of the table schemas below.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Rows collected per table before a batch is handed on: with the batch being written, most
 /// of what a long file holds in memory.
@@ -120,12 +122,53 @@ tables! {
         clan: str,
         /// ISO 3166-1 numeric country code, -1 none.
         country: i32,
+        /// The country as DDNet's flag names it: ISO 3166-1 alpha-2 (`DE`), or a
+        /// subdivision (`GB-SCT`); null for none.
+        country_code: (opt str),
         /// The last team it was in (-1 spectators).
         team: i32,
+        /// The team's name: `spectators`, `red`, `blue` (in a game without teams, everyone
+        /// playing is `red`).
+        team_name: (opt str),
         /// The tick it appeared at.
         first_tick: i32,
         /// The last tick it was there.
         last_tick: i32,
+    }
+
+    /// One row per game event: kills, deaths, race finishes, votes called, joins, leaves,
+    /// name and team changes (chat is its own table).
+    Events "events", EventRow, EventColumns {
+        /// The file.
+        path: (runs str),
+        /// The tick it happened at.
+        tick: i32,
+        /// What happened: `join`, `leave`, `name`, `team`, `kill`, `death`, `finish`,
+        /// `team_finish`, `vote_start`.
+        kind: str,
+        /// The player it is about (a kill's killer).
+        client_id: (opt i32),
+        /// That player's name then (empty if unknown).
+        name: str,
+        /// A kill's victim.
+        victim_id: (opt i32),
+        /// The victim's name then.
+        victim_name: (opt str),
+        /// A kill's weapon as the protocol numbers it.
+        weapon: (opt i32),
+        /// Its name (`hammer` .. `ninja`; `world`, `self`, `game` for deaths by the map,
+        /// self-kills and team changes).
+        weapon_name: (opt str),
+        /// The team of a team change or a team's finish (teehistorian: DDNet's race team).
+        team: (opt i32),
+        /// A finish's time.
+        time_ms: (opt i64),
+        /// Where a death happened.
+        x: (opt i32),
+        /// Where a death happened.
+        y: (opt i32),
+        /// A leave's reason, a vote's subject and reason.
+        text: (opt str),
     }
 
     /// One row per tick per character (demos) or per player with a position
@@ -147,6 +190,9 @@ tables! {
         vel_y: (opt i32),
         /// Demos: the weapon held.
         weapon: (opt i32),
+        /// Demos: the weapon's name (`hammer`, `gun`, `shotgun`, `grenade`, `laser`,
+        /// `ninja`).
+        weapon_name: (opt str),
         /// Demos: health, where the protocol sends it.
         health: (opt i32),
         /// Demos: armor, where the protocol sends it.
@@ -217,6 +263,7 @@ pub struct Exporter {
     files: FileColumns,
     chat: ChatColumns,
     players: PlayerColumns,
+    events: EventColumns,
     ticks: TickColumns,
     inputs: InputColumns,
     frames: FrameColumns,
@@ -445,7 +492,7 @@ impl Exporter {
                 }
             )*};
         }
-        flush!(files Files, chat Chat, players Players, ticks Ticks, inputs Inputs, frames Frames);
+        flush!(files Files, chat Chat, players Players, events Events, ticks Ticks, inputs Inputs, frames Frames);
     }
 
     fn twdemo(
@@ -468,7 +515,8 @@ impl Exporter {
         };
         let mut ending = Ending::default();
         let mut log = TickLogger::default();
-        let wants_log = self.wants(Table::Chat) || self.wants(Table::Players);
+        let wants_log =
+            self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events);
         let wants_ticks = self.wants(Table::Ticks);
         let mut replay = GameReplay::new(&demo);
         while let Some(tick) = replay.next() {
@@ -497,6 +545,7 @@ impl Exporter {
                     vel_x: Some(c.vel_x),
                     vel_y: Some(c.vel_y),
                     weapon: Some(c.weapon),
+                    weapon_name: weapon_name(c.weapon),
                     health: Some(c.health),
                     armor: Some(c.armor),
                 });
@@ -535,8 +584,8 @@ impl Exporter {
         let wanted = WalkWants {
             inputs: self.wants(Table::Inputs),
             positions: self.wants(Table::Ticks),
-            // The players and chat come from the same pass.
-            log: self.wants(Table::Chat) || self.wants(Table::Players),
+            // The players, chat and events come from the same pass.
+            log: self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events),
         };
         let end = if self.pipelined {
             // Batches of rows go to this thread, and their buffers come back for reuse.
@@ -635,6 +684,7 @@ impl Exporter {
                     vel_x: None,
                     vel_y: None,
                     weapon: None,
+                    weapon_name: None,
                     health: None,
                     armor: None,
                 }
@@ -697,9 +747,28 @@ impl Exporter {
         (strings, ending)
     }
 
-    /// The chat lines and player stints of a file.
+    /// The chat lines, player stints and game events of a file.
     fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
         let (chat, players) = (self.wants(Table::Chat), self.wants(Table::Players));
+        let events = self.wants(Table::Events);
+        for e in log.events.iter().filter(|_| events) {
+            self.events.push(&EventRow {
+                path,
+                tick: e.tick,
+                kind: e.kind.name(),
+                client_id: e.client_id,
+                name: &e.name,
+                victim_id: e.victim_id,
+                victim_name: e.victim_id.map(|_| e.victim_name.as_str()),
+                weapon: e.weapon,
+                weapon_name: e.weapon.and_then(weapon_name),
+                team: e.team,
+                time_ms: e.time_ms,
+                x: e.x,
+                y: e.y,
+                text: e.text.as_deref(),
+            });
+        }
         for line in log.chat.iter().filter(|_| chat) {
             self.chat.push(&ChatRow {
                 path,
@@ -717,7 +786,9 @@ impl Exporter {
                 name: &p.name,
                 clan: &p.clan,
                 country: p.country,
+                country_code: country_code(p.country),
                 team: p.team,
+                team_name: team_name(p.team),
                 first_tick: p.first_tick,
                 last_tick: p.last_tick,
             });

@@ -69,7 +69,9 @@ macro_rules! tables {
                 /// The table's Arrow schema.
                 pub fn schema() -> arrow_schema::SchemaRef {
                     std::sync::Arc::new(arrow_schema::Schema::new(vec![
-                        $( $crate::export::table::column_field!(stringify!($field), $kind), )*
+                        $( $crate::export::units::with_unit(
+                            $crate::export::table::column_field!(stringify!($field), $kind),
+                        ), )*
                     ]))
                 }
 

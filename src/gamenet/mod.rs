@@ -31,6 +31,7 @@
 #[macro_use]
 mod table;
 
+pub mod names;
 pub mod seven;
 pub mod six;
 pub mod summary;

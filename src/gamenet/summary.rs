@@ -1,5 +1,5 @@
-//! What the game layers of both formats report in the same shape: chat lines and player
-//! stints, for tools that list them over many recordings, and the [`GameLogBuilder`] both
+//! What the game layers of both formats report in the same shape: chat lines, player
+//! stints and game events, for tools that list them over many recordings, and the [`GameLogBuilder`] both
 //! build their [`GameLog`] with.
 //!
 //! How a recording's contents become joins, leaves, chat and kills is the format's: a
@@ -104,9 +104,128 @@ impl Stints {
     }
 }
 
-/// The chat and the players of a whole recording.
+/// What an [`EventLine`] records.
 ///
-/// With the `serde` feature: `{"chat": [...], "players": [...], "kills": n}`.
+/// With the `serde` feature: its snake-case name (`"race_finish"` is `"finish"` here, as in
+/// teehistorian files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A player joined.
+    Join,
+    /// A player left (`text`: the reason, where the format records one).
+    Leave,
+    /// A player took another name (`name` is the new one).
+    Name,
+    /// A player changed teams (`team`: the new team).
+    Team,
+    /// A kill: `client_id` the killer, `victim_id` the victim, `weapon` how. Teehistorian:
+    /// a client's self-kill request (`Cl_Kill`), which DDNet carries out with the
+    /// self-kill weapon; DDNet records no other kills there.
+    Kill,
+    /// A character died at `x`, `y` (demos: the death effect).
+    Death,
+    /// A player finished the race in `time_ms`.
+    Finish,
+    /// A team finished the race in `time_ms`.
+    TeamFinish,
+    /// A vote was called (`text`: what it is about, and why).
+    VoteStart,
+}
+
+impl EventKind {
+    /// Every kind, in declaration order.
+    pub const ALL: &'static [EventKind] = &[
+        EventKind::Join,
+        EventKind::Leave,
+        EventKind::Name,
+        EventKind::Team,
+        EventKind::Kill,
+        EventKind::Death,
+        EventKind::Finish,
+        EventKind::TeamFinish,
+        EventKind::VoteStart,
+    ];
+
+    /// The kind's name, as serde writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EventKind::Join => "join",
+            EventKind::Leave => "leave",
+            EventKind::Name => "name",
+            EventKind::Team => "team",
+            EventKind::Kill => "kill",
+            EventKind::Death => "death",
+            EventKind::Finish => "finish",
+            EventKind::TeamFinish => "team_finish",
+            EventKind::VoteStart => "vote_start",
+        }
+    }
+}
+
+/// A game event both formats can record, in one shape for tables: who did what to whom,
+/// with the fields that kind has set and the others `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct EventLine {
+    /// The tick it happened at.
+    pub tick: i32,
+    /// What happened.
+    pub kind: EventKind,
+    /// The player it is about (the killer of a kill).
+    pub client_id: Option<i32>,
+    /// That player's name then (empty if unknown).
+    pub name: String,
+    /// A kill's victim.
+    pub victim_id: Option<i32>,
+    /// The victim's name then (empty if unknown or no victim).
+    pub victim_name: String,
+    /// A kill's weapon, as the protocol numbers it ([`weapon_name`](super::names::weapon_name)).
+    pub weapon: Option<i32>,
+    /// The team of a team change or a team's finish.
+    pub team: Option<i32>,
+    /// A finish's time in milliseconds.
+    pub time_ms: Option<i64>,
+    /// Where a death happened, in world units (a tile is 32).
+    pub x: Option<i32>,
+    /// Where a death happened.
+    pub y: Option<i32>,
+    /// A leave's reason or a vote's subject and reason.
+    pub text: Option<String>,
+}
+
+impl EventLine {
+    /// An event of `kind` at `tick` with no other field set.
+    pub fn new(tick: i32, kind: EventKind) -> Self {
+        EventLine {
+            tick,
+            kind,
+            client_id: None,
+            name: String::new(),
+            victim_id: None,
+            victim_name: String::new(),
+            weapon: None,
+            team: None,
+            time_ms: None,
+            x: None,
+            y: None,
+            text: None,
+        }
+    }
+
+    /// The event about the player `client_id` named `name`.
+    pub fn by(mut self, client_id: i32, name: &str) -> Self {
+        self.client_id = Some(client_id);
+        self.name = name.to_owned();
+        self
+    }
+}
+
+/// The chat, the players and the game events of a whole recording.
+///
+/// With the `serde` feature: `{"chat": [...], "players": [...], "events": [...], "kills": n}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GameLog {
@@ -114,6 +233,8 @@ pub struct GameLog {
     pub chat: Vec<ChatLine>,
     /// Every player stint, in the order they began.
     pub players: Vec<PlayerStint>,
+    /// Every game event, in order (chat is in [`chat`](Self::chat)).
+    pub events: Vec<EventLine>,
     /// Kills reported (demos: the server's kill messages).
     pub kills: usize,
 }
@@ -194,6 +315,11 @@ impl GameLogBuilder {
     /// A chat line was said.
     pub fn chat(&mut self, line: ChatLine) {
         self.log.chat.push(line);
+    }
+
+    /// A game event happened.
+    pub fn event(&mut self, event: EventLine) {
+        self.log.events.push(event);
     }
 
     /// A kill happened.

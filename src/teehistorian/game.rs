@@ -19,7 +19,9 @@ use super::message::{Args, Ex};
 use super::reader::{MessageAt, TeehistorianReader};
 use super::semantic::{Event, EventKind, Events, SemanticError, StreamEvents, World};
 use crate::codec::string::NulStr;
-use crate::gamenet::summary::{ChatLine, GameLog, GameLogBuilder};
+use crate::gamenet::summary::{
+    ChatLine, EventKind as LineKind, EventLine, GameLog, GameLogBuilder,
+};
 use crate::gamenet::{AnyMessage, Protocol, seven, six};
 use std::collections::VecDeque;
 use std::io::Read;
@@ -450,14 +452,67 @@ impl EventLogger {
 /// Notes one game event in the log; `roster` is the players after it.
 fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
     let tick = event.tick;
+    let name = |cid: i32| roster.player(cid).map_or("", |p| p.name.as_str());
+    let line = |kind| EventLine::new(tick, kind);
     let cid = match &event.event {
         GameEvent::Join { cid, .. } => {
             log.join(*cid, tick);
+            log.event(line(LineKind::Join).by(*cid, name(*cid)));
             Some(*cid)
         }
-        GameEvent::Drop { cid, .. } => {
+        GameEvent::Drop { cid, name, reason } => {
             log.leave(*cid, tick);
+            log.event(EventLine {
+                text: Some(reason.to_string_lossy().into_owned()),
+                ..line(LineKind::Leave).by(*cid, name)
+            });
             None
+        }
+        GameEvent::Name { cid, name } => {
+            log.event(line(LineKind::Name).by(*cid, name));
+            Some(*cid)
+        }
+        GameEvent::Team { cid, team } => {
+            log.event(EventLine {
+                team: Some(*team),
+                ..line(LineKind::Team).by(*cid, name(*cid))
+            });
+            Some(*cid)
+        }
+        GameEvent::Finish { cid, time } => {
+            log.event(EventLine {
+                time_ms: Some(ticks_to_ms(*time)),
+                ..line(LineKind::Finish).by(*cid, name(*cid))
+            });
+            Some(*cid)
+        }
+        GameEvent::TeamFinish { team, time } => {
+            log.event(EventLine {
+                team: Some(*team),
+                time_ms: Some(ticks_to_ms(*time)),
+                ..line(LineKind::TeamFinish)
+            });
+            None
+        }
+        GameEvent::Message {
+            cid,
+            message: AnyMessage::Six(six::Message::ClCallVote(vote)),
+        } => {
+            log.event(EventLine {
+                text: Some(vote_text(&vote.kind, &vote.value, &vote.reason)),
+                ..line(LineKind::VoteStart).by(*cid, name(*cid))
+            });
+            Some(*cid)
+        }
+        GameEvent::Message {
+            cid,
+            message: AnyMessage::Seven(seven::Message::ClCallVote(vote)),
+        } => {
+            log.event(EventLine {
+                text: Some(vote_text(&vote.kind, &vote.value, &vote.reason)),
+                ..line(LineKind::VoteStart).by(*cid, name(*cid))
+            });
+            Some(*cid)
         }
         GameEvent::ConsoleCommand { cid, cmd, args } if cmd.as_bytes() == b"say" => {
             log.chat(ChatLine {
@@ -479,15 +534,39 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
                 AnyMessage::Six(six::Message::ClKill(_)) | AnyMessage::Seven(seven::Message::ClKill(_)),
         } => {
             log.kill();
+            // DDNet carries the request out as a kill by the self-kill weapon.
+            log.event(EventLine {
+                victim_id: Some(*cid),
+                victim_name: name(*cid).to_owned(),
+                weapon: Some(WEAPON_SELF),
+                ..line(LineKind::Kill).by(*cid, name(*cid))
+            });
             Some(*cid)
         }
-        GameEvent::Name { cid, .. }
-        | GameEvent::Team { cid, .. }
-        | GameEvent::Message { cid, .. } => Some(*cid),
+        GameEvent::Message { cid, .. } => Some(*cid),
         _ => None,
     };
     if let Some(p) = cid.and_then(|cid| roster.player(cid)) {
         log.player(p.cid, tick, &p.name, &p.clan, p.country, p.team);
+    }
+}
+
+/// `WEAPON_SELF`: the weapon of a self-kill.
+const WEAPON_SELF: i32 = -2;
+
+/// Milliseconds of `ticks` server ticks (50 a second).
+fn ticks_to_ms(ticks: i32) -> i64 {
+    i64::from(ticks) * 20
+}
+
+/// A called vote as one line: what it is about, and why.
+fn vote_text<S: AsRef<[u8]>>(kind: &NulStr<S>, value: &NulStr<S>, reason: &NulStr<S>) -> String {
+    let (kind, value) = (kind.to_string_lossy(), value.to_string_lossy());
+    let reason = reason.to_string_lossy();
+    if reason.is_empty() {
+        format!("{kind} {value}")
+    } else {
+        format!("{kind} {value} ({reason})")
     }
 }
 

@@ -7,11 +7,12 @@
 
 use crate::common;
 
+use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use common::temp::TempDir;
 use demokit::export::{DatasetWriter, Exporter, Partition, RecordBatch, SCHEMA_VERSION, Table};
-use demokit::recording::{Recording, TeehistorianStream, Visitor, detect};
+use demokit::recording::{Format, Recording, TeehistorianStream, Visitor, detect};
 use demokit::source::SourceSlice;
 use demokit::teehistorian::{
     EventKind, Events, FlushPolicy, TeehistorianReader, TeehistorianSlice,
@@ -41,6 +42,77 @@ fn recordings(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The game events of the recording at `path` by kind, as the `events` table names them,
+/// counted from the game layers' own events (`Recording::events`) rather than from the log
+/// the exporter reads: a demo's joins, leaves, kills, deaths, race finishes and votes, and
+/// its players' team changes from the replayed world; a teehistorian file's joins, drops,
+/// names, teams, finishes and the clients' `Cl_Kill` and `Cl_CallVote`.
+fn expected_events(path: &Path) -> BTreeMap<&'static str, usize> {
+    use demokit::gamenet::{AnyMessage, seven, six};
+    use demokit::recording::GameEvent;
+    use demokit::teehistorian::game::GameEvent as ThEvent;
+    let mut counts = BTreeMap::new();
+    let mut add = |kind: &'static str| *counts.entry(kind).or_insert(0) += 1;
+    let recording = Recording::open(path).unwrap();
+    if !matches!(recording.format(), Format::TwDemo | Format::Teehistorian) {
+        return counts;
+    }
+    let walk = recording
+        .events(|event| match event {
+            GameEvent::TwDemo { event, .. } => match event.kind_name() {
+                "join" => add("join"),
+                "leave" => add("leave"),
+                "kill" => add("kill"),
+                "death" => add("death"),
+                "race_finish" => add("finish"),
+                "vote_start" => add("vote_start"),
+                _ => {}
+            },
+            GameEvent::Teehistorian(at) => match at.event {
+                ThEvent::Join { .. } => add("join"),
+                ThEvent::Drop { .. } => add("leave"),
+                ThEvent::Name { .. } => add("name"),
+                ThEvent::Team { .. } => add("team"),
+                ThEvent::Finish { .. } => add("finish"),
+                ThEvent::TeamFinish { .. } => add("team_finish"),
+                ThEvent::Message { message, .. } => match message {
+                    AnyMessage::Six(six::Message::ClKill(_))
+                    | AnyMessage::Seven(seven::Message::ClKill(_)) => add("kill"),
+                    AnyMessage::Six(six::Message::ClCallVote(_))
+                    | AnyMessage::Seven(seven::Message::ClCallVote(_)) => add("vote_start"),
+                    _ => {}
+                },
+                _ => {}
+            },
+            _ => {}
+        })
+        .unwrap();
+    assert!(walk.error.is_none(), "{}", path.display());
+    // A demo's team changes: a player seen again in another team.
+    let data = std::fs::read(path).unwrap();
+    if let Ok(demo) = DemoSlice::parse(&data) {
+        let mut teams = BTreeMap::new();
+        let mut replay = GameReplay::new(&demo);
+        while let Some(tick) = replay.next() {
+            let world = tick.unwrap().world;
+            for event in world.events() {
+                if let demokit::twdemo::game::Event::Leave { client_id, .. } = event {
+                    teams.remove(client_id);
+                }
+            }
+            for p in world.players() {
+                if teams
+                    .insert(p.client_id, p.team)
+                    .is_some_and(|t| t != p.team)
+                {
+                    *counts.entry("team").or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
 /// The rows each table should get from `files`, counted through the format readers
 /// rather than through the exporter.
 fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
@@ -48,6 +120,7 @@ fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
     let mut add = |table: &'static str, n: usize| *rows.entry(table).or_insert(0) += n;
     add("files", files.len());
     for path in files {
+        add("events", expected_events(path).values().sum());
         let data = std::fs::read(path).unwrap();
         if let Ok(demo) = DemoSlice::parse(&data) {
             let mut replay = GameReplay::new(&demo);
@@ -165,6 +238,67 @@ fn the_real_recordings_export_with_the_rows_the_readers_count() {
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     assert_eq!(listed, given);
+}
+
+/// The `events` table has, kind by kind, the events the game layers report, with the
+/// names of the players they are about and the weapon's name beside its number.
+#[test]
+fn the_events_table_counts_what_the_game_layers_report() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let files = recordings(&shared.join("real-fixtures"));
+    let dir = TempDir::new("export-events");
+    export(&files, &dir.0);
+    let (batches, _) = read_table(&dir.0, Table::Events);
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut named = 0;
+    for batch in &batches {
+        let kinds = batch.column_by_name("kind").unwrap().as_string::<i32>();
+        let names = batch.column_by_name("name").unwrap().as_string::<i32>();
+        let weapons = batch
+            .column_by_name("weapon")
+            .unwrap()
+            .as_primitive::<Int32Type>();
+        let weapon_names = batch
+            .column_by_name("weapon_name")
+            .unwrap()
+            .as_string::<i32>();
+        for i in 0..batch.num_rows() {
+            *counts.entry(kinds.value(i).to_owned()).or_insert(0) += 1;
+            named += usize::from(!names.value(i).is_empty());
+            assert_eq!(weapons.is_null(i), weapon_names.is_null(i), "row {i}");
+            if weapons.is_valid(i) {
+                assert_eq!(
+                    demokit::gamenet::names::weapon_name(weapons.value(i)),
+                    Some(weapon_names.value(i))
+                );
+            }
+        }
+    }
+    let mut expected: BTreeMap<String, usize> = BTreeMap::new();
+    for path in &files {
+        for (kind, n) in expected_events(path) {
+            *expected.entry(kind.to_owned()).or_insert(0) += n;
+        }
+    }
+    println!("events by kind: {counts:?}");
+    assert_eq!(counts, expected);
+    assert!(counts.get("join").is_some_and(|&n| n > 0), "{counts:?}");
+    assert!(named > 0, "some events name their player");
+    // The units are in the schema, which the Parquet files keep (`read_table` compares).
+    let schema = Table::Ticks.schema();
+    let unit = |column: &str| {
+        schema
+            .field_with_name(column)
+            .unwrap()
+            .metadata()
+            .get("unit")
+            .cloned()
+    };
+    assert_eq!(unit("x").as_deref(), Some("world units (32 to a tile)"));
+    assert_eq!(unit("tick").as_deref(), Some("server ticks (50 a second)"));
+    assert_eq!(unit("client_id"), None);
 }
 
 #[test]
@@ -724,8 +858,9 @@ fn a_dataset_of_another_schema_version_is_refused() {
         .exported()
         .unwrap_err();
     assert!(
-        err.to_string()
-            .contains("schema version 1, this demokit writes 2"),
+        err.to_string().contains(&format!(
+            "schema version 1, this demokit writes {SCHEMA_VERSION}"
+        )),
         "{err}"
     );
     let args: Vec<&std::ffi::OsStr> = vec![

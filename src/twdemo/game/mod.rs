@@ -38,7 +38,7 @@ use super::container::reader::{ChunkSource, Chunks, DemoReader, DemoSlice, Prelu
 use super::snapshot::replay::{Changes, ReplayError, TickWalker};
 use super::snapshot::{EXTENDED_TYPE_ITEM, Item, OFFSET_UUID_TYPE, Snapshot};
 use crate::codec::uuid::uuid_from_ints;
-use crate::gamenet::summary::{ChatLine, GameLog, GameLogBuilder};
+use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, GameLogBuilder};
 use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, seven, six};
 use std::io::Read;
 use uuid::Uuid;
@@ -627,16 +627,40 @@ fn log_replay<C: ChunkSource>(mut replay: GameReplay<C>) -> (GameLog, Option<Rep
 pub(crate) struct TickLogger {
     builder: GameLogBuilder,
     last_tick: i32,
+    /// Each client id's team at the last tick it was there, for team changes.
+    teams: Vec<Option<i32>>,
 }
 
 impl TickLogger {
     /// Takes in the events and players of the next tick.
     pub(crate) fn tick(&mut self, tick: &GameTick<'_>) {
         let world = tick.world;
+        let name = |client_id: i32| world.player(client_id).map_or("", |p| p.name.as_str());
         for event in world.events() {
+            let line = |kind| EventLine::new(tick.tick, kind);
             match event {
-                Event::Join { client_id, .. } => self.builder.join(*client_id, tick.tick),
-                Event::Leave { client_id, .. } => self.builder.leave(*client_id, self.last_tick),
+                Event::Join {
+                    client_id,
+                    name: joined,
+                } => {
+                    self.builder.join(*client_id, tick.tick);
+                    self.builder
+                        .event(line(EventKind::Join).by(*client_id, joined));
+                }
+                Event::Leave {
+                    client_id,
+                    name: left,
+                } => {
+                    self.builder.leave(*client_id, self.last_tick);
+                    self.builder
+                        .event(line(EventKind::Leave).by(*client_id, left));
+                    if let Some(team) = usize::try_from(*client_id)
+                        .ok()
+                        .and_then(|c| self.teams.get_mut(c))
+                    {
+                        *team = None;
+                    }
+                }
                 Event::Chat {
                     client_id,
                     team,
@@ -645,15 +669,69 @@ impl TickLogger {
                 } => self.builder.chat(ChatLine {
                     tick: tick.tick,
                     client_id: *client_id,
-                    name: world
-                        .player(*client_id)
-                        .map(|p| p.name.clone())
-                        .unwrap_or_default(),
+                    name: name(*client_id).to_owned(),
                     team: *team,
                     text: text.clone(),
                 }),
-                Event::Kill { .. } => self.builder.kill(),
+                Event::Kill {
+                    killer,
+                    victim,
+                    weapon,
+                    ..
+                } => {
+                    self.builder.kill();
+                    self.builder.event(EventLine {
+                        victim_id: Some(*victim),
+                        victim_name: name(*victim).to_owned(),
+                        weapon: Some(*weapon),
+                        ..line(EventKind::Kill).by(*killer, name(*killer))
+                    });
+                }
+                Event::Death { client_id, x, y } => self.builder.event(EventLine {
+                    x: Some(*x),
+                    y: Some(*y),
+                    ..line(EventKind::Death).by(*client_id, name(*client_id))
+                }),
+                Event::RaceFinish {
+                    client_id, time_ms, ..
+                } => self.builder.event(EventLine {
+                    time_ms: Some(i64::from(*time_ms)),
+                    ..line(EventKind::Finish).by(*client_id, name(*client_id))
+                }),
+                Event::VoteStart {
+                    client_id,
+                    description,
+                    reason,
+                    ..
+                } => {
+                    let mut event = line(EventKind::VoteStart);
+                    if let Some(c) = client_id {
+                        event = event.by(*c, name(*c));
+                    }
+                    event.text = Some(if reason.is_empty() {
+                        description.clone()
+                    } else {
+                        format!("{description} ({reason})")
+                    });
+                    self.builder.event(event);
+                }
                 _ => {}
+            }
+        }
+        for p in world.players() {
+            let Ok(c) = usize::try_from(p.client_id) else {
+                continue;
+            };
+            if self.teams.len() <= c {
+                self.teams.resize(c + 1, None);
+            }
+            if let Some(before) = self.teams[c].replace(p.team)
+                && before != p.team
+            {
+                self.builder.event(EventLine {
+                    team: Some(p.team),
+                    ..EventLine::new(tick.tick, EventKind::Team).by(p.client_id, &p.name)
+                });
             }
         }
         for p in world.players() {
