@@ -8,11 +8,14 @@ use super::output::{
     ErrorJson, FileJson, Output, complain, complaint, json_line, shown_name, warn_skipped,
 };
 use super::{Exit, Outcome, Stop};
+use demokit::gamenet::names::{country_code, team_name};
+use demokit::gamenet::summary::PlayerStint;
 use demokit::recording::Error;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
+use unicode_width::UnicodeWidthStr;
 
 /// Which listing a batch job prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +113,13 @@ impl Lines {
         }
     }
 
+    /// Text lines already made (a table), each behind the file's prefix.
+    fn push_table(&mut self, text: &str) {
+        for line in text.lines() {
+            let _ = writeln!(self.out, "{}{line}", self.prefix);
+        }
+    }
+
     /// The job's result, failed by `error` if the file broke off.
     fn done(self, path: &Path, error: Option<&Error>) -> Done {
         let mut done = Done {
@@ -161,7 +171,11 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
             .events(|event| lines.push(&event))
             .map(|walk| walk.error),
         Listing::Players => recording.game_log().map(|(log, error)| {
-            log.players.iter().for_each(|stint| lines.push(stint));
+            if json {
+                log.players.iter().for_each(|stint| lines.push(stint));
+            } else {
+                lines.push_table(&players_table(&log.players));
+            }
             error
         }),
     };
@@ -187,6 +201,86 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
         ),
         Err(e) => Done::error(path, Some(recording.format()), &e, json),
     }
+}
+
+/// The players as an aligned table: a header, then a row per stint, with the country's
+/// code and the team's name beside their numbers.
+fn players_table(players: &[PlayerStint]) -> String {
+    // The JSON's field names: one vocabulary.
+    let header = [
+        "client_id",
+        "name",
+        "clan",
+        "country",
+        "team",
+        "first_tick",
+        "last_tick",
+        "left",
+    ];
+    let named = |code: Option<&str>, number: i32| match code {
+        Some(code) => format!("{code} ({number})"),
+        None => number.to_string(),
+    };
+    let rows: Vec<[String; 8]> = players
+        .iter()
+        .map(|p| {
+            [
+                p.client_id.to_string(),
+                p.name.clone(),
+                p.clan.clone(),
+                if p.country == -1 {
+                    "-".to_owned()
+                } else {
+                    named(country_code(p.country), p.country)
+                },
+                named(team_name(p.team), p.team),
+                p.first_tick.to_string(),
+                p.last_tick.to_string(),
+                if p.left { "yes" } else { "no" }.to_owned(),
+            ]
+        })
+        .collect();
+    aligned(&header, &rows)
+}
+
+/// `header` and `rows` as columns padded to their widest cell as a terminal shows it (a
+/// CJK character takes two columns), numbers to the right.
+fn aligned<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].width())
+            .chain([header[i].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..N).map(width).collect();
+    let numeric: Vec<bool> = (0..N)
+        .map(|i| !rows.is_empty() && rows.iter().all(|r| r[i].parse::<i64>().is_ok()))
+        .collect();
+    let mut out = String::new();
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut text = String::new();
+        for (i, cell) in cells.enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(cell.width());
+            if numeric[i] {
+                text.extend(std::iter::repeat_n(' ', pad));
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(&mut header.iter().copied());
+    for row in rows {
+        line(&mut row.iter().map(String::as_str));
+    }
+    out
 }
 
 /// `demokit dump --objects`: every snapshot item and message of a demo typed, tick by

@@ -149,6 +149,45 @@ fn players_of_demos_and_teehistorian_files() {
     assert_eq!(rows, expected);
 }
 
+/// `players` as text is a table: a header of the JSON's field names, a row per stint,
+/// every column starting where its header does, the flag's code beside its number.
+#[test]
+fn players_as_text_is_an_aligned_table() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let demo = shared.join("real-fixtures/twdemo/v6_ddnet_client_multeasymap_2020.demo");
+    let out = demokit(&["players".as_ref(), demo.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines[0];
+    assert!(header.starts_with("client_id  name"), "{header}");
+    assert!(lines.len() > 1, "{text}");
+    // Columns as a terminal shows them: a CJK character takes two (the demo has such
+    // names).
+    let columns = |line: &str| -> Vec<char> {
+        line.chars()
+            .flat_map(|c| {
+                let wide = unicode_width::UnicodeWidthChar::width(c).unwrap_or(1) == 2;
+                std::iter::once(c).chain(wide.then_some('\u{0}'))
+            })
+            .collect()
+    };
+    let name_at = header.find("name").unwrap();
+    let country_at = header.find("country").unwrap();
+    for row in &lines[1..] {
+        let row = columns(row);
+        // The name and country columns start under their headers, after a blank gap.
+        for at in [name_at, country_at] {
+            assert_eq!(row[at - 2..at], [' ', ' '], "{row:?}");
+            assert_ne!(row[at], ' ', "{row:?}");
+        }
+    }
+    assert!(text.contains("UA (804)"), "{text}");
+    assert!(text.contains("red (0)"), "{text}");
+}
+
 #[test]
 fn events_over_a_directory_cover_every_kind_the_demos_hold() {
     let Some(shared) = common::shared_dir() else {
