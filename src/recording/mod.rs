@@ -371,11 +371,6 @@ impl Recording {
     /// written and the error is in the report (`error`); only a failing `out` or a record
     /// that cannot be written again is an `Err`.
     pub fn rewrite<W: Write>(&self, mut out: W) -> Result<RewriteReport, Error> {
-        // Teehistorian files and Source demos are read as streams; demos whole.
-        let data = match self.format {
-            Format::Teehistorian | Format::SourceDemo => Cow::Borrowed(&[][..]),
-            _ => self.bytes()?,
-        };
         // Straight into `out` (no second copy of the recording in memory), counting what
         // goes through and keeping `out`'s own failure apart from a record that cannot be
         // written again.
@@ -406,7 +401,8 @@ impl Recording {
         }
         let (stats, error, write_failed) = match self.format {
             Format::TwDemo => {
-                let (s, e, w) = split(twdemo::container::demo::rewrite(&data, &mut sink));
+                let read = twdemo::container::demo::rewrite_reader(self.reader()?, &mut sink);
+                let (s, e, w) = split(read);
                 (RewriteStats::TwDemo(s), e, w)
             }
             Format::Teehistorian => {
