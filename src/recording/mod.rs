@@ -437,19 +437,19 @@ impl Recording {
         options: &RepairOptions,
         mut out: W,
     ) -> Result<RepairReport, Error> {
-        // Teehistorian files and Source demos are read as streams; demos whole.
-        let data = match self.format {
-            Format::Teehistorian | Format::SourceDemo => Cow::Borrowed(&[][..]),
-            _ => self.bytes()?,
-        };
+        // Every format is read as a stream (twice: what the header needs is at the end).
         let refused = |e: &dyn std::fmt::Display| Error::refused(Operation::Repair, e);
         match self.format {
-            Format::TwDemo => twdemo::repair(&data, &mut out)
-                .map(RepairReport::TwDemo)
-                .map_err(|e| match e {
-                    twdemo::RepairError::Write(e) => Error::write(e),
-                    other => refused(&other),
-                }),
+            Format::TwDemo => {
+                let open = || self.reader().map_err(std::io::Error::other);
+                twdemo::edit::repair::repair_reader(open, &mut out)
+                    .map(RepairReport::TwDemo)
+                    .map_err(|e| match e {
+                        twdemo::RepairError::Write(e) => Error::write(e),
+                        twdemo::RepairError::Reread(e) => e.into(),
+                        other => refused(&other),
+                    })
+            }
             Format::Teehistorian => teehistorian::repair::repair_reader(self.reader()?, &mut out)
                 .map(RepairReport::Teehistorian)
                 .map_err(|e| match e {
@@ -531,7 +531,7 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::ExtractMap));
         }
-        twdemo::edit::repair::extract_map(&self.bytes()?)
+        twdemo::edit::repair::extract_map_reader(self.reader()?)
             .map_err(|e| Error::refused(Operation::ExtractMap, e))
     }
 }

@@ -14,5 +14,6 @@ pub mod convert;
 pub mod markers;
 pub mod repair;
 pub mod scrub;
+mod stream;
 pub mod trim;
 pub mod validate;
