@@ -481,10 +481,14 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Convert));
         }
-        let (bytes, report) = twdemo::edit::convert::convert(&self.bytes()?, version)
-            .map_err(|e| Error::refused(Operation::Convert, e))?;
-        out.write_all(&bytes).map_err(Error::write)?;
-        Ok(report)
+        // Read as a stream and written as it goes.
+        let open = || self.reader().map_err(std::io::Error::other);
+        twdemo::edit::convert::convert_reader(open, version, &mut out).map_err(|e| match e {
+            twdemo::edit::convert::ConvertError::Write(twdemo::WriteError::Io(e)) => {
+                Error::write(e)
+            }
+            other => Error::refused(Operation::Convert, other),
+        })
     }
 
     /// The timeline markers of a demo.
