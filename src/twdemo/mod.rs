@@ -40,5 +40,7 @@ pub use snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 pub use container::demo::{RewriteError, RewriteStats, rewrite, rewrite_reader};
 pub use edit::repair::{RepairError, RepairReport, repair, repair_reader};
 pub use edit::scrub::{ScrubError, ScrubReport, scrub};
-pub use edit::trim::{RangeError, TrimError, TrimReport, resolve_range, trim};
+pub use edit::trim::{
+    RangeError, TrimError, TrimReport, resolve_range, resolve_range_reader, trim, trim_reader,
+};
 pub use edit::validate::validate;
