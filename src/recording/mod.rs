@@ -496,7 +496,7 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Markers));
         }
-        Ok(twdemo::edit::markers::list_markers(&self.bytes()?)?)
+        Ok(twdemo::edit::markers::list_markers_reader(self.reader()?)?)
     }
 
     /// Adds and removes timeline markers of a demo, as DDNet's recorder would have placed
@@ -513,9 +513,9 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Markers));
         }
-        let data = self.bytes()?;
+        // Read as streams: the ticks named, then the markers' checks, then the copy.
         let ticks = |bounds: &[RangeBound]| {
-            twdemo::edit::trim::resolve_ticks(&data, bounds).map_err(|e| match e {
+            twdemo::edit::trim::resolve_ticks_reader(self.reader()?, bounds).map_err(|e| match e {
                 twdemo::edit::trim::RangeError::Read(e) => e.into(),
                 usage => Error::Argument {
                     operation: Operation::Markers,
@@ -524,10 +524,15 @@ impl Recording {
             })
         };
         let (add, remove) = (ticks(add)?, ticks(remove)?);
-        let (bytes, report) = twdemo::edit::markers::edit_markers(&data, &add, &remove)
-            .map_err(|e| Error::refused(Operation::Markers, e))?;
-        out.write_all(&bytes).map_err(Error::write)?;
-        Ok(report)
+        let open = || self.reader().map_err(std::io::Error::other);
+        twdemo::edit::markers::edit_markers_reader(open, &add, &remove, &mut out).map_err(|e| {
+            match e {
+                twdemo::edit::markers::MarkersError::Write(twdemo::WriteError::Io(e)) => {
+                    Error::write(e)
+                }
+                other => Error::refused(Operation::Markers, other),
+            }
+        })
     }
 
     /// The map a demo embeds, with the header's checksums and their actual values.
