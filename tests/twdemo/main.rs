@@ -15,6 +15,7 @@ mod recorder;
 mod replay;
 mod snapshot_props;
 mod snapshots;
+mod streaming_edit;
 mod tools;
 mod trim;
 mod validate_ddnet;
