@@ -371,11 +371,6 @@ impl Recording {
     /// written and the error is in the report (`error`); only a failing `out` or a record
     /// that cannot be written again is an `Err`.
     pub fn rewrite<W: Write>(&self, mut out: W) -> Result<RewriteReport, Error> {
-        // Teehistorian files and Source demos are read as streams; demos whole.
-        let data = match self.format {
-            Format::Teehistorian | Format::SourceDemo => Cow::Borrowed(&[][..]),
-            _ => self.bytes()?,
-        };
         // Straight into `out` (no second copy of the recording in memory), counting what
         // goes through and keeping `out`'s own failure apart from a record that cannot be
         // written again.
@@ -406,7 +401,8 @@ impl Recording {
         }
         let (stats, error, write_failed) = match self.format {
             Format::TwDemo => {
-                let (s, e, w) = split(twdemo::container::demo::rewrite(&data, &mut sink));
+                let read = twdemo::container::demo::rewrite_reader(self.reader()?, &mut sink);
+                let (s, e, w) = split(read);
                 (RewriteStats::TwDemo(s), e, w)
             }
             Format::Teehistorian => {
@@ -441,19 +437,19 @@ impl Recording {
         options: &RepairOptions,
         mut out: W,
     ) -> Result<RepairReport, Error> {
-        // Teehistorian files and Source demos are read as streams; demos whole.
-        let data = match self.format {
-            Format::Teehistorian | Format::SourceDemo => Cow::Borrowed(&[][..]),
-            _ => self.bytes()?,
-        };
+        // Every format is read as a stream (twice: what the header needs is at the end).
         let refused = |e: &dyn std::fmt::Display| Error::refused(Operation::Repair, e);
         match self.format {
-            Format::TwDemo => twdemo::repair(&data, &mut out)
-                .map(RepairReport::TwDemo)
-                .map_err(|e| match e {
-                    twdemo::RepairError::Write(e) => Error::write(e),
-                    other => refused(&other),
-                }),
+            Format::TwDemo => {
+                let open = || self.reader().map_err(std::io::Error::other);
+                twdemo::edit::repair::repair_reader(open, &mut out)
+                    .map(RepairReport::TwDemo)
+                    .map_err(|e| match e {
+                        twdemo::RepairError::Write(e) => Error::write(e),
+                        twdemo::RepairError::Reread(e) => e.into(),
+                        other => refused(&other),
+                    })
+            }
             Format::Teehistorian => teehistorian::repair::repair_reader(self.reader()?, &mut out)
                 .map(RepairReport::Teehistorian)
                 .map_err(|e| match e {
@@ -485,10 +481,14 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Convert));
         }
-        let (bytes, report) = twdemo::edit::convert::convert(&self.bytes()?, version)
-            .map_err(|e| Error::refused(Operation::Convert, e))?;
-        out.write_all(&bytes).map_err(Error::write)?;
-        Ok(report)
+        // Read as a stream and written as it goes.
+        let open = || self.reader().map_err(std::io::Error::other);
+        twdemo::edit::convert::convert_reader(open, version, &mut out).map_err(|e| match e {
+            twdemo::edit::convert::ConvertError::Write(twdemo::WriteError::Io(e)) => {
+                Error::write(e)
+            }
+            other => Error::refused(Operation::Convert, other),
+        })
     }
 
     /// The timeline markers of a demo.
@@ -496,7 +496,7 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Markers));
         }
-        Ok(twdemo::edit::markers::list_markers(&self.bytes()?)?)
+        Ok(twdemo::edit::markers::list_markers_reader(self.reader()?)?)
     }
 
     /// Adds and removes timeline markers of a demo, as DDNet's recorder would have placed
@@ -513,9 +513,9 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::Markers));
         }
-        let data = self.bytes()?;
+        // Read as streams: the ticks named, then the markers' checks, then the copy.
         let ticks = |bounds: &[RangeBound]| {
-            twdemo::edit::trim::resolve_ticks(&data, bounds).map_err(|e| match e {
+            twdemo::edit::trim::resolve_ticks_reader(self.reader()?, bounds).map_err(|e| match e {
                 twdemo::edit::trim::RangeError::Read(e) => e.into(),
                 usage => Error::Argument {
                     operation: Operation::Markers,
@@ -524,10 +524,15 @@ impl Recording {
             })
         };
         let (add, remove) = (ticks(add)?, ticks(remove)?);
-        let (bytes, report) = twdemo::edit::markers::edit_markers(&data, &add, &remove)
-            .map_err(|e| Error::refused(Operation::Markers, e))?;
-        out.write_all(&bytes).map_err(Error::write)?;
-        Ok(report)
+        let open = || self.reader().map_err(std::io::Error::other);
+        twdemo::edit::markers::edit_markers_reader(open, &add, &remove, &mut out).map_err(|e| {
+            match e {
+                twdemo::edit::markers::MarkersError::Write(twdemo::WriteError::Io(e)) => {
+                    Error::write(e)
+                }
+                other => Error::refused(Operation::Markers, other),
+            }
+        })
     }
 
     /// The map a demo embeds, with the header's checksums and their actual values.
@@ -535,7 +540,7 @@ impl Recording {
         if self.format != Format::TwDemo {
             return Err(self.unsupported(Operation::ExtractMap));
         }
-        twdemo::edit::repair::extract_map(&self.bytes()?)
+        twdemo::edit::repair::extract_map_reader(self.reader()?)
             .map_err(|e| Error::refused(Operation::ExtractMap, e))
     }
 }

@@ -57,11 +57,6 @@ impl Recording {
         options: &ScrubOptions,
         mut out: W,
     ) -> Result<ScrubReport, Error> {
-        // A teehistorian file is read as a stream; a demo whole.
-        let data = match self.format {
-            Format::Teehistorian => std::borrow::Cow::Borrowed(&[][..]),
-            _ => self.bytes()?,
-        };
         let failed = |offset: Option<u64>, error: &dyn std::fmt::Display| match offset {
             Some(offset) => Error::Invalid {
                 offset,
@@ -76,12 +71,18 @@ impl Recording {
         };
         match self.format {
             Format::TwDemo => {
-                let report =
-                    crate::twdemo::edit::scrub::scrub(&data, options, &mut out).map_err(|e| {
-                        match &e {
-                            DemoScrubError::Options(_) => failed(None, &e),
-                            _ => failed(e.offset(), &e),
-                        }
+                // Read twice as a stream (to check it and find the names, then to write),
+                // so memory does not grow with the file; nothing is written before the
+                // first reading has checked it all.
+                let open = || self.reader().map_err(std::io::Error::other);
+                let report = crate::twdemo::edit::scrub::scrub_reader(open, options, &mut out)
+                    .map_err(|e| match e {
+                        DemoScrubError::Write {
+                            source: crate::twdemo::WriteError::Io(e),
+                            ..
+                        } => Error::write(e),
+                        DemoScrubError::Options(_) => failed(None, &e),
+                        e => failed(e.offset(), &e),
                     })?;
                 Ok(ScrubReport::TwDemo(report))
             }

@@ -37,13 +37,18 @@ impl Recording {
         };
         match self.format {
             Format::TwDemo => {
-                let data = self.bytes()?;
-                let range = tw_trim::resolve_range(&data, from, to).map_err(|e| match e {
-                    tw_trim::RangeError::Read(e) => e.into(),
-                    tw_trim::RangeError::NoTicks => Error::refused(Operation::Trim, e),
-                    usage => argument(&usage),
-                })?;
-                let report = tw_trim::trim(&data, range, &mut out).map_err(|e| match e {
+                // Read as streams (the range's end, then the two runs of the trim, whose
+                // first finds the header's fields), so that memory does not grow with the
+                // file.
+                let range = tw_trim::resolve_range_reader(self.reader()?, from, to).map_err(
+                    |e| match e {
+                        tw_trim::RangeError::Read(e) => e.into(),
+                        tw_trim::RangeError::NoTicks => Error::refused(Operation::Trim, e),
+                        usage => argument(&usage),
+                    },
+                )?;
+                let open = || self.reader().map_err(std::io::Error::other);
+                let report = tw_trim::trim_reader(open, range, &mut out).map_err(|e| match e {
                     tw_trim::TrimError::Write(crate::twdemo::WriteError::Io(e)) => Error::write(e),
                     other => Error::refused(Operation::Trim, other),
                 })?;

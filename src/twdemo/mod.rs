@@ -37,8 +37,10 @@ pub use snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
 
 // The operations every format has, under the same names at the format's root (see
 // `crate::recording` for the one entry point over all formats).
-pub use container::demo::{RewriteError, RewriteStats, rewrite};
-pub use edit::repair::{RepairError, RepairReport, repair};
-pub use edit::scrub::{ScrubError, ScrubReport, scrub};
-pub use edit::trim::{RangeError, TrimError, TrimReport, resolve_range, trim};
+pub use container::demo::{RewriteError, RewriteStats, rewrite, rewrite_reader};
+pub use edit::repair::{RepairError, RepairReport, repair, repair_reader};
+pub use edit::scrub::{ScrubError, ScrubReport, scrub, scrub_reader};
+pub use edit::trim::{
+    RangeError, TrimError, TrimReport, resolve_range, resolve_range_reader, trim, trim_reader,
+};
 pub use edit::validate::validate;

@@ -16,6 +16,7 @@ mod replay;
 mod snapshot_props;
 mod snapshots;
 mod streaming;
+mod streaming_edit;
 mod tools;
 mod trim;
 mod validate_ddnet;

@@ -40,17 +40,36 @@ fn trim(data: &[u8], from: i32, to: i32) -> Result<(Vec<u8>, TrimReport), TrimEr
     trim_with(data, from, to, &TrimOptions::default())
 }
 
-/// The library's [`trim_with`](demokit::twdemo::edit::trim::trim_with) into memory.
+/// The library's [`trim_with`](demokit::twdemo::edit::trim::trim_with) into memory, checked
+/// against [`trim_with_reader`](demokit::twdemo::edit::trim::trim_with_reader) (its two runs
+/// over a stream, into a sink that cannot seek): the same bytes and report, or the same
+/// error.
 fn trim_with(
     data: &[u8],
     from: i32,
     to: i32,
     options: &TrimOptions,
 ) -> Result<(Vec<u8>, TrimReport), TrimError> {
+    use demokit::twdemo::edit::trim::{trim_with as in_memory, trim_with_reader};
+    let range = TickRange::new(from, to);
     let mut out = Vec::new();
-    let report =
-        demokit::twdemo::edit::trim::trim_with(data, TickRange::new(from, to), options, &mut out)?;
-    Ok((out, report))
+    let report = in_memory(data, range, options, &mut out);
+    let mut streamed = Vec::new();
+    let streamed_report = trim_with_reader(|| Ok(data), range, options, &mut streamed);
+    match (&report, &streamed_report) {
+        (Ok(report), Ok(streamed_report)) => {
+            assert!(
+                out == streamed,
+                "trim {from}..={to}: the streamed trim differs"
+            );
+            assert_eq!(report, streamed_report, "trim {from}..={to}");
+        }
+        (Err(e), Err(streamed_e)) => {
+            assert_eq!(e.to_string(), streamed_e.to_string(), "trim {from}..={to}")
+        }
+        _ => panic!("trim {from}..={to}: {report:?} but streamed {streamed_report:?}"),
+    }
+    Ok((out, report?))
 }
 
 /// Files recorded by a writer whose snapshots are ordered by key (Teeworlds 0.7), replayed

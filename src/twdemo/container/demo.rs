@@ -8,11 +8,11 @@
 use super::error::{ReadError, WriteError};
 use super::format::{ChunkKind, RawChunkHeader, SizeForm};
 use super::payload::{PayloadDecoder, PayloadEncoder};
-use super::reader::{Chunk, ChunkAt, DemoSlice, Prelude, TickMarker};
+use super::reader::{Chunk, ChunkAt, ChunkSource, DemoReader, DemoSlice, Prelude, TickMarker};
 use super::writer::{DemoWriter, tick_marker_header};
 use crate::codec::huffman::LengthRule;
 use crate::report::stopped;
-use std::io::Write;
+use std::io::{Read, Write};
 
 /// A demo held in memory.
 ///
@@ -247,13 +247,23 @@ pub fn rewrite<W: Write>(
     data: &[u8],
     sink: W,
 ) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
+    rewrite_reader(data, sink)
+}
+
+/// [`rewrite`] of a demo read as a stream: one chunk is held at a time (and the embedded
+/// map), so memory does not grow with the demo.
+pub fn rewrite_reader<R: Read, W: Write>(
+    input: R,
+    sink: W,
+) -> Result<(W, RewriteStats), (RewriteStats, RewriteError)> {
     let mut stats = RewriteStats::default();
-    let slice = DemoSlice::parse(data).map_err(stopped(stats))?;
-    let mut writer = DemoWriter::new(sink, slice.prelude(), slice.map()).map_err(stopped(stats))?;
-    let tick_compression = slice.prelude().tick_compression();
+    let mut chunks = DemoReader::new(input).map_err(stopped(stats))?;
+    let mut writer =
+        DemoWriter::new(sink, chunks.prelude(), chunks.map()).map_err(stopped(stats))?;
+    let tick_compression = chunks.prelude().tick_compression();
     let mut decoder = PayloadDecoder::new();
     let mut encoder = PayloadEncoder::new();
-    for item in slice.chunks() {
+    while let Some(item) = chunks.next_chunk() {
         let item = item.map_err(stopped(stats))?;
         rewrite_chunk(
             &item,

@@ -547,6 +547,12 @@ impl<R: Read> DemoReader<R> {
         self.ticks.current
     }
 
+    /// The embedded map, taken out of a reader that is done with: what returns the map
+    /// without a second copy of it.
+    pub fn into_map(self) -> Vec<u8> {
+        self.map
+    }
+
     /// Offset of the next chunk.
     pub fn position(&self) -> u64 {
         self.pos

@@ -21,14 +21,16 @@
 //! [`repair`](super::repair::repair) is for a source that ends inside a chunk (converting
 //! refuses such a source rather than silently cutting it).
 
-use crate::twdemo::container::error::{ReadError, WriteError};
+use super::stream::open_failed;
+use crate::twdemo::container::error::{ReadError, ReadErrorKind, WriteError};
 use crate::twdemo::container::format::{
     FIRST_VERSION_WITH_MARKERS, FIRST_VERSION_WITH_SHA256, MapSha256, OLDEST_VERSION,
     SHA256_EXTENSION_UUID, TickForm, TimelineMarkers, VersionHeader,
 };
-use crate::twdemo::container::reader::{Chunk, DemoSlice, Prelude, TickMarker};
+use crate::twdemo::container::reader::{Chunk, ChunkSource, DemoReader, Prelude, TickMarker};
 use crate::twdemo::container::writer::{DemoWriter, tick_marker_header};
 use sha2::Digest;
+use std::io::{self, Read, Write};
 
 /// What happened to an optional prelude block (timeline markers or map SHA-256).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,12 +104,29 @@ pub enum ConvertError {
 /// a recorder of that version would have written differently (and adds the SHA-256 block
 /// a version-6 source lacks), so a demo written by DDNet's recorder comes back unchanged.
 pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), ConvertError> {
+    let mut out = Vec::new();
+    let report = convert_reader(|| Ok(data), version, &mut out)?;
+    Ok((out, report))
+}
+
+/// [`convert`] of a demo read as a stream from its start, from what `open` returns (a file
+/// opened again), into `out` as it goes: one chunk is held at a time (and the embedded
+/// map), so memory does not grow with the demo. On an error `out` may hold part of a demo.
+///
+/// The demo is read once; a second, short reading of what follows the map is made only
+/// when the result is a version-6 demo without a SHA-256 block (no map to hash), to tell
+/// whether its first chunk bytes would read as the block.
+pub fn convert_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    version: u8,
+    out: W,
+) -> Result<ConvertReport, ConvertError> {
     if !(OLDEST_VERSION..=FIRST_VERSION_WITH_SHA256).contains(&version) {
         return Err(ConvertError::UnsupportedVersion(version));
     }
-    let slice = DemoSlice::parse(data)?;
-    let source = slice.prelude();
-    let map = slice.map();
+    let mut chunks = DemoReader::new(open().map_err(open_failed)?)?;
+    let source = *chunks.prelude();
+    let map = chunks.map();
 
     let (timeline_markers, markers_change, markers_dropped) =
         convert_markers(source.timeline_markers, version);
@@ -115,8 +134,9 @@ pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), Con
     if version >= FIRST_VERSION_WITH_SHA256 && map_sha256.is_none() {
         // A reader takes bytes after the marker block that start like the UUID for the
         // block (a file that ends inside them for a cut-off one), as DDNet does.
-        let rest = &data[slice.chunks_offset()..];
-        let n = rest.len().min(SHA256_EXTENSION_UUID.len());
+        let chunks_offset = source.map_offset() as u64 + u64::from(source.header.map_size);
+        let rest = first_bytes_after(open().map_err(open_failed)?, chunks_offset)?;
+        let n = rest.len();
         if n > 0 && rest[..n] == SHA256_EXTENSION_UUID[..n] {
             return Err(ConvertError::AmbiguousSha256Block);
         }
@@ -131,11 +151,10 @@ pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), Con
         map_sha256,
     };
 
-    let mut out = Vec::with_capacity(data.len() + prelude.map_offset());
-    let mut writer = DemoWriter::new(&mut out, &prelude, map)?;
+    let mut writer = DemoWriter::new(out, &prelude, map)?;
     let target_compression = prelude.tick_compression();
     let (mut tick_markers, mut reencoded, mut data_chunks) = (0, 0, 0);
-    for item in slice.chunks() {
+    while let Some(item) = chunks.next_chunk() {
         let item = item?;
         match item.chunk {
             Chunk::Tick(marker) => {
@@ -159,8 +178,9 @@ pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), Con
             }
         }
     }
+    let output_len = writer.position() as usize;
     writer.into_inner()?;
-    let report = ConvertReport {
+    Ok(ConvertReport {
         from_version: source.version(),
         to_version: version,
         timeline_markers: markers_change,
@@ -169,10 +189,25 @@ pub fn convert(data: &[u8], version: u8) -> Result<(Vec<u8>, ConvertReport), Con
         tick_markers,
         tick_markers_reencoded: reencoded,
         data_chunks,
-        input_len: data.len(),
-        output_len: out.len(),
-    };
-    Ok((out, report))
+        // The chunks read to the end of the input.
+        input_len: chunks.position() as usize,
+        output_len,
+    })
+}
+
+/// Up to the UUID's length of the bytes of `input` from `offset` on.
+fn first_bytes_after(input: impl Read, offset: u64) -> Result<Vec<u8>, ReadError> {
+    let mut input = input;
+    let io = |e| ReadError::new(offset, ReadErrorKind::Io(e));
+    let skipped = io::copy(&mut (&mut input).take(offset), &mut io::sink()).map_err(io)?;
+    let mut rest = Vec::with_capacity(SHA256_EXTENSION_UUID.len());
+    if skipped == offset {
+        input
+            .take(SHA256_EXTENSION_UUID.len() as u64)
+            .read_to_end(&mut rest)
+            .map_err(io)?;
+    }
+    Ok(rest)
 }
 
 /// The header a recorder of the target version writes for `marker` after a marker at
@@ -238,6 +273,7 @@ fn convert_sha256(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::twdemo::container::reader::DemoSlice;
     use crate::twdemo::{Recorder, RecorderConfig};
     use std::io::Cursor;
 

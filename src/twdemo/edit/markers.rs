@@ -41,11 +41,13 @@ use crate::time::SERVER_TICK_SPEED;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind, WriteError};
 use crate::twdemo::container::format::{
     FIRST_VERSION_WITH_MARKERS, FIRST_VERSION_WITH_SHA256, MAX_TIMELINE_MARKERS,
-    TIMELINE_MARKERS_OFFSET, TimelineMarkers,
+    TIMELINE_MARKERS_OFFSET, TIMELINE_MARKERS_SIZE, TimelineMarkers,
 };
-use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::container::reader::{Chunk, ChunkSource, DemoReader, Prelude};
 use binrw::BinWrite;
-use std::io::Cursor;
+use std::io::{self, Cursor, Read, Write};
+
+use super::stream::{CopyError, copy_patched, open_failed};
 
 /// Fewest ticks from one marker to the next: DDNet's recorder drops a marker less than a
 /// second (`SERVER_TICK_SPEED` ticks) after the one before.
@@ -205,9 +207,15 @@ fn at(stored_at: Option<u64>) -> String {
 /// prelude must read; chunks that stop reading early end the range there
 /// ([`MarkerList::cut`]).
 pub fn list_markers(data: &[u8]) -> Result<MarkerList, ReadError> {
-    let slice = DemoSlice::parse(data)?;
-    let prelude = slice.prelude();
-    let (range, error) = tick_range(&slice);
+    list_markers_reader(data)
+}
+
+/// [`list_markers`] of a demo read as a stream: its chunk headers are read one at a time
+/// (payloads are not decoded), so memory does not grow with the demo.
+pub fn list_markers_reader<R: Read>(input: R) -> Result<MarkerList, ReadError> {
+    let mut chunks = DemoReader::new(input)?;
+    let prelude = *chunks.prelude();
+    let (range, error) = tick_range(&mut chunks);
     let cut = error.map(|e| Cut {
         offset: e.offset,
         truncated: matches!(e.kind, ReadErrorKind::UnexpectedEnd { .. }),
@@ -228,49 +236,25 @@ pub fn list_markers(data: &[u8]) -> Result<MarkerList, ReadError> {
 /// rules. Setting the markers a demo already has returns the input unchanged, provided
 /// DDNet could have written them (and their count).
 pub fn set_markers(data: &[u8], markers: &[i32]) -> Result<(Vec<u8>, MarkersReport), MarkersError> {
-    let slice = DemoSlice::parse(data)?;
-    let block = marker_block(&slice)?;
-    let range = match tick_range(&slice) {
-        (range, None) => range,
-        (_, Some(e)) => return Err(e.into()),
-    };
-    let before = block.in_use();
-    check(markers, range, before)?;
-
-    let mut new_block = block;
-    new_block.count = markers.len() as i32;
-    for (i, slot) in new_block.ticks.iter_mut().enumerate() {
-        if let Some(&tick) = markers.get(i) {
-            *slot = tick;
-        } else if i < before.len() {
-            // A marker taken away is cleared, as `Start` left its slot; slots past the old
-            // count keep whatever the input's recorder left there.
-            *slot = 0;
-        }
-    }
-    let mut out = data.to_vec();
-    let mut cursor = Cursor::new(&mut out[..]);
-    cursor.set_position(TIMELINE_MARKERS_OFFSET);
-    new_block.write(&mut cursor).map_err(WriteError::from)?;
-
-    let report = MarkersReport {
-        before: before.to_vec(),
-        after: markers.to_vec(),
-        added: markers
-            .iter()
-            .copied()
-            .filter(|t| !before.contains(t))
-            .collect(),
-        removed: before
-            .iter()
-            .copied()
-            .filter(|t| !markers.contains(t))
-            .collect(),
-        first_tick: range.map(|(first, _)| first),
-        last_tick: range.map(|(_, last)| last),
-        changed: new_block != block,
-    };
+    let mut out = Vec::with_capacity(data.len());
+    let report = set_markers_reader(|| Ok(data), markers, &mut out)?;
     Ok((out, report))
+}
+
+/// [`set_markers`] of a demo read twice as a stream from its start, each time from what
+/// `open` returns (a file opened again): once to check the markers against its tick range,
+/// once to copy it into `out` with the new marker block. Memory does not grow with the
+/// demo. Nothing is written when the markers are refused; the second reading stops where
+/// the first ended (one that ends sooner, the file having changed, is
+/// [`MarkersError::Read`] with part of the demo written).
+pub fn set_markers_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    markers: &[i32],
+    out: W,
+) -> Result<MarkersReport, MarkersError> {
+    let mut chunks = DemoReader::new(open().map_err(open_failed)?)?;
+    let block = marker_block(chunks.prelude())?;
+    set_in(&mut open, &mut chunks, block, markers, out)
 }
 
 /// Removes the markers `remove` and adds the markers `add`, then writes the result in
@@ -286,8 +270,20 @@ pub fn edit_markers(
     add: &[i32],
     remove: &[i32],
 ) -> Result<(Vec<u8>, MarkersReport), MarkersError> {
-    let slice = DemoSlice::parse(data)?;
-    let block = marker_block(&slice)?;
+    let mut out = Vec::with_capacity(data.len());
+    let report = edit_markers_reader(|| Ok(data), add, remove, &mut out)?;
+    Ok((out, report))
+}
+
+/// [`edit_markers`] of a demo read twice as a stream, as [`set_markers_reader`] reads it.
+pub fn edit_markers_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    add: &[i32],
+    remove: &[i32],
+    out: W,
+) -> Result<MarkersReport, MarkersError> {
+    let mut chunks = DemoReader::new(open().map_err(open_failed)?)?;
+    let block = marker_block(chunks.prelude())?;
     let before = block.in_use();
     let mut after = before.to_vec();
     for &tick in remove {
@@ -308,12 +304,69 @@ pub fn edit_markers(
         after.push(tick);
     }
     after.sort_unstable();
-    set_markers(data, &after)
+    set_in(&mut open, &mut chunks, block, &after, out)
+}
+
+/// Sets `markers` in the demo whose chunks `chunks` is about to read (its marker block is
+/// `block`): checks them against its tick range, then copies the demo from a second
+/// reading into `out` with the new block.
+fn set_in<R: Read, W: Write>(
+    open: &mut impl FnMut() -> io::Result<R>,
+    chunks: &mut DemoReader<R>,
+    block: TimelineMarkers,
+    markers: &[i32],
+    out: W,
+) -> Result<MarkersReport, MarkersError> {
+    let range = match tick_range(chunks) {
+        (range, None) => range,
+        (_, Some(e)) => return Err(e.into()),
+    };
+    // Every chunk read: this is the end of the demo.
+    let len = chunks.position();
+    let before = block.in_use();
+    check(markers, range, before)?;
+
+    let mut new_block = block;
+    new_block.count = markers.len() as i32;
+    for (i, slot) in new_block.ticks.iter_mut().enumerate() {
+        if let Some(&tick) = markers.get(i) {
+            *slot = tick;
+        } else if i < before.len() {
+            // A marker taken away is cleared, as `Start` left its slot; slots past the old
+            // count keep whatever the input's recorder left there.
+            *slot = 0;
+        }
+    }
+    let mut bytes = Cursor::new(Vec::with_capacity(TIMELINE_MARKERS_SIZE));
+    new_block.write(&mut bytes).map_err(WriteError::from)?;
+    let bytes = bytes.into_inner();
+    let again = open().map_err(|e| MarkersError::Read(open_failed(e)))?;
+    copy_patched(again, len, &[(TIMELINE_MARKERS_OFFSET, &bytes)], out).map_err(|e| match e {
+        CopyError::Read(e) => MarkersError::Read(e),
+        CopyError::Write(e) => MarkersError::Write(WriteError::Io(e)),
+    })?;
+
+    Ok(MarkersReport {
+        before: before.to_vec(),
+        after: markers.to_vec(),
+        added: markers
+            .iter()
+            .copied()
+            .filter(|t| !before.contains(t))
+            .collect(),
+        removed: before
+            .iter()
+            .copied()
+            .filter(|t| !markers.contains(t))
+            .collect(),
+        first_tick: range.map(|(first, _)| first),
+        last_tick: range.map(|(_, last)| last),
+        changed: new_block != block,
+    })
 }
 
 /// The demo's marker block, if it has one that this module writes.
-fn marker_block(slice: &DemoSlice<'_>) -> Result<TimelineMarkers, MarkersError> {
-    let prelude = slice.prelude();
+fn marker_block(prelude: &Prelude) -> Result<TimelineMarkers, MarkersError> {
     let version = prelude.version();
     if version > FIRST_VERSION_WITH_SHA256 {
         return Err(MarkersError::UnsupportedVersion { version });
@@ -330,9 +383,9 @@ type TickSpan = Option<(i32, i32)>;
 /// The first and last tick marker, in file order, as DDNet's `ScanFile` takes them, and
 /// the error that ended the chunks early, if one did (the span then covers the chunks
 /// before it).
-fn tick_range(slice: &DemoSlice<'_>) -> (TickSpan, Option<ReadError>) {
+fn tick_range(chunks: &mut impl ChunkSource) -> (TickSpan, Option<ReadError>) {
     let mut range: TickSpan = None;
-    for item in slice.chunks() {
+    while let Some(item) = chunks.next_chunk() {
         match item {
             Ok(item) => {
                 if let Chunk::Tick(marker) = item.chunk {
@@ -406,8 +459,8 @@ fn check(markers: &[i32], range: TickSpan, stored: &[i32]) -> Result<(), Markers
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::twdemo::container::format::{TIMELINE_MARKERS_SIZE, TickForm};
-    use crate::twdemo::container::reader::TickMarker;
+    use crate::twdemo::container::format::TickForm;
+    use crate::twdemo::container::reader::{DemoSlice, TickMarker};
     use crate::twdemo::container::writer::DemoWriter;
     use crate::twdemo::{Recorder, RecorderConfig};
 

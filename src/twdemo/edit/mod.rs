@@ -8,11 +8,14 @@
 //! * [`validate`]: what DDNet's player would reject.
 //!
 //! Each reads a file through the [container layer](super::container), rebuilds snapshots
-//! through the [snapshot layer](super::snapshot) where it must, and writes a new file.
+//! through the [snapshot layer](super::snapshot) where it must, and writes a new file. Each
+//! has a `*_reader` form that reads the file as a stream (twice where the output's header
+//! needs what only its end tells), so that memory does not grow with the file.
 
 pub mod convert;
 pub mod markers;
 pub mod repair;
 pub mod scrub;
+mod stream;
 pub mod trim;
 pub mod validate;

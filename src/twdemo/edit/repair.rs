@@ -30,10 +30,12 @@ use crate::twdemo::container::error::{ReadError, ReadErrorKind};
 use crate::twdemo::container::format::{
     LENGTH_OFFSET, MAX_TIMELINE_MARKERS, TIMELINE_MARKERS_OFFSET,
 };
-use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::container::reader::{Chunk, ChunkSource, DemoReader, Prelude};
 use sha2::Digest;
 use std::fmt;
-use std::io::Write;
+use std::io::{self, Read, Write};
+
+use super::stream::{CopyError, Counting, HEAD, copy_patched, open_failed};
 
 use crate::report::Cut;
 
@@ -106,30 +108,134 @@ pub enum RepairError {
     /// The output could not be written.
     #[error("writing the repaired demo: {0}")]
     Write(#[from] std::io::Error),
+    /// [`repair_reader`]'s second reading of the demo, which copies the bytes kept, failed
+    /// or ended before them (the file changed since the first reading); part of the result
+    /// has been written.
+    #[error("reading the demo again to copy it: {0}")]
+    Reread(ReadError),
 }
 
 /// Repairs a recording cut off mid-write (see the [module docs](self) for the rules) into
-/// `out`, written once the repaired demo is complete.
-pub fn repair<W: Write>(input: &[u8], mut out: W) -> Result<RepairReport, RepairError> {
-    let (bytes, report) = repair_in_memory(input)?;
-    out.write_all(&bytes)?;
-    Ok(report)
+/// `out`, written once every check has passed (nothing is written when the repair is
+/// refused).
+pub fn repair<W: Write>(input: &[u8], out: W) -> Result<RepairReport, RepairError> {
+    repair_reader(|| Ok(input), out)
 }
 
-/// [`repair`] into memory.
-fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
-    let slice = DemoSlice::parse(data)?;
-    let prelude = slice.prelude();
-    let mut chunks = slice.chunks();
-    let mut end = slice.chunks_offset();
-    let (mut chunks_kept, mut tick_markers, mut keyframes) = (0, 0, 0);
-    let (mut first_tick, mut last_tick) = (None, None);
-    let mut cut = None;
-    while let Some(item) = chunks.next() {
+/// [`repair`] of a demo read twice as a stream from its start, each time from what `open`
+/// returns (a file opened again): once to find the last complete chunk and the ticks the
+/// header's fields are made from, once to copy the bytes kept with those fields written
+/// over the header. Memory does not grow with the demo (the first reading holds one chunk
+/// and the embedded map, the second a buffer). The second reading stops where the first
+/// found the last complete chunk, so a file that grew in between is repaired as it was
+/// when first read; one that shrank is [`RepairError::Reread`], with part of the result
+/// written.
+pub fn repair_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    out: W,
+) -> Result<RepairReport, RepairError> {
+    let mut input = Counting::keeping(open().map_err(open_failed)?, HEAD);
+    let mut chunks = DemoReader::new(&mut input)?;
+    let prelude = *chunks.prelude();
+    let chunks_offset = prelude.map_offset() as u64 + u64::from(prelude.header.map_size);
+    let scan = scan(&mut chunks, chunks_offset);
+    drop(chunks);
+    // The bytes after the last complete chunk are dropped: count them all (as far as they
+    // read: a tail that fails to read is dropped all the same).
+    let input_len = input.len_to_end().unwrap_or(input.count);
+
+    // DDNet's `Length()`: (LastTickMarker - FirstTick) / SERVER_TICK_SPEED, truncating like
+    // C. Both ticks lie in [0, 0x6FFFFFFF), so the difference fits an i32.
+    let new_length = match (scan.first_tick, scan.last_tick) {
+        (Some(first), Some(last)) => (last - first) / SERVER_TICK_SPEED,
+        _ => 0,
+    };
+    let length = new_length.to_be_bytes();
+    let mut patches: Vec<(u64, &[u8])> = vec![(LENGTH_OFFSET, &length)];
+
+    let in_use = prelude.markers_in_use();
+    let (markers_kept, markers_dropped): (Vec<i32>, Vec<i32>) = in_use
+        .iter()
+        .partition(|&&tick| scan.last_tick.is_some_and(|last| tick <= last));
+    let mut block = Vec::new();
+    if !markers_dropped.is_empty() {
+        // `Stop` writes the count and the markers it has; the slots of the dropped ones are
+        // zeroed, as they were before the recorder would have filled them.
+        block.reserve(4 + 4 * in_use.len());
+        block.extend_from_slice(&(markers_kept.len() as i32).to_be_bytes());
+        for i in 0..in_use.len().min(MAX_TIMELINE_MARKERS) {
+            let tick = markers_kept.get(i).copied().unwrap_or(0);
+            block.extend_from_slice(&tick.to_be_bytes());
+        }
+        patches.push((TIMELINE_MARKERS_OFFSET, &block));
+    }
+
+    // The result must read back: its prelude is in its first bytes.
+    let mut head = input.head;
+    head.truncate(scan.end as usize);
+    for &(offset, bytes) in &patches {
+        patch(&mut head, offset, bytes);
+    }
+    if let Err(e) = reads_back(&head, scan.end) {
+        return Err(RepairError::Ambiguous(e));
+    }
+    if scan.keyframes == 0 || scan.tick_markers < 2 {
+        return Err(RepairError::Unplayable {
+            tick_markers: scan.tick_markers,
+            keyframes: scan.keyframes,
+        });
+    }
+
+    let again = open().map_err(|e| RepairError::Reread(open_failed(e)))?;
+    copy_patched(again, scan.end, &patches, out).map_err(|e| match e {
+        CopyError::Read(e) => RepairError::Reread(e),
+        CopyError::Write(e) => RepairError::Write(e),
+    })?;
+    Ok(RepairReport {
+        input_len: input_len as usize,
+        output_len: scan.end as usize,
+        bytes_dropped: (input_len - scan.end) as usize,
+        chunks_kept: scan.chunks_kept,
+        tick_markers_kept: scan.tick_markers,
+        keyframes_kept: scan.keyframes,
+        first_tick: scan.first_tick,
+        last_tick: scan.last_tick,
+        old_length: prelude.header.length,
+        new_length,
+        markers_kept,
+        markers_dropped,
+        cut: scan.cut,
+    })
+}
+
+/// What the chunks that read completely tell a repair.
+struct Scan {
+    /// Offset of the end of the last complete chunk (of the map, if there is none).
+    end: u64,
+    chunks_kept: usize,
+    tick_markers: usize,
+    keyframes: usize,
+    first_tick: Option<i32>,
+    last_tick: Option<i32>,
+    cut: Option<Cut>,
+}
+
+/// Reads the chunks that start at `chunks_offset` up to the first that does not read.
+fn scan(chunks: &mut impl ChunkSource, chunks_offset: u64) -> Scan {
+    let mut scan = Scan {
+        end: chunks_offset,
+        chunks_kept: 0,
+        tick_markers: 0,
+        keyframes: 0,
+        first_tick: None,
+        last_tick: None,
+        cut: None,
+    };
+    while let Some(item) = chunks.next_chunk() {
         let item = match item {
             Ok(item) => item,
             Err(e) => {
-                cut = Some(Cut {
+                scan.cut = Some(Cut {
                     offset: e.offset,
                     truncated: matches!(e.kind, ReadErrorKind::UnexpectedEnd { .. }),
                     reason: e.kind.to_string(),
@@ -137,71 +243,40 @@ fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError>
                 break;
             }
         };
-        chunks_kept += 1;
+        scan.chunks_kept += 1;
         if let Chunk::Tick(m) = item.chunk {
-            tick_markers += 1;
-            keyframes += m.keyframe as usize;
-            first_tick.get_or_insert(m.tick);
-            last_tick = Some(m.tick);
+            scan.tick_markers += 1;
+            scan.keyframes += m.keyframe as usize;
+            scan.first_tick.get_or_insert(m.tick);
+            scan.last_tick = Some(m.tick);
         }
-        end = chunks.position();
+        scan.end = item.offset + (item.header.len() + item.header.payload_size()) as u64;
     }
-
-    let mut out = data[..end].to_vec();
-    // DDNet's `Length()`: (LastTickMarker - FirstTick) / SERVER_TICK_SPEED, truncating like
-    // C. Both ticks lie in [0, 0x6FFFFFFF), so the difference fits an i32.
-    let new_length = match (first_tick, last_tick) {
-        (Some(first), Some(last)) => (last - first) / SERVER_TICK_SPEED,
-        _ => 0,
-    };
-    let old_length = prelude.header.length;
-    patch(&mut out, LENGTH_OFFSET, &new_length.to_be_bytes());
-
-    let in_use = prelude.markers_in_use();
-    let (markers_kept, markers_dropped): (Vec<i32>, Vec<i32>) = in_use
-        .iter()
-        .partition(|&&tick| last_tick.is_some_and(|last| tick <= last));
-    if !markers_dropped.is_empty() {
-        // `Stop` writes the count and the markers it has; the slots of the dropped ones are
-        // zeroed, as they were before the recorder would have filled them.
-        let mut block = Vec::with_capacity(4 + 4 * in_use.len());
-        block.extend_from_slice(&(markers_kept.len() as i32).to_be_bytes());
-        for i in 0..in_use.len().min(MAX_TIMELINE_MARKERS) {
-            let tick = markers_kept.get(i).copied().unwrap_or(0);
-            block.extend_from_slice(&tick.to_be_bytes());
-        }
-        patch(&mut out, TIMELINE_MARKERS_OFFSET, &block);
-    }
-
-    if let Err(e) = DemoSlice::parse(&out) {
-        return Err(RepairError::Ambiguous(e));
-    }
-    if keyframes == 0 || tick_markers < 2 {
-        return Err(RepairError::Unplayable {
-            tick_markers,
-            keyframes,
-        });
-    }
-
-    let report = RepairReport {
-        input_len: data.len(),
-        output_len: out.len(),
-        bytes_dropped: data.len() - end,
-        chunks_kept,
-        tick_markers_kept: tick_markers,
-        keyframes_kept: keyframes,
-        first_tick,
-        last_tick,
-        old_length,
-        new_length,
-        markers_kept,
-        markers_dropped,
-        cut,
-    };
-    Ok((out, report))
+    scan
 }
 
-/// Overwrites `bytes` at `offset`; the prelude was parsed, so the range is inside `out`.
+/// Whether a demo of `len` bytes that starts with `head` reads up to its chunks, as
+/// [`DemoSlice::parse`](crate::twdemo::DemoSlice::parse) of the whole of it would say:
+/// `head` is the whole demo or at least its first [`HEAD`] bytes, which hold any prelude.
+fn reads_back(head: &[u8], len: u64) -> Result<(), ReadError> {
+    let prelude = Prelude::parse(head)?;
+    let map_offset = prelude.map_offset() as u64;
+    let map_size = prelude.header.map_size;
+    let available = len.saturating_sub(map_offset);
+    if u64::from(map_size) > available {
+        return Err(ReadError::new(
+            map_offset,
+            ReadErrorKind::MapPastEnd {
+                map_size,
+                available,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Overwrites `bytes` at `offset` if they fit inside `out` whole (the prelude was parsed,
+/// so the header's fields are inside the part kept).
 fn patch(out: &mut [u8], offset: u64, bytes: &[u8]) {
     let start = offset as usize;
     if let Some(dst) = out.get_mut(start..start + bytes.len()) {
@@ -343,32 +418,46 @@ pub enum ExtractError {
 /// block) checked against the header. A mismatch is not an error here, so a damaged map
 /// can still be saved; [`ExtractedMap::verify`] says which check failed.
 pub fn extract_map(data: &[u8]) -> Result<ExtractedMap, ExtractError> {
-    let slice = DemoSlice::parse(data)?;
-    let prelude = slice.prelude();
-    let map = slice.map();
+    extract_map_reader(data)
+}
+
+/// [`extract_map`] of a demo read as a stream: only the prelude and the map are read (the
+/// map is what is returned), the chunks not at all.
+pub fn extract_map_reader<R: Read>(input: R) -> Result<ExtractedMap, ExtractError> {
+    let reader = DemoReader::new(input)?;
+    let prelude = *reader.prelude();
+    let map = reader.into_map();
     if map.is_empty() {
         return Err(ExtractError::NoMap);
     }
     Ok(ExtractedMap {
         name: prelude.header.map_name.to_string_lossy(),
-        offset: slice.map_offset(),
-        bytes: map.to_vec(),
+        offset: prelude.map_offset(),
         crc32: MapCheck {
             expected: prelude.header.map_crc,
-            actual: crc32fast::hash(map),
+            actual: crc32fast::hash(&map),
         },
         sha256: prelude.map_sha256.map(|block| MapCheck {
             expected: block.digest,
-            actual: sha2::Sha256::digest(map).into(),
+            actual: sha2::Sha256::digest(&map).into(),
         }),
+        bytes: map,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::twdemo::container::reader::DemoSlice;
     use crate::twdemo::{Recorder, RecorderConfig};
     use std::io::Cursor;
+
+    /// [`repair`] into memory.
+    fn repair_in_memory(data: &[u8]) -> Result<(Vec<u8>, RepairReport), RepairError> {
+        let mut out = Vec::new();
+        let report = repair(data, &mut out)?;
+        Ok((out, report))
+    }
 
     fn recorded(version: u8) -> Vec<u8> {
         let mut config = RecorderConfig::ddnet("m", "2024-01-01_00-00-00");

@@ -61,13 +61,15 @@ use crate::scrub::{Mapping, NameKind, Names, ScrubOptions, split_strings};
 use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
 use crate::twdemo::container::format::{ChunkKind, SizeForm};
 use crate::twdemo::container::payload::{PayloadDecoder, PayloadEncoder};
-use crate::twdemo::container::reader::{Chunk, DemoSlice};
+use crate::twdemo::container::reader::{Chunk, ChunkSource, DemoReader, Prelude};
 use crate::twdemo::container::writer::DemoWriter;
 use crate::twdemo::snapshot::Snapshot;
 use crate::twdemo::snapshot::delta::{Delta, ItemSizes};
 use crate::twdemo::snapshot::replay::{SnapshotOrder, SnapshotState};
-use std::collections::BTreeMap;
-use std::io::Write;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{self, Read, Write};
+
+use super::stream::open_failed;
 
 /// The 0.6/DDNet `ClientInfo` item type: name in ints 0..4, clan in 4..7.
 const CLIENT_INFO_SIX: i32 = 11;
@@ -171,14 +173,8 @@ impl ScrubError {
 }
 
 /// The protocol of a demo, from its network version.
-fn protocol_of(demo: &DemoSlice<'_>) -> Protocol {
-    if demo
-        .prelude()
-        .header
-        .net_version
-        .text_bytes()
-        .starts_with(b"0.7")
-    {
+fn protocol_of(prelude: &Prelude) -> Protocol {
+    if prelude.header.net_version.text_bytes().starts_with(b"0.7") {
         Protocol::Seven
     } else {
         Protocol::Six
@@ -294,13 +290,14 @@ fn join(head: &[u8], strings: &[&[u8]], tail: &[u8]) -> Vec<u8> {
 /// The whole input is read and decoded before a byte is written.
 ///
 /// The scrubbed demo is written to `out` whole once it is complete: nothing is written
-/// when the input does not read to its end.
+/// when the input does not read to its end, nor when a chunk cannot be written.
 pub fn scrub<W: Write>(
     input: &[u8],
     options: &ScrubOptions,
     mut out: W,
 ) -> Result<ScrubReport, ScrubError> {
-    let (bytes, report) = scrub_to_vec(input, options)?;
+    let mut bytes = Vec::with_capacity(input.len());
+    let report = scrub_reader(|| Ok(input), options, &mut bytes)?;
     out.write_all(&bytes).map_err(|e| ScrubError::Write {
         offset: 0,
         source: WriteError::Io(e),
@@ -308,8 +305,19 @@ pub fn scrub<W: Write>(
     Ok(report)
 }
 
-/// [`scrub`] into memory.
-fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubReport), ScrubError> {
+/// [`scrub`] of a demo read twice as a stream from its start, each time from what `open`
+/// returns (a file opened again): once to check that every chunk reads and decodes and to
+/// find the names, once to write into `out` as it goes. Memory does not grow with the demo
+/// (the embedded map, a snapshot or two and the names are held). Nothing is written when
+/// the first reading finds a problem; a chunk that cannot be written is an error with part
+/// of the demo written. The second reading stops where the first ended, so a demo that grew
+/// in between is scrubbed as it was when first read (a name only in the part added would
+/// not be known to be one).
+pub fn scrub_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    options: &ScrubOptions,
+    out: W,
+) -> Result<ScrubReport, ScrubError> {
     if options.credentials {
         return Err(ScrubError::Options(
             "a demo holds no credentials (console commands or accounts) to scrub".into(),
@@ -325,19 +333,22 @@ fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubRe
             "a demo has no JSON header: there are no header keys to clear".into(),
         ));
     }
-    let demo = DemoSlice::parse(data).map_err(ScrubError::Read)?;
-    let prelude = demo.prelude();
-    let protocol = protocol_of(&demo);
+    let opened = |e| ScrubError::Read(open_failed(e));
+    let mut chunks = DemoReader::new(open().map_err(opened)?).map_err(ScrubError::Read)?;
+    let prelude = *chunks.prelude();
+    let protocol = protocol_of(&prelude);
     let (info_type, name_at, clan_at) = info_layout(protocol);
     let sizes = ItemSizes::for_net_version(&prelude.header.net_version.to_string_lossy());
-    let order = SnapshotOrder::for_prelude(prelude);
+    let order = SnapshotOrder::for_prelude(&prelude);
 
-    // Pass 1: every chunk reads and decodes; the names in order of appearance; the rule.
-    let mut found = Vec::new();
+    // Pass 1: every chunk reads and decodes; the names in order of appearance (each once:
+    // a name is found again at every snapshot, and only its first appearance counts); the
+    // rule.
+    let mut found = Found::default();
     let mut file_rule = None;
     let mut decoder = PayloadDecoder::new();
     let mut state = SnapshotState::new(sizes, order);
-    for item in demo.chunks() {
+    while let Some(item) = chunks.next_chunk() {
         let item = item.map_err(ScrubError::Read)?;
         let Chunk::Data(chunk) = item.chunk else {
             continue;
@@ -363,8 +374,8 @@ fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubRe
                 if let Shape::Info = shape(&unpacked.message) {
                     let end = bytes.len() - unpacked.trailing.0.len();
                     if let Some((_, s, _)) = split_strings(&bytes[..end], 3, 2) {
-                        found.push((NameKind::Name, s[0].to_vec()));
-                        found.push((NameKind::Clan, s[1].to_vec()));
+                        found.push(NameKind::Name, s[0]);
+                        found.push(NameKind::Clan, s[1]);
                     }
                 }
                 continue;
@@ -378,14 +389,17 @@ fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubRe
                 if it.type_id == info_type
                     && let Some((name, clan)) = info_strings(it.data, name_at, clan_at)
                 {
-                    found.push((NameKind::Name, name));
-                    found.push((NameKind::Clan, clan));
+                    found.push(NameKind::Name, &name);
+                    found.push(NameKind::Clan, &clan);
                 }
             }
         }
     }
+    // Every chunk read: this is the end of the demo.
+    let input_len = chunks.position();
+    drop(chunks);
     let names = match &options.names {
-        Some(p) => Names::build(&found, p.key.as_deref()),
+        Some(p) => Names::build(&found.in_order, p.key.as_deref()),
         None => Names::default(),
     };
     let rule = file_rule.unwrap_or(if prelude.version() >= 6 {
@@ -396,11 +410,13 @@ fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubRe
 
     // Pass 2: write.
     let mut report = ScrubReport {
-        input_len: data.len(),
+        input_len: input_len as usize,
         mapping: names.mapping.clone(),
         ..ScrubReport::default()
     };
-    let mut w = DemoWriter::new(Vec::with_capacity(data.len()), prelude, demo.map())
+    let again = open().map_err(opened)?.take(input_len);
+    let mut chunks = DemoReader::new(again).map_err(ScrubError::Read)?;
+    let mut w = DemoWriter::new(out, &prelude, chunks.map())
         .map_err(|source| ScrubError::Write { offset: 0, source })?;
     let mut s = Scrubber {
         options,
@@ -415,7 +431,7 @@ fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubRe
         report: &mut report,
     };
     let mut encoder = PayloadEncoder::new();
-    for item in demo.chunks() {
+    while let Some(item) = chunks.next_chunk() {
         let item = item.map_err(ScrubError::Read)?;
         s.report.chunks += 1;
         let offset = item.offset;
@@ -458,12 +474,31 @@ fn scrub_to_vec(data: &[u8], options: &ScrubOptions) -> Result<(Vec<u8>, ScrubRe
             }
         }
     }
-    let out = w.into_inner().map_err(|source| ScrubError::Write {
-        offset: data.len() as u64,
+    report.output_len = w.position() as usize;
+    w.into_inner().map_err(|source| ScrubError::Write {
+        offset: input_len,
         source,
     })?;
-    report.output_len = out.len();
-    Ok((out, report))
+    Ok(report)
+}
+
+/// The names found, each once, in order of first appearance: what [`Names::build`] makes
+/// the same pseudonyms from as from every appearance.
+#[derive(Default)]
+struct Found {
+    in_order: Vec<(NameKind, Vec<u8>)>,
+    seen: HashMap<NameKind, HashSet<Vec<u8>>>,
+}
+
+impl Found {
+    fn push(&mut self, kind: NameKind, name: &[u8]) {
+        // Looked up by the borrowed name: a name seen before costs no allocation.
+        let seen = self.seen.entry(kind).or_default();
+        if !seen.contains(name) {
+            seen.insert(name.to_vec());
+            self.in_order.push((kind, name.to_vec()));
+        }
+    }
 }
 
 /// What to do with one data chunk.

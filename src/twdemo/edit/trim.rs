@@ -40,14 +40,18 @@ use crate::time::{RangeBound, RangeEnd, TickRange, tick_after_seconds};
 use crate::twdemo::container::error::{PayloadError, ReadError, WriteError};
 use crate::twdemo::container::format::ChunkKind;
 use crate::twdemo::container::payload::PayloadDecoder;
-use crate::twdemo::container::reader::{Chunk, Chunks, DemoSlice};
+use crate::twdemo::container::reader::{
+    Chunk, ChunkSource, Chunks, DemoReader, DemoSlice, Prelude,
+};
 use crate::twdemo::snapshot::delta::{self, ItemSizes};
 use crate::twdemo::snapshot::recorder::{
     KEYFRAME_INTERVAL, MAX_RAW_PAYLOAD, Recorder, RecorderConfig,
 };
 use crate::twdemo::snapshot::replay::{SnapshotOrder, SnapshotState};
 use crate::twdemo::snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
-use std::io::{Cursor, Seek, Write};
+use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
+
+use super::stream::open_failed;
 
 /// How the output's keyframes are chosen after the first.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -236,7 +240,8 @@ impl TrimError {
 ///
 /// The trimmed demo is written to `out` whole once it is complete (the recorder patches
 /// the header at the end, so it is made in memory first; [`trim_into`] writes into a
-/// seekable sink as it goes).
+/// seekable sink as it goes, and [`trim_reader`] into any sink from a demo read as a
+/// stream).
 ///
 /// Errors: `from > to` ([`TrimError::InvalidRange`]); no tick marker in the range
 /// ([`TrimError::EmptyRange`]) or no snapshot up to its end ([`TrimError::NoSnapshot`]);
@@ -279,18 +284,131 @@ pub fn trim_into<W: Write + Seek>(
         return Err(TrimError::InvalidRange { from, to });
     }
     let slice = DemoSlice::parse(data)?;
-    let prelude = slice.prelude();
+    let ahead = |chunks: &Chunks<'_>| Ok(detect_rule_ahead(&mut chunks.clone()));
+    let trimmed = trim_chunks(
+        slice.prelude(),
+        slice.map(),
+        slice.chunks(),
+        ahead,
+        sink,
+        from,
+        to,
+        options,
+    )?;
+    Ok((trimmed.sink, trimmed.report))
+}
+
+/// [`trim`] of a demo read twice as a stream from its start, each time from what `open`
+/// returns (a file opened again), into `out` as it goes: memory does not grow with the
+/// demo (the embedded map, a few snapshots and one tick's messages are held). See
+/// [`trim_with_reader`].
+pub fn trim_reader<R: Read, W: Write>(
+    open: impl FnMut() -> io::Result<R>,
+    range: TickRange,
+    out: W,
+) -> Result<TrimReport, TrimError> {
+    trim_with_reader(open, range, &TrimOptions::default(), out)
+}
+
+/// [`trim_with`] of a demo read twice as a stream, into any sink as it goes.
+///
+/// The recorder writes the header's length and timeline markers only once it has written
+/// the last tick (it seeks back to them, as DDNet's does), and a sink that cannot seek
+/// cannot take them then. So the trim runs twice: the first time into a sink that keeps
+/// only those header fields, the second into `out` with the fields written in their place
+/// from the start (and the recorder's own late writing of them checked against them). Each
+/// run reads the input up to the end of the range (the second no further than the first,
+/// so a demo that grew in between is trimmed as it was when first read); looking for the
+/// Huffman rule past the first tick written (see [`RuleSource`]) reads it a third time, up
+/// to the first chunk that tells the rules apart. Nothing is written when the first run
+/// fails; the second fails only on `out` (or an input changed in between), with part of
+/// the demo written.
+pub fn trim_with_reader<R: Read, W: Write>(
+    mut open: impl FnMut() -> io::Result<R>,
+    range: TickRange,
+    options: &TrimOptions,
+    out: W,
+) -> Result<TrimReport, TrimError> {
+    let (from, to) = (range.from, range.to);
+    if from > to {
+        return Err(TrimError::InvalidRange { from, to });
+    }
+    let reader = |open: &mut dyn FnMut() -> io::Result<R>| -> Result<_, TrimError> {
+        Ok(DemoReader::new(open().map_err(open_failed)?)?)
+    };
+
+    // First run: where the recorder writes over the header, and with what.
+    let first = reader(&mut open)?;
+    let prelude = *first.prelude();
+    let map = first.map().to_vec();
+    let ahead = |_: &DemoReader<R>| Ok(detect_rule_ahead(&mut reader(&mut open)?));
+    let pass = trim_chunks(
+        &prelude,
+        &map,
+        first,
+        ahead,
+        PatchLog::default(),
+        from,
+        to,
+        options,
+    )?;
+    let patches = pass.sink.patches;
+    let read_up_to = pass.read_up_to;
+    // The rule the first run settled on, however it found it.
+    let rule = match pass.report.rule_source {
+        RuleSource::Detected { offset } => Some((pass.report.huffman_rule, offset)),
+        _ => None,
+    };
+
+    // Second run: the same trim into `out`, the header's late fields written in time.
+    let again = DemoReader::new(open().map_err(open_failed)?.take(read_up_to))?;
+    let sink = Patched {
+        inner: out,
+        patches: &patches,
+        at: Position::default(),
+        scratch: Vec::new(),
+    };
+    let ahead = |_: &DemoReader<io::Take<R>>| Ok(rule);
+    let pass2 = trim_chunks(&prelude, &map, again, ahead, sink, from, to, options)?;
+    debug_assert_eq!(pass2.report, pass.report);
+    Ok(pass2.report)
+}
+
+/// What [`trim_chunks`] made.
+struct Trimmed<W> {
+    sink: W,
+    report: TrimReport,
+    /// The offset up to which the input was read: the end of the last chunk read.
+    read_up_to: u64,
+}
+
+/// The trim of the demo whose `prelude` and `map` have been read and whose `chunks` follow,
+/// into `sink`. `ahead` finds the Huffman rule from the chunks after a given point (see
+/// [`detect_rule_ahead`]) when none read before the first tick written tells.
+#[allow(clippy::too_many_arguments)] // One private core under the public forms.
+fn trim_chunks<S: ChunkSource, W: Write + Seek>(
+    prelude: &Prelude,
+    map: &[u8],
+    mut chunks: S,
+    mut ahead: impl FnMut(&S) -> Result<Option<(LengthRule, u64)>, TrimError>,
+    sink: W,
+    from: i32,
+    to: i32,
+    options: &TrimOptions,
+) -> Result<Trimmed<W>, TrimError> {
     let sizes = ItemSizes::for_net_version(&prelude.header.net_version.to_string_lossy());
     let order = options
         .snapshot_order
         .unwrap_or_else(|| SnapshotOrder::for_prelude(prelude));
+    let mut read_up_to = prelude.map_offset() as u64 + u64::from(prelude.header.map_size);
     let mut replay = Replay {
         state: SnapshotState::new(sizes, order),
         decoder: PayloadDecoder::new(),
         detected_rule: None,
     };
     let mut out = Output {
-        slice,
+        prelude: *prelude,
+        map,
         sink: Some(sink),
         options: *options,
         recorder: None,
@@ -311,13 +429,14 @@ pub fn trim_into<W: Write + Seek>(
     // Whether a tick marker in the range has been read.
     let mut started = false;
     let mut messages = Messages::default();
-    let mut chunks = slice.chunks();
-    while let Some(item) = chunks.next() {
+    while let Some(item) = chunks.next_chunk() {
         let item = item?;
+        read_up_to = item.offset + (item.header.len() + item.header.payload_size()) as u64;
         match item.chunk {
             Chunk::Tick(marker) => {
                 if let Some((tick, in_range)) = pending.take() {
-                    out.complete_tick(tick, in_range, &replay, &chunks, &mut messages)?;
+                    let ahead = || ahead(&chunks);
+                    out.complete_tick(tick, in_range, &replay, ahead, &mut messages)?;
                 }
                 let in_range = (from..=to).contains(&marker.tick);
                 // The range is the run of tick markers from the first one in it; the first
@@ -368,12 +487,18 @@ pub fn trim_into<W: Write + Seek>(
         }
     }
     if let Some((tick, in_range)) = pending.take() {
-        out.complete_tick(tick, in_range, &replay, &chunks, &mut messages)?;
+        let ahead = || ahead(&chunks);
+        out.complete_tick(tick, in_range, &replay, ahead, &mut messages)?;
     }
     if !started {
         return Err(TrimError::EmptyRange { from, to });
     }
-    out.finish(&replay, from, to)
+    let (sink, report) = out.finish(&replay, from, to)?;
+    Ok(Trimmed {
+        sink,
+        report,
+        read_up_to,
+    })
 }
 
 /// The input's replay: the snapshot DDNet's player holds after each chunk.
@@ -414,7 +539,8 @@ struct Counts {
 
 /// The output side: a recorder started at the first tick written.
 struct Output<'a, W: Write + Seek> {
-    slice: DemoSlice<'a>,
+    prelude: Prelude,
+    map: &'a [u8],
     /// The sink until the recorder takes it.
     sink: Option<W>,
     options: TrimOptions,
@@ -447,7 +573,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
         tick: i32,
         in_range: bool,
         replay: &Replay,
-        chunks: &Chunks<'a>,
+        ahead: impl FnOnce() -> Result<Option<(LengthRule, u64)>, TrimError>,
         messages: &mut Messages,
     ) -> Result<(), TrimError> {
         if !in_range {
@@ -461,7 +587,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
         };
         let recorder = match self.recorder.take() {
             Some(recorder) => recorder,
-            None => self.start(replay, chunks)?,
+            None => self.start(replay, ahead)?,
         };
         let recorder = self.recorder.insert(recorder);
         self.state
@@ -480,8 +606,12 @@ impl<'a, W: Write + Seek> Output<'a, W> {
     }
 
     /// Starts a recorder with the input's header fields, map and Huffman rule.
-    fn start(&mut self, replay: &Replay, chunks: &Chunks<'a>) -> Result<Recorder<W>, TrimError> {
-        let prelude = self.slice.prelude();
+    fn start(
+        &mut self,
+        replay: &Replay,
+        ahead: impl FnOnce() -> Result<Option<(LengthRule, u64)>, TrimError>,
+    ) -> Result<Recorder<W>, TrimError> {
+        let prelude = self.prelude;
         let header = &prelude.header;
         let text = |field: &'static str, bytes: Result<&str, std::str::Utf8Error>| {
             bytes
@@ -490,7 +620,10 @@ impl<'a, W: Write + Seek> Output<'a, W> {
         };
         self.rule = match self.options.huffman_rule {
             Some(rule) => (rule, RuleSource::Given),
-            None => match replay.detected_rule.or_else(|| detect_rule_ahead(chunks)) {
+            None => match replay
+                .detected_rule
+                .map_or_else(ahead, |rule| Ok(Some(rule)))?
+            {
                 Some((rule, offset)) => (rule, RuleSource::Detected { offset }),
                 None if prelude.version() >= 6 => (LengthRule::Tight, RuleSource::Fallback),
                 None => (LengthRule::TrailingByte, RuleSource::Fallback),
@@ -508,7 +641,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
             map_sha256: prelude.map_sha256.map(|sha| sha.digest),
         };
         let sink = self.sink.take().ok_or(TrimError::RecorderStartedTwice)?;
-        let mut recorder = Recorder::start(sink, &config, self.slice.map())?;
+        let mut recorder = Recorder::start(sink, &config, self.map)?;
         // The sizes the input was replayed with, whatever the recorder took from the
         // network version (they agree, both come from it).
         recorder.set_item_sizes(self.state.sizes);
@@ -525,7 +658,7 @@ impl<'a, W: Write + Seek> Output<'a, W> {
         };
         let mut kept = Vec::new();
         let mut refused = Vec::new();
-        for &marker in self.slice.prelude().markers_in_use() {
+        for &marker in self.prelude.markers_in_use() {
             if (first_tick..=last_tick).contains(&marker) {
                 if recorder.add_timeline_marker(marker) {
                     kept.push(marker);
@@ -638,6 +771,127 @@ impl WriteState {
     }
 }
 
+/// Where a seekable sink that writes front to back is: its position and the end of what
+/// has been written.
+#[derive(Debug, Default, Clone, Copy)]
+struct Position {
+    pos: u64,
+    end: u64,
+}
+
+impl Position {
+    /// Moves as [`Seek::seek`] does.
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let pos = match to {
+            SeekFrom::Start(n) => Some(n),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+            SeekFrom::End(d) => self.end.checked_add_signed(d),
+        };
+        self.pos = pos
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?;
+        Ok(self.pos)
+    }
+
+    /// `len` bytes written at the position: how many of them go over bytes written before.
+    fn write(&mut self, len: usize) -> usize {
+        let over = self.end.saturating_sub(self.pos).min(len as u64) as usize;
+        self.pos += len as u64;
+        self.end = self.end.max(self.pos);
+        over
+    }
+}
+
+/// The first run's sink: it keeps nothing but what is written over bytes written before
+/// (the header fields the recorder patches when it finishes), with their offsets.
+#[derive(Default)]
+struct PatchLog {
+    at: Position,
+    patches: Vec<(u64, Vec<u8>)>,
+}
+
+impl Write for PatchLog {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let pos = self.at.pos;
+        let over = self.at.write(buf.len());
+        if over > 0 {
+            self.patches.push((pos, buf[..over].to_vec()));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for PatchLog {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.at.seek(to)
+    }
+}
+
+/// The second run's sink: it writes into `inner` front to back, with the first run's
+/// `patches` in place of the bytes they go over, and takes the recorder's late writing of
+/// them (which must be the same bytes) without writing it again.
+struct Patched<'p, W> {
+    inner: W,
+    patches: &'p [(u64, Vec<u8>)],
+    at: Position,
+    scratch: Vec<u8>,
+}
+
+impl<W: Write> Write for Patched<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let (pos, end) = (self.at.pos, self.at.end);
+        let len = buf.len() as u64;
+        if pos < end {
+            // Only the recorder's patches go back, each in one piece.
+            if pos + len > end || !self.patches.iter().any(|(at, b)| *at == pos && b == buf) {
+                return Err(io::Error::other(
+                    "the trim's second run wrote its header differently from its first",
+                ));
+            }
+            self.at.write(buf.len());
+            return Ok(buf.len());
+        }
+        if pos > end {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a gap in a sink written front to back",
+            ));
+        }
+        let mut patched = false;
+        for (at, patch) in self.patches {
+            let patch_end = at + patch.len() as u64;
+            let (from, to) = ((*at).max(pos), patch_end.min(pos + len));
+            if from < to {
+                if !patched {
+                    self.scratch.clear();
+                    self.scratch.extend_from_slice(buf);
+                    patched = true;
+                }
+                let range = (from - pos) as usize..(to - pos) as usize;
+                self.scratch[range]
+                    .copy_from_slice(&patch[(from - at) as usize..(to - at) as usize]);
+            }
+        }
+        self.inner
+            .write_all(if patched { &self.scratch } else { buf })?;
+        self.at.write(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Seek for Patched<'_, W> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.at.seek(to)
+    }
+}
+
 /// Messages waiting for the next tick written: their payloads, back to back.
 #[derive(Default)]
 struct Messages {
@@ -668,12 +922,13 @@ fn same_items(a: &Snapshot<'_>, b: &Snapshot<'_>) -> bool {
     a.len() == b.len() && a.items().eq(b.items())
 }
 
-/// Reads on from `chunks` (a copy; the trim's own reading is not disturbed) to the first
-/// chunk whose stored length tells the Huffman rules apart. Stops quietly at the first
-/// error: chunks that do not read say nothing about the writer.
-fn detect_rule_ahead(chunks: &Chunks<'_>) -> Option<(LengthRule, u64)> {
+/// Reads on from `chunks` (a copy of the trim's, or a new reading of the input: no chunk
+/// before the trim's place tells) to the first chunk whose stored length tells the Huffman
+/// rules apart. Stops quietly at the first error: chunks that do not read say nothing
+/// about the writer.
+fn detect_rule_ahead(chunks: &mut impl ChunkSource) -> Option<(LengthRule, u64)> {
     let mut decoder = PayloadDecoder::new();
-    for item in chunks.clone() {
+    while let Some(item) = chunks.next_chunk() {
         let item = item.ok()?;
         let Chunk::Data(chunk) = item.chunk else {
             continue;
@@ -754,11 +1009,21 @@ pub fn resolve_range(
     from: Option<RangeBound>,
     to: Option<RangeBound>,
 ) -> Result<TickRange, RangeError> {
+    resolve_range_reader(data, from, to)
+}
+
+/// [`resolve_range`] of a demo read as a stream: its chunk headers are read one at a time
+/// (payloads are not decoded), so memory does not grow with the demo.
+pub fn resolve_range_reader<R: Read>(
+    input: R,
+    from: Option<RangeBound>,
+    to: Option<RangeBound>,
+) -> Result<TickRange, RangeError> {
     // An open end needs the demo's ticks as much as a tick or seconds do.
     let only_markers = [from, to]
         .iter()
         .all(|b| matches!(b, Some(RangeBound::Marker(_))));
-    let demo = Bounds::of(data, !only_markers)?;
+    let demo = Bounds::of(input, !only_markers)?;
     let resolve = |bound: Option<RangeBound>, is_from: bool| -> Result<i32, RangeError> {
         let end = if is_from {
             RangeEnd::Start
@@ -784,8 +1049,16 @@ pub fn resolve_range(
 ///
 /// Errors: those of [`resolve_range`] but [`RangeError::Empty`].
 pub fn resolve_ticks(data: &[u8], bounds: &[RangeBound]) -> Result<Vec<i32>, RangeError> {
+    resolve_ticks_reader(data, bounds)
+}
+
+/// [`resolve_ticks`] of a demo read as a stream, as [`resolve_range_reader`] reads it.
+pub fn resolve_ticks_reader<R: Read>(
+    input: R,
+    bounds: &[RangeBound],
+) -> Result<Vec<i32>, RangeError> {
     let needs_ticks = bounds.iter().any(|b| !matches!(b, RangeBound::Marker(_)));
-    let demo = Bounds::of(data, needs_ticks)?;
+    let demo = Bounds::of(input, needs_ticks)?;
     bounds
         .iter()
         .map(|&bound| demo.tick(bound, RangeEnd::Start))
@@ -801,14 +1074,14 @@ struct Bounds {
 }
 
 impl Bounds {
-    /// Reads the markers of `data` and, when `needs_ticks` (a tick is checked against the
+    /// Reads the markers of `input` and, when `needs_ticks` (a tick is checked against the
     /// demo's ticks, seconds count from the first, an open end is one), scans its chunks
     /// for the first and last tick.
-    fn of(data: &[u8], needs_ticks: bool) -> Result<Bounds, RangeError> {
-        let slice = DemoSlice::parse(data)?;
+    fn of(input: impl Read, needs_ticks: bool) -> Result<Bounds, RangeError> {
+        let mut chunks = DemoReader::new(input)?;
         let (mut first, mut last) = (None, None);
         if needs_ticks {
-            for item in slice.chunks() {
+            while let Some(item) = chunks.next_chunk() {
                 let Ok(item) = item else { break };
                 if let Chunk::Tick(marker) = item.chunk {
                     first.get_or_insert(marker.tick);
@@ -819,7 +1092,7 @@ impl Bounds {
         Ok(Bounds {
             first,
             last,
-            markers: slice.prelude().markers_in_use().to_vec(),
+            markers: chunks.prelude().markers_in_use().to_vec(),
         })
     }
 

@@ -36,6 +36,7 @@
 //! snapshot items it accepts), the rest of the 0.7 snapshot translation (its 0.6 items
 //! are the client's own), and maps DDNet ships itself.
 
+use super::stream::Counting;
 use crate::datafile::check_load;
 use crate::gamenet::seven::object_is_valid;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind};
@@ -82,10 +83,7 @@ fn walk<R: Read>(open: &mut impl FnMut() -> io::Result<R>, r: &mut Report) -> Re
     let reopen_failed = |e: io::Error, r: &mut Report| {
         r.stop(0, ProblemKind::Header, format!("cannot read the demo: {e}"))
     };
-    let mut counted = Counting {
-        inner: open().map_err(|e| reopen_failed(e, r))?,
-        count: 0,
-    };
+    let mut counted = Counting::new(open().map_err(|e| reopen_failed(e, r))?);
     let mut first = match DemoReader::new(&mut counted) {
         Ok(reader) => reader,
         Err(e) => return Err(load_failure(&e, r)),
@@ -128,20 +126,6 @@ fn walk<R: Read>(open: &mut impl FnMut() -> io::Result<R>, r: &mut Report) -> Re
     let input = open().map_err(|e| reopen_failed(e, r))?;
     let mut second = DemoReader::new(input).map_err(|e| load_failure(&e, r))?;
     play(&p, &mut second, len, r)
-}
-
-/// Counts the bytes read through it.
-struct Counting<R> {
-    inner: R,
-    count: u64,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count += n as u64;
-        Ok(n)
-    }
 }
 
 /// A prelude DDNet's `GetDemoInfo` or `Load` refuses.
