@@ -131,23 +131,43 @@ def __dir__() -> Sequence[str]:
 class Recording:
     """The tables of one recording, or of every recording under a directory."""
 
-    def __init__(self, read: Any, reread: Optional[Any] = None) -> None:
-        self._read = read
-        # For a file opened with some tables: reads another table when it is asked for.
+    def __init__(
+        self,
+        read: Any,
+        reread: Optional[Any] = None,
+        *,
+        path: Optional[str] = None,
+        format: Optional[str] = None,  # noqa: A002
+        tables: Optional[Sequence[str]] = None,
+    ) -> None:
+        # What was read; for a file from `open`, nothing until a table is asked for.
+        self._read_now = read
+        # For a file from `open`: reads the tables named (all for None).
         self._reread = reread
+        # The tables a file's first reading takes: those `open` was given, or all.
+        self._first_tables = tables
+        self._path = path if read is None else read.path
+        self._format = format if read is None else read.format
         self._tables: Dict[str, pa.Table] = {}
         self._header: Optional[Dict[str, Any]] = None
 
     @property
+    def _read(self) -> Any:
+        # A file from `open` is read (the tables it was opened with) when first needed.
+        if self._read_now is None:
+            self._read_now = self._reread(self._first_tables)
+        return self._read_now
+
+    @property
     def path(self) -> str:
         """The file or directory read."""
-        return self._read.path
+        return self._path
 
     @property
     def format(self) -> str:
         """``twdemo``, ``teehistorian``, ``source`` (the names the tool's JSON and the tables
         use), or ``directory`` for :func:`scan`."""
-        return self._read.format
+        return self._format
 
     @property
     def header(self) -> Dict[str, Any]:
@@ -158,7 +178,7 @@ class Recording:
             if self._reread is None:
                 self._header = {}
             else:
-                self._header = json.loads(_wrapped(_demokit.summary, self._read.path))
+                self._header = json.loads(_wrapped(_demokit.summary, self._path))
         return self._header
 
     @property
@@ -168,7 +188,7 @@ class Recording:
         if self._read.error is None:
             return None
         message, offset = self._read.error
-        return InvalidRecordingError(message, offset, self._read.path)
+        return InvalidRecordingError(message, offset, self._path)
 
     def table(self, name: str) -> pa.Table:
         """The table ``name`` (one of :attr:`TABLES`)."""
@@ -204,9 +224,43 @@ class Recording:
         kinds = [kind] if isinstance(kind, str) else list(kind)
         return table.filter(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
 
-    def ticks(self) -> pa.Table:
-        """One row per tick per character (demos) or player position (teehistorian)."""
-        return self.table("ticks")
+    def ticks(
+        self,
+        columns: Optional[Sequence[str]] = None,
+        players: Optional[Sequence[int]] = None,
+        ticks: Optional[range] = None,
+    ) -> pa.Table:
+        """One row per tick per character (demos) or player position (teehistorian).
+
+        ``columns`` keeps only those columns, in that order; ``players`` only the rows of
+        those client ids; ``ticks`` (a ``range``, step 1) only those ticks. For a file
+        opened with :func:`open` the selection is pushed into the reading: the rows left
+        out are never made, and the reading stops after the last selected tick. For
+        :func:`scan` and :func:`read_bytes` it filters the table read."""
+        if columns is None and players is None and ticks is None:
+            return self.table("ticks")
+        if ticks is not None and (not isinstance(ticks, range) or ticks.step != 1):
+            raise UsageError("ticks is a range of step 1", None, self.path)
+        if self._reread is not None:
+            read = _wrapped(
+                _demokit.read_file,
+                self._path,
+                ["ticks"],
+                None if players is None else [int(p) for p in players],
+                None if ticks is None else (ticks.start, ticks.stop),
+                None if columns is None else list(columns),
+            )
+            return pa.table(read.table("ticks"))
+        table = self.table("ticks")
+        if players is not None:
+            table = table.filter(pc.is_in(table["client_id"], value_set=pa.array(list(players), pa.int32())))
+        if ticks is not None:
+            table = table.filter(
+                pc.and_(pc.greater_equal(table["tick"], ticks.start), pc.less(table["tick"], ticks.stop))
+            )
+        if columns is not None:
+            table = table.select(list(columns))
+        return table
 
     def inputs(self) -> pa.Table:
         """One row per input a client sent (teehistorian)."""
@@ -221,16 +275,18 @@ class Recording:
 
 
 def open(path: PathLike, tables: Optional[Sequence[str]] = None) -> Recording:  # noqa: A001
-    """Reads one recording: every table, or only ``tables`` (any other is read when first
-    asked for). Raises :class:`DemokitError` if it is no recording demokit reads or its
-    header cannot be read; a recording that breaks off later opens, with
-    :attr:`Recording.error` set."""
+    """Opens one recording, reading its header only. Raises :class:`DemokitError` if it is
+    no recording demokit reads or its header cannot be read. The tables are read when
+    first asked for: every table at once, or only ``tables`` (any other is read when
+    asked for); :meth:`Recording.ticks` with a selection reads only that. A recording that
+    breaks off later has :attr:`Recording.error` set."""
     path = os.fspath(path)
+    format = _wrapped(_demokit.check_file, path)  # noqa: A001
 
     def read(names):
         return _wrapped(_demokit.read_file, path, None if names is None else list(names))
 
-    return Recording(read(tables), read)
+    return Recording(None, read, path=path, format=format, tables=tables)
 
 
 def scan(path: PathLike) -> Recording:

@@ -9,7 +9,8 @@
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
-use demokit::export::{Exporter, Table, modified_ns};
+use arrow_schema::SchemaRef;
+use demokit::export::{Exporter, Table, TickSelection, modified_ns};
 use demokit::output::{Overwrite, check_output, write_atomically, write_with_private_companion};
 use demokit::recording::{Error, Format, Recording, RepairOptions, detect};
 use demokit::time::RangeBound;
@@ -31,7 +32,7 @@ create_exception!(
 /// One table's record batches, readable any number of times as an Arrow C stream.
 #[pyclass(frozen, module = "demokit._demokit")]
 struct ArrowStream {
-    table: Table,
+    schema: SchemaRef,
     batches: Vec<RecordBatch>,
 }
 
@@ -48,7 +49,7 @@ impl ArrowStream {
         let _ = requested_schema;
         let reader = RecordBatchIterator::new(
             self.batches.clone().into_iter().map(Ok),
-            self.table.schema(),
+            self.schema.clone(),
         );
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
@@ -73,6 +74,8 @@ struct Read {
     /// The tables read (the others were not asked for).
     read_tables: Vec<Table>,
     tables: BTreeMap<Table, Vec<RecordBatch>>,
+    /// The `ticks` table's schema when only some of its columns were read.
+    ticks_schema: Option<SchemaRef>,
 }
 
 #[pymethods]
@@ -80,8 +83,12 @@ impl Read {
     /// The table named `name` as an Arrow stream (empty if the recording has no rows).
     fn table(&self, name: &str) -> PyResult<ArrowStream> {
         let table = table_named(name)?;
+        let schema = match (&self.ticks_schema, table) {
+            (Some(schema), Table::Ticks) => schema.clone(),
+            _ => table.schema(),
+        };
         Ok(ArrowStream {
-            table,
+            schema,
             batches: self.tables.get(&table).cloned().unwrap_or_default(),
         })
     }
@@ -111,7 +118,7 @@ fn table_named(name: &str) -> PyResult<Table> {
 #[pyfunction]
 fn empty_table(name: &str) -> PyResult<ArrowStream> {
     Ok(ArrowStream {
-        table: table_named(name)?,
+        schema: table_named(name)?.schema(),
         batches: Vec::new(),
     })
 }
@@ -200,8 +207,35 @@ fn usage_error(message: impl std::fmt::Display, path: &Path) -> PyErr {
 /// released meanwhile. Raises for a file that is no recording demokit reads or whose
 /// header cannot be read.
 #[pyfunction]
-#[pyo3(signature = (path, tables = None))]
-fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyResult<Read> {
+#[pyo3(signature = (path, tables = None, players = None, ticks = None, columns = None))]
+fn read_file(
+    py: Python<'_>,
+    path: PathBuf,
+    tables: Option<Vec<String>>,
+    players: Option<Vec<i32>>,
+    ticks: Option<(i32, i32)>,
+    columns: Option<Vec<String>>,
+) -> PyResult<Read> {
+    let selection = TickSelection {
+        client_ids: players,
+        ticks: ticks.map(|(start, end)| start..end),
+    };
+    let projection = match &columns {
+        Some(columns) => {
+            let schema = Table::Ticks.schema();
+            Some(
+                columns
+                    .iter()
+                    .map(|c| {
+                        schema.index_of(c).map_err(|_| {
+                            usage_error(format!("the ticks table has no column {c:?}"), &path)
+                        })
+                    })
+                    .collect::<PyResult<Vec<usize>>>()?,
+            )
+        }
+        None => None,
+    };
     let wanted = match tables {
         Some(names) => Some(
             names
@@ -224,8 +258,17 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
             Some(wanted) => Exporter::with_tables(wanted),
             None => Exporter::new(),
         };
-        let mut exporter = exporter.pipelined(true);
-        let mut sink = |table, batch| tables.entry(table).or_default().push(batch);
+        let mut exporter = exporter.pipelined(true).select_ticks(selection);
+        let mut sink = |table, batch: RecordBatch| {
+            // The ticks' columns asked for, taken from each batch as it comes.
+            let batch = match (&projection, table) {
+                (Some(columns), Table::Ticks) => batch
+                    .project(columns)
+                    .expect("the columns were found in the schema"),
+                _ => batch,
+            };
+            tables.entry(table).or_default().push(batch)
+        };
         exporter.add_recording(&name, modified_ns(&path), &recording, &mut sink);
         exporter.finish(&mut sink);
         let error = file_error(&tables);
@@ -240,12 +283,21 @@ fn read_file(py: Python<'_>, path: PathBuf, tables: Option<Vec<String>>) -> PyRe
             .copied()
             .filter(|&t| exporter.wants(t))
             .collect();
+        let ticks_schema = projection.as_ref().map(|columns| {
+            std::sync::Arc::new(
+                Table::Ticks
+                    .schema()
+                    .project(columns)
+                    .expect("the columns were found in the schema"),
+            )
+        });
         Ok(Read {
             path: name.into_owned(),
             format: format.id().to_owned(),
             error,
             read_tables,
             tables,
+            ticks_schema,
         })
     });
     read.map_err(|e| native_error(e, &path))
@@ -263,6 +315,19 @@ fn file_row_is_empty(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> bool {
         .and_then(|c| c.as_any().downcast_ref::<UInt64Array>().map(|a| a.value(0)));
     let version = batch.column_by_name("version").map(|c| c.is_null(0));
     records == Some(0) && version == Some(true)
+}
+
+/// Opens the recording at `path` and reads its header only, raising as `read_file` would
+/// for a file that is no recording demokit reads or whose header cannot be read; its
+/// format's name. What `demokit.open` does before it reads any table (lazily).
+#[pyfunction]
+fn check_file(py: Python<'_>, path: PathBuf) -> PyResult<&'static str> {
+    let format = py.detach(|| -> Result<&'static str, EditError> {
+        let recording = Recording::open(&path).map_err(edit_error)?;
+        recording.check_header().map_err(edit_error)?;
+        Ok(recording.format().id())
+    });
+    format.map_err(|e| native_error(e, &path))
 }
 
 /// The library's summary of a recording (what `demokit info --json` prints) as JSON; the
@@ -323,6 +388,7 @@ fn read_bytes(py: Python<'_>, data: &[u8], path: &str, modified_ns: Option<i64>)
             format: detect(data).map_or("unknown", Format::id).to_owned(),
             error: file_error(&tables),
             read_tables: Table::ALL.to_vec(),
+            ticks_schema: None,
             tables,
         }
     })
@@ -374,6 +440,7 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
             format: "directory".to_owned(),
             error: None,
             read_tables: Table::ALL.to_vec(),
+            ticks_schema: None,
             tables,
         })
     });
@@ -794,6 +861,7 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Read>()?;
     m.add_class::<TeehistorianRecorder>()?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
+    m.add_function(wrap_pyfunction!(check_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_dir, m)?)?;
     m.add_function(wrap_pyfunction!(read_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;

@@ -202,6 +202,38 @@ def test_events_select_their_kinds_and_name_their_players():
     assert rec.ticks().schema.field("x").metadata[b"unit"] == b"world units (32 to a tile)"
 
 
+def test_ticks_read_only_the_selection():
+    folders = [shared() / "twdemo", shared() / "teehistorian"]
+    checked = 0
+    for path in sorted(p for folder in folders for p in folder.iterdir()):
+        rec = demokit.open(path)
+        whole = rec.ticks()
+        if whole.num_rows == 0:
+            continue
+        ids = sorted(set(whole.column("client_id").to_pylist()))
+        ticks = whole.column("tick").to_pylist()
+        first, last = min(ticks), max(ticks)
+        middle = range(first + (last - first) // 3, first + 2 * (last - first) // 3)
+        selected = rec.ticks(columns=["tick", "x", "y"], players=ids[:1], ticks=middle)
+        assert selected.column_names == ["tick", "x", "y"]
+        expected = [
+            (row["tick"], row["x"], row["y"])
+            for row in whole.to_pylist()
+            if row["client_id"] == ids[0] and row["tick"] in middle
+        ]
+        got = list(zip(*(selected.column(c).to_pylist() for c in ("tick", "x", "y"))))
+        assert got == expected, path
+        # The same selection of a scan filters the table it read.
+        scanned = demokit.read_bytes(path.read_bytes(), str(path)).ticks(
+            columns=["tick", "x", "y"], players=ids[:1], ticks=middle
+        )
+        assert scanned.to_pylist() == selected.to_pylist(), path
+        checked += 1
+    assert checked >= 10
+    with pytest.raises(demokit.UsageError):
+        demokit.open(FIXTURE).ticks(columns=["no_such_column"])
+
+
 def test_threads_read_at_the_same_time():
     paths = [FIXTURE] * 8
     if (SHARED / "facts.json").is_file():

@@ -260,6 +260,8 @@ pub struct Exporter {
     /// Whether a teehistorian file's walk runs on a thread of its own
     /// ([`pipelined`](Self::pipelined)).
     pipelined: bool,
+    /// Which `ticks` rows are kept ([`select_ticks`](Self::select_ticks)).
+    selection: TickSelection,
     files: FileColumns,
     chat: ChatColumns,
     players: PlayerColumns,
@@ -267,6 +269,43 @@ pub struct Exporter {
     ticks: TickColumns,
     inputs: InputColumns,
     frames: FrameColumns,
+}
+
+/// A selection of the `ticks` rows, pushed into the reading: rows outside it are never
+/// made, and a reading that wants no other table than `files` and `ticks` stops after the
+/// last selected tick (its `files` row then ends there, with `finished` false for a
+/// teehistorian file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TickSelection {
+    /// Only these client ids (every one when `None`).
+    pub client_ids: Option<Vec<i32>>,
+    /// Only the ticks of this range (every one when `None`).
+    pub ticks: Option<std::ops::Range<i32>>,
+}
+
+impl TickSelection {
+    /// Whether a row of `client_id` at `tick` is kept.
+    fn keeps(&self, tick: i32, client_id: i32) -> bool {
+        self.keeps_tick(tick)
+            && self
+                .client_ids
+                .as_ref()
+                .is_none_or(|ids| ids.contains(&client_id))
+    }
+
+    /// Whether rows of `tick` may be kept.
+    fn keeps_tick(&self, tick: i32) -> bool {
+        self.ticks
+            .as_ref()
+            .is_none_or(|range| range.contains(&tick))
+    }
+
+    /// Whether every tick from `tick` on is past the selection.
+    fn is_past(&self, tick: i32) -> bool {
+        self.ticks
+            .as_ref()
+            .is_some_and(|range| tick.saturating_add(1) >= range.end)
+    }
 }
 
 /// What a file's reading ended with, for its `files` row.
@@ -360,6 +399,21 @@ impl Exporter {
     pub fn pipelined(mut self, pipelined: bool) -> Self {
         self.pipelined = pipelined;
         self
+    }
+
+    /// Keeps only the `ticks` rows of `selection`; see [`TickSelection`].
+    pub fn select_ticks(mut self, selection: TickSelection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// Whether the reading may stop once the selected ticks are past: nothing but `files`
+    /// and `ticks` is wanted.
+    fn stops_early(&self) -> bool {
+        self.selection.ticks.is_some()
+            && Table::ALL
+                .iter()
+                .all(|&t| matches!(t, Table::Files | Table::Ticks) || !self.wants(t))
     }
 
     /// Whether rows of `table` are collected.
@@ -518,6 +572,7 @@ impl Exporter {
         let wants_log =
             self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events);
         let wants_ticks = self.wants(Table::Ticks);
+        let stops_early = self.stops_early();
         let mut replay = GameReplay::new(&demo);
         while let Some(tick) = replay.next() {
             let tick = match tick {
@@ -532,10 +587,18 @@ impl Exporter {
             if wants_log {
                 log.tick(&tick);
             }
-            if !wants_ticks {
+            if !wants_ticks || !self.selection.keeps_tick(tick.tick) {
+                if stops_early && self.selection.is_past(tick.tick) {
+                    break;
+                }
                 continue;
             }
-            for c in tick.world.characters() {
+            let selection = &self.selection;
+            for c in tick
+                .world
+                .characters()
+                .filter(|c| selection.keeps(tick.tick, c.client_id))
+            {
                 self.ticks.push(&TickRow {
                     path,
                     tick: tick.tick,
@@ -551,6 +614,9 @@ impl Exporter {
                 });
             }
             self.flush(false, sink);
+            if stops_early && self.selection.is_past(tick.tick) {
+                break;
+            }
         }
         file.records = demo.chunks().count() as u64;
         self.game_log(path, log.finish());
@@ -587,13 +653,17 @@ impl Exporter {
             // The players, chat and events come from the same pass.
             log: self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events),
         };
+        let selection = (self.selection != TickSelection::default()).then(|| Selected {
+            selection: self.selection.clone(),
+            stops_early: self.stops_early(),
+        });
         let end = if self.pipelined {
             // Batches of rows go to this thread, and their buffers come back for reuse.
             let (full, filled) = std::sync::mpsc::sync_channel::<WalkRows>(2);
             let (empty, emptied) = std::sync::mpsc::channel::<WalkRows>();
             std::thread::scope(|scope| {
                 let walker = scope.spawn(move || {
-                    walk_rows(walk, wanted, WALK_ROWS, |rows| {
+                    walk_rows(walk, wanted, selection.as_ref(), WALK_ROWS, |rows| {
                         let _ = full.send(std::mem::replace(
                             rows,
                             emptied.try_recv().unwrap_or_default(),
@@ -611,7 +681,7 @@ impl Exporter {
             })
         } else {
             // Each tick's rows, still in the cache, go straight into the tables.
-            walk_rows(walk, wanted, 1, |rows| {
+            walk_rows(walk, wanted, selection.as_ref(), 1, |rows| {
                 self.take_rows(path, rows, file, sink);
                 rows.clear();
             })
@@ -807,6 +877,13 @@ struct WalkWants {
     log: bool,
 }
 
+/// A walk's [`TickSelection`], and whether it may stop after the selected ticks.
+#[derive(Debug, Clone)]
+struct Selected {
+    selection: TickSelection,
+    stops_early: bool,
+}
+
 /// A teehistorian walk's rows, gathered tick by tick before they go into the tables.
 #[derive(Debug, Default)]
 struct WalkRows {
@@ -844,6 +921,7 @@ struct WalkEnd {
 fn walk_rows<S: WalkSource>(
     mut walk: TickWalk<S>,
     wanted: WalkWants,
+    selected: Option<&Selected>,
     at_least: usize,
     mut hand: impl FnMut(&mut WalkRows),
 ) -> WalkEnd {
@@ -869,14 +947,25 @@ fn walk_rows<S: WalkSource>(
                 break;
             }
         };
-        if wanted.positions {
-            rows.positions
-                .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y]));
+        match selected {
+            _ if !wanted.positions => {}
+            None => rows
+                .positions
+                .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
+            Some(Selected { selection, .. }) => rows.positions.extend(
+                walk.world()
+                    .players()
+                    .filter(|&(cid, _)| selection.keeps(tick, cid))
+                    .map(|(cid, (x, y))| [cid, x, y]),
+            ),
         }
         rows.ticks
             .push((tick, rows.inputs.len(), rows.positions.len()));
         if rows.len() >= at_least {
             hand(&mut rows);
+        }
+        if selected.is_some_and(|s| s.stops_early && s.selection.is_past(tick)) {
+            break;
         }
     }
     if rows.len() > 0 {

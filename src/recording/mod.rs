@@ -313,6 +313,25 @@ impl Recording {
         }
     }
 
+    /// Reads the recording's header (for a demo, its map too) and nothing after it: the
+    /// check a front end makes before it reads anything lazily, so that a file whose header
+    /// does not read is refused at once, as [`summary`](Self::summary) would refuse it.
+    pub fn check_header(&self) -> Result<(), Error> {
+        match self.format {
+            Format::TwDemo => {
+                twdemo::DemoReader::new(self.reader()?)?;
+            }
+            Format::Teehistorian => {
+                teehistorian::TeehistorianReader::new(self.reader()?)?;
+            }
+            Format::SourceDemo => {
+                source::SourceReader::new(self.reader()?)?;
+            }
+            _ => return Err(self.unsupported(Operation::Summary)),
+        }
+        Ok(())
+    }
+
     /// The recording's summary (header facts and counts of what it holds), and the error
     /// that ended the scan early, if any: everything before it is counted. Teehistorian
     /// files and Source demos are read as a stream, so memory stays flat however long the
