@@ -3,7 +3,7 @@
 use super::batch::{Done, Job, Status, open_job};
 use super::input::exit_of;
 use super::output::{ErrorJson, FileJson, complaint, json_line, row, shown_name};
-use demokit::recording::{Error, Summary};
+use demokit::recording::{Error, Summary, map_summary};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -14,6 +14,12 @@ pub(crate) fn info_job(job: &Job, json: bool, batch: bool) -> Done {
     let path = &job.path;
     let recording = match open_job(job, json) {
         Ok(recording) => recording,
+        // A map named on its own (one `extract-map` wrote, say) gets its facts.
+        Err(done) if !job.found() => match map_summary(path) {
+            Ok(Some(summary)) => return info_done(path, &summary, None, json, batch),
+            Ok(None) => return done,
+            Err(e) => return Done::error(path, None, &e, json),
+        },
         Err(done) => return done,
     };
     match recording.summary() {

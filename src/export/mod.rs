@@ -151,7 +151,7 @@ tables! {
         /// That player's name then (empty if unknown).
         name: str,
         /// A kill's victim.
-        victim_id: (opt i32),
+        victim: (opt i32),
         /// The victim's name then.
         victim_name: (opt str),
         /// A kill's weapon as the protocol numbers it.
@@ -828,8 +828,8 @@ impl Exporter {
                 kind: e.kind.name(),
                 client_id: e.client_id,
                 name: &e.name,
-                victim_id: e.victim_id,
-                victim_name: e.victim_id.map(|_| e.victim_name.as_str()),
+                victim: e.victim,
+                victim_name: e.victim.map(|_| e.victim_name.as_str()),
                 weapon: e.weapon,
                 weapon_name: e.weapon.and_then(weapon_name),
                 team: e.team,

@@ -121,7 +121,7 @@ pub enum EventKind {
     Name,
     /// A player changed teams (`team`: the new team).
     Team,
-    /// A kill: `client_id` the killer, `victim_id` the victim, `weapon` how. Teehistorian:
+    /// A kill: `client_id` the killer, `victim` the victim, `weapon` how. Teehistorian:
     /// a client's self-kill request (`Cl_Kill`), which DDNet carries out with the
     /// self-kill weapon; DDNet records no other kills there.
     Kill,
@@ -179,7 +179,7 @@ pub struct EventLine {
     /// That player's name then (empty if unknown).
     pub name: String,
     /// A kill's victim.
-    pub victim_id: Option<i32>,
+    pub victim: Option<i32>,
     /// The victim's name then (empty if unknown or no victim).
     pub victim_name: String,
     /// A kill's weapon, as the protocol numbers it ([`weapon_name`](super::names::weapon_name)).
@@ -204,7 +204,7 @@ impl EventLine {
             kind,
             client_id: None,
             name: String::new(),
-            victim_id: None,
+            victim: None,
             victim_name: String::new(),
             weapon: None,
             team: None,

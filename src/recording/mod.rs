@@ -648,6 +648,37 @@ pub enum Summary {
     Teehistorian(teehistorian::Summary),
     /// A Source demo's.
     Source(source::summary::Summary),
+    /// A Teeworlds/DDNet map's (a datafile, not a recording: [`map_summary`]), the facts
+    /// `info` gives of a demo's embedded map.
+    Map(crate::datafile::MapFacts),
+}
+
+/// The magics a Teeworlds/DDNet map (a datafile) starts with.
+const DATAFILE_MAGICS: [&[u8; 4]; 2] = [b"DATA", b"ATAD"];
+
+/// The facts of the Teeworlds/DDNet map at `path` (what `demokit info` gives of a map
+/// `extract-map` wrote), as a [`Summary::Map`]; `Ok(None)` when the file does not start
+/// like a datafile. A map is no recording, so [`Recording::open`] refuses it; a front end
+/// that was handed one asks here. The file is read whole, up to [`Limits::DEFAULT`].
+pub fn map_summary(path: impl AsRef<Path>) -> Result<Option<Summary>, Error> {
+    let path = path.as_ref();
+    let mut head = Vec::with_capacity(4);
+    File::open(path)
+        .map_err(Error::read)?
+        .take(4)
+        .read_to_end(&mut head)
+        .map_err(Error::read)?;
+    if !DATAFILE_MAGICS.iter().any(|m| head == m[..]) {
+        return Ok(None);
+    }
+    let data = read_input(path, Limits::DEFAULT)?;
+    let facts = crate::datafile::MapFacts::read(&data).map_err(|e| Error::Invalid {
+        offset: e.offset,
+        message: format!("not a valid map: {}", e.kind),
+        truncated: false,
+        io: false,
+    })?;
+    Ok(Some(Summary::Map(facts)))
 }
 
 /// What [`Recording::repair`] did, in the format's own terms.

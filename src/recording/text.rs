@@ -77,6 +77,12 @@ impl Display for Summary {
             Summary::TwDemo(s) => demo_summary(f, s),
             Summary::Teehistorian(s) => teehistorian_summary(f, s),
             Summary::Source(s) => source_summary(f, s),
+            Summary::Map(m) => {
+                row(f, "format", "Teeworlds/DDNet map (datafile)")?;
+                row(f, "size", format_args!("{} bytes", m.size))?;
+                row(f, "sha256", &m.sha256)?;
+                map_facts(f, m)
+            }
         }
     }
 }
@@ -133,9 +139,14 @@ fn demo_map(f: &mut Formatter<'_>, s: &DemoSummary) -> fmt::Result {
             format_args!("not a datafile: at byte {}: {}", e.offset, e.message),
         );
     }
-    let Some(m) = &s.map else {
-        return Ok(());
-    };
+    match &s.map {
+        Some(m) => map_facts(f, m),
+        None => Ok(()),
+    }
+}
+
+/// A map's facts (from its datafile), as rows.
+fn map_facts(f: &mut Formatter<'_>, m: &crate::datafile::MapFacts) -> fmt::Result {
     row(
         f,
         "map file",

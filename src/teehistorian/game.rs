@@ -33,7 +33,8 @@ const MAX_CLIENTS: usize = 128;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Player {
-    /// Client id.
+    /// Client id (`client_id` in JSON, as everywhere).
+    #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
     pub cid: i32,
     /// Name (invalid UTF-8 replaced); empty until the client sent its info.
     pub name: String,
@@ -536,7 +537,7 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
             log.kill();
             // DDNet carries the request out as a kill by the self-kill weapon.
             log.event(EventLine {
-                victim_id: Some(*cid),
+                victim: Some(*cid),
                 victim_name: name(*cid).to_owned(),
                 weapon: Some(WEAPON_SELF),
                 ..line(LineKind::Kill).by(*cid, name(*cid))

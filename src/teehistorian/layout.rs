@@ -422,7 +422,7 @@ macro_rules! to_view {
 macro_rules! layout_struct {
     (
         $(#[$doc:meta])* $variant:ident $(<$lt:lifetime>)?, $name:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* })?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* })?
     ) => {
         $(#[$doc])*
         #[binrw::binrw]
@@ -432,6 +432,7 @@ macro_rules! layout_struct {
         pub struct $variant $(<$lt>)? {
             $($(
                 $(#[$fdoc])*
+                $( #[cfg_attr(feature = "serde", serde(rename = $json))] )?
                 #[br(parse_with = read_field!($kind))]
                 #[bw(
                     write_with = write_field!($kind),
@@ -449,12 +450,12 @@ macro_rules! define_message_layouts {
     ($(
         $(#[$doc:meta])*
         $variant:ident $(<$lt:lifetime>)? = $id:ident, $name:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         $(
             layout_struct! {
                 $(#[$doc])* $variant $(<$lt>)?, $name
-                $({ $( $(#[$fdoc])* $field : $kind ),* })?
+                $({ $( $(#[$fdoc])* $field $(as $json)? : $kind ),* })?
             }
         )*
 
@@ -558,7 +559,7 @@ macro_rules! define_ex_layouts {
     ($(
         $(#[$doc:meta])*
         $variant:ident $(<$lt:lifetime>)? = $name:literal, $uuid:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         /// The payload layouts of the EX records, one struct per extension.
         pub mod ex {
@@ -566,7 +567,7 @@ macro_rules! define_ex_layouts {
             $(
                 layout_struct! {
                     $(#[$doc])* $variant $(<$lt>)?, $name
-                    $({ $( $(#[$fdoc])* $field : $kind ),* })?
+                    $({ $( $(#[$fdoc])* $field $(as $json)? : $kind ),* })?
                 }
             )*
         }
@@ -687,6 +688,7 @@ pub struct PlayerDiff {
     /// [`MessageLayout`]).
     #[br(calc = cid)]
     #[bw(ignore)]
+    #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
     pub cid: i32,
     /// Change of x.
     #[br(parse_with = read_int)]

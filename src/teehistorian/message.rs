@@ -198,7 +198,7 @@ macro_rules! define_ex_views {
     ($(
         $(#[$doc:meta])*
         $variant:ident $(<$lt:lifetime>)? = $name:literal, $uuid:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         /// The 21 extension records DDNet 20.1 defines (`teehistorian_ex_chunks.h`, in its
         /// order). DDNet adds records over time, so matches need a wildcard arm.
@@ -286,7 +286,7 @@ macro_rules! define_message_views {
     ($(
         $(#[$doc:meta])*
         $variant:ident $(<$lt:lifetime>)? = $id:ident, $name:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         /// One teehistorian message, borrowing its strings and payloads from the input.
         ///

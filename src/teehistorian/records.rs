@@ -41,7 +41,7 @@ macro_rules! message_records {
             /// PLAYER_NEW (-3): a character appeared at (x, y).
             PlayerNew = PLAYER_NEW, "PLAYER_NEW" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// Position x.
                 x: int,
                 /// Position y.
@@ -50,45 +50,45 @@ macro_rules! message_records {
             /// PLAYER_OLD (-4): a character disappeared.
             PlayerOld = PLAYER_OLD, "PLAYER_OLD" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// INPUT_DIFF (-5): an input, as the wrapping difference to the previous one.
             InputDiff = INPUT_DIFF, "INPUT_DIFF" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// New input minus old input, per int (wrapping).
                 diff: input,
             }
             /// INPUT_NEW (-6): an input recorded whole.
             InputNew = INPUT_NEW, "INPUT_NEW" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// The input ints.
                 input: input,
             }
             /// MESSAGE (-7): a packed network message a client sent.
             NetMessage<'a> = MESSAGE, "MESSAGE" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// The packed message (starting with the int `(msgid << 1) | sys`).
                 data: bytes,
             }
             /// JOIN (-8): a client joined.
             Join = JOIN, "JOIN" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// DROP (-9): a client left or was dropped.
             Drop<'a> = DROP, "DROP" {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// The reason.
                 reason: str,
             }
             /// CONSOLE_COMMAND (-10): a console command was executed.
             ConsoleCommand<'a> = CONSOLE_COMMAND, "CONSOLE_COMMAND" {
                 /// Client id (-1 for the server itself).
-                cid: int,
+                cid as "client_id": int,
                 /// The console's flag mask.
                 flags: int,
                 /// The command name.
@@ -115,7 +115,7 @@ macro_rules! ex_records {
             DdnetVersionOld = "teehistorian-ddnetver-old@ddnet.tw",
                 0x41b49541_f26f_325d_8715_9baf4b544ef9 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// DDNet version number, e.g. 16050.
                 ddnet_version: int,
             }
@@ -123,7 +123,7 @@ macro_rules! ex_records {
             DdnetVersion<'a> = "teehistorian-ddnetver@ddnet.tw",
                 0x1397b63e_ee4e_3919_b86a_b058887fcaf5 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// The connection's UUID.
                 connection_id: uuid,
                 /// DDNet version number.
@@ -136,7 +136,7 @@ macro_rules! ex_records {
             AuthInit<'a> = "teehistorian-auth-init@ddnet.tw",
                 0x60daba5c_52c4_3aeb_b8ba_b2953fb55a17 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// Authentication level.
                 level: int,
                 /// Account name.
@@ -146,7 +146,7 @@ macro_rules! ex_records {
             AuthLogin<'a> = "teehistorian-auth-login@ddnet.tw",
                 0x37ecd3b8_9218_3bb9_a71b_a935b86f6a81 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// Authentication level.
                 level: int,
                 /// Account name.
@@ -156,25 +156,25 @@ macro_rules! ex_records {
             AuthLogout = "teehistorian-auth-logout@ddnet.tw",
                 0xd4f5abe8_edd2_3fb9_abd8_1c8bb84f4a63 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// `teehistorian-joinver6@ddnet.tw`: the next JOIN is a 0.6 client.
             JoinVer6 = "teehistorian-joinver6@ddnet.tw", 0x1899a382_71e3_36da_937d_c9de6bb95b1d {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// `teehistorian-joinver7@ddnet.tw`: the next JOIN is a 0.7 client.
             JoinVer7 = "teehistorian-joinver7@ddnet.tw", 0x59239b05_0540_318d_bea4_9aa1e80e7d2b {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// `teehistorian-player-swap@ddnet.tw`: two players swapped places.
             PlayerSwitch = "teehistorian-player-swap@ddnet.tw",
                 0x5de9b633_49cf_3e99_9a25_d4a78e9717d7 {
                 /// First client id.
-                cid1: int,
+                cid1 as "client_id1": int,
                 /// Second client id.
-                cid2: int,
+                cid2 as "client_id2": int,
             }
             /// `teehistorian-save-success@ddnet.tw`: a team was saved.
             SaveSuccess<'a> = "teehistorian-save-success@ddnet.tw",
@@ -212,7 +212,7 @@ macro_rules! ex_records {
             PlayerTeam = "teehistorian-player-team@ddnet.tw",
                 0xa111c04e_1ea8_38e0_90b1_d7f993ca0da9 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// New team.
                 team: int,
             }
@@ -228,13 +228,13 @@ macro_rules! ex_records {
             PlayerReady = "teehistorian-player-ready@ddnet.tw",
                 0x638587c9_3f75_3887_918e_a3c2614ffaa0 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// `teehistorian-rejoinver6@ddnet.org`: a 0.6 client rejoined.
             PlayerRejoin = "teehistorian-rejoinver6@ddnet.org",
                 0xc1e921d5_96f5_37bb_8a45_7a06f163d27e {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
             }
             /// `teehistorian-antibot@ddnet.org`: opaque antibot data.
             Antibot<'a> = "teehistorian-antibot@ddnet.org", 0x866bfdac_fb49_3c0b_a887_5fe1f3ea00b8 {
@@ -245,7 +245,7 @@ macro_rules! ex_records {
             PlayerName<'a> = "teehistorian-player-name@ddnet.org",
                 0xd016f9b9_4151_3b87_87e5_3a6087eb5f26 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// The name.
                 name: str,
             }
@@ -253,7 +253,7 @@ macro_rules! ex_records {
             PlayerFinish = "teehistorian-player-finish@ddnet.org",
                 0x68943c01_2348_3e01_9490_3f27f8269d94 {
                 /// Client id.
-                cid: int,
+                cid as "client_id": int,
                 /// Race time in ticks.
                 time: int,
             }

@@ -249,6 +249,7 @@ pub enum EventKind<'a> {
     /// A character appeared (PLAYER_NEW).
     PlayerNew {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// Position.
         x: i32,
@@ -261,6 +262,7 @@ pub enum EventKind<'a> {
     /// A character moved (PLAYER_DIFF), to (`x`, `y`).
     PlayerMove {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// New position.
         x: i32,
@@ -274,6 +276,7 @@ pub enum EventKind<'a> {
     /// A character disappeared (PLAYER_OLD); (`x`, `y`) was its last position.
     PlayerOld {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// Last position.
         x: i32,
@@ -283,6 +286,7 @@ pub enum EventKind<'a> {
     /// A client's input (INPUT_NEW when `new`, else INPUT_DIFF), as absolute values.
     Input {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The input.
         input: Input,
@@ -292,11 +296,13 @@ pub enum EventKind<'a> {
     /// A client joined (JOIN).
     Join {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
     },
     /// A client left (DROP).
     Drop {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// Why.
         reason: NulStr<&'a [u8]>,
@@ -304,6 +310,7 @@ pub enum EventKind<'a> {
     /// A network message a client sent (MESSAGE).
     NetMessage {
         /// Client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The packed message.
         #[cfg_attr(
@@ -315,6 +322,7 @@ pub enum EventKind<'a> {
     /// An executed console command (CONSOLE_COMMAND).
     ConsoleCommand {
         /// Client id (-1 for the server).
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         cid: i32,
         /// The console's flag mask.
         flags: i32,

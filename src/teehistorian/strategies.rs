@@ -61,7 +61,7 @@ macro_rules! message_strategies {
     ($(
         $(#[$doc:meta])*
         $variant:ident $(<$lt:lifetime>)? = $id:ident, $name:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         fn table_messages() -> Vec<BoxedStrategy<OwnedMessage>> {
             vec![$(
@@ -80,7 +80,7 @@ macro_rules! ex_strategies {
     ($(
         $(#[$doc:meta])*
         $variant:ident $(<$lt:lifetime>)? = $name:literal, $uuid:literal
-        $({ $( $(#[$fdoc:meta])* $field:ident : $kind:ident ),* $(,)? })? $(;)?
+        $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
         fn table_ex() -> Vec<BoxedStrategy<ExLayout<'static>>> {
             vec![$(

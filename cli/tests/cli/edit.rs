@@ -118,6 +118,47 @@ fn extract_map_checks_the_map() {
     assert_eq!(written, &damaged[offset..offset + size]);
 }
 
+/// `info` on the map `extract-map` wrote gives the map's facts, those `info` gives of the
+/// demo's embedded map; a map found in a directory is passed over like any file that is no
+/// recording, and a file that starts like a map but is not one is an invalid file.
+#[test]
+fn info_on_a_map_gives_its_facts() {
+    let Some(demo) = server_demo() else { return };
+    let map = scratch("info.map");
+    let out = demokit(&[
+        "extract-map".as_ref(),
+        demo.as_os_str(),
+        map.as_os_str(),
+        "--force".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let facts = json(&demokit(&[
+        "info".as_ref(),
+        "--json".as_ref(),
+        map.as_os_str(),
+    ]));
+    let of_demo = json(&demokit(&[
+        "info".as_ref(),
+        "--json".as_ref(),
+        demo.as_os_str(),
+    ]));
+    for key in ["crc32", "sha256", "items", "layers", "game_layer", "loads"] {
+        assert_eq!(facts[key], of_demo["map"][key], "{key}");
+    }
+    let text = demokit(&["info".as_ref(), map.as_os_str()]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("Teeworlds/DDNet map"));
+    let mut broken = std::fs::read(&map).unwrap();
+    broken.truncate(40);
+    let bad = scratch("broken.map");
+    std::fs::write(&bad, &broken).unwrap();
+    let out = demokit(&["info".as_ref(), bad.as_os_str()]);
+    std::fs::remove_file(&bad).unwrap();
+    std::fs::remove_file(&map).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a valid map"), "{}", stderr(&out));
+}
+
 /// `repair` of a demo cut mid-chunk: the output validates; the report names the cut.
 #[test]
 fn repair_of_a_cut_demo_validates() {

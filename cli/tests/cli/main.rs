@@ -27,3 +27,4 @@ mod teehistorian_unfinished;
 mod twdemo_crash;
 mod twdemo_markers;
 mod twdemo_scrub;
+mod vocabulary;

@@ -279,7 +279,7 @@ fn dump_json_shows_message_fields() {
     assert_eq!(
         (
             &player_new["tick"],
-            &player_new["cid"],
+            &player_new["client_id"],
             &player_new["x"],
             &player_new["y"]
         ),

@@ -681,7 +681,7 @@ impl TickLogger {
                 } => {
                     self.builder.kill();
                     self.builder.event(EventLine {
-                        victim_id: Some(*victim),
+                        victim: Some(*victim),
                         victim_name: name(*victim).to_owned(),
                         weapon: Some(*weapon),
                         ..line(EventKind::Kill).by(*killer, name(*killer))

@@ -1,0 +1,164 @@
+//! One vocabulary (issue 31): every field name the tool prints as JSON and every column of
+//! the tables is listed in `docs/vocabulary.md` with its meaning, and no synonym of a listed
+//! name appears (`cid` for `client_id`, and the like). The Python package's dicts are the
+//! same serde types as the tool's JSON (its `header` is `info --json`, its edit reports
+//! the edit commands' `--json`), and its tables are these tables, so they are covered too.
+//!
+//! The JSON comes from running every reading command and every editing command with
+//! `--json` on every real recording of `../shared`. Keys that are data rather than field
+//! names (message names in a count, `EX:` UUIDs) are those that are not lowercase snake
+//! case; every field name must be.
+
+use crate::common;
+
+use crate::run::demokit;
+use common::temp::TempDir;
+use demokit::export::Table;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Names that say a listed fact another way: the synonym and the name to use.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("cid", "client_id"),
+    ("cid1", "client_id1"),
+    ("cid2", "client_id2"),
+    ("client_ids", "client_id"),
+    ("player_id", "client_id"),
+    ("victim_id", "victim"),
+    ("crc", "crc32"),
+    ("map_crc32", "map_crc"),
+    ("filename", "file"),
+    ("file_path", "path"),
+];
+
+/// The names `docs/vocabulary.md` lists.
+fn vocabulary() -> BTreeSet<String> {
+    let doc = std::fs::read_to_string(common::root().join("docs/vocabulary.md")).unwrap();
+    doc.lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|rest| rest.split('`').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every key of `value`, recursively, with the command that printed it.
+fn keys(value: &Value, command: &str, out: &mut BTreeMap<String, BTreeSet<String>>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let is_field = key
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                if is_field {
+                    out.entry(key.clone())
+                        .or_default()
+                        .insert(command.to_owned());
+                }
+                keys(value, command, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| keys(v, command, out)),
+        _ => {}
+    }
+}
+
+/// A JSON value's `format` fields.
+fn formats(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(format)) = map.get("format") {
+                out.insert(format.clone());
+            }
+            map.values().for_each(|v| formats(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| formats(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_field_name_is_in_the_vocabulary() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut files: Vec<_> = ["twdemo", "teehistorian", "source"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(shared.join("real-fixtures").join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let dir = TempDir::new("vocabulary");
+    let out = dir.path("out");
+    let out = out.to_str().unwrap();
+    let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut format_values = BTreeSet::new();
+    let mut lines = 0;
+    for file in &files {
+        let file = file.to_str().unwrap();
+        let runs: Vec<Vec<&str>> = vec![
+            vec!["info", "--json", file],
+            vec!["validate", "--json", file],
+            vec!["players", "--json", file],
+            vec!["chat", "--json", file],
+            vec!["events", "--json", file],
+            vec!["markers", "--json", file],
+            vec!["rewrite", "--json", "-f", file, out],
+            vec!["repair", "--json", "-f", file, out],
+            vec!["scrub", "--json", "--all", "-f", file, out],
+            vec!["trim", "--json", "--from", "1s", "-f", file, out],
+            vec!["convert", "--json", "--to", "5", "-f", file, out],
+            vec!["extract-map", "--json", "-f", file, out],
+        ];
+        for args in runs {
+            let output = demokit(&args);
+            // Reports go to stdout, or to stderr when the output is standard output.
+            let text = String::from_utf8_lossy(&output.stdout).into_owned()
+                + &String::from_utf8_lossy(&output.stderr);
+            for line in text.lines().filter(|l| l.starts_with('{')) {
+                let value: Value = serde_json::from_str(line).unwrap();
+                keys(&value, args[0], &mut found);
+                formats(&value, &mut format_values);
+                lines += 1;
+            }
+        }
+    }
+    for table in Table::ALL {
+        for field in table.schema().fields() {
+            found
+                .entry(field.name().clone())
+                .or_default()
+                .insert(format!("table {}", table.name()));
+        }
+    }
+    println!(
+        "{} field names from {lines} JSON lines and {} tables",
+        found.len(),
+        Table::ALL.len()
+    );
+    assert!(lines > 100, "{lines} JSON lines");
+    let listed = vocabulary();
+    let unlisted: Vec<_> = found
+        .iter()
+        .filter(|(name, _)| !listed.contains(*name))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "not in docs/vocabulary.md (name, where): {unlisted:?}"
+    );
+    for (synonym, name) in SYNONYMS {
+        assert!(
+            !found.contains_key(*synonym) && !listed.contains(*synonym),
+            "`{synonym}` ({:?}) says what `{name}` says",
+            found.get(*synonym)
+        );
+    }
+    // A format is named by `Format::id` everywhere.
+    let ids: BTreeSet<String> = ["twdemo", "teehistorian", "source", "goldsrc", "source2"]
+        .map(String::from)
+        .into();
+    assert!(
+        format_values.is_subset(&ids),
+        "format values {format_values:?}"
+    );
+    assert!(format_values.len() >= 3, "{format_values:?}");
+}
