@@ -355,6 +355,66 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
     }
 }
 
+/// Runs `work` on the files `paths` name one after the other, streaming each one's output
+/// as it goes (for `dump`, whose output is as long as the recording): one file named on
+/// its own as it is; otherwise `work` is told the file to name on each JSON line, and in
+/// text a `==> FILE <==` line heads each file's output. Files found in a directory that are
+/// no recording are passed over and counted; a closing note names the files that failed.
+pub(crate) fn run_in_turn(
+    paths: &[PathBuf],
+    work: impl Fn(&Path, Option<&FileJson>) -> Outcome,
+    json: bool,
+) -> Outcome {
+    let (jobs, batch) = collect_jobs(paths);
+    if !batch {
+        return work(&jobs[0].path, None);
+    }
+    let mut tally = Tally {
+        failed: Vec::new(),
+        skipped: 0,
+        worst: Exit::Success,
+    };
+    for job in &jobs {
+        // Settled while searching, or found and no recording: the skips and failures
+        // `open_job` decides, printed as the other batch commands print them.
+        let done = match open_job(job, json) {
+            Ok(_) => None,
+            Err(done) => Some(done),
+        };
+        if let Some(done) = done {
+            print_done(&mut Output::new(), &done, true)?;
+            match done.status {
+                Status::Skipped => tally.skipped += 1,
+                Status::Failed(exit) => {
+                    tally.failed.push(job.path.clone());
+                    tally.worst = tally.worst.max(exit);
+                }
+                Status::Ok => {}
+            }
+            continue;
+        }
+        if !json {
+            let mut out = Output::new();
+            writeln!(out, "==> {} <==", shown_name(&job.path))?;
+            out.flush()?;
+        }
+        let file = FileJson::of(&job.path);
+        if let Err(Stop(exit)) = work(&job.path, Some(&file)) {
+            // Standard output closed: nothing more can be shown.
+            if exit == Exit::Success {
+                return Err(Stop(exit));
+            }
+            tally.failed.push(job.path.clone());
+            tally.worst = tally.worst.max(exit);
+        }
+    }
+    tally.report(jobs.len());
+    match tally.worst {
+        Exit::Success => Ok(()),
+        exit => Err(Stop(exit)),
+    }
+}
+
 /// A progress bar on stderr when it is a terminal, else one that draws nothing.
 pub(crate) fn progress_bar(len: usize) -> ProgressBar {
     if !io::stderr().is_terminal() {

@@ -5,7 +5,7 @@
 
 use super::destination::{Destination, Sink, write_output};
 use super::input::{failure, open_recording};
-use super::output::{Output, complain, row, shown_name, warn_skipped};
+use super::output::{FileJson, Output, complain, row, shown_name, warn_skipped};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::recording::{DumpRecord, Error, Recording, RepairOptions};
@@ -50,7 +50,7 @@ fn failed_writing(input: &Path, output: &Destination, sink: &Sink, error: Error)
 }
 
 /// `demokit dump`: every stored record, in JSON each format's serde form.
-pub(crate) fn dump(file: &Path, json: bool) -> Outcome {
+pub(crate) fn dump(file: &Path, json: bool, named: Option<&FileJson>) -> Outcome {
     let recording = open_for(file)?;
     let mut out = Output::new();
     if !json {
@@ -62,7 +62,7 @@ pub(crate) fn dump(file: &Path, json: bool) -> Outcome {
             return;
         }
         written = if json {
-            out.json_line(&record)
+            out.json_record(named, &record)
         } else {
             writeln!(out, "{record}")
         };
@@ -335,7 +335,7 @@ pub(crate) fn extract_map_file(input: &Path, output: &Destination, json: bool) -
 /// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id;
 /// in JSON the library's [`ReplayedTick`](demokit::twdemo::snapshot::replay::ReplayedTick)
 /// (see its docs for the fields).
-pub(crate) fn dump_snapshots(file: &Path, json: bool) -> Outcome {
+pub(crate) fn dump_snapshots(file: &Path, json: bool, named: Option<&FileJson>) -> Outcome {
     let recording = open_for(file)?;
     let mut out = Output::new();
     let mut written = Ok(());
@@ -344,7 +344,7 @@ pub(crate) fn dump_snapshots(file: &Path, json: bool) -> Outcome {
             return;
         }
         if json {
-            written = out.json_line(&tick);
+            written = out.json_record(named, &tick);
             return;
         }
         let mut text = format!(

@@ -5,7 +5,7 @@
 use super::batch::{Done, Job, Status, open_job};
 use super::input::{exit_of, failure, open_recording};
 use super::output::{
-    ErrorJson, FileJson, Output, complain, complaint, json_line, shown_name, warn_skipped,
+    ErrorJson, FileJson, Output, WithFile, complain, complaint, json_line, shown_name, warn_skipped,
 };
 use super::{Exit, Outcome, Stop};
 use demokit::gamenet::names::{country_code, team_name};
@@ -26,15 +26,6 @@ pub(crate) enum Listing {
     Players,
     /// `demokit events`.
     Events,
-}
-
-/// One JSON line of a listing: the file, then the record's own fields.
-#[derive(Serialize)]
-struct Line<'a, T: Serialize> {
-    #[serde(flatten)]
-    file: &'a FileJson,
-    #[serde(flatten)]
-    record: T,
 }
 
 /// The text form of a record: its JSON fields as `key=value` (`tick` and `kind` first),
@@ -93,7 +84,7 @@ impl Lines {
 
     fn push(&mut self, record: &impl Serialize) {
         if self.json {
-            self.out.push_str(&json_line(&Line {
+            self.out.push_str(&json_line(&WithFile {
                 file: &self.file,
                 record,
             }));
@@ -285,13 +276,13 @@ fn aligned<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
 
 /// `demokit dump --objects`: every snapshot item and message of a demo typed, tick by
 /// tick; for a teehistorian file, its game events with every client message typed.
-pub(crate) fn dump_objects(file: &Path, json: bool) -> Outcome {
+pub(crate) fn dump_objects(file: &Path, json: bool, named: Option<&FileJson>) -> Outcome {
     let recording = open_recording(file)?;
     let mut out = Output::new();
     let mut written = Ok(());
     let walked = recording.game_records(|record| {
         if written.is_ok() {
-            written = write_record(&mut out, &record, json);
+            written = write_record(&mut out, named, &record, json);
         }
     });
     written?;
@@ -315,9 +306,14 @@ pub(crate) fn dump_objects(file: &Path, json: bool) -> Outcome {
     }
 }
 
-fn write_record(out: &mut Output, record: &impl Serialize, json: bool) -> Outcome {
+fn write_record(
+    out: &mut Output,
+    named: Option<&FileJson>,
+    record: &impl Serialize,
+    json: bool,
+) -> Outcome {
     if json {
-        return out.json_line(record);
+        return out.json_record(named, record);
     }
     let mut text = String::new();
     fields_text(&mut text, record);

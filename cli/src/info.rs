@@ -1,7 +1,7 @@
 //! `demokit info` on one file: the format's summary as text or one JSON line.
 
 use super::batch::{Done, Job, Status, open_job};
-use super::input::exit_of;
+use super::input::{exit_of, is_stdin};
 use super::output::{ErrorJson, FileJson, complaint, json_line, row, shown_name};
 use demokit::recording::{Error, Summary, map_summary};
 use serde::Serialize;
@@ -14,11 +14,12 @@ pub(crate) fn info_job(job: &Job, json: bool, batch: bool) -> Done {
     let path = &job.path;
     let recording = match open_job(job, json) {
         Ok(recording) => recording,
-        // A map named on its own (one `extract-map` wrote, say) gets its facts.
-        Err(done) if !job.found() => match map_summary(path) {
+        // A map named on its own (one `extract-map` wrote, say) gets its facts; anything
+        // else keeps the entry point's refusal.
+        Err(done) if !job.found() && !is_stdin(path) => match map_summary(path) {
             Ok(Some(summary)) => return info_done(path, &summary, None, json, batch),
-            Ok(None) => return done,
-            Err(e) => return Done::error(path, None, &e, json),
+            Err(e @ Error::Invalid { .. }) => return Done::error(path, None, &e, json),
+            Ok(None) | Err(_) => return done,
         },
         Err(done) => return done,
     };

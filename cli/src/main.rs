@@ -50,10 +50,11 @@ teehistorian files and Source engine demos (HL2DEMO: TF2, HL2, Portal 1 and 2, L
 1 and 2, CS:GO) are supported; GoldSrc (HLDEMO) and Source 2 (PBDEMS2) demos are different
 formats and are refused.
 
-`info`, `validate`, `chat`, `players` and `events` take several files and directories. Directories are searched
-recursively for recordings of the supported formats by their magic bytes; any other file found
-there is named on stderr as skipped (not a Teeworlds demo, teehistorian file or Source
-demo). The files are read in parallel on all cores and reported in sorted path order (with
+`info`, `validate`, `chat`, `players`, `events` and `dump` take several files and directories.
+Directories are searched recursively for recordings of the supported formats by their magic
+bytes; any other file found there is passed over quietly and counted in the closing note
+(`--json` lists it with the reason). `dump` goes through the files one after the other, each
+under a `==> FILE <==` line. The files are read in parallel on all cores and reported in sorted path order (with
 --json: one JSON object per line, each with a \"file\" field, and \"file_hex\" with the
 name's bytes when it is not UTF-8; a file that cannot be read at all gets an \"error\":
 {offset, message}). A progress bar counting the files is drawn when stderr is a terminal.
@@ -114,8 +115,10 @@ enum Command {
     /// goes on (the exit status is then 1); a read error ends the dump, with the error on
     /// stderr and a non-zero exit status.
     Dump {
-        /// The recording.
-        file: PathBuf,
+        /// Recordings, or directories to search for them (each file's output after a
+        /// `==> FILE <==` line; with --json, every line has `file`).
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
         /// Print JSON Lines (one object per chunk or message) instead of text.
         #[arg(long)]
         json: bool,
@@ -470,23 +473,19 @@ fn main() -> ExitCode {
             run_jobs(files, |job, batch| info::info_job(job, *json, batch))
         }
         Command::Dump {
-            file,
+            files,
             json,
-            snapshots: false,
-            objects: false,
-        } => edit::dump(file, *json),
-        Command::Dump {
-            file,
-            json,
-            snapshots: true,
-            ..
-        } => edit::dump_snapshots(file, *json),
-        Command::Dump {
-            file,
-            json,
-            objects: true,
-            ..
-        } => game::dump_objects(file, *json),
+            snapshots,
+            objects,
+        } => batch::run_in_turn(
+            files,
+            |file, named| match (snapshots, objects) {
+                (true, _) => edit::dump_snapshots(file, *json, named),
+                (_, true) => game::dump_objects(file, *json, named),
+                _ => edit::dump(file, *json, named),
+            },
+            *json,
+        ),
         Command::Export {
             files,
             output,

@@ -156,11 +156,35 @@ impl Output {
         self.write_bytes(b"\n")
     }
 
+    /// Writes `record` as one line of JSON, naming `file` first when there is one (a
+    /// command over several files).
+    pub(crate) fn json_record(
+        &mut self,
+        file: Option<&FileJson>,
+        record: &impl Serialize,
+    ) -> Outcome {
+        match file {
+            Some(file) => self.json_line(&WithFile { file, record }),
+            None => self.json_line(record),
+        }
+    }
+
     /// Flushes everything written so far.
     pub(crate) fn flush(&mut self) -> Outcome {
         let result = self.inner.flush();
         result.map_err(|e| self.failed(e))
     }
+}
+
+/// A JSON line of a command over several files: the file, then the record's own fields.
+#[derive(Serialize)]
+pub(crate) struct WithFile<'a, T: Serialize> {
+    /// The file.
+    #[serde(flatten)]
+    pub(crate) file: &'a FileJson,
+    /// The record.
+    #[serde(flatten)]
+    pub(crate) record: T,
 }
 
 /// `value` as one line of JSON, newline included.

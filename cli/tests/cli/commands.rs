@@ -673,3 +673,65 @@ fn completions_and_the_man_page_name_every_command() {
     let out = demokit(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// `dump` over a directory: each recording's dump in path order, the same lines as each
+/// file's own dump; in text under a `==> FILE <==` line, in JSON with `file` on every line.
+/// Files that are no recording are passed over and counted.
+#[test]
+fn dump_takes_a_directory() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let dir = TempDir::new("dump-dir");
+    let demos = ["v3_tw061_server_dm1.demo", "v6_ddnet201_server_dm1.demo"];
+    for name in demos {
+        std::fs::copy(
+            shared.join("real-fixtures/twdemo").join(name),
+            dir.path(name),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path("notes.txt"), "not a recording").unwrap();
+    let out = demokit(&["dump".as_ref(), "--json".as_ref(), dir.0.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut expected = 0;
+    for name in demos {
+        let own = demokit(&[
+            "dump".as_ref(),
+            "--json".as_ref(),
+            dir.path(name).as_os_str(),
+        ]);
+        let own: Vec<Value> = stdout(&own)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let file = dir.path(name).to_string_lossy().into_owned();
+        let listed: Vec<Value> = lines
+            .iter()
+            .filter(|l| l["file"] == file.as_str())
+            .map(|l| {
+                let mut l = l.clone();
+                l.as_object_mut().unwrap().remove("file");
+                l
+            })
+            .collect();
+        assert_eq!(listed, own, "{name}");
+        expected += own.len();
+    }
+    // The skipped text file gets a line naming why; every other line is a dump's.
+    assert_eq!(lines.len(), expected + 1);
+    assert!(lines.iter().any(|l| l["skipped"].is_string()));
+    let text = demokit(&["dump".as_ref(), dir.0.as_os_str()]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    let headers: Vec<String> = stdout(&text)
+        .lines()
+        .filter(|l| l.starts_with("==> "))
+        .map(String::from)
+        .collect();
+    assert_eq!(headers.len(), 2, "{headers:?}");
+    assert!(stderr(&text).contains("1 skipped"), "{}", stderr(&text));
+}
