@@ -377,11 +377,7 @@ pub(crate) fn run_in_turn(
     for job in &jobs {
         // Settled while searching, or found and no recording: the skips and failures
         // `open_job` decides, printed as the other batch commands print them.
-        let done = match open_job(job, json) {
-            Ok(_) => None,
-            Err(done) => Some(done),
-        };
-        if let Some(done) = done {
+        if let Err(done) = open_job(job, json) {
             print_done(&mut Output::new(), &done, true)?;
             match done.status {
                 Status::Skipped => tally.skipped += 1,
