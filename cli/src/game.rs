@@ -28,36 +28,75 @@ pub(crate) enum Listing {
     Events,
 }
 
-/// The text form of a record: its JSON fields as `key=value` (`tick` and `kind` first),
-/// strings quoted only when they hold spaces or are empty.
+/// The text form of a record: its JSON fields as `key=value` (`tick`, `kind` and `record`
+/// first), one line per record. A nested object (a typed snapshot item or message) shows
+/// as its key naming its `type` or `kind`, then its own fields on the same line; a list of
+/// numbers as the numbers joined by commas; strings are quoted only when they hold spaces
+/// or are empty.
 fn fields_text(out: &mut String, value: &impl Serialize) {
     let Ok(Value::Object(mut fields)) = serde_json::to_value(value) else {
         return;
     };
-    let mut ordered: Vec<(String, Value)> = ["tick", "kind"]
+    let mut ordered: Vec<(String, Value)> = ["tick", "kind", "record"]
         .into_iter()
         .filter_map(|key| Some((key.to_string(), fields.remove(key)?)))
         .collect();
     ordered.extend(fields);
     let mut first = true;
     for (key, value) in ordered {
-        if !first {
-            out.push(' ');
-        }
-        first = false;
-        match value {
-            Value::String(s) if s.is_empty() || s.contains(char::is_whitespace) => {
-                let _ = write!(out, "{key}={s:?}");
-            }
-            Value::String(s) => {
-                let _ = write!(out, "{key}={s}");
-            }
-            other => {
-                let _ = write!(out, "{key}={other}");
-            }
-        }
+        field_text(out, &mut first, &key, value);
     }
     out.push('\n');
+}
+
+/// One field of [`fields_text`], nested objects flattened into the line.
+fn field_text(out: &mut String, first: &mut bool, key: &str, value: Value) {
+    let mut sep = |out: &mut String| {
+        if !*first {
+            out.push(' ');
+        }
+        *first = false;
+    };
+    match value {
+        Value::Object(mut inner) => {
+            let name = ["type", "kind"]
+                .into_iter()
+                .find_map(|k| match inner.remove(k) {
+                    Some(Value::String(s)) => Some(s),
+                    _ => None,
+                });
+            if let Some(name) = name {
+                sep(out);
+                let _ = write!(out, "{key}={name}");
+            }
+            for (k, v) in inner {
+                field_text(out, first, &k, v);
+            }
+        }
+        Value::Array(items) if items.iter().all(|v| !v.is_object() && !v.is_array()) => {
+            sep(out);
+            let joined: Vec<String> = items.iter().map(scalar_text).collect();
+            let _ = write!(out, "{key}={}", joined.join(","));
+        }
+        other => {
+            sep(out);
+            let _ = write!(out, "{key}={}", scalar_text(&other));
+        }
+    }
+}
+
+/// A value as [`fields_text`] shows it: a string quoted (as JSON quotes it) only when it
+/// holds spaces, commas or nothing; anything else as JSON writes it.
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == ',') => {
+            // JSON's quoting, which escapes only quotes, backslashes and control
+            // characters (Rust's debug quoting would escape every unusual space too).
+            value.to_string()
+        }
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Collects a listing's lines for one file.

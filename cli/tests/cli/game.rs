@@ -295,3 +295,26 @@ fn formats_without_a_game_layer_are_refused_by_name_and_skipped_in_directories()
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("skipped"));
 }
+
+/// `dump --objects` as text is one `key=value` line per record with no JSON in it: a typed
+/// item or message shows as its type, then its own fields; number lists as `1,2,3`.
+#[test]
+fn dump_objects_text_has_no_embedded_json() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    for file in [
+        "real-fixtures/twdemo/v6_ddnet201_server_dm1.demo",
+        "real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian",
+    ] {
+        let path = shared.join(file);
+        let out = demokit(&["dump".as_ref(), "--objects".as_ref(), path.as_os_str()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.lines().count() > 10, "{file}");
+        for line in text.lines() {
+            assert!(line.starts_with("tick="), "{line}");
+            assert!(!line.contains(['{', '[']), "{file}: {line}");
+        }
+    }
+}
