@@ -86,8 +86,12 @@ fn teehistorian_messages(data: &[u8]) -> u64 {
 
 /// The `ticks` table alone.
 fn export_ticks(path: &str, data: &[u8]) -> u64 {
+    rows_of(Exporter::with_tables(&[Table::Ticks]), path, data)
+}
+
+/// The rows `exporter` gives of the file, its batches handed to [`black_box`].
+fn rows_of(mut exporter: Exporter, path: &str, data: &[u8]) -> u64 {
     let mut rows = 0;
-    let mut exporter = Exporter::with_tables(&[Table::Ticks]);
     let mut sink = |_: Table, batch: demokit::export::RecordBatch| {
         rows += batch.num_rows() as u64;
         black_box(batch);
@@ -100,19 +104,15 @@ fn export_ticks(path: &str, data: &[u8]) -> u64 {
 /// The `ticks` rows of one player only, all ticks, as `Recording.ticks(players=[3])` reads
 /// them in Python: the selection pushed into the walk ([`TickSelection`]).
 fn export_ticks_of_one_player(path: &str, data: &[u8]) -> u64 {
-    let mut rows = 0;
-    let mut exporter =
-        Exporter::with_tables(&[Table::Ticks]).select_ticks(demokit::export::TickSelection {
-            client_ids: Some(vec![3]),
-            ticks: None,
-        });
-    let mut sink = |_: Table, batch: demokit::export::RecordBatch| {
-        rows += batch.num_rows() as u64;
-        black_box(batch);
+    let selection = demokit::export::TickSelection {
+        client_ids: Some(vec![3]),
+        ticks: None,
     };
-    exporter.add(path, data, &mut sink);
-    exporter.finish(&mut sink);
-    rows
+    rows_of(
+        Exporter::with_tables(&[Table::Ticks]).select_ticks(selection),
+        path,
+        data,
+    )
 }
 
 /// The world tick by tick ([`TickWalk`]), every position read: what the tables are built on.

@@ -105,3 +105,16 @@ pub fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
 pub fn allocations(f: impl FnOnce()) -> usize {
     measure(f).1.count
 }
+
+/// Heap peaks of named operations run one after the other, by name (see [`measure`]): what
+/// the streaming tests bound.
+#[derive(Debug, Default)]
+pub struct Peaks(pub Vec<(&'static str, usize)>);
+
+impl Peaks {
+    /// Runs `f` and notes the heap peak it caused under `name`.
+    pub fn run(&mut self, name: &'static str, f: impl FnOnce()) {
+        let ((), usage) = measure(f);
+        self.0.push((name, usage.peak));
+    }
+}

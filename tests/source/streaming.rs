@@ -3,7 +3,7 @@
 //! file is a TF2-profile demo of 5,000 packet frames of 1 KiB (about 5.5 MB), whole and cut
 //! inside its last frame; each operation must peak below a tenth of it.
 
-use crate::common::alloc::measure;
+use crate::common::alloc::Peaks;
 use crate::common::temp::TempDir;
 use demokit::recording::{Recording, RepairOptions};
 use demokit::source::{Body, Frame, Header, PacketBody, Profile, SourceWriter};
@@ -46,31 +46,27 @@ fn generated(packets: i32) -> Vec<u8> {
 /// Heap peaks of each streamed operation on the file at `path`, by name.
 fn peaks(path: &std::path::Path, whole: bool) -> Vec<(&'static str, usize)> {
     let recording = Recording::open(path).unwrap();
-    let mut peaks = Vec::new();
-    let mut run = |name: &'static str, f: &mut dyn FnMut()| {
-        let ((), usage) = measure(&mut *f);
-        peaks.push((name, usage.peak));
-    };
-    run("summary", &mut || {
+    let mut peaks = Peaks::default();
+    peaks.run("summary", || {
         let (_, error) = recording.summary().unwrap();
         assert_eq!(error.is_none(), whole);
     });
-    run("validate", &mut || {
+    peaks.run("validate", || {
         assert_eq!(recording.validate().unwrap().problems.is_empty(), whole);
     });
     let mut frames = 0u64;
-    run("dump", &mut || {
+    peaks.run("dump", || {
         let end = recording.dump(|_| frames += 1).unwrap();
         assert_eq!(end.error.is_none(), whole);
     });
     assert!(frames >= 5000, "{frames} frames");
-    run("rewrite", &mut || {
+    peaks.run("rewrite", || {
         assert_eq!(recording.rewrite(sink()).unwrap().error.is_none(), whole);
     });
-    run("repair", &mut || {
+    peaks.run("repair", || {
         recording.repair(&RepairOptions::default(), sink()).unwrap();
     });
-    peaks
+    peaks.0
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! server writes it, about 5 MB, and each operation must peak below a tenth of it; one that
 //! held the file once would peak above its size.
 
-use crate::common::alloc::measure;
+use crate::common::alloc::Peaks;
 use crate::common::server::record_generated;
 use crate::common::temp::TempDir;
 use demokit::recording::{Recording, RepairOptions};
@@ -15,49 +15,45 @@ use std::io::{BufWriter, sink};
 /// Heap peaks of each operation, by name.
 fn peaks(path: &std::path::Path) -> Vec<(&'static str, usize)> {
     let recording = Recording::open(path).unwrap();
-    let mut peaks = Vec::new();
-    let mut run = |name: &'static str, f: &mut dyn FnMut()| {
-        let ((), usage) = measure(&mut *f);
-        peaks.push((name, usage.peak));
-    };
-    run("summary", &mut || {
+    let mut peaks = Peaks::default();
+    peaks.run("summary", || {
         let (_, error) = recording.summary().unwrap();
         assert!(error.is_none());
     });
-    run("validate", &mut || {
+    peaks.run("validate", || {
         assert!(recording.validate().unwrap().problems.is_empty());
     });
     let mut records = 0u64;
-    run("dump", &mut || {
+    peaks.run("dump", || {
         let end = recording.dump(|_| records += 1).unwrap();
         assert!(end.error.is_none());
     });
-    run("rewrite", &mut || {
+    peaks.run("rewrite", || {
         assert!(recording.rewrite(sink()).unwrap().error.is_none());
     });
-    run("repair", &mut || {
+    peaks.run("repair", || {
         recording.repair(&RepairOptions::default(), sink()).unwrap();
     });
-    run("scrub", &mut || {
+    peaks.run("scrub", || {
         let options = recording.scrub_everything(Some(b"key".to_vec()));
         recording.scrub(&options, sink()).unwrap();
     });
-    run("trim", &mut || {
+    peaks.run("trim", || {
         let (from, to) = (RangeBound::Tick(2000), RangeBound::Tick(3000));
         recording.trim(Some(from), Some(to), sink()).unwrap();
     });
-    run("trim to the end", &mut || {
+    peaks.run("trim to the end", || {
         recording
             .trim(Some(RangeBound::Tick(10)), None, sink())
             .unwrap();
     });
-    run("game_log", &mut || {
+    peaks.run("game_log", || {
         let (log, error) = recording.game_log().unwrap();
         assert!(error.is_none());
         assert!(!log.players.is_empty());
     });
     let mut events = 0u64;
-    run("events", &mut || {
+    peaks.run("events", || {
         let walk = recording.events(|_| events += 1).unwrap();
         assert!(walk.error.is_none());
     });
@@ -65,7 +61,7 @@ fn peaks(path: &std::path::Path) -> Vec<(&'static str, usize)> {
         records > 0 && events > 0,
         "{records} records, {events} events"
     );
-    peaks
+    peaks.0
 }
 
 #[test]

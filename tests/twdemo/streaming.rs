@@ -4,7 +4,7 @@
 //! generated 0.6 game of 16 players (`common::recorded::game_demo`), whole and cut inside its
 //! last chunk; each operation must peak below a tenth of it.
 
-use crate::common::alloc::measure;
+use crate::common::alloc::Peaks;
 use crate::common::recorded::game_demo;
 use crate::common::temp::TempDir;
 use demokit::recording::Recording;
@@ -15,55 +15,51 @@ const TICKS: i32 = 40_000;
 /// Heap peaks of each streamed operation on the file at `path`, by name.
 fn peaks(path: &std::path::Path, whole: bool) -> Vec<(&'static str, usize)> {
     let recording = Recording::open(path).unwrap();
-    let mut peaks = Vec::new();
-    let mut run = |name: &'static str, f: &mut dyn FnMut()| {
-        let ((), usage) = measure(&mut *f);
-        peaks.push((name, usage.peak));
-    };
-    run("summary", &mut || {
+    let mut peaks = Peaks::default();
+    peaks.run("summary", || {
         let (_, error) = recording.summary().unwrap();
         assert_eq!(error.is_none(), whole);
     });
-    run("validate", &mut || {
+    peaks.run("validate", || {
         let report = recording.validate().unwrap();
         assert_eq!(report.problems.is_empty(), whole, "{:?}", report.problems);
     });
-    run("dump", &mut || {
+    peaks.run("dump", || {
         let mut chunks = 0;
         let end = recording.dump(|_| chunks += 1).unwrap();
         assert_eq!(end.error.is_none(), whole);
         assert!(chunks > 2 * TICKS as usize);
     });
-    run("game_log", &mut || {
+    peaks.run("game_log", || {
         let (log, error) = recording.game_log().unwrap();
         assert_eq!(error.is_none(), whole);
         assert_eq!(log.players.len(), 16, "{:?}", log.players);
         assert!(log.chat.len() >= (TICKS / 25 - 1) as usize);
     });
-    run("chat", &mut || {
+    peaks.run("chat", || {
         let (lines, error) = recording.chat().unwrap();
         assert_eq!(error.is_none(), whole);
         assert!(lines.len() >= (TICKS / 25 - 1) as usize);
     });
-    run("events", &mut || {
+    peaks.run("events", || {
         let mut events = 0;
         let walk = recording.events(|_| events += 1).unwrap();
         assert_eq!(walk.error.is_none(), whole);
         assert!(events > 0);
     });
-    run("game_records", &mut || {
+    peaks.run("game_records", || {
         let mut records = 0;
         let walk = recording.game_records(|_| records += 1).unwrap();
         assert_eq!(walk.error.is_none(), whole);
         assert!(records > 48 * TICKS as usize);
     });
-    run("snapshots", &mut || {
+    peaks.run("snapshots", || {
         let mut ticks = 0;
         let walk = recording.snapshots(|_| ticks += 1).unwrap();
         assert_eq!(walk.error.is_none(), whole);
         assert!(ticks >= TICKS as usize - 1);
     });
-    peaks
+    peaks.0
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! peak below a tenth of it, where one that held the file once would peak above its size.
 //! What they write is the in-memory editors' bytes.
 
-use crate::common::alloc::measure;
+use crate::common::alloc::{Peaks, measure};
 use crate::common::recorded::game_demo;
 use crate::common::temp::TempDir;
 use demokit::recording::{Recording, RepairOptions};
@@ -50,17 +50,13 @@ const MARKER: i32 = 20_000;
 fn peaks(path: &std::path::Path, data: &[u8]) -> Vec<(&'static str, usize)> {
     let recording = Recording::open(path).unwrap();
     let len = data.len() as u64;
-    let mut peaks = Vec::new();
-    let mut run = |name: &'static str, f: &mut dyn FnMut()| {
-        let ((), usage) = measure(&mut *f);
-        peaks.push((name, usage.peak));
-    };
-    run("rewrite", &mut || {
+    let mut peaks = Peaks::default();
+    peaks.run("rewrite", || {
         let report = recording.rewrite(Counted::default()).unwrap();
         assert!(report.error.is_none());
         assert_eq!(report.written, len);
     });
-    run("repair", &mut || {
+    peaks.run("repair", || {
         let mut out = Counted::default();
         let report = recording
             .repair(&RepairOptions::default(), &mut out)
@@ -71,17 +67,17 @@ fn peaks(path: &std::path::Path, data: &[u8]) -> Vec<(&'static str, usize)> {
         assert!(!report.changed());
         assert_eq!(out.0, len);
     });
-    run("convert", &mut || {
+    peaks.run("convert", || {
         let mut out = Counted::default();
         let report = recording.convert(5, &mut out).unwrap();
         assert_eq!(report.output_len as u64, out.0);
         assert!(report.tick_markers >= 40_000, "{report:?}");
     });
-    run("markers", &mut || {
+    peaks.run("markers", || {
         let list = recording.markers().unwrap();
         assert_eq!((list.first_tick, list.last_tick), (Some(1), Some(40_000)));
     });
-    run("edit_markers", &mut || {
+    peaks.run("edit_markers", || {
         let mut out = Counted::default();
         let report = recording
             .edit_markers(&[RangeBound::Tick(MARKER)], &[], &mut out)
@@ -89,11 +85,11 @@ fn peaks(path: &std::path::Path, data: &[u8]) -> Vec<(&'static str, usize)> {
         assert_eq!(report.after, [MARKER]);
         assert_eq!(out.0, len);
     });
-    run("extract_map", &mut || {
+    peaks.run("extract_map", || {
         let map = recording.extract_map().unwrap();
         assert!(map.verify().is_ok() && !map.bytes.is_empty());
     });
-    run("scrub", &mut || {
+    peaks.run("scrub", || {
         let mut out = Counted::default();
         let report = recording.scrub(&scrub_options(), &mut out).unwrap();
         let demokit::recording::ScrubReport::TwDemo(report) = report else {
@@ -102,7 +98,7 @@ fn peaks(path: &std::path::Path, data: &[u8]) -> Vec<(&'static str, usize)> {
         assert!(report.names_rewritten > 0 && report.snapshots_rewritten > 0);
         assert_eq!(report.output_len as u64, out.0);
     });
-    run("trim", &mut || {
+    peaks.run("trim", || {
         let mut out = Counted::default();
         let (from, to) = (RangeBound::Tick(TRIM.0), RangeBound::Tick(TRIM.1));
         let report = recording.trim(Some(from), Some(to), &mut out).unwrap();
@@ -112,7 +108,7 @@ fn peaks(path: &std::path::Path, data: &[u8]) -> Vec<(&'static str, usize)> {
         assert_eq!((report.first_tick, report.last_tick), TRIM);
         assert!(out.0 > 0);
     });
-    peaks
+    peaks.0
 }
 
 #[test]
