@@ -495,22 +495,9 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
             });
             None
         }
-        GameEvent::Message {
-            cid,
-            message: AnyMessage::Six(six::Message::ClCallVote(vote)),
-        } => {
+        GameEvent::Message { cid, message } if called_vote(message).is_some() => {
             log.event(EventLine {
-                text: Some(vote_text(&vote.kind, &vote.value, &vote.reason)),
-                ..line(LineKind::VoteStart).by(*cid, name(*cid))
-            });
-            Some(*cid)
-        }
-        GameEvent::Message {
-            cid,
-            message: AnyMessage::Seven(seven::Message::ClCallVote(vote)),
-        } => {
-            log.event(EventLine {
-                text: Some(vote_text(&vote.kind, &vote.value, &vote.reason)),
+                text: called_vote(message),
                 ..line(LineKind::VoteStart).by(*cid, name(*cid))
             });
             Some(*cid)
@@ -558,6 +545,19 @@ const WEAPON_SELF: i32 = -2;
 /// Milliseconds of `ticks` server ticks (50 a second).
 fn ticks_to_ms(ticks: i32) -> i64 {
     i64::from(ticks) * 20
+}
+
+/// The line of a client's `Cl_CallVote` in either protocol (`None` for other messages).
+fn called_vote(message: &AnyMessage<'_>) -> Option<String> {
+    match message {
+        AnyMessage::Six(six::Message::ClCallVote(v)) => {
+            Some(vote_text(&v.kind, &v.value, &v.reason))
+        }
+        AnyMessage::Seven(seven::Message::ClCallVote(v)) => {
+            Some(vote_text(&v.kind, &v.value, &v.reason))
+        }
+        _ => None,
+    }
 }
 
 /// A called vote as one line: what it is about, and why.
