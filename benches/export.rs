@@ -101,12 +101,14 @@ fn rows_of(mut exporter: Exporter, path: &str, data: &[u8]) -> u64 {
     rows
 }
 
-/// The `ticks` rows of one player only, all ticks, as `Recording.ticks(players=[3])` reads
-/// them in Python: the selection pushed into the walk ([`TickSelection`]).
+/// Two columns of the `ticks` rows of one player only, all ticks, as
+/// `Recording.ticks(columns=["x", "y"], players=[3])` reads them in Python: the selection
+/// pushed into the walk ([`TickSelection`]).
 fn export_ticks_of_one_player(path: &str, data: &[u8]) -> u64 {
     let selection = demokit::export::TickSelection {
         client_ids: Some(vec![3]),
         ticks: None,
+        columns: Some(demokit::export::TickSelection::column_indexes(&["x", "y"]).unwrap()),
     };
     rows_of(
         Exporter::with_tables(&[Table::Ticks]).select_ticks(selection),

@@ -216,25 +216,18 @@ fn read_file(
     ticks: Option<(i32, i32)>,
     columns: Option<Vec<String>>,
 ) -> PyResult<Read> {
+    let columns = match &columns {
+        Some(columns) => Some(
+            TickSelection::column_indexes(columns)
+                .map_err(|c| usage_error(format!("the ticks table has no column {c:?}"), &path))?,
+        ),
+        None => None,
+    };
+    let selected_columns = columns.is_some();
     let selection = TickSelection {
         client_ids: players,
         ticks: ticks.map(|(start, end)| start..end),
-    };
-    let projection = match &columns {
-        Some(columns) => {
-            let schema = Table::Ticks.schema();
-            Some(
-                columns
-                    .iter()
-                    .map(|c| {
-                        schema.index_of(c).map_err(|_| {
-                            usage_error(format!("the ticks table has no column {c:?}"), &path)
-                        })
-                    })
-                    .collect::<PyResult<Vec<usize>>>()?,
-            )
-        }
-        None => None,
+        columns,
     };
     let wanted = match tables {
         Some(names) => Some(
@@ -259,16 +252,7 @@ fn read_file(
             None => Exporter::new(),
         };
         let mut exporter = exporter.pipelined(true).select_ticks(selection);
-        let mut sink = |table, batch: RecordBatch| {
-            // The ticks' columns asked for, taken from each batch as it comes.
-            let batch = match (&projection, table) {
-                (Some(columns), Table::Ticks) => batch
-                    .project(columns)
-                    .expect("the columns were found in the schema"),
-                _ => batch,
-            };
-            tables.entry(table).or_default().push(batch)
-        };
+        let mut sink = |table, batch: RecordBatch| tables.entry(table).or_default().push(batch);
         exporter.add_recording(&name, modified_ns(&path), &recording, &mut sink);
         exporter.finish(&mut sink);
         let error = file_error(&tables);
@@ -283,14 +267,7 @@ fn read_file(
             .copied()
             .filter(|&t| exporter.wants(t))
             .collect();
-        let ticks_schema = projection.as_ref().map(|columns| {
-            std::sync::Arc::new(
-                Table::Ticks
-                    .schema()
-                    .project(columns)
-                    .expect("the columns were found in the schema"),
-            )
-        });
+        let ticks_schema = selected_columns.then(|| exporter.schema(Table::Ticks));
         Ok(Read {
             path: name.into_owned(),
             format: format.id().to_owned(),

@@ -51,7 +51,7 @@ use crate::twdemo::game::{GameReplay, TickLogger};
 use table::tables;
 
 /// The version of the table schemas below.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Rows collected per table before a batch is handed on: with the batch being written, most
 /// of what a long file holds in memory.
@@ -180,6 +180,8 @@ tables! {
         tick: i32,
         /// Client id.
         client_id: i32,
+        /// The player's name at that tick (empty if unknown).
+        name: (dict str),
         /// Position.
         x: i32,
         /// Position.
@@ -262,6 +264,8 @@ pub struct Exporter {
     pipelined: bool,
     /// Which `ticks` rows are kept ([`select_ticks`](Self::select_ticks)).
     selection: TickSelection,
+    /// While a teehistorian file is walked: each client id's name for its `ticks` rows.
+    tick_names: Vec<String>,
     files: FileColumns,
     chat: ChatColumns,
     players: PlayerColumns,
@@ -271,19 +275,49 @@ pub struct Exporter {
     frames: FrameColumns,
 }
 
-/// A selection of the `ticks` rows, pushed into the reading: rows outside it are never
-/// made, and a reading that wants no other table than `files` and `ticks` stops after the
-/// last selected tick (its `files` row then ends there, with `finished` false for a
-/// teehistorian file).
+/// A selection of the `ticks` rows and columns, pushed into the reading: rows outside it
+/// are never made, a column left out is not computed where it costs (a teehistorian
+/// file's player names need the players followed through the file), and a reading that
+/// wants no other table than `files` and `ticks` stops after the last selected tick (its
+/// `files` row then ends there, with `finished` false for a teehistorian file).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TickSelection {
     /// Only these client ids (every one when `None`).
     pub client_ids: Option<Vec<i32>>,
     /// Only the ticks of this range (every one when `None`).
     pub ticks: Option<std::ops::Range<i32>>,
+    /// Only these columns, in this order, as indexes into [`Table::Ticks`]' schema (every
+    /// one when `None`); [`TickSelection::column_indexes`] finds them by name.
+    pub columns: Option<Vec<usize>>,
 }
 
 impl TickSelection {
+    /// The indexes of the `ticks` columns named `names`, for
+    /// [`columns`](Self::columns); the first name the table has no column of, if any.
+    pub fn column_indexes<S: AsRef<str>>(names: &[S]) -> Result<Vec<usize>, String> {
+        let schema = Table::Ticks.schema();
+        names
+            .iter()
+            .map(|name| {
+                let name = name.as_ref();
+                schema.index_of(name).map_err(|_| name.to_owned())
+            })
+            .collect()
+    }
+
+    /// Whether the rows made keep the column `name`.
+    fn keeps_column(&self, name: &str) -> bool {
+        let schema = Table::Ticks.schema();
+        self.columns
+            .as_ref()
+            .is_none_or(|columns| columns.iter().any(|&c| schema.field(c).name() == name))
+    }
+
+    /// Whether the rows are all made, whole.
+    fn is_everything(&self) -> bool {
+        self.client_ids.is_none() && self.ticks.is_none()
+    }
+
     /// Whether a row of `client_id` at `tick` is kept.
     fn keeps(&self, tick: i32, client_id: i32) -> bool {
         self.keeps_tick(tick)
@@ -401,10 +435,24 @@ impl Exporter {
         self
     }
 
-    /// Keeps only the `ticks` rows of `selection`; see [`TickSelection`].
+    /// Keeps only the `ticks` rows and columns of `selection`; see [`TickSelection`].
     pub fn select_ticks(mut self, selection: TickSelection) -> Self {
         self.selection = selection;
         self
+    }
+
+    /// The schema of the batches of `table` handed on: the table's, with only the
+    /// selected columns of `ticks`.
+    pub fn schema(&self, table: Table) -> arrow_schema::SchemaRef {
+        match (table, &self.selection.columns) {
+            (Table::Ticks, Some(columns)) => std::sync::Arc::new(
+                table
+                    .schema()
+                    .project(columns)
+                    .expect("a selection's columns index the table's schema"),
+            ),
+            _ => table.schema(),
+        }
     }
 
     /// Whether the reading may stop once the selected ticks are past: nothing but `files`
@@ -539,10 +587,19 @@ impl Exporter {
     /// Hands on the tables that have [`BATCH_ROWS`] rows (`all`: any rows).
     fn flush(&mut self, all: bool, sink: &mut dyn FnMut(Table, RecordBatch)) {
         let at = if all { 1 } else { BATCH_ROWS };
+        let columns = &self.selection.columns;
+        // The selected columns of `ticks`; the others are made (cheaply, or not at all
+        // when costly) and dropped here.
+        let select = |table: Table, batch: RecordBatch| match (table, columns) {
+            (Table::Ticks, Some(columns)) => batch
+                .project(columns)
+                .expect("a selection's columns index the table's schema"),
+            _ => batch,
+        };
         macro_rules! flush {
             ($($field:ident $table:ident),*) => {$(
                 if self.$field.len() >= at {
-                    sink(Table::$table, self.$field.finish());
+                    sink(Table::$table, select(Table::$table, self.$field.finish()));
                 }
             )*};
         }
@@ -603,6 +660,10 @@ impl Exporter {
                     path,
                     tick: tick.tick,
                     client_id: c.client_id,
+                    name: tick
+                        .world
+                        .player(c.client_id)
+                        .map_or("", |p| p.name.as_str()),
                     x: c.x,
                     y: c.y,
                     vel_x: Some(c.vel_x),
@@ -650,10 +711,11 @@ impl Exporter {
         let wanted = WalkWants {
             inputs: self.wants(Table::Inputs),
             positions: self.wants(Table::Ticks),
+            names: self.wants(Table::Ticks) && self.selection.keeps_column("name"),
             // The players, chat and events come from the same pass.
             log: self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events),
         };
-        let selection = (self.selection != TickSelection::default()).then(|| Selected {
+        let selection = (!self.selection.is_everything()).then(|| Selected {
             selection: self.selection.clone(),
             stops_early: self.stops_early(),
         });
@@ -686,6 +748,7 @@ impl Exporter {
                 rows.clear();
             })
         };
+        self.tick_names.clear();
         file.records = end.records;
         file.finished = Some(end.finished);
         if let Some(log) = end.log {
@@ -705,6 +768,9 @@ impl Exporter {
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) {
         let (mut inputs, mut positions) = (0, 0);
+        // Each client id's name, as the renames the walk noted leave it.
+        let mut names = std::mem::take(&mut self.tick_names);
+        let mut renames = rows.renames.iter().peekable();
         let mut push_inputs = |this: &mut Self, to: usize| {
             let tick_inputs = &rows.inputs[inputs..to];
             this.inputs.push_rows(tick_inputs.len(), |i| {
@@ -742,6 +808,13 @@ impl Exporter {
         };
         for &(tick, inputs_end, positions_end) in &rows.ticks {
             push_inputs(self, inputs_end);
+            while let Some((_, client_id, name)) = renames.next_if(|r| r.0 < positions_end) {
+                let slot = *client_id as usize;
+                if names.len() <= slot {
+                    names.resize(slot + 1, String::new());
+                }
+                names[slot].clone_from(name);
+            }
             let tick_positions = &rows.positions[positions..positions_end];
             self.ticks.push_rows(tick_positions.len(), |i| {
                 let [client_id, x, y] = tick_positions[i];
@@ -749,6 +822,7 @@ impl Exporter {
                     path,
                     tick,
                     client_id,
+                    name: names.get(client_id as usize).map_or("", String::as_str),
                     x,
                     y,
                     vel_x: None,
@@ -765,6 +839,7 @@ impl Exporter {
             self.flush(false, sink);
         }
         push_inputs(self, rows.inputs.len());
+        self.tick_names = names;
     }
 
     fn source(
@@ -874,6 +949,8 @@ const WALK_ROWS: usize = 16 * 1024;
 struct WalkWants {
     inputs: bool,
     positions: bool,
+    /// The players' names on the positions' rows (which needs the players followed).
+    names: bool,
     log: bool,
 }
 
@@ -893,6 +970,9 @@ struct WalkRows {
     positions: Vec<[i32; 3]>,
     /// Every tick walked: its number, and where its inputs and positions end.
     ticks: Vec<(i32, usize, usize)>,
+    /// Names that changed: the first position row with the new name, its client id and
+    /// the name (a rename per change rather than a name per row).
+    renames: Vec<(usize, i32, String)>,
 }
 
 impl WalkRows {
@@ -900,6 +980,7 @@ impl WalkRows {
         self.inputs.clear();
         self.positions.clear();
         self.ticks.clear();
+        self.renames.clear();
     }
 
     fn len(&self) -> usize {
@@ -926,8 +1007,10 @@ fn walk_rows<S: WalkSource>(
     mut hand: impl FnMut(&mut WalkRows),
 ) -> WalkEnd {
     let mut ending = Ending::default();
-    let mut log = wanted.log.then(EventLogger::new);
+    let mut log = (wanted.log || wanted.names).then(EventLogger::new);
     let mut rows = WalkRows::default();
+    // The name each client id's rows were last given.
+    let mut named: Vec<String> = Vec::new();
     loop {
         let inputs = &mut rows.inputs;
         let tick = match walk.next_tick(|event| {
@@ -947,6 +1030,7 @@ fn walk_rows<S: WalkSource>(
                 break;
             }
         };
+        let first_position = rows.positions.len();
         match selected {
             _ if !wanted.positions => {}
             None => rows
@@ -958,6 +1042,20 @@ fn walk_rows<S: WalkSource>(
                     .filter(|&(cid, _)| selection.keeps(tick, cid))
                     .map(|(cid, (x, y))| [cid, x, y]),
             ),
+        }
+        if let Some(log) = log.as_ref().filter(|_| wanted.names) {
+            for (row, &[cid, ..]) in rows.positions.iter().enumerate().skip(first_position) {
+                let name = log.roster().player(cid).map_or("", |p| p.name.as_str());
+                let slot = cid as usize;
+                if named.len() <= slot {
+                    named.resize(slot + 1, String::new());
+                }
+                if named[slot] != name {
+                    named[slot].clear();
+                    named[slot].push_str(name);
+                    rows.renames.push((row, cid, name.to_owned()));
+                }
+            }
         }
         rows.ticks
             .push((tick, rows.inputs.len(), rows.positions.len()));
@@ -975,7 +1073,9 @@ fn walk_rows<S: WalkSource>(
         ending,
         records: walk.records(),
         finished: walk.finished(),
-        log: log.map(|log| log.finish(walk.tick())),
+        log: log
+            .filter(|_| wanted.log)
+            .map(|log| log.finish(walk.tick())),
     }
 }
 

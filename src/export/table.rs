@@ -8,6 +8,8 @@
 /// `(opt i32)`, `(opt i64)`, `(opt u64)`, `(opt str)`, which are nullable columns; and
 /// `(runs str)`, a string that repeats in long runs (a file's path in each of its rows),
 /// dictionary-encoded: Arrow `dictionary<int32, utf8>`, one copy of each run's value per
+/// batch; and `(dict str)`, a string of a few values in any order (a player's name in each
+/// of its `ticks` rows), dictionary-encoded the same way with one copy of each value per
 /// batch.
 macro_rules! tables {
     ($(
@@ -129,6 +131,7 @@ macro_rules! row_type {
     ((opt bool)) => { Option<bool> };
     ((opt str)) => { Option<&'a str> };
     ((runs str)) => { &'a str };
+    ((dict str)) => { &'a str };
 }
 
 /// A column's builder. Required numbers and flags gather in a plain `Vec`, which becomes
@@ -155,6 +158,9 @@ macro_rules! builder_type {
     };
     ((runs str)) => {
         $crate::export::table::Runs
+    };
+    ((dict str)) => {
+        $crate::export::table::Dict
     };
 }
 
@@ -192,6 +198,9 @@ macro_rules! renew {
     ($builder:expr, (runs str), $rows:expr) => {
         $builder.renew($rows)
     };
+    ($builder:expr, (dict str), $rows:expr) => {
+        $builder.renew($rows)
+    };
     ($builder:expr, $k:tt, $rows:expr) => {
         $builder = <$crate::export::table::builder_type!($k)>::with_capacity($rows)
     };
@@ -199,6 +208,9 @@ macro_rules! renew {
 
 macro_rules! column_field {
     ($name:expr, (runs str)) => {
+        arrow_schema::Field::new($name, $crate::export::table::Runs::data_type(), false)
+    };
+    ($name:expr, (dict str)) => {
         arrow_schema::Field::new($name, $crate::export::table::Runs::data_type(), false)
     };
     ($name:expr, (opt $k:tt)) => {
@@ -248,6 +260,9 @@ macro_rules! append {
     ($builder:expr, $value:expr, (runs str), $rows:expr) => {
         $builder.push($value)
     };
+    ($builder:expr, $value:expr, (dict str), $rows:expr) => {
+        $builder.push($value)
+    };
     ($builder:expr, $value:expr, (opt $k:tt), $rows:expr) => {{
         let values = &mut $builder.values;
         let empty = arrow_array::builder::ArrayBuilder::is_empty(values);
@@ -274,6 +289,9 @@ macro_rules! append {
 /// Appends `$n` values, the `i`th `$value(i)`, to a column holding `$rows` rows.
 macro_rules! append_rows {
     ($builder:expr, $n:expr, $value:expr, (runs str), $rows:expr) => {
+        $builder.push_rows($n, $value)
+    };
+    ($builder:expr, $n:expr, $value:expr, (dict str), $rows:expr) => {
         $builder.push_rows($n, $value)
     };
     ($builder:expr, $n:expr, $value:expr, (opt $k:tt), $rows:expr) => {{
@@ -307,6 +325,9 @@ macro_rules! append_rows {
 /// The array of `$rows` rows a column's builder holds, taken out of it.
 macro_rules! finish {
     ($builder:expr, (runs str), $rows:expr) => {
+        $builder.finish()
+    };
+    ($builder:expr, (dict str), $rows:expr) => {
         $builder.finish()
     };
     ($builder:expr, (opt $k:tt), $rows:expr) => {
@@ -479,6 +500,70 @@ impl Runs {
     }
 }
 
+/// The builder of a `(dict str)` column: a key per row, and each distinct value once per
+/// batch. A `ticks` row's player name alternates between a game's few dozen names from row
+/// to row, so runs would store nearly every row's name; a map from each value to its key
+/// stores each once.
+#[derive(Debug)]
+pub(crate) struct Dict {
+    keys: Vec<i32>,
+    values: arrow_array::builder::StringBuilder,
+    /// The key of each value in `values`.
+    index: rustc_hash::FxHashMap<Box<str>, i32>,
+}
+
+impl Dict {
+    /// Appends a row of `value`.
+    #[inline]
+    pub(crate) fn push(&mut self, value: &str) {
+        let key = match self.index.get(value) {
+            Some(&key) => key,
+            None => {
+                let key = self.index.len() as i32;
+                self.values.append_value(value);
+                self.index.insert(value.into(), key);
+                key
+            }
+        };
+        self.keys.push(key);
+    }
+
+    /// Appends `n` rows, the `i`th of `value(i)`.
+    #[inline]
+    pub(crate) fn push_rows<'a>(&mut self, n: usize, value: impl Fn(usize) -> &'a str) {
+        self.keys.reserve(n);
+        for i in 0..n {
+            self.push(value(i));
+        }
+    }
+
+    /// The rows as a dictionary array; the builder starts empty again.
+    pub(crate) fn finish(&mut self) -> arrow_array::ArrayRef {
+        let keys = arrow_array::Int32Array::from(std::mem::take(&mut self.keys));
+        let values = std::sync::Arc::new(self.values.finish());
+        self.index.clear();
+        std::sync::Arc::new(
+            arrow_array::DictionaryArray::<arrow_array::types::Int32Type>::try_new(keys, values)
+                .expect("every key names a value appended before it"),
+        )
+    }
+
+    /// Makes room for `rows` rows (a file's batches are mostly full ones).
+    pub(crate) fn renew(&mut self, rows: usize) {
+        self.keys = Vec::with_capacity(rows);
+    }
+}
+
+impl Empty for Dict {
+    fn empty() -> Self {
+        Dict {
+            keys: Vec::new(),
+            values: arrow_array::builder::StringBuilder::empty(),
+            index: rustc_hash::FxHashMap::default(),
+        }
+    }
+}
+
 pub(crate) use {
     append, append_rows, array_type, arrow_builder_type, builder_type, column_field, data_type,
     finish, renew, row_type, tables,
@@ -486,7 +571,7 @@ pub(crate) use {
 
 #[cfg(test)]
 mod tests {
-    use super::{Empty, Runs};
+    use super::{Dict, Empty, Runs};
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int32Type;
 
@@ -519,6 +604,8 @@ mod tests {
                 name: str,
                 /// Sometimes a string.
                 note: (opt str),
+                /// A few strings in any order.
+                who: (dict str),
             }
         }
     }
@@ -542,6 +629,7 @@ mod tests {
                     value: i as i32 * 7,
                     name: "n",
                     note: maybe(i).map(|_| "note"),
+                    who: ["a", "b", "c"][i % 3],
                 };
                 let (mut bulk, mut single) = (ProbeColumns::default(), ProbeColumns::default());
                 bulk.push_rows(6, |i| row(i, first));
@@ -570,6 +658,7 @@ mod tests {
             value: 2,
             name: "n",
             note: Some("note"),
+            who: "w",
         });
         let batch = columns.finish();
         // One Arrow builder's default room, 1,024 four-byte values, is 4 KiB.
@@ -578,6 +667,36 @@ mod tests {
             "{}",
             batch.get_array_memory_size()
         );
+    }
+
+    /// A `(dict str)` column keeps every row's value and stores each distinct one once per
+    /// batch, in rows pushed one by one and in bulk alike.
+    #[test]
+    fn dict_stores_each_value_once() {
+        let names = ["a", "b", "c", "b", "a", "", "c"];
+        let mut dict = Dict::empty();
+        dict.push("c");
+        dict.push_rows(names.len(), |i| names[i]);
+        let array = dict.finish();
+        let dictionary = array.as_dictionary::<Int32Type>();
+        let strings = dictionary.values().as_string::<i32>();
+        let rows: Vec<&str> = dictionary
+            .keys()
+            .values()
+            .iter()
+            .map(|&k| strings.value(k as usize))
+            .collect();
+        let mut want = vec!["c"];
+        want.extend(names);
+        assert_eq!(rows, want);
+        assert_eq!(
+            arrow_array::Array::len(strings),
+            4,
+            "c, a, b and the empty name, once each"
+        );
+        // The next batch starts its own dictionary.
+        dict.push("z");
+        assert_eq!(dict.finish().as_dictionary::<Int32Type>().values().len(), 1);
     }
 
     #[test]

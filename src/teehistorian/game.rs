@@ -438,6 +438,12 @@ impl EventLogger {
         self.follow(*event);
     }
 
+    /// The players after the events added so far (a `ticks` row's name is its player's
+    /// name at that tick).
+    pub fn roster(&self) -> &Roster {
+        &self.follower.roster
+    }
+
     fn follow(&mut self, event: Event<'_>) {
         let builder = &mut self.builder;
         self.follower

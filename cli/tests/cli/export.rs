@@ -905,3 +905,188 @@ fn an_unreadable_input_fails_the_export_with_exit_3() {
     let info = crate::run::demokit(&["info".as_ref(), missing.as_os_str()]);
     assert_eq!(info.status.code(), Some(3));
 }
+
+/// The `(tick, client_id, name)` of every `ticks` row in `batches`.
+fn tick_names(batches: &[(Table, RecordBatch)]) -> Vec<(i32, i32, String)> {
+    let mut rows = Vec::new();
+    for (_, batch) in batches.iter().filter(|(t, _)| *t == Table::Ticks) {
+        let int = |name: &str| {
+            batch
+                .column_by_name(name)
+                .unwrap()
+                .as_primitive::<Int32Type>()
+                .clone()
+        };
+        let (tick, cid) = (int("tick"), int("client_id"));
+        let names = batch
+            .column_by_name("name")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        let values = names.values().as_string::<i32>();
+        for i in 0..batch.num_rows() {
+            let name = values.value(names.keys().value(i) as usize).to_owned();
+            rows.push((tick.value(i), cid.value(i), name));
+        }
+    }
+    rows
+}
+
+/// A teehistorian file's `ticks` rows carry each player's name at that tick: none before
+/// the server names it, the new one from the tick of a rename, a rejoined client id's new
+/// name after a drop; in one pass and pipelined alike, and not carried over into the next
+/// file of the same exporter.
+#[test]
+fn teehistorian_ticks_rows_name_the_player_then() {
+    use demokit::gamenet::Protocol;
+    use demokit::teehistorian::{Header, Recorder};
+    let header = Header {
+        map_name: Some("names".into()),
+        ..Header::new("2")
+    };
+    let mut rec = Recorder::new(Vec::new(), &header).unwrap();
+    for cid in [0, 1] {
+        rec.record_player_join(cid, Protocol::Six).unwrap();
+    }
+    rec.record_player_name(1, "bob").unwrap();
+    let mut want = Vec::new();
+    for tick in 1..=12 {
+        rec.begin_tick(tick).unwrap();
+        rec.begin_players().unwrap();
+        for cid in [0, 1] {
+            // Client 0 leaves in tick 8's inputs (its character still there at that
+            // tick's end, its name gone), has none in tick 9, and is back in tick 9's
+            // inputs under another name.
+            if tick == 9 && cid == 0 {
+                rec.record_dead_player(cid).unwrap();
+            } else {
+                rec.record_player(cid, 10 * tick, cid).unwrap();
+            }
+        }
+        rec.end_players().unwrap();
+        rec.begin_inputs().unwrap();
+        match tick {
+            3 => rec.record_player_name(0, "alice").unwrap(),
+            6 => rec.record_player_name(1, "robert").unwrap(),
+            8 => rec.record_player_drop(0, "gone").unwrap(),
+            9 => {
+                rec.record_player_join(0, Protocol::Six).unwrap();
+                rec.record_player_name(0, "carol").unwrap();
+            }
+            _ => {}
+        }
+        rec.end_inputs().unwrap();
+        rec.end_tick().unwrap();
+        let zero = match tick {
+            1..=2 => Some(""),
+            3..=7 => Some("alice"),
+            8 => Some(""),
+            9 => None,
+            _ => Some("carol"),
+        };
+        let one = if tick < 6 { "bob" } else { "robert" };
+        if let Some(zero) = zero {
+            want.push((tick, 0, zero.to_owned()));
+        }
+        want.push((tick, 1, one.to_owned()));
+    }
+    let data = rec.finish().unwrap();
+    for pipelined in [false, true] {
+        let batches = batches_of_exporter(Exporter::new().pipelined(pipelined), |e, sink| {
+            e.add("a.teehistorian", &data, sink);
+            e.add("b.teehistorian", &data, sink);
+        });
+        let rows = tick_names(&batches);
+        let twice: Vec<_> = want.iter().chain(&want).cloned().collect();
+        assert_eq!(rows, twice, "pipelined {pipelined}");
+    }
+    // Asked for without names, the rows are the same but for the column.
+    let selection = demokit::export::TickSelection {
+        columns: Some(demokit::export::TickSelection::column_indexes(&["tick", "x"]).unwrap()),
+        ..Default::default()
+    };
+    let exporter = Exporter::new().select_ticks(selection);
+    let schema = exporter.schema(Table::Ticks);
+    let batches = batches_of_exporter(exporter, |e, sink| e.add("a.teehistorian", &data, sink));
+    let ticks: Vec<_> = batches.iter().filter(|(t, _)| *t == Table::Ticks).collect();
+    assert_eq!(ticks.len(), 1);
+    assert_eq!(ticks[0].1.schema(), schema);
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["tick", "x"]);
+    assert_eq!(ticks[0].1.num_rows(), want.len());
+}
+
+/// On the real recordings, every `ticks` row names its player: a demo's row the name of
+/// the player item of that tick's snapshot, a teehistorian row as the game layer's roster
+/// names the client then; and each player's last row has the last name the `players`
+/// table gives that client id.
+#[test]
+fn real_ticks_rows_name_their_players() {
+    use demokit::teehistorian::TickWalk;
+    use demokit::teehistorian::game::EventLogger;
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut checked = 0;
+    for path in recordings(&shared.join("real-fixtures")) {
+        let data = std::fs::read(&path).unwrap();
+        let mut want = Vec::new();
+        match detect(&data) {
+            Some(Format::TwDemo) => {
+                let Ok(demo) = DemoSlice::parse(&data) else {
+                    continue;
+                };
+                let mut replay = GameReplay::new(&demo);
+                while let Some(Ok(tick)) = replay.next() {
+                    for c in tick.world.characters() {
+                        let name = tick.world.player(c.client_id).map(|p| p.name.clone());
+                        want.push((tick.tick, c.client_id, name.unwrap_or_default()));
+                    }
+                }
+            }
+            Some(Format::Teehistorian) => {
+                let th = TeehistorianSlice::parse(&data).unwrap();
+                let mut walk = TickWalk::new(&th);
+                let mut log = EventLogger::new();
+                while let Some(Ok(tick)) = walk.next_tick(|e| log.add(&e)) {
+                    for (cid, _) in walk.world().players() {
+                        let name = log.roster().player(cid).map(|p| p.name.clone());
+                        want.push((tick, cid, name.unwrap_or_default()));
+                    }
+                }
+            }
+            _ => continue,
+        }
+        let name = path.to_string_lossy().into_owned();
+        let batches = batches_of(|e, sink| e.add(&name, &data, sink));
+        let rows = tick_names(&batches);
+        assert_eq!(rows, want, "{name}");
+        // Each client id's last row against the players table's last name.
+        for (_, batch) in batches.iter().filter(|(t, _)| *t == Table::Players) {
+            let cids = batch
+                .column_by_name("client_id")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            let names = batch.column_by_name("name").unwrap().as_string::<i32>();
+            let last = batch
+                .column_by_name("last_tick")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            for i in 0..batch.num_rows() {
+                let row = rows
+                    .iter()
+                    .rev()
+                    .find(|(tick, cid, _)| *cid == cids.value(i) && *tick <= last.value(i));
+                if let Some((_, _, name)) = row {
+                    assert_eq!(name, names.value(i), "{name}: client {}", cids.value(i));
+                }
+            }
+        }
+        if rows.iter().any(|(_, _, name)| !name.is_empty()) {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} recordings had named ticks rows"
+    );
+}
