@@ -3,8 +3,9 @@
 //! whole file per worker at a time), and their results are printed in sorted path order
 //! with a progress bar on a terminal and a closing note on the files skipped and failed.
 //! What a job does with its file is the command's business ([`super::info`],
-//! [`super::validate`]). `dump` runs its files one after the other instead
-//! ([`run_in_turn`], [`Tally`]).
+//! [`super::validate`]). `dump` and the editing commands' `--output-dir`
+//! ([`super::output_dir`]) run their files one after the other instead ([`run_in_turn`],
+//! [`Tally`]).
 
 use super::input::{exit_of, is_stdin, open};
 use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
