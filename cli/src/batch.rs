@@ -3,7 +3,9 @@
 //! whole file per worker at a time), and their results are printed in sorted path order
 //! with a progress bar on a terminal and a closing note on the files skipped and failed.
 //! What a job does with its file is the command's business ([`super::info`],
-//! [`super::validate`]).
+//! [`super::validate`]). `dump` and the editing commands' `--output-dir`
+//! ([`super::output_dir`]) run their files one after the other instead ([`run_in_turn`],
+//! [`Tally`]).
 
 use super::input::{exit_of, is_stdin, open};
 use super::output::{ErrorJson, FileJson, Output, complaint, json_line, shown_name};
@@ -43,12 +45,18 @@ enum Settled {
 /// The jobs for the paths on the command line, sorted by path and without repeats, and
 /// whether this is a batch (more than one path, or a directory) rather than one file.
 pub(crate) fn collect_jobs(paths: &[PathBuf]) -> (Vec<Job>, bool) {
-    let batch = paths.len() > 1 || paths.iter().any(|p| !is_stdin(p) && p.is_dir());
+    let batch = is_batch(paths);
     let mut jobs: Vec<Job> = walk_jobs(paths.to_vec()).collect();
     // A path both named and found counts as named (it is read whatever its format).
     jobs.sort_by(|a, b| a.path.cmp(&b.path).then(a.found.cmp(&b.found)));
     jobs.dedup_by(|later, earlier| later.path == earlier.path);
     (jobs, batch)
+}
+
+/// Whether the paths on the command line make a batch (each file's output named) rather
+/// than one file printed as it is: more than one path, or a directory.
+pub(crate) fn is_batch(paths: &[PathBuf]) -> bool {
+    paths.len() > 1 || paths.iter().any(|p| !is_stdin(p) && p.is_dir())
 }
 
 /// The jobs for the paths on the command line as a walk finds them: each named path, and
@@ -348,11 +356,7 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })?;
     bar.finish_and_clear();
-    tally.report(jobs.len());
-    match tally.worst {
-        Exit::Success => Ok(()),
-        exit => Err(Stop(exit)),
-    }
+    tally.finish(jobs.len())
 }
 
 /// Runs `work` on the files `paths` name one after the other, streaming each one's output
@@ -369,46 +373,16 @@ pub(crate) fn run_in_turn(
     if !batch {
         return work(&jobs[0].path, None);
     }
-    let mut tally = Tally {
-        failed: Vec::new(),
-        skipped: 0,
-        worst: Exit::Success,
-    };
+    let mut tally = Tally::default();
     for job in &jobs {
         // Settled while searching, or found and no recording: the skips and failures
         // `open_job` decides, printed as the other batch commands print them.
-        if let Err(done) = open_job(job, json) {
-            print_done(&mut Output::new(), &done, true)?;
-            match done.status {
-                Status::Skipped => tally.skipped += 1,
-                Status::Failed(exit) => {
-                    tally.failed.push(job.path.clone());
-                    tally.worst = tally.worst.max(exit);
-                }
-                Status::Ok => {}
-            }
-            continue;
-        }
-        if !json {
-            let mut out = Output::new();
-            writeln!(out, "==> {} <==", shown_name(&job.path))?;
-            out.flush()?;
-        }
-        let file = FileJson::of(&job.path);
-        if let Err(Stop(exit)) = work(&job.path, Some(&file)) {
-            // Standard output closed: nothing more can be shown.
-            if exit == Exit::Success {
-                return Err(Stop(exit));
-            }
-            tally.failed.push(job.path.clone());
-            tally.worst = tally.worst.max(exit);
+        match open_job(job, json) {
+            Err(done) => tally.settled(&job.path, &done)?,
+            Ok(_) => tally.turn(&job.path, json, |file| work(&job.path, file))?,
         }
     }
-    tally.report(jobs.len());
-    match tally.worst {
-        Exit::Success => Ok(()),
-        exit => Err(Stop(exit)),
-    }
+    tally.finish(jobs.len())
 }
 
 /// A progress bar on stderr when it is a terminal, else one that draws nothing.
@@ -426,7 +400,7 @@ pub(crate) fn progress_bar(len: usize) -> ProgressBar {
 
 /// What a batch came to.
 #[derive(Debug)]
-struct Tally {
+pub(crate) struct Tally {
     /// The files that failed, in order.
     failed: Vec<PathBuf>,
     /// How many files were skipped.
@@ -435,7 +409,76 @@ struct Tally {
     worst: Exit,
 }
 
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            failed: Vec::new(),
+            skipped: 0,
+            worst: Exit::Success,
+        }
+    }
+}
+
 impl Tally {
+    /// A file of a batch run in turn that is settled without its turn (skipped, or failed
+    /// before it could be read, as [`open_job`] decides): printed as the other batch
+    /// commands print it, and counted.
+    pub(crate) fn settled(&mut self, path: &Path, done: &Done) -> Outcome {
+        print_done(&mut Output::new(), done, true)?;
+        match done.status {
+            Status::Skipped => self.skipped += 1,
+            Status::Failed(exit) => self.fail(path, exit),
+            Status::Ok => {}
+        }
+        Ok(())
+    }
+
+    /// A file's turn in a batch run in turn: in text a `==> FILE <==` line first, then
+    /// `work`, told the file to name on each JSON line. A failure is counted (what went
+    /// wrong is on stderr already); a closed stdout ends the batch, as nothing more can
+    /// be shown.
+    pub(crate) fn turn(
+        &mut self,
+        path: &Path,
+        json: bool,
+        work: impl FnOnce(Option<&FileJson>) -> Outcome,
+    ) -> Outcome {
+        if !json {
+            let mut out = Output::new();
+            writeln!(out, "==> {} <==", shown_name(path))?;
+            out.flush()?;
+        }
+        let file = FileJson::of(path);
+        match work(Some(&file)) {
+            Ok(()) => Ok(()),
+            Err(Stop(Exit::Success)) => Err(Stop(Exit::Success)),
+            Err(Stop(exit)) => {
+                self.fail(path, exit);
+                Ok(())
+            }
+        }
+    }
+
+    /// Counts a failed file.
+    fn fail(&mut self, path: &Path, exit: Exit) {
+        self.failed.push(path.to_path_buf());
+        self.worst = self.worst.max(exit);
+    }
+
+    /// Ends a batch of `total` files: the closing note, and the worst status earned.
+    pub(crate) fn finish(self, total: usize) -> Outcome {
+        self.report(total);
+        self.status()
+    }
+
+    /// The worst status earned, without a closing note (for one file named on its own).
+    pub(crate) fn status(&self) -> Outcome {
+        match self.worst {
+            Exit::Success => Ok(()),
+            exit => Err(Stop(exit)),
+        }
+    }
+
     /// Prints the closing note when a file was skipped or failed: the files counted as the
     /// progress bar counts them (every path of the batch), how they went, and which failed.
     /// E.g. `demokit: 11 files: 5 ok, 3 skipped, 3 failed:` and the failed files.
@@ -472,11 +515,7 @@ fn print_in_order(
     stop: &AtomicBool,
 ) -> Outcome<Tally> {
     let mut out = Output::new();
-    let mut tally = Tally {
-        failed: Vec::new(),
-        skipped: 0,
-        worst: Exit::Success,
-    };
+    let mut tally = Tally::default();
     // Results that came early, by job index, and the index to print next.
     let mut waiting = BTreeMap::new();
     let mut next = 0;
@@ -497,8 +536,7 @@ fn print_in_order(
                     Status::Ok => {}
                     Status::Skipped => tally.skipped += 1,
                     Status::Failed(exit) => {
-                        tally.failed.push(jobs[next].path.clone());
-                        tally.worst = tally.worst.max(exit);
+                        tally.fail(&jobs[next].path, exit);
                         // Counted as the closing note counts them.
                         bar.set_message(format!(", {} failed", tally.failed.len()));
                     }

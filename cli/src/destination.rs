@@ -7,7 +7,7 @@
 //! to a terminal, which is refused with exit 2), and the command's report goes to stderr.
 
 use super::input::is_stdin;
-use super::output::{Output, complain, shown_name};
+use super::output::{Output, complain, say, shown_name};
 use super::{Exit, Outcome, Stop};
 use clap::Args;
 use demokit::output::{self, OutputError, Overwrite};
@@ -19,12 +19,38 @@ use std::path::{Path, PathBuf};
 pub(crate) struct OutputArgs {
     /// The file to write, or - for standard output. It must not be the input (under any
     /// name, hard link or symbolic link); an existing file is only replaced with --force.
-    output: PathBuf,
-    /// Replace OUTPUT if it exists. The new file is written beside it and renamed over it,
-    /// so a failure leaves the old one as it was.
+    #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+    output: Option<PathBuf>,
+    /// Write into DIR instead, one file per input; the FILE|DIR inputs follow it (no INPUT
+    /// or OUTPUT then).
+    #[arg(
+        long,
+        num_args = 2..,
+        value_names = ["DIR", "FILE|DIR"],
+        long_help = OUTPUT_DIR_HELP
+    )]
+    output_dir: Option<Vec<PathBuf>>,
+    /// Replace OUTPUT if it exists (with --output-dir: any file it would write). The new
+    /// file is written beside it and renamed over it, so a failure leaves the old one as it
+    /// was.
     #[arg(short, long)]
     force: bool,
 }
+
+/// The long help of `--output-dir`, shared by every command that takes it.
+const OUTPUT_DIR_HELP: &str = "Write into DIR (made if missing) instead of OUTPUT, one file \
+    per input; the inputs follow DIR: `--output-dir DIR FILE|DIR...` (no INPUT or OUTPUT is \
+    named then, and --in-place does not go with it). A FILE writes DIR/<its file name>; a DIR \
+    is searched as `info` searches one (files that are no recording are passed over and \
+    counted) and each recording found writes DIR/<its path under that DIR>, subdirectories \
+    made as needed (extract-map: the name with .map for its extension).
+
+Every output is checked before anything is read: two inputs that would write the same file, \
+    an output that is an input, DIR inside a directory named as input (the next run would \
+    find the outputs there) and an existing file without --force are refused (exit 2). Each \
+    file is then written on its own, atomically; one that fails does not stop the others, \
+    and the exit status is the worst one earned. With several inputs, each report follows a \
+    `==> FILE <==` line (in JSON: a \"file\" field).";
 
 /// The output arguments of a command whose result can replace its input.
 #[derive(Debug, Args)]
@@ -32,14 +58,26 @@ pub(crate) struct EditOutputArgs {
     /// The file to write (- for standard output), not needed with --in-place. It must not
     /// be the input (under any name, hard link or symbolic link); an existing file is only
     /// replaced with --force.
-    #[arg(required_unless_present = "in_place", conflicts_with = "in_place")]
+    #[arg(
+        required_unless_present_any = ["in_place", "output_dir"],
+        conflicts_with_all = ["in_place", "output_dir"]
+    )]
     output: Option<PathBuf>,
     /// Replace INPUT itself with the result instead of writing OUTPUT. The result is
     /// written beside it and renamed over it, so a failure leaves the input as it was.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "output_dir")]
     in_place: bool,
-    /// Replace OUTPUT if it exists (written beside it and renamed over it, so a failure
-    /// leaves the old one as it was).
+    /// Write into DIR instead, one file per input; the FILE|DIR inputs follow it (no INPUT
+    /// or OUTPUT then).
+    #[arg(
+        long,
+        num_args = 2..,
+        value_names = ["DIR", "FILE|DIR"],
+        long_help = OUTPUT_DIR_HELP
+    )]
+    output_dir: Option<Vec<PathBuf>>,
+    /// Replace OUTPUT if it exists (with --output-dir: any file it would write), written
+    /// beside it and renamed over it, so a failure leaves the old one as it was.
     #[arg(short, long)]
     force: bool,
 }
@@ -96,6 +134,15 @@ impl Destination {
         }
     }
 
+    /// A file checked already (one of `--output-dir`'s, by [`super::output_dir`]).
+    pub(crate) fn checked_file(path: PathBuf, overwrite: Overwrite) -> Destination {
+        Destination {
+            path,
+            overwrite,
+            stdout: false,
+        }
+    }
+
     /// Standard output, unless it is a terminal (exit 2: a recording is no text).
     fn stdout() -> Outcome<Destination> {
         if std::io::stdout().is_terminal() {
@@ -115,7 +162,7 @@ impl Destination {
 }
 
 /// The overwrite policy `--force` asks for.
-fn overwrite(force: bool) -> Overwrite {
+pub(crate) fn overwrite(force: bool) -> Overwrite {
     if force {
         Overwrite::Replace
     } else {
@@ -123,18 +170,74 @@ fn overwrite(force: bool) -> Overwrite {
     }
 }
 
+/// Where an editing command writes: one output for its one input, checked, or a directory
+/// for any number of inputs (`--output-dir`), whose outputs [`super::output_dir`] checks
+/// once it has found the inputs.
+#[derive(Debug)]
+pub(crate) enum Target<'a> {
+    /// `INPUT OUTPUT` (or `INPUT --in-place`): the input and its checked destination.
+    One(&'a Path, Destination),
+    /// `--output-dir DIR FILE|DIR...`.
+    Dir(OutputDir<'a>),
+}
+
+/// `--output-dir DIR FILE|DIR...` as the command line gives it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutputDir<'a> {
+    /// The directory the outputs go under.
+    pub(crate) dir: &'a Path,
+    /// The files and directories named as inputs.
+    pub(crate) inputs: &'a [PathBuf],
+    /// Whether existing files there may be replaced (`--force`).
+    pub(crate) overwrite: Overwrite,
+}
+
+impl<'a> OutputDir<'a> {
+    /// The option's values: DIR, then the inputs (clap asks for at least one of them).
+    fn of(values: &'a [PathBuf], force: bool) -> Outcome<OutputDir<'a>> {
+        match values.split_first() {
+            Some((dir, inputs)) if !inputs.is_empty() => Ok(OutputDir {
+                dir,
+                inputs,
+                overwrite: overwrite(force),
+            }),
+            _ => Err(no_input()),
+        }
+    }
+}
+
+/// A command line without INPUT, which clap lets through only with `--output-dir`: named
+/// as a usage error rather than trusted to be impossible.
+fn no_input() -> Stop {
+    say("no INPUT given: name INPUT and OUTPUT, or --output-dir DIR FILE|DIR...");
+    Stop(Exit::Usage)
+}
+
 impl OutputArgs {
-    /// Checks the output against `input` before any work is done (exit 2 on a refusal).
-    pub(crate) fn destination(&self, input: &Path) -> Outcome<Destination> {
-        checked(input, &self.output, overwrite(self.force), "")
+    /// Checks the output against `input` before any work is done (exit 2 on a refusal), or
+    /// hands over `--output-dir` (clap lets no INPUT or OUTPUT through with it).
+    pub(crate) fn target<'a>(&'a self, input: Option<&'a Path>) -> Outcome<Target<'a>> {
+        match (&self.output_dir, input, &self.output) {
+            (Some(values), _, _) => OutputDir::of(values, self.force).map(Target::Dir),
+            (None, Some(input), Some(output)) => {
+                checked(input, output, overwrite(self.force), "").map(|d| Target::One(input, d))
+            }
+            _ => Err(no_input()),
+        }
     }
 }
 
 impl EditOutputArgs {
     /// Checks the output against `input` before any work is done (exit 2 on a refusal);
-    /// with `--in-place` the destination is the input, which must be a regular file.
-    pub(crate) fn destination(&self, input: &Path) -> Outcome<Destination> {
-        match &self.output {
+    /// with `--in-place` the destination is the input, which must be a regular file. With
+    /// `--output-dir`, hands it over (clap lets no INPUT, OUTPUT or --in-place through with
+    /// it).
+    pub(crate) fn target<'a>(&'a self, input: Option<&'a Path>) -> Outcome<Target<'a>> {
+        if let Some(values) = &self.output_dir {
+            return OutputDir::of(values, self.force).map(Target::Dir);
+        }
+        let input = input.ok_or_else(no_input)?;
+        let destination = match &self.output {
             Some(output) if !self.in_place => checked(
                 input,
                 output,
@@ -142,7 +245,8 @@ impl EditOutputArgs {
                 " (--in-place replaces it with the result)",
             ),
             _ => in_place(input),
-        }
+        }?;
+        Ok(Target::One(input, destination))
     }
 }
 
@@ -244,7 +348,7 @@ fn checked(
 
 /// Names the output's trouble on stderr: a refusal is a usage error (exit 2), anything
 /// else an I/O error (exit 3).
-fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
+pub(crate) fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
     let hint = match error {
         OutputError::Exists { .. } => "; --force (-f) replaces it",
         OutputError::SameFile { .. } => same_file_hint,
@@ -355,5 +459,12 @@ pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
         return out.flush();
     }
     output::write_atomically(&destination.path, destination.overwrite, bytes)
+        .map_err(|e| failure(&e, ""))
+}
+
+/// Writes `bytes` as the destination's file, atomically, for its owner only to read (see
+/// [`output::write_atomically_private`]): a file that undoes a scrub.
+pub(crate) fn write_private(destination: &Destination, bytes: &[u8]) -> Outcome {
+    output::write_atomically_private(&destination.path, destination.overwrite, bytes)
         .map_err(|e| failure(&e, ""))
 }

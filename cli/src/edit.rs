@@ -3,25 +3,33 @@
 //! the input through [`demokit::recording::Recording`], hands the operation to it and
 //! prints the report it returns (JSON from its serde form, text from its `Display`).
 
-use super::destination::{Destination, Sink, write_output};
+use super::destination::{Destination, OutputDir, Sink, write_output, write_private};
 use super::input::{failure, open_recording};
-use super::output::{FileJson, Output, complain, row, shown_name, warn_skipped};
+use super::output::{FileJson, Output, complain, row, say, shown_name, warn_skipped};
+use super::output_dir::{self, Naming};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
 use demokit::recording::{DumpRecord, Error, Recording, RepairOptions};
+use demokit::scrub::Mapping;
 use demokit::time::RangeBound;
 use demokit::twdemo::edit::repair::ExtractedMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::{Display, Write as _};
 use std::io::{self, Write as _};
 use std::path::Path;
 
-/// Prints `report` as one JSON line, or as its text: on stdout, or on stderr when the
-/// command's output file goes to stdout.
-fn print_report<T: Serialize + Display>(output: &Destination, report: &T, json: bool) -> Outcome {
+/// Prints `report` as one JSON line (naming `named` first, for a run over several files),
+/// or as its text: on stdout, or on stderr when the command's output file goes to stdout.
+fn print_report<T: Serialize + Display>(
+    output: &Destination,
+    report: &T,
+    json: bool,
+    named: Option<&FileJson>,
+) -> Outcome {
     let mut out = Output::for_report(output.is_stdout());
     if json {
-        out.json_line(report)?;
+        out.json_record(named, report)?;
     } else {
         write!(out, "{report}")?;
     }
@@ -120,22 +128,32 @@ pub(crate) fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
     }
 }
 
+/// `--tick-interval` must be a positive number of seconds (exit 2 otherwise): the
+/// complaint names `file`, or no file for a run over several (checked once, before any).
+pub(crate) fn check_tick_interval(file: Option<&Path>, tick_interval: Option<f32>) -> Outcome {
+    match tick_interval {
+        Some(interval) if !(interval.is_finite() && interval > 0.0) => {
+            let message =
+                format!("--tick-interval must be a positive number of seconds, not {interval}");
+            match file {
+                Some(file) => complain(file, message),
+                None => say(message),
+            }
+            Err(Stop(Exit::Usage))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `demokit repair`: every complete record kept, the end the recorder never wrote added.
 pub(crate) fn repair_file(
     input: &Path,
     output: &Destination,
     tick_interval: Option<f32>,
     json: bool,
+    named: Option<&FileJson>,
 ) -> Outcome {
-    if let Some(interval) = tick_interval
-        && !(interval.is_finite() && interval > 0.0)
-    {
-        complain(
-            input,
-            format_args!("--tick-interval must be a positive number of seconds, not {interval}"),
-        );
-        return Err(Stop(Exit::Usage));
-    }
+    check_tick_interval(Some(input), tick_interval)?;
     let recording = open_for(input)?;
     let mut sink = output.sink()?;
     let options = RepairOptions::with_tick_interval(tick_interval);
@@ -143,7 +161,7 @@ pub(crate) fn repair_file(
         .repair(&options, &mut sink)
         .map_err(|e| failed_writing(input, output, &sink, e))?;
     output.commit(sink)?;
-    print_report(output, &report, json)
+    print_report(output, &report, json, named)
 }
 
 /// `demokit trim IN OUT [--from BOUND] [--to BOUND]`: the bounds resolved by the library
@@ -154,6 +172,7 @@ pub(crate) fn trim_file(
     from: Option<RangeBound>,
     to: Option<RangeBound>,
     json: bool,
+    named: Option<&FileJson>,
 ) -> Outcome {
     let recording = open_for(input)?;
     let mut sink = output.sink()?;
@@ -161,18 +180,24 @@ pub(crate) fn trim_file(
         .trim(from, to, &mut sink)
         .map_err(|e| failed_writing(input, output, &sink, e))?;
     output.commit(sink)?;
-    print_report(output, &report, json)
+    print_report(output, &report, json, named)
 }
 
 /// `demokit convert IN OUT --version N`.
-pub(crate) fn convert_file(input: &Path, output: &Destination, version: u8, json: bool) -> Outcome {
+pub(crate) fn convert_file(
+    input: &Path,
+    output: &Destination,
+    version: u8,
+    json: bool,
+    named: Option<&FileJson>,
+) -> Outcome {
     let recording = open_for(input)?;
     let mut bytes = Vec::new();
     let report = recording
         .convert(version, &mut bytes)
         .map_err(|e| refused(input, e))?;
     write_output(output, &bytes)?;
-    print_report(output, &report, json)
+    print_report(output, &report, json, named)
 }
 
 /// `demokit markers FILE`: the markers as `m1`, `m2`, ... (what `trim` takes); in JSON the
@@ -221,7 +246,7 @@ pub(crate) fn markers_file(
         .edit_markers(add, remove, &mut bytes)
         .map_err(|e| refused(input, e))?;
     write_output(output, &bytes)?;
-    print_report(output, &report, json)
+    print_report(output, &report, json, None)
 }
 
 /// What `demokit extract-map --json` prints: the library's [`ExtractedMap`] (`name`,
@@ -307,7 +332,12 @@ impl Display for ExtractJson<'_> {
 
 /// `demokit extract-map IN OUT.map`: writes the embedded map; exits 1 (after writing it) if
 /// it does not match the header's checksums.
-pub(crate) fn extract_map_file(input: &Path, output: &Destination, json: bool) -> Outcome {
+pub(crate) fn extract_map_file(
+    input: &Path,
+    output: &Destination,
+    json: bool,
+    named: Option<&FileJson>,
+) -> Outcome {
     let recording = open_for(input)?;
     let map = recording.extract_map().map_err(|e| refused(input, e))?;
     write_output(output, &map.bytes)?;
@@ -322,7 +352,7 @@ pub(crate) fn extract_map_file(input: &Path, output: &Destination, json: bool) -
         facts,
         datafile_error,
     };
-    print_report(output, &summary, json)?;
+    print_report(output, &summary, json, named)?;
     map.verify().map_err(|mismatch| {
         complain(
             input,
@@ -443,6 +473,41 @@ fn read_key(path: &Path) -> Result<Vec<u8>, Stop> {
     Ok(key)
 }
 
+/// A scrub ready for any number of files: the command line, checked, and its key, read
+/// once (so that a key file others can read is warned about once, and every file gets the
+/// same pseudonym for the same name).
+pub(crate) struct Scrub<'a> {
+    /// What the command line asks.
+    request: &'a ScrubRequest<'a>,
+    /// The key of `--key-file`.
+    key: Option<Vec<u8>>,
+}
+
+impl<'a> ScrubRequest<'a> {
+    /// Reads the key and checks that something is asked (exit 2 otherwise); the complaint
+    /// names `file`, or no file for a run over several.
+    pub(crate) fn prepare(&'a self, file: Option<&Path>) -> Outcome<Scrub<'a>> {
+        let key = self.key_file.map(read_key).transpose()?;
+        let explicit = self.names
+            || key.is_some()
+            || self.credentials
+            || self.drop_reasons
+            || self.server
+            || !self.clear_header.is_empty()
+            || self.chat.is_some();
+        if !self.all && !explicit {
+            let message = "nothing to scrub: give --all, or --names, --credentials, \
+                           --drop-reasons, --server, --clear-header or --chat";
+            match file {
+                Some(file) => complain(file, message),
+                None => say(message),
+            }
+            return Err(Stop(Exit::Usage));
+        }
+        Ok(Scrub { request: self, key })
+    }
+}
+
 /// `demokit scrub IN OUT ...`: what each option asks, on top of what `--all` means for the
 /// recording's format (the library says: [`Recording::scrub_everything`]). Options the
 /// format cannot carry are refused by the library (exit 2) before anything is written.
@@ -452,66 +517,111 @@ pub(crate) fn scrub_file(
     request: &ScrubRequest<'_>,
     json: bool,
 ) -> Outcome {
-    use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
     let mapping = request
         .mapping
         .map(|path| super::destination::side_file(input, output, path, request.force))
         .transpose()?;
-    let key = request.key_file.map(read_key).transpose()?;
-    let explicit = request.names
-        || key.is_some()
-        || request.credentials
-        || request.drop_reasons
-        || request.server
-        || !request.clear_header.is_empty()
-        || request.chat.is_some();
-    if !request.all && !explicit {
-        complain(
-            input,
-            "nothing to scrub: give --all, or --names, --credentials, --drop-reasons, \
-             --server, --clear-header or --chat",
-        );
-        return Err(Stop(Exit::Usage));
-    }
-    let recording = open_for(input)?;
-    let mut options = if request.all {
-        recording.scrub_everything(key.clone())
-    } else {
-        ScrubOptions::default()
+    let scrub = request.prepare(Some(input))?;
+    scrub
+        .file(input, output, mapping.as_ref(), json, None)
+        .map(drop)
+}
+
+/// `demokit scrub --output-dir DIR FILE|DIR...`: every recording found scrubbed as
+/// [`scrub_file`] scrubs one. `--mapping` gets one JSON object, each input's mapping under
+/// its name as messages show it, written once every file has had its turn (holding the
+/// files written, also when others failed), only for its owner to read.
+pub(crate) fn scrub_many(dir: OutputDir<'_>, request: &ScrubRequest<'_>, json: bool) -> Outcome {
+    let scrub = request.prepare(None)?;
+    let plan = output_dir::plan(dir, Naming::Same, request.mapping, json)?;
+    let mut mappings = BTreeMap::new();
+    let ran = output_dir::run(&plan, json, |input, output, named| {
+        let mapping = scrub.file(input, output, None, json, named)?;
+        mappings.insert(shown_name(input), mapping);
+        Ok(())
+    });
+    let written = match plan.side() {
+        None => Ok(()),
+        Some(side) => mapping_json(side, &mappings).and_then(|text| write_private(side, &text)),
     };
-    if request.names || key.is_some() {
-        options.names = Some(Pseudonyms { key });
+    match (ran, written) {
+        (Err(Stop(a)), Err(Stop(b))) => Err(Stop(a.max(b))),
+        (Err(stop), Ok(())) | (Ok(()), Err(stop)) => Err(stop),
+        (Ok(()), Ok(())) => Ok(()),
     }
-    options.credentials |= request.credentials;
-    options.drop_reasons |= request.drop_reasons;
-    options.server |= request.server;
-    for k in request.clear_header {
-        if !options.clear_header.contains(k) {
-            options.clear_header.push(k.clone());
+}
+
+/// `mapping` as `--mapping` writes it: pretty JSON and a final newline.
+fn mapping_json(side: &Destination, mapping: &impl Serialize) -> Outcome<Vec<u8>> {
+    let mut text = serde_json::to_vec_pretty(mapping).map_err(|e| {
+        complain(side.path(), e);
+        Stop(Exit::Io)
+    })?;
+    text.push(b'\n');
+    Ok(text)
+}
+
+impl Scrub<'_> {
+    /// The options for `recording`: what each option asks, on top of what `--all` means
+    /// for its format (the library says: [`Recording::scrub_everything`]).
+    fn options(&self, recording: &Recording) -> demokit::scrub::ScrubOptions {
+        use demokit::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
+        let request = self.request;
+        let mut options = if request.all {
+            recording.scrub_everything(self.key.clone())
+        } else {
+            ScrubOptions::default()
+        };
+        if request.names || self.key.is_some() {
+            options.names = Some(Pseudonyms {
+                key: self.key.clone(),
+            });
         }
-    }
-    if let Some(chat) = request.chat {
-        options.chat = Some(match chat {
-            ChatArg::All => ChatFilter::All,
-            ChatArg::Whispers => ChatFilter::Whispers,
-            ChatArg::Team => ChatFilter::Team,
-        });
-    }
-    let mut sink = output.sink()?;
-    let report = recording
-        .scrub(&options, &mut sink)
-        .map_err(|e| failed_writing(input, output, &sink, e))?;
-    match &mapping {
-        // The mapping undoes the scrub: both files land or neither.
-        Some(mapping) => {
-            let mut text = serde_json::to_vec_pretty(report.mapping()).map_err(|e| {
-                complain(mapping.path(), e);
-                Stop(Exit::Io)
-            })?;
-            text.push(b'\n');
-            output.commit_with_private_side(sink, mapping, &text)?;
+        options.credentials |= request.credentials;
+        options.drop_reasons |= request.drop_reasons;
+        options.server |= request.server;
+        for k in request.clear_header {
+            if !options.clear_header.contains(k) {
+                options.clear_header.push(k.clone());
+            }
         }
-        None => output.commit(sink)?,
+        if let Some(chat) = request.chat {
+            options.chat = Some(match chat {
+                ChatArg::All => ChatFilter::All,
+                ChatArg::Whispers => ChatFilter::Whispers,
+                ChatArg::Team => ChatFilter::Team,
+            });
+        }
+        options
     }
-    print_report(output, &report, json)
+
+    /// Scrubs `input` into `output` and prints the report (naming `named` on its JSON
+    /// line); with `mapping`, writes the mapping there, both files landing or neither.
+    /// Options the format cannot carry are refused by the library (exit 2) before anything
+    /// is written. Returns the mapping, for a run over several files to gather.
+    pub(crate) fn file(
+        &self,
+        input: &Path,
+        output: &Destination,
+        mapping: Option<&Destination>,
+        json: bool,
+        named: Option<&FileJson>,
+    ) -> Outcome<Mapping> {
+        let recording = open_for(input)?;
+        let options = self.options(&recording);
+        let mut sink = output.sink()?;
+        let report = recording
+            .scrub(&options, &mut sink)
+            .map_err(|e| failed_writing(input, output, &sink, e))?;
+        match mapping {
+            // The mapping undoes the scrub: both files land or neither.
+            Some(mapping) => {
+                let text = mapping_json(mapping, report.mapping())?;
+                output.commit_with_private_side(sink, mapping, &text)?;
+            }
+            None => output.commit(sink)?,
+        }
+        print_report(output, &report, json, named)?;
+        Ok(report.mapping().clone())
+    }
 }

@@ -14,6 +14,8 @@
 //! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --objects`).
 //! * [`edit`]: `dump` and the editing commands (`rewrite`, `convert`, `repair`, `trim`,
 //!   `markers`, `extract-map`, `scrub`, `dump --snapshots`).
+//! * [`output_dir`]: `--output-dir`, the editing commands over several files and
+//!   directories, every output checked before any work and each file run in turn.
 //! * [`input`]: opening an input through the library; [`output`]: stdout, stderr
 //!   messages and JSON lines; [`destination`]: every file a command writes, checked
 //!   against the input before any work and written atomically with [`demokit::output`].
@@ -32,12 +34,14 @@ mod game;
 mod info;
 mod input;
 mod output;
+mod output_dir;
 mod validate;
 
 use batch::run_jobs;
 use clap::{CommandFactory, Parser, Subcommand};
 use demokit::time::RangeBound;
-use destination::{ChangeOutputArgs, EditOutputArgs, OutputArgs};
+use destination::{ChangeOutputArgs, EditOutputArgs, OutputArgs, Target};
+use output_dir::Naming;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,6 +78,10 @@ its OUTPUT with -o. The result is written to a temporary file beside OUTPUT, syn
 and renamed over it: a failure leaves no partial file, and any file already there stays as
 it was.
 
+rewrite, repair, scrub, convert, trim and extract-map also take `--output-dir DIR
+FILE|DIR...` instead of INPUT and OUTPUT: each recording named or found writes the file of
+its name (or path under the directory named) in DIR, every output checked before any work.
+
 Errors go to stderr as `demokit: FILE: at byte N: message`.
 
 Exit codes:
@@ -84,6 +92,23 @@ Exit codes:
      (the input itself, an existing file without --force, not a regular file)
   3  I/O error: a file could not be opened, read or written
 With several files, the highest code any file earned (skipped files count as 0).";
+
+/// The usage lines of an editing command: its one-file form, `<INPUT>` then `$output`, and
+/// its form over several files, which clap's own line (`[INPUT] [OUTPUT]`, as neither is
+/// needed with `--output-dir`) would hide.
+macro_rules! usage {
+    ($command:literal, $output:literal) => {
+        concat!(
+            "demokit ",
+            $command,
+            " [OPTIONS] <INPUT> ",
+            $output,
+            "\n       demokit ",
+            $command,
+            " [OPTIONS] --output-dir <DIR> <FILE|DIR>..."
+        )
+    };
+}
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -192,9 +217,11 @@ enum Command {
     ///
     /// Statistics go to stderr. If the input is cut off, what precedes the cut is written
     /// and the exit status is non-zero.
+    #[command(override_usage = usage!("rewrite", "<OUTPUT>"))]
     Rewrite {
         /// The recording to read.
-        input: PathBuf,
+        #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+        input: Option<PathBuf>,
         /// Where to write.
         #[command(flatten)]
         output: OutputArgs,
@@ -215,9 +242,11 @@ enum Command {
     /// set, else 0.015 s, and the report says it guessed.
     ///
     /// What changed is printed (JSON with --json).
+    #[command(override_usage = usage!("repair", "(<OUTPUT> | --in-place)"))]
     Repair {
         /// The recording to repair.
-        input: PathBuf,
+        #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+        input: Option<PathBuf>,
         /// Where to write.
         #[command(flatten)]
         output: EditOutputArgs,
@@ -239,13 +268,16 @@ enum Command {
     /// nothing for a demo and are refused (exit 2). Names become
     /// `player-<8 hex>` and `clan-<6 hex>` from HMAC-SHA256 with the key of --key-file (the
     /// same name gets the same pseudonym in every file scrubbed with that key), or
-    /// `player-1`, `player-2`, ... per file without one. A file that does not read to its end
+    /// `player-1`, `player-2`, ... per file without one (so over several files, with
+    /// --output-dir, only a key keeps one player's pseudonym). A file that does not read to its end
     /// is refused: run `demokit repair` first. What changed is printed (JSON with --json).
     /// At least one of --names, --credentials, --drop-reasons, --clear-header, --chat or
     /// --all is needed.
+    #[command(override_usage = usage!("scrub", "(<OUTPUT> | --in-place)"))]
     Scrub {
         /// The recording to scrub.
-        input: PathBuf,
+        #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+        input: Option<PathBuf>,
         /// Where to write.
         #[command(flatten)]
         output: EditOutputArgs,
@@ -257,7 +289,9 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         key_file: Option<PathBuf>,
         /// Write the pseudonyms given (original -> pseudonym) to this JSON file. Keep it
-        /// private: it undoes the scrubbing. Refused if it exists, without --force.
+        /// private: it undoes the scrubbing. Refused if it exists, without --force. With
+        /// --output-dir: one JSON object, each input's mapping under the input's name as
+        /// messages show it, written once every file is done.
         #[arg(long, value_name = "OUT.json")]
         mapping: Option<PathBuf>,
         /// Drop console commands carrying passwords or keys (auth_add, sv_rcon_password,
@@ -292,9 +326,11 @@ enum Command {
     /// Data chunks are copied untouched; tick markers are re-encoded as that version's
     /// recorder writes them; the timeline-marker block (from version 4) and the map SHA-256
     /// block (version 6, computed from the map) are added or dropped.
+    #[command(override_usage = usage!("convert", "(<OUTPUT> | --in-place)"))]
     Convert {
         /// The demo to read.
-        input: PathBuf,
+        #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+        input: Option<PathBuf>,
         /// Where to write.
         #[command(flatten)]
         output: EditOutputArgs,
@@ -328,10 +364,14 @@ enum Command {
     /// none, a marker is a usage error (exit 2). Without --from the range starts at the
     /// first tick (teehistorian: tick 0), without --to it runs to the last. A range that
     /// ends before it starts is a usage error (exit 2).
-    #[command(group = clap::ArgGroup::new("range").args(["from", "to"]).multiple(true).required(true))]
+    #[command(
+        group = clap::ArgGroup::new("range").args(["from", "to"]).multiple(true).required(true),
+        override_usage = usage!("trim", "<OUTPUT>"),
+    )]
     Trim {
         /// The demo or teehistorian file to read.
-        input: PathBuf,
+        #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+        input: Option<PathBuf>,
         /// Where to write.
         #[command(flatten)]
         output: OutputArgs,
@@ -397,9 +437,11 @@ enum Command {
     ///
     /// Its CRC-32 (and SHA-256, for a version-6 demo with the block) are checked against the
     /// header; the map is written either way, and a mismatch exits 1.
+    #[command(override_usage = usage!("extract-map", "<OUTPUT>"))]
     ExtractMap {
         /// The demo to read.
-        input: PathBuf,
+        #[arg(required_unless_present = "output_dir", conflicts_with = "output_dir")]
+        input: Option<PathBuf>,
         /// Where to write the map.
         #[command(flatten)]
         output: OutputArgs,
@@ -500,17 +542,25 @@ fn main() -> ExitCode {
         Command::Events { files, json } => run_jobs(files, |job, batch| {
             game::listing_job(job, game::Listing::Events, *json, batch)
         }),
-        Command::Rewrite { input, output } => output
-            .destination(input)
-            .and_then(|output| edit::rewrite_file(input, &output)),
+        Command::Rewrite { input, output } => output.target(input.as_deref()).and_then(|target| {
+            output_dir::edit(target, Naming::Same, false, |input, output, _| {
+                edit::rewrite_file(input, output)
+            })
+        }),
         Command::Repair {
             input,
             output,
             tick_interval,
             json,
-        } => output
-            .destination(input)
-            .and_then(|output| edit::repair_file(input, &output, *tick_interval, *json)),
+        } => output.target(input.as_deref()).and_then(|target| {
+            if let Target::Dir(_) = target {
+                // Once for every file, before any.
+                edit::check_tick_interval(None, *tick_interval)?;
+            }
+            output_dir::edit(target, Naming::Same, *json, |input, output, named| {
+                edit::repair_file(input, output, *tick_interval, *json, named)
+            })
+        }),
         Command::Scrub {
             input,
             output,
@@ -538,26 +588,33 @@ fn main() -> ExitCode {
                 force: output.force(),
             };
             output
-                .destination(input)
-                .and_then(|output| edit::scrub_file(input, &output, &request, *json))
+                .target(input.as_deref())
+                .and_then(|target| match target {
+                    Target::One(input, output) => edit::scrub_file(input, &output, &request, *json),
+                    Target::Dir(dir) => edit::scrub_many(dir, &request, *json),
+                })
         }
         Command::Convert {
             input,
             output,
             version,
             json,
-        } => output
-            .destination(input)
-            .and_then(|output| edit::convert_file(input, &output, *version, *json)),
+        } => output.target(input.as_deref()).and_then(|target| {
+            output_dir::edit(target, Naming::Same, *json, |input, output, named| {
+                edit::convert_file(input, output, *version, *json, named)
+            })
+        }),
         Command::Trim {
             input,
             output,
             from,
             to,
             json,
-        } => output
-            .destination(input)
-            .and_then(|output| edit::trim_file(input, &output, *from, *to, *json)),
+        } => output.target(input.as_deref()).and_then(|target| {
+            output_dir::edit(target, Naming::Same, *json, |input, output, named| {
+                edit::trim_file(input, output, *from, *to, *json, named)
+            })
+        }),
         Command::Markers {
             input,
             add,
@@ -572,9 +629,11 @@ fn main() -> ExitCode {
             input,
             output,
             json,
-        } => output
-            .destination(input)
-            .and_then(|output| edit::extract_map_file(input, &output, *json)),
+        } => output.target(input.as_deref()).and_then(|target| {
+            output_dir::edit(target, Naming::Map, *json, |input, output, named| {
+                edit::extract_map_file(input, output, *json, named)
+            })
+        }),
         Command::Validate { files, json } => {
             run_jobs(files, |job, _batch| validate::validate_job(job, *json))
         }

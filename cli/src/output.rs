@@ -75,6 +75,12 @@ pub(crate) fn complain(file: &Path, message: impl Display) {
         .write_all(complaint(file, message).as_bytes());
 }
 
+/// Prints `demokit: message` to stderr, for a message about the command line rather than
+/// one file; ignores a failing stderr.
+pub(crate) fn say(message: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "demokit: {message}");
+}
+
 /// Warns that a demo replay skipped `skipped` snapshots or deltas (none: no warning).
 pub(crate) fn warn_skipped(file: &Path, skipped: usize) {
     if skipped > 0 {

@@ -10,6 +10,7 @@ mod run;
 
 mod commands;
 mod edit;
+mod edit_many;
 mod endless;
 mod export;
 mod export_partitions;
