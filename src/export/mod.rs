@@ -717,8 +717,26 @@ impl Exporter {
         };
         let selection = (!self.selection.is_everything()).then(|| Selected {
             selection: self.selection.clone(),
+            client_ids: self.selection.client_ids.as_ref().map(|ids| {
+                let mut ids = ids.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            }),
             stops_early: self.stops_early(),
         });
+        // Inputs are most of a server's file: without the `inputs` table the walk steps
+        // over them.
+        let walk = if wanted.inputs {
+            walk
+        } else {
+            walk.skipping_inputs()
+        };
+        // Only the selected players' moves are followed (the others' are stepped over).
+        let walk = match &self.selection.client_ids {
+            Some(ids) => walk.following(ids),
+            _ => walk,
+        };
         let end = if self.pipelined {
             // Batches of rows go to this thread, and their buffers come back for reuse.
             let (full, filled) = std::sync::mpsc::sync_channel::<WalkRows>(2);
@@ -742,8 +760,11 @@ impl Exporter {
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
         } else {
-            // Each tick's rows, still in the cache, go straight into the tables.
-            walk_rows(walk, wanted, selection.as_ref(), 1, |rows| {
+            // Each tick's rows, still in the cache, go straight into the tables; a
+            // selection's few rows gather for a while first (handing on each tick's
+            // costs more than its rows then).
+            let at_least = if selection.is_some() { WALK_ROWS } else { 1 };
+            walk_rows(walk, wanted, selection.as_ref(), at_least, |rows| {
                 self.take_rows(path, rows, file, sink);
                 rows.clear();
             })
@@ -839,6 +860,14 @@ impl Exporter {
             self.flush(false, sink);
         }
         push_inputs(self, rows.inputs.len());
+        // Renames after the last row (a tick without rows) hold for the next rows.
+        for (_, client_id, name) in renames {
+            let slot = *client_id as usize;
+            if names.len() <= slot {
+                names.resize(slot + 1, String::new());
+            }
+            names[slot].clone_from(name);
+        }
         self.tick_names = names;
     }
 
@@ -958,6 +987,8 @@ struct WalkWants {
 #[derive(Debug, Clone)]
 struct Selected {
     selection: TickSelection,
+    /// The selection's client ids, ascending, once each: the rows' order.
+    client_ids: Option<Vec<i32>>,
     stops_early: bool,
 }
 
@@ -1009,8 +1040,9 @@ fn walk_rows<S: WalkSource>(
     let mut ending = Ending::default();
     let mut log = (wanted.log || wanted.names).then(EventLogger::new);
     let mut rows = WalkRows::default();
-    // The name each client id's rows were last given.
-    let mut named: Vec<String> = Vec::new();
+    // The name each client id's rows were last given, and the roster they came from.
+    let mut named = vec![String::new(); crate::teehistorian::format::MAX_CLIENTS as usize];
+    let mut roster_seen = 0;
     loop {
         let inputs = &mut rows.inputs;
         let tick = match walk.next_tick(|event| {
@@ -1036,24 +1068,35 @@ fn walk_rows<S: WalkSource>(
             None => rows
                 .positions
                 .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
-            Some(Selected { selection, .. }) => rows.positions.extend(
-                walk.world()
-                    .players()
-                    .filter(|&(cid, _)| selection.keeps(tick, cid))
-                    .map(|(cid, (x, y))| [cid, x, y]),
-            ),
+            Some(Selected { selection, .. }) if !selection.keeps_tick(tick) => {}
+            // A few players of many: looked up rather than filtered out.
+            Some(Selected {
+                client_ids: Some(ids),
+                ..
+            }) => {
+                let world = walk.world();
+                rows.positions.extend(ids.iter().filter_map(|&cid| {
+                    let (x, y) = world.position(cid)?;
+                    Some([cid, x, y])
+                }))
+            }
+            Some(Selected { .. }) => rows
+                .positions
+                .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
         }
-        if let Some(log) = log.as_ref().filter(|_| wanted.names) {
-            for (row, &[cid, ..]) in rows.positions.iter().enumerate().skip(first_position) {
+        // The names change only with the roster: then every client id's is compared with
+        // the one its rows were given, and a rename noted for those that differ (from this
+        // tick's first row on).
+        if let Some(log) = log.as_ref().filter(|_| wanted.names)
+            && log.roster_changes() != roster_seen
+        {
+            roster_seen = log.roster_changes();
+            for (cid, named) in (0..).zip(&mut named) {
                 let name = log.roster().player(cid).map_or("", |p| p.name.as_str());
-                let slot = cid as usize;
-                if named.len() <= slot {
-                    named.resize(slot + 1, String::new());
-                }
-                if named[slot] != name {
-                    named[slot].clear();
-                    named[slot].push_str(name);
-                    rows.renames.push((row, cid, name.to_owned()));
+                if named != name {
+                    named.clear();
+                    named.push_str(name);
+                    rows.renames.push((first_position, cid, name.to_owned()));
                 }
             }
         }

@@ -504,18 +504,43 @@ impl Runs {
 /// batch. A `ticks` row's player name alternates between a game's few dozen names from row
 /// to row, so runs would store nearly every row's name; a map from each value to its key
 /// stores each once.
+///
+/// Rows name their value by a borrowed string that, for the `ticks` rows, is one of the
+/// same few `String`s tick after tick. A small cache from a value's address and length to
+/// its key spares most lookups their hashing: a hit is checked against the stored value's
+/// bytes (the address may have been freed and reused for another string since), which
+/// costs a short comparison instead of a hash, a probe and a comparison.
 #[derive(Debug)]
 pub(crate) struct Dict {
     keys: Vec<i32>,
     values: arrow_array::builder::StringBuilder,
     /// The key of each value in `values`.
     index: rustc_hash::FxHashMap<Box<str>, i32>,
+    /// Recently seen values: address, length and key, by their address's bits.
+    recent: [(usize, usize, i32); DICT_RECENT],
 }
+
+/// Entries of [`Dict`]'s cache: more than a game's players.
+const DICT_RECENT: usize = 256;
 
 impl Dict {
     /// Appends a row of `value`.
     #[inline]
     pub(crate) fn push(&mut self, value: &str) {
+        let key = self.key(value);
+        self.keys.push(key);
+    }
+
+    /// The key of `value`, appended to the values if it is new.
+    #[inline]
+    fn key(&mut self, value: &str) -> i32 {
+        let address = value.as_ptr() as usize;
+        // Strings are at least 8-byte aligned on the heap; the bits above tell them apart.
+        let slot = (address >> 3) % DICT_RECENT;
+        let (cached, len, key) = self.recent[slot];
+        if cached == address && len == value.len() && self.holds(key, value) {
+            return key;
+        }
         let key = match self.index.get(value) {
             Some(&key) => key,
             None => {
@@ -525,7 +550,21 @@ impl Dict {
                 key
             }
         };
-        self.keys.push(key);
+        self.recent[slot] = (address, value.len(), key);
+        key
+    }
+
+    /// Whether the value of `key` is `value`, compared byte by byte: names are short, and
+    /// a call of the library's comparison costs more than the loop.
+    #[inline]
+    fn holds(&self, key: i32, value: &str) -> bool {
+        let offsets = self.values.offsets_slice();
+        let key = key as usize;
+        let (Some(&start), Some(&end)) = (offsets.get(key), offsets.get(key + 1)) else {
+            return false;
+        };
+        let stored = &self.values.values_slice()[start as usize..end as usize];
+        stored.len() == value.len() && stored.iter().zip(value.as_bytes()).all(|(a, b)| a == b)
     }
 
     /// Appends `n` rows, the `i`th of `value(i)`.
@@ -542,6 +581,7 @@ impl Dict {
         let keys = arrow_array::Int32Array::from(std::mem::take(&mut self.keys));
         let values = std::sync::Arc::new(self.values.finish());
         self.index.clear();
+        self.recent = [(0, 0, 0); DICT_RECENT];
         std::sync::Arc::new(
             arrow_array::DictionaryArray::<arrow_array::types::Int32Type>::try_new(keys, values)
                 .expect("every key names a value appended before it"),
@@ -560,6 +600,7 @@ impl Empty for Dict {
             keys: Vec::new(),
             values: arrow_array::builder::StringBuilder::empty(),
             index: rustc_hash::FxHashMap::default(),
+            recent: [(0, 0, 0); DICT_RECENT],
         }
     }
 }

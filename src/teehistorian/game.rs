@@ -417,6 +417,8 @@ where
 pub struct EventLogger {
     follower: Follower,
     builder: GameLogBuilder,
+    /// Events followed so far: positions and inputs, which change no player, are not.
+    followed: u64,
 }
 
 impl EventLogger {
@@ -428,10 +430,15 @@ impl EventLogger {
     /// Follows one event, in file order (every event; a tick's end changes nothing).
     #[inline]
     pub fn add(&mut self, event: &Event<'_>) {
-        // Positions and inputs, most of a file, say nothing about players or chat.
-        if matches!(
+        // Only these say anything about players or chat: positions and inputs, most of a
+        // file, characters appearing and going, tick skips and ends do not.
+        if !matches!(
             event.kind,
-            EventKind::PlayerMove { .. } | EventKind::Input { .. } | EventKind::TickEnd
+            EventKind::Join { .. }
+                | EventKind::Drop { .. }
+                | EventKind::NetMessage { .. }
+                | EventKind::ConsoleCommand { .. }
+                | EventKind::Ex(_)
         ) {
             return;
         }
@@ -444,7 +451,15 @@ impl EventLogger {
         &self.follower.roster
     }
 
+    /// How many events could have changed the [`roster`](Self::roster) so far: while it
+    /// stays the same, so do the players (a caller that shows names checks them only
+    /// when it moves).
+    pub fn roster_changes(&self) -> u64 {
+        self.followed
+    }
+
     fn follow(&mut self, event: Event<'_>) {
+        self.followed += 1;
         let builder = &mut self.builder;
         self.follower
             .follow(event, |roster, e| note(roster, builder, e));

@@ -909,6 +909,132 @@ pub(crate) fn decode_input(window: &[u8; INT_WINDOW]) -> Option<(bool, i32, [i32
     Some((new, cid, ints, c.start))
 }
 
+/// [`decode_input`] without the ints: whether it is INPUT_NEW, the client id and the
+/// length. The ten ints are stepped over by [`skip_ints`]: a walk that wants no inputs (one
+/// player's positions, say) spends most of its time on them otherwise.
+#[inline(always)]
+pub(crate) fn skip_input(window: &[u8; INT_WINDOW]) -> Option<(bool, i32, usize)> {
+    let new = match window[0] {
+        0x44 => false,
+        0x45 => true,
+        _ => return None,
+    };
+    let first = window[1];
+    if first < 0x40 {
+        // A client id of 0..64, one byte: the ints start at byte 2 whatever it is, so
+        // their two words load at once rather than after the id is read.
+        return Some((new, i32::from(first), skip_ten_from_two(window)?));
+    }
+    let mut c = WindowInts::new(window);
+    c.start = 1;
+    let cid = c.int()?;
+    Some((new, cid, skip_ints(window, c.start, 10)?))
+}
+
+/// The end of a PLAYER_DIFF of a one-byte client id at the start of `window`: its two
+/// ints from byte 1, when they fit its bytes 1..9 in ints of at most four bytes (moves
+/// mostly take one or two); else [`skip_ints`].
+#[inline(always)]
+pub(crate) fn skip_player_diff(window: &[u8; INT_WINDOW]) -> Option<usize> {
+    const EXTEND: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let word = u64::from_le_bytes(*window[1..].first_chunk::<8>()?);
+    let extended = word & EXTEND;
+    let counts = ((!word & EXTEND) >> 7).wrapping_mul(ONES);
+    if extended & (extended >> 8) & (extended >> 16) & (extended >> 24) != 0 || counts >> 56 < 2 {
+        return skip_ints(window, 1, 2);
+    }
+    let reached = counts.wrapping_add((0x80 - 2) * ONES);
+    Some(1 + ((reached & EXTEND).trailing_zeros() / 8) as usize + 1)
+}
+
+/// The end of the ten ints from byte 2 of `window`, when they fit its bytes 2..18 in
+/// ints of at most four bytes (the common input); else [`skip_ints`].
+#[inline(always)]
+fn skip_ten_from_two(window: &[u8; INT_WINDOW]) -> Option<usize> {
+    const EXTEND: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let low = u64::from_le_bytes(*window[2..].first_chunk::<8>()?);
+    let high = u64::from_le_bytes(*window[10..].first_chunk::<8>()?);
+    let (low_extended, high_extended) = (low & EXTEND, high & EXTEND);
+    let four = |e: u64| e & (e >> 8) & (e >> 16) & (e >> 24);
+    // Four extend bits in a row within or across the words: maybe a five-byte int.
+    let across = (low_extended >> 40) | (high_extended << 24);
+    if four(low_extended) | four(high_extended) | four(across) != 0 {
+        return skip_ints(window, 2, 10);
+    }
+    let found = (((!low & EXTEND) >> 7).wrapping_mul(ONES) >> 56) as u32;
+    let counts = ((!high & EXTEND) >> 7).wrapping_mul(ONES);
+    let left = 10 - found;
+    if (counts >> 56) as u32 >= left {
+        let reached = counts.wrapping_add(u64::from(0x80 - left) * ONES);
+        return Some(10 + ((reached & EXTEND).trailing_zeros() / 8) as usize + 1);
+    }
+    skip_ints(window, 2, 10)
+}
+
+/// A PLAYER_NEW or PLAYER_OLD at the start of `window`: the message, its client id and
+/// its length; `None` for any other message. For a walk that steps over the records of
+/// the clients it does not follow, which still need their characters' comings and goings.
+#[inline(always)]
+pub(crate) fn decode_player_new_old(
+    window: &[u8; INT_WINDOW],
+) -> Option<(Message<'static>, i32, usize)> {
+    let mut c = WindowInts::new(window);
+    let message = match c.int()? {
+        id::PLAYER_NEW => Message::PlayerNew {
+            cid: c.int()?,
+            x: c.int()?,
+            y: c.int()?,
+        },
+        id::PLAYER_OLD => Message::PlayerOld { cid: c.int()? },
+        _ => return None,
+    };
+    let (Message::PlayerNew { cid, .. } | Message::PlayerOld { cid }) = message else {
+        return None;
+    };
+    Some((message, cid, c.start))
+}
+
+/// The end of the `count` ints (at most ten) from `start` in `window`, found eight bytes
+/// at a time by their last bytes (those without the extend bit) rather than by decoding
+/// them one by one. `start` + 5 * `count` + 8 must fit the window.
+#[inline(always)]
+pub(crate) fn skip_ints(window: &[u8; INT_WINDOW], start: usize, count: u32) -> Option<usize> {
+    const EXTEND: u64 = 0x8080_8080_8080_8080;
+    let mut c = WindowInts::new(window);
+    c.start = start;
+    let mut left = count;
+    loop {
+        let word = u64::from_le_bytes(*window.get(c.start..)?.first_chunk::<8>()?);
+        let extended = word & EXTEND;
+        // Four extend bits in a row: an int may reach its fifth byte, which ends it
+        // whatever its extend bit says. Int by int from here (rare: |value| >= 2^27).
+        if extended & (extended >> 8) & (extended >> 16) & (extended >> 24) != 0 {
+            for _ in 0..left {
+                c.int()?;
+            }
+            return Some(c.start);
+        }
+        // Without such a run, the word holds the last byte of at least one int.
+        let ends = !word & EXTEND;
+        // Byte i of `counts` is how many of bytes 0..=i end an int: a one in each such
+        // byte, summed by a multiplication (branch-free, where a loop over the set bits
+        // mispredicts, and `count_ones` is a dozen instructions on the baseline x86-64).
+        let counts = (ends >> 7).wrapping_mul(0x0101_0101_0101_0101);
+        let found = (counts >> 56) as u32;
+        if found >= left {
+            // The first byte whose count reaches `left` ends the last int: adding
+            // 0x80 - left to every count (at most 8) sets the top bit of those bytes.
+            let reached = counts.wrapping_add(u64::from(0x80 - left) * 0x0101_0101_0101_0101);
+            let last = (reached & EXTEND).trailing_zeros() / 8;
+            return Some(c.start + last as usize + 1);
+        }
+        left -= found;
+        c.start += ((63 - ends.leading_zeros()) / 8 + 1) as usize;
+    }
+}
+
 /// Whether an int of `len` bytes ending in `last` is in the form DDNet writes: a longer int
 /// must carry value bits in its last byte (else a shorter form would hold it), and a fifth
 /// byte nothing else. The same rule as [`varint::is_canonical`],
@@ -1165,5 +1291,62 @@ mod tests {
             Message::Ex(Ex::PlayerReady { cid: 0 }).kind_name(),
             "EX:teehistorian-player-ready@ddnet.tw"
         );
+    }
+
+    mod skipping {
+        use super::super::{
+            INT_WINDOW, decode_input, decode_player_diff, skip_input, skip_player_diff,
+        };
+        use proptest::prelude::*;
+        use proptest::test_runner::FileFailurePersistence;
+
+        proptest! {
+            #![proptest_config(ProptestConfig {
+                failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                    "proptest-regressions/teehistorian-skip-input.txt",
+                ))),
+                ..ProptestConfig::default()
+            })]
+
+            /// Skipping an input finds the client id and the length decoding finds, for
+            /// inputs of every int length (1 to 5 bytes, the fifth byte's extend bit set
+            /// or not) and for any other bytes.
+            #[test]
+            fn skip_input_agrees_with_decode_input(
+                new in any::<bool>(),
+                cid in prop_oneof![-70i32..200, any::<i32>()],
+                ints in proptest::collection::vec(
+                    prop_oneof![4 => -64i32..64, 4 => -9000i32..9000, 1 => any::<i32>()], 10),
+                long_fifth in any::<bool>(),
+                tail in any::<[u8; INT_WINDOW]>(),
+                raw in any::<bool>(),
+            ) {
+                let mut window = tail;
+                if !raw {
+                    let mut bytes = vec![if new { 0x45 } else { 0x44 }];
+                    crate::codec::varint::pack_ints(&[cid], &mut bytes);
+                    for &int in &ints {
+                        let start = bytes.len();
+                        crate::codec::varint::pack_ints(&[int], &mut bytes);
+                        // A fifth byte's top bits are not read: with its extend bit set
+                        // it still ends the int.
+                        if long_fifth && bytes.len() - start == 5 {
+                            bytes[start + 4] |= 0xF0;
+                        }
+                    }
+                    window[..bytes.len()].copy_from_slice(&bytes);
+                }
+                let decoded = decode_input(&window).map(|(new, cid, _, len)| (new, cid, len));
+                prop_assert_eq!(skip_input(&window), decoded);
+                // The same ints after a one-byte client id, as a PLAYER_DIFF's two.
+                if window[1] < 0x40 {
+                    let diff = &window[1..];
+                    let mut as_diff = [0; INT_WINDOW];
+                    as_diff[..diff.len()].copy_from_slice(diff);
+                    let decoded = decode_player_diff(&as_diff).map(|(.., len)| len);
+                    prop_assert_eq!(skip_player_diff(&as_diff), decoded);
+                }
+            }
+        }
     }
 }

@@ -16,7 +16,7 @@ use super::format::{FILE_UUID, MAX_CLIENTS, id as message_id};
 use super::header::Header;
 use super::message::{
     DecodeError, Decoded, INT_WINDOW, LEGACY_PACKER_SIZE, Message, decode_input, decode_ints_only,
-    decode_player_diff, has_legacy_packer,
+    decode_player_diff, has_legacy_packer, skip_input,
 };
 use crate::codec::varint;
 use crate::read::Refill;
@@ -575,6 +575,49 @@ impl<'a> Messages<'a> {
         Some((self.body.ticks.tick(), new, cid, ints))
     }
 
+    /// Steps over the messages at the start of the rest that `take` takes, all in the
+    /// current tick: `take` gets each one's window and the client id of the tick's last
+    /// player record, and gives its length and, for a player record, its client id (one
+    /// above that last one: `take` refuses a record that would open the next tick); `None`
+    /// stops. Returns how many were stepped over. For a walk that follows a few clients of
+    /// many (see [`TickWalk::following`](super::TickWalk::following)).
+    #[inline(always)]
+    pub(crate) fn skim(
+        &mut self,
+        mut take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
+    ) -> u64 {
+        if self.body.finished || self.body.done {
+            return 0;
+        }
+        // In locals for the loop, stored once after it.
+        let (mut pos, mut last_cid, mut skimmed) = (self.pos, self.body.ticks.last_cid, 0);
+        while let Some(window) = self.data.get(pos..).and_then(|r| r.first_chunk()) {
+            let Some((len, cid)) = take(window, last_cid) else {
+                break;
+            };
+            if let Some(cid) = cid {
+                last_cid = cid;
+            }
+            pos += len;
+            skimmed += 1;
+        }
+        self.pos = pos;
+        self.body.ticks.last_cid = last_cid;
+        skimmed
+    }
+
+    /// [`next_input`](Self::next_input) without the ints (see [`skip_input`]).
+    #[inline(always)]
+    pub(crate) fn next_input_skipped(&mut self) -> Option<(i32, bool, i32)> {
+        if self.body.finished || self.body.done {
+            return None;
+        }
+        let window = self.data.get(self.pos..)?.first_chunk::<INT_WINDOW>()?;
+        let (new, cid, len) = skip_input(window)?;
+        self.pos += len;
+        Some((self.body.ticks.tick(), new, cid))
+    }
+
     /// [`next`](Iterator::next) for everything but a message that decodes and numbers
     /// cleanly: the end, errors, and the message after FINISH.
     #[inline(never)]
@@ -843,6 +886,43 @@ impl<R: Read> TeehistorianReader<R> {
         let (new, cid, ints, len) = decode_input(self.input.rest().first_chunk::<INT_WINDOW>()?)?;
         self.input.consume(len);
         Some((self.body.ticks.tick(), new, cid, ints))
+    }
+
+    /// [`Messages::skim`] for a stream: over what is buffered.
+    #[inline(always)]
+    pub(crate) fn skim(
+        &mut self,
+        mut take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
+    ) -> u64 {
+        if self.body.finished || self.body.done {
+            return 0;
+        }
+        let rest = self.input.rest();
+        let (mut pos, mut last_cid, mut skimmed) = (0, self.body.ticks.last_cid, 0);
+        while let Some(window) = rest.get(pos..).and_then(|r| r.first_chunk()) {
+            let Some((len, cid)) = take(window, last_cid) else {
+                break;
+            };
+            if let Some(cid) = cid {
+                last_cid = cid;
+            }
+            pos += len;
+            skimmed += 1;
+        }
+        self.input.consume(pos);
+        self.body.ticks.last_cid = last_cid;
+        skimmed
+    }
+
+    /// [`Messages::next_input_skipped`] for a stream.
+    #[inline(always)]
+    pub(crate) fn next_input_skipped(&mut self) -> Option<(i32, bool, i32)> {
+        if self.body.finished || self.body.done {
+            return None;
+        }
+        let (new, cid, len) = skip_input(self.input.rest().first_chunk::<INT_WINDOW>()?)?;
+        self.input.consume(len);
+        Some((self.body.ticks.tick(), new, cid))
     }
 
     /// [`Messages::next_player_diff`] for a stream.

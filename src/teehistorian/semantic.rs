@@ -71,6 +71,9 @@ pub struct World {
     positions: [Option<(i32, i32)>; MAX_CLIENTS as usize],
     inputs: [Option<Input>; MAX_CLIENTS as usize],
     connected: [bool; MAX_CLIENTS as usize],
+    /// The clients with an input a walk stepped over without its ints (one bit per client
+    /// id): a later INPUT_DIFF of theirs is no error.
+    inputs_skipped: u128,
 }
 
 impl Default for World {
@@ -80,6 +83,7 @@ impl Default for World {
 }
 
 /// Converts a client id to an index, or says it is out of range.
+#[inline(always)]
 fn slot(cid: i32, record: &'static str) -> Result<usize, SemanticErrorKind> {
     usize::try_from(cid)
         .ok()
@@ -94,6 +98,7 @@ impl World {
             positions: [None; MAX_CLIENTS as usize],
             inputs: [None; MAX_CLIENTS as usize],
             connected: [false; MAX_CLIENTS as usize],
+            inputs_skipped: 0,
         }
     }
 
@@ -147,6 +152,20 @@ impl World {
         let (x, y) = (px.wrapping_add(dx), py.wrapping_add(dy));
         self.positions[i] = Some((x, y));
         Ok(EventKind::PlayerMove { cid, x, y, dx, dy })
+    }
+
+    /// [`take_input`](Self::take_input) without the ints, for a walk that wants none:
+    /// the same errors (a client id out of range, a difference with no input before it),
+    /// and the client noted as having an input, which [`input`](Self::input) does not
+    /// give.
+    #[inline(always)]
+    pub(crate) fn skip_input(&mut self, cid: i32, new: bool) -> Result<(), SemanticErrorKind> {
+        let i = slot(cid, if new { "INPUT_NEW" } else { "INPUT_DIFF" })?;
+        if !new && self.inputs_skipped & 1 << i == 0 && self.inputs[i].is_none() {
+            return Err(SemanticErrorKind::InputDiffWithoutInput { cid });
+        }
+        self.inputs_skipped |= 1 << i;
+        Ok(())
     }
 
     /// [`apply`](Self::apply) for an INPUT_NEW (`new`, `ints` the input) or an INPUT_DIFF

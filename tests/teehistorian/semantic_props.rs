@@ -156,6 +156,52 @@ fn walk_matches_events(data: &[u8]) {
     );
     // The game log built from the walk's events is the one of a pass of its own.
     assert_eq!(log.finish(walk.tick()), game_log(file.messages()).0);
+    // A walk that steps over the inputs, or follows only some clients' moves, or both,
+    // gives the same ticks, the followed clients' positions after each, the same other
+    // events, error, record count and finish (in memory and over a stream).
+    for ids in [None, Some(&[0][..]), Some(&[1, 3, 64][..]), Some(&[][..])] {
+        for skip_inputs in [false, true] {
+            if ids.is_none() && !skip_inputs {
+                continue;
+            }
+            let chosen = |walk: TickWalk<_>| {
+                let walk = if skip_inputs {
+                    walk.skipping_inputs()
+                } else {
+                    walk
+                };
+                match ids {
+                    Some(ids) => walk.following(ids),
+                    None => walk,
+                }
+            };
+            let want = selected_steps(&expected, ids);
+            let mut walk = chosen(TickWalk::new(&file));
+            let got = selected_steps(&walk_steps(&mut walk, &mut EventLogger::new()), ids);
+            assert_eq!(
+                got, want,
+                "following {ids:?}, skipping inputs {skip_inputs}"
+            );
+            assert_eq!(walk.records(), records);
+            assert_eq!(walk.finished(), events.finished());
+            let reader = TeehistorianReader::new(common::read::Dribble::new(data, 7)).unwrap();
+            let mut walk = TickWalk::from_reader(reader);
+            walk = if skip_inputs {
+                walk.skipping_inputs()
+            } else {
+                walk
+            };
+            if let Some(ids) = ids {
+                walk = walk.following(ids);
+            }
+            let got = selected_steps(&walk_steps(&mut walk, &mut EventLogger::new()), ids);
+            assert_eq!(
+                got, want,
+                "streamed, following {ids:?}, inputs {skip_inputs}"
+            );
+            assert_eq!(walk.records(), records);
+        }
+    }
     // Over a stream handed out a few bytes at a time (refilled inside messages) and in
     // large pieces, the walk is the same.
     for piece in [1, 5, 4096] {
@@ -180,6 +226,28 @@ fn walk_matches_events(data: &[u8]) {
         );
         assert_eq!(log.finish(streamed.tick()), game_log(file.messages()).0);
     }
+}
+
+/// `steps` as a walk that follows only the moves of `ids` (everyone's when `None`) and
+/// may step over inputs shows them: each tick with the followed clients' positions, every
+/// event but the player records and inputs, and the error.
+fn selected_steps(steps: &[Step], ids: Option<&[i32]>) -> Vec<String> {
+    let quiet = ["PlayerMove", "PlayerNew", "PlayerOld", "Input"];
+    steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Event(_, _, text) if quiet.iter().any(|q| text.starts_with(q)) => None,
+            Step::Event(offset, tick, text) => Some(format!("{offset} {tick} {text}")),
+            Step::Tick(tick, world) => {
+                let positions: Vec<_> = match ids {
+                    Some(ids) => ids.iter().map(|&cid| world.position(cid)).collect(),
+                    None => (0..128).map(|cid| world.position(cid)).collect(),
+                };
+                Some(format!("tick {tick} {positions:?}"))
+            }
+            Step::Error(offset, text) => Some(format!("error {offset} {text}")),
+        })
+        .collect()
 }
 
 /// Every step of `walk` to its end, its events added to `log`.
