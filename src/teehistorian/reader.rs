@@ -575,33 +575,19 @@ impl<'a> Messages<'a> {
         Some((self.body.ticks.tick(), new, cid, ints))
     }
 
-    /// Steps over the messages at the start of the rest that `take` takes, all in the
-    /// current tick: `take` gets each one's window and the client id of the tick's last
-    /// player record, and gives its length and, for a player record, its client id (one
-    /// above that last one: `take` refuses a record that would open the next tick); `None`
-    /// stops. Returns how many were stepped over. For a walk that follows a few clients of
-    /// many (see [`TickWalk::following`](super::TickWalk::following)).
+    /// Steps over the messages at the start of the rest that `run` takes, all in the
+    /// current tick: `run` gets the rest and the client id of the tick's last player
+    /// record, and gives the bytes it stepped over, the new last client id (`run` takes no
+    /// record that would open the next tick) and how many messages; the count is
+    /// returned. For a walk that follows a few clients of many (see
+    /// [`TickWalk::following`](super::TickWalk::following)).
     #[inline(always)]
-    pub(crate) fn skim(
-        &mut self,
-        mut take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
-    ) -> u64 {
+    pub(crate) fn skim(&mut self, run: impl FnOnce(&[u8], i32) -> (usize, i32, u64)) -> u64 {
         if self.body.finished || self.body.done {
             return 0;
         }
-        // In locals for the loop, stored once after it.
-        let (mut pos, mut last_cid, mut skimmed) = (self.pos, self.body.ticks.last_cid, 0);
-        while let Some(window) = self.data.get(pos..).and_then(|r| r.first_chunk()) {
-            let Some((len, cid)) = take(window, last_cid) else {
-                break;
-            };
-            if let Some(cid) = cid {
-                last_cid = cid;
-            }
-            pos += len;
-            skimmed += 1;
-        }
-        self.pos = pos;
+        let (len, last_cid, skimmed) = run(&self.data[self.pos..], self.body.ticks.last_cid);
+        self.pos += len;
         self.body.ticks.last_cid = last_cid;
         skimmed
     }
@@ -890,26 +876,12 @@ impl<R: Read> TeehistorianReader<R> {
 
     /// [`Messages::skim`] for a stream: over what is buffered.
     #[inline(always)]
-    pub(crate) fn skim(
-        &mut self,
-        mut take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
-    ) -> u64 {
+    pub(crate) fn skim(&mut self, run: impl FnOnce(&[u8], i32) -> (usize, i32, u64)) -> u64 {
         if self.body.finished || self.body.done {
             return 0;
         }
-        let rest = self.input.rest();
-        let (mut pos, mut last_cid, mut skimmed) = (0, self.body.ticks.last_cid, 0);
-        while let Some(window) = rest.get(pos..).and_then(|r| r.first_chunk()) {
-            let Some((len, cid)) = take(window, last_cid) else {
-                break;
-            };
-            if let Some(cid) = cid {
-                last_cid = cid;
-            }
-            pos += len;
-            skimmed += 1;
-        }
-        self.input.consume(pos);
+        let (len, last_cid, skimmed) = run(self.input.rest(), self.body.ticks.last_cid);
+        self.input.consume(len);
         self.body.ticks.last_cid = last_cid;
         skimmed
     }

@@ -50,7 +50,8 @@
 use super::error::{ReadError, ReadErrorKind};
 use super::format::MAX_CLIENTS;
 use super::message::{
-    INT_WINDOW, Message, decode_player_diff, decode_player_new_old, skip_input, skip_player_diff,
+    INT_WINDOW, Message, decode_player_diff, decode_player_new_old, int_ends, skip_input,
+    skip_player_diff,
 };
 use super::reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice};
 use super::semantic::{Event, EventKind, SemanticError, SemanticErrorKind, World};
@@ -61,7 +62,7 @@ use std::io::Read;
 pub trait WalkSource: source::Source {}
 
 mod source {
-    use super::{INT_WINDOW, Message, MessageAt, ReadError};
+    use super::{Message, MessageAt, ReadError};
 
     /// What a walk asks of its messages: the fast path for int-only messages, the general
     /// one for the rest.
@@ -77,11 +78,9 @@ mod source {
         /// [`next_input`](Self::next_input) without the ints: the tick, whether it is
         /// INPUT_NEW and the client id.
         fn next_input_skipped(&mut self) -> Option<(i32, bool, i32)>;
-        /// Steps over the messages `take` takes (see `Messages::skim`).
-        fn skim(
-            &mut self,
-            take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
-        ) -> u64;
+        /// Steps over the run of messages `run` takes from the buffered bytes (see
+        /// `Messages::skim`).
+        fn skim(&mut self, run: impl FnOnce(&[u8], i32) -> (usize, i32, u64)) -> u64;
         /// The next message if it is an int-only one that decodes and numbers cleanly,
         /// with its tick; `None` (nothing read) otherwise.
         fn next_plain(&mut self) -> Option<(i32, Message<'static>)>;
@@ -112,11 +111,8 @@ impl source::Source for Messages<'_> {
     }
 
     #[inline(always)]
-    fn skim(
-        &mut self,
-        take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
-    ) -> u64 {
-        Messages::skim(self, take)
+    fn skim(&mut self, run: impl FnOnce(&[u8], i32) -> (usize, i32, u64)) -> u64 {
+        Messages::skim(self, run)
     }
 
     #[inline(always)]
@@ -153,11 +149,8 @@ impl<R: Read> source::Source for TeehistorianReader<R> {
     }
 
     #[inline(always)]
-    fn skim(
-        &mut self,
-        take: impl FnMut(&[u8; INT_WINDOW], i32) -> Option<(usize, Option<i32>)>,
-    ) -> u64 {
-        TeehistorianReader::skim(self, take)
+    fn skim(&mut self, run: impl FnOnce(&[u8], i32) -> (usize, i32, u64)) -> u64 {
+        TeehistorianReader::skim(self, run)
     }
 
     #[inline(always)]
@@ -269,7 +262,7 @@ impl<S: WalkSource> TickWalk<S> {
     /// whose bytes are mostly inputs. The ticks, positions, record count and errors are
     /// those of the walk that decodes them (an input's errors included: a client id out
     /// of range, a difference with no input before it); `on_event` gets no
-    /// [`EventKind::Input`](super::EventKind::Input), and the world no inputs.
+    /// [`EventKind::Input`], and the world no inputs.
     pub fn skipping_inputs(mut self) -> Self {
         self.state.skip_inputs = true;
         self
@@ -369,40 +362,9 @@ impl<S: WalkSource> TickWalk<S> {
             if state.followed != u128::MAX && state.tick.is_some() {
                 let (followed, skip_inputs) = (state.followed, state.skip_inputs);
                 let world = &mut state.world;
-                state.records += self.source.skim(|window, last_cid| {
-                    let first = window[0];
-                    if first < 0x40 {
-                        // A PLAYER_DIFF in this tick of a client with a character: stepped
-                        // over if the client is not followed, applied if it is (anything
-                        // else takes the path below).
-                        let cid = i32::from(first);
-                        if cid <= last_cid {
-                            return None;
-                        }
-                        if followed & 1 << cid == 0 {
-                            world.position(cid)?;
-                            return Some((skip_player_diff(window)?, Some(cid)));
-                        }
-                        let (_, dx, dy, len) = decode_player_diff(window)?;
-                        world.move_player(cid, dx, dy).ok()?;
-                        return Some((len, Some(cid)));
-                    }
-                    // A character of a client not followed appearing or going (it still
-                    // decides whether the client's next moves are errors).
-                    if let Some((message, cid, len)) = decode_player_new_old(window) {
-                        if cid <= last_cid || cid >= MAX_CLIENTS || followed & 1 << cid != 0 {
-                            return None;
-                        }
-                        world.apply(&message).ok()?;
-                        return Some((len, Some(cid)));
-                    }
-                    if !skip_inputs {
-                        return None;
-                    }
-                    let (new, cid, len) = skip_input(window)?;
-                    world.skip_input(cid, new).ok()?;
-                    Some((len, None))
-                });
+                state.records += self
+                    .source
+                    .skim(|rest, last_cid| skim_run(rest, last_cid, followed, skip_inputs, world));
             }
             let offset = self.source.position();
             // The commonest message first, applied straight to the world.
@@ -566,4 +528,111 @@ impl WalkState {
         self.records += 1;
         Ok(())
     }
+}
+
+/// Steps over the run of messages at the start of `rest` that a walk following only the
+/// clients of `followed` need not hand on (see [`TickWalk::following`]), all in the tick
+/// whose last player record is `last_cid`'s: the bytes stepped over, the new last client
+/// id and how many messages. A message it does not take (one that opens the next tick,
+/// any message but player records and, with `skip_inputs`, inputs, or one that would be
+/// an error) ends the run, for the walk's other paths.
+///
+/// Moves of clients not followed, most of a server's file, are found from a mask of
+/// where the window's ints end, one bit per byte, made once for several moves: the next
+/// move's start then follows from the mask alone, not from loading the bytes of the one
+/// before (that load, in a chain from message to message, was most of the time).
+#[inline(always)]
+fn skim_run(
+    rest: &[u8],
+    mut last_cid: i32,
+    followed: u128,
+    skip_inputs: bool,
+    world: &mut World,
+) -> (usize, i32, u64) {
+    let (mut pos, mut skimmed) = (0, 0);
+    while let Some(window) = rest.get(pos..).and_then(|r| r.first_chunk::<INT_WINDOW>()) {
+        // A run of moves from the mask, while they start in the window's first 32 bytes
+        // (each ends within 9 bytes of its start, as no int in the window's first 40
+        // bytes is longer than four).
+        let mut moved = 0;
+        if window[0] < 0x40
+            && let Some(ends) = int_ends(window)
+        {
+            while moved < 32 {
+                let cid = i32::from(window[moved]);
+                if cid >= 0x40
+                    || cid <= last_cid
+                    || followed & 1 << cid != 0
+                    || world.position(cid).is_none()
+                {
+                    break;
+                }
+                // Bit 0 is the move's first int's first byte; the second set bit ends it.
+                let after = ends >> (moved + 1);
+                let second = after & after.wrapping_sub(1);
+                if second == 0 {
+                    break;
+                }
+                moved += second.trailing_zeros() as usize + 2;
+                last_cid = cid;
+                skimmed += 1;
+            }
+        }
+        if moved > 0 {
+            pos += moved;
+            continue;
+        }
+        let Some((len, cid)) = skim_one(window, last_cid, followed, skip_inputs, world) else {
+            break;
+        };
+        if let Some(cid) = cid {
+            last_cid = cid;
+        }
+        pos += len;
+        skimmed += 1;
+    }
+    (pos, last_cid, skimmed)
+}
+
+/// One message of [`skim_run`] decoded from its window: its length and, for a player
+/// record, its client id; `None` for a message the run does not take.
+#[inline(always)]
+fn skim_one(
+    window: &[u8; INT_WINDOW],
+    last_cid: i32,
+    followed: u128,
+    skip_inputs: bool,
+    world: &mut World,
+) -> Option<(usize, Option<i32>)> {
+    let first = window[0];
+    if first < 0x40 {
+        // A PLAYER_DIFF in this tick of a client with a character: stepped over if the
+        // client is not followed, applied if it is.
+        let cid = i32::from(first);
+        if cid <= last_cid {
+            return None;
+        }
+        if followed & 1 << cid == 0 {
+            world.position(cid)?;
+            return Some((skip_player_diff(window)?, Some(cid)));
+        }
+        let (_, dx, dy, len) = decode_player_diff(window)?;
+        world.move_player(cid, dx, dy).ok()?;
+        return Some((len, Some(cid)));
+    }
+    // A character of a client not followed appearing or going (it still decides whether
+    // the client's next moves are errors).
+    if let Some((message, cid, len)) = decode_player_new_old(window) {
+        if cid <= last_cid || cid >= MAX_CLIENTS || followed & 1 << cid != 0 {
+            return None;
+        }
+        world.apply(&message).ok()?;
+        return Some((len, Some(cid)));
+    }
+    if !skip_inputs {
+        return None;
+    }
+    let (new, cid, len) = skip_input(window)?;
+    world.skip_input(cid, new).ok()?;
+    Some((len, None))
 }

@@ -491,3 +491,19 @@ fn events_allocate_nothing_per_message() {
     assert_eq!(stream.world(), events.world());
     assert_eq!(n, 0, "allocations while iterating streaming events");
 }
+
+/// A generated server's file, 64 players moving every tick with inputs, chat and EX
+/// records, walks as [`Events`] reads it, also following a few clients and stepping over
+/// the inputs (most of its messages are then stepped over in runs).
+#[test]
+fn a_generated_server_walks_the_same_when_following_a_few() {
+    let data = common::server::record_generated(
+        Vec::new(),
+        300,
+        demokit::teehistorian::FlushPolicy::Never,
+    );
+    walk_matches_events(&data);
+    // Cut inside a run of moves and inside an input, the same.
+    walk_matches_events(&data[..data.len() / 2]);
+    walk_matches_events(&data[..data.len() / 3 + 5]);
+}
