@@ -149,7 +149,7 @@ tables! {
         /// The player it is about (a kill's killer).
         client_id: (opt i32),
         /// That player's name then (empty if unknown).
-        name: str,
+        name: (dict str),
         /// A kill's victim.
         victim: (opt i32),
         /// The victim's name then.

@@ -255,7 +255,12 @@ fn the_events_table_counts_what_the_game_layers_report() {
     let mut named = 0;
     for batch in &batches {
         let kinds = batch.column_by_name("kind").unwrap().as_string::<i32>();
-        let names = batch.column_by_name("name").unwrap().as_string::<i32>();
+        let names = batch
+            .column_by_name("name")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        let name_values = names.values().as_string::<i32>();
+        let name = |i: usize| name_values.value(names.keys().value(i) as usize);
         let weapons = batch
             .column_by_name("weapon")
             .unwrap()
@@ -266,7 +271,7 @@ fn the_events_table_counts_what_the_game_layers_report() {
             .as_string::<i32>();
         for i in 0..batch.num_rows() {
             *counts.entry(kinds.value(i).to_owned()).or_insert(0) += 1;
-            named += usize::from(!names.value(i).is_empty());
+            named += usize::from(!name(i).is_empty());
             assert_eq!(weapons.is_null(i), weapon_names.is_null(i), "row {i}");
             if weapons.is_valid(i) {
                 assert_eq!(
