@@ -830,11 +830,7 @@ impl Exporter {
         for &(tick, inputs_end, positions_end) in &rows.ticks {
             push_inputs(self, inputs_end);
             while let Some((_, client_id, name)) = renames.next_if(|r| r.0 < positions_end) {
-                let slot = *client_id as usize;
-                if names.len() <= slot {
-                    names.resize(slot + 1, String::new());
-                }
-                names[slot].clone_from(name);
+                rename(&mut names, *client_id, name);
             }
             let tick_positions = &rows.positions[positions..positions_end];
             self.ticks.push_rows(tick_positions.len(), |i| {
@@ -862,11 +858,7 @@ impl Exporter {
         push_inputs(self, rows.inputs.len());
         // Renames after the last row (a tick without rows) hold for the next rows.
         for (_, client_id, name) in renames {
-            let slot = *client_id as usize;
-            if names.len() <= slot {
-                names.resize(slot + 1, String::new());
-            }
-            names[slot].clone_from(name);
+            rename(&mut names, *client_id, name);
         }
         self.tick_names = names;
     }
@@ -968,6 +960,16 @@ impl Exporter {
             });
         }
     }
+}
+
+/// Gives client id `client_id` (from a walk's world: `0..128`) the name `name` in `names`.
+fn rename(names: &mut Vec<String>, client_id: i32, name: &str) {
+    let slot = client_id as usize;
+    if names.len() <= slot {
+        names.resize(slot + 1, String::new());
+    }
+    names[slot].clear();
+    names[slot].push_str(name);
 }
 
 /// Rows a pipelined walk gathers before it hands them over (a few hundred KB).
