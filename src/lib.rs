@@ -4,7 +4,8 @@
 //! The crate is layered the way libtw2 is:
 //!
 //! * [`codec`] holds the shared primitives (Teeworlds variable-width ints, Huffman,
-//!   fixed-size string fields, Teeworlds UUIDs). It knows nothing about files.
+//!   fixed-size string fields, Teeworlds UUIDs, little-endian bit streams). It knows
+//!   nothing about files.
 //! * [`twdemo`] is the Teeworlds/DDNet demo, in four layers: the container (header
 //!   layouts, readers, a writer), the snapshot layer (snapshots, deltas, replay, the
 //!   recorder), the editing tools (trim, convert, repair, validate, timeline markers,
@@ -13,9 +14,10 @@
 //! * [`teehistorian`] is DDNet's teehistorian format: header, messages, readers, a writer,
 //!   the game-server recorder, the semantic layer (absolute positions and inputs per
 //!   tick), the game layer, and the tools (repair, cut, scrub, validate).
-//! * [`source`] is the Source engine demo container (`HL2DEMO`): header, command frames,
-//!   per-game profiles, readers, a writer and a repair for unfinished recordings. The
-//!   network data inside packets stays bytes.
+//! * [`source`] is the Source engine demo (`HL2DEMO`): the container (header, command
+//!   frames, per-game profiles, readers, a writer and a repair for unfinished recordings)
+//!   and the network layer inside packets (messages of every engine branch, string tables,
+//!   game events), both read and written bit for bit.
 //! * [`gamenet`] is the game protocol of Teeworlds 0.6 with DDNet's extensions and of
 //!   Teeworlds 0.7: what snapshot items and network messages are, by name, with readers
 //!   and writers that pack back to the same ints and bytes. The game layers of [`twdemo`]

@@ -6,13 +6,17 @@
 //!   packets carry and whether frame headers have a player-slot byte.
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding command frames.
 //! * [`writer`]: writes any frame sequence; a rewrite of a real file is byte-identical.
+//! * [`net`]: the network messages inside signon and packet frames, for every engine
+//!   branch, decoded and encoded bit for bit; string tables and game events.
 //!
-//! The network data inside packets (messages, entities, string tables) is left to callers.
+//! Entities (send tables and entity deltas) are not decoded yet: their messages carry them
+//! as bits.
 //! GoldSrc (`HLDEMO`) and Source 2 (`PBDEMS2`) demos are different formats; the reader
 //! names them and refuses them.
 
 pub mod error;
 pub mod format;
+pub mod net;
 pub mod profile;
 pub mod reader;
 pub mod repair;

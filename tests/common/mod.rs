@@ -64,6 +64,25 @@ pub fn facts_files(shared: &std::path::Path, format: &str) -> Vec<(PathBuf, serd
         })
         .collect()
 }
+/// Every real Source demo the tests know: the ones in `fixtures/source` (always) and the
+/// ones in `../shared/real-fixtures/source` (when `../shared` is there), sorted by name.
+pub fn source_demos() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/source"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dem"))
+        .collect();
+    if let Some(shared) = shared_dir() {
+        files.extend(
+            facts_files(&shared, "source")
+                .into_iter()
+                .map(|(path, _)| path),
+        );
+    }
+    files.sort_by_key(|p| p.file_name().map(|n| n.to_owned()));
+    files
+}
+
 /// The SHA-256 of `data` in lowercase hex.
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Digest;

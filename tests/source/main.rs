@@ -7,6 +7,8 @@
 mod common;
 
 mod bad_input;
+mod net;
+mod net_props;
 mod props;
 mod real;
 mod repair;

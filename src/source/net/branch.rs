@@ -1,0 +1,319 @@
+//! Engine branches: which network messages a build has, under which numbers, and the
+//! widths its layouts use.
+//!
+//! Source 1 forked its network code several times. The header's demo protocol, network
+//! protocol and game directory say which fork wrote a demo ([`Protocol::of_header`]);
+//! two details are learned from the data itself ([`Protocol::learn`]). Every layout
+//! decision of the message layer asks the [`Protocol`], never the game. The rules were
+//! checked on real demos of every branch (`../shared/real-fixtures/source` and the sample
+//! demos of UntitledParser); `docs/source-net.md` lists them with their evidence.
+
+use super::message::{MessageKind, NetMessage};
+use crate::source::format::Header;
+
+/// A fork of the engine's network code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Branch {
+    /// Demo protocol 3 and older: Half-Life 2's 2004 engine (network protocol 7), Portal 1's
+    /// early builds (14, 15), the Orange Box (15 to 23) and Source 2013 / Steampipe (24:
+    /// TF2, HL2, HL2DM, CS:S, DoD:S, Portal 1). Within it, layouts follow the network
+    /// protocol number.
+    Classic,
+    /// Left 4 Dead (demo protocol 4, network protocol 37 and 1030 to 1050).
+    Left4Dead,
+    /// Left 4 Dead 2 (demo protocol 4, game directory `left4dead2`).
+    Left4Dead2,
+    /// Portal 2 and the mods built on it (demo protocol 4, network protocol 2001).
+    Portal2,
+}
+
+impl Branch {
+    /// The branch's name in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Branch::Classic => "the Half-Life 2 / Orange Box engine",
+            Branch::Left4Dead => "the Left 4 Dead engine",
+            Branch::Left4Dead2 => "the Left 4 Dead 2 engine",
+            Branch::Portal2 => "the Portal 2 engine",
+        }
+    }
+}
+
+/// The network protocol of one demo: its branch, the build's protocol number and what
+/// the data has told about the build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Protocol {
+    /// The fork of the engine.
+    pub branch: Branch,
+    /// The header's network protocol number.
+    pub network: i32,
+    /// Left 4 Dead 2's build (2000 to 2220) as the layouts tell them apart; the network
+    /// protocol elsewhere. Network protocol 2042 covers builds whose layouts differ, told
+    /// apart by the server's first `svc_Print`.
+    pub build: i32,
+    /// Bits of `svc_UpdateStringTable`'s table index: 5, except some builds of the 2004
+    /// engine that use 4 ([`Messages`](super::Messages) tells them apart on the first
+    /// update).
+    pub table_index_bits: u8,
+    /// Whether `table_index_bits` is known yet.
+    pub table_index_bits_known: bool,
+}
+
+impl Protocol {
+    /// The protocol a header names, or `None` for one whose messages this layer does not
+    /// decode (CS:GO's protobuf messages among them).
+    pub fn of_header(header: &Header) -> Option<Protocol> {
+        let network = header.network_protocol;
+        let game_dir = header.game_dir.text_bytes();
+        let branch = match header.demo_protocol {
+            2 | 3 if (1..=24).contains(&network) => Branch::Classic,
+            4 if game_dir.starts_with(b"left4dead2") && (2000..=2220).contains(&network) => {
+                Branch::Left4Dead2
+            }
+            4 if game_dir.starts_with(b"left4dead")
+                && (network == 37 || (1030..=1050).contains(&network)) =>
+            {
+                Branch::Left4Dead
+            }
+            4 if network == 2001 => Branch::Portal2,
+            _ => return None,
+        };
+        let build = match (branch, network) {
+            (Branch::Left4Dead2, 2100..) => 2203,
+            _ => network,
+        };
+        Some(Protocol {
+            branch,
+            network,
+            build,
+            table_index_bits: 5,
+            // Only the 2004 engine has builds with 4-bit indexes.
+            table_index_bits_known: !(branch == Branch::Classic && network <= 7),
+        })
+    }
+
+    /// Learns what a message tells about the build: Left 4 Dead 2's server prints its build
+    /// number before `svc_ServerInfo`, and network protocol 2042 covers builds with
+    /// different layouts.
+    pub fn learn(&mut self, message: &NetMessage) {
+        if let NetMessage::Print(print) = message
+            && self.branch == Branch::Left4Dead2
+            && self.network == 2042
+            && self.build == 2042
+            && let Some(build) = print_build(print.text.as_bytes())
+        {
+            self.build = match build {
+                6403.. => 2147,
+                4710.. => 2091,
+                _ => 2042,
+            };
+        }
+    }
+
+    /// Demo protocol 4's branches.
+    pub const fn is_demo4(self) -> bool {
+        !matches!(self.branch, Branch::Classic)
+    }
+
+    /// How many bits a message number takes.
+    pub const fn type_bits(self) -> u32 {
+        match self.branch {
+            Branch::Classic if self.network <= 14 => 5,
+            Branch::Left4Dead if self.network <= 37 => 5,
+            _ => 6,
+        }
+    }
+
+    /// Whether `net_Tick` carries the frame time and its deviation (not the 2004 engine).
+    pub const fn tick_has_frame_time(self) -> bool {
+        self.network >= 11
+    }
+
+    /// Whether lengths of string-table and temporary-entity data are varint32s (Source
+    /// 2013 / Steampipe).
+    pub const fn varint_lengths(self) -> bool {
+        matches!(self.branch, Branch::Classic) && self.network >= 24
+    }
+
+    /// Bits of the data length of `svc_CreateStringTable` when it is not a varint.
+    pub const fn create_table_length_bits(self) -> u32 {
+        match self.branch {
+            Branch::Left4Dead2 => 21,
+            _ => 20,
+        }
+    }
+
+    /// Bits of `svc_CreateStringTable`'s flags: none, a compressed bit, or the compressed
+    /// bit and demo protocol 4's dictionary bit.
+    pub const fn create_table_flag_bits(self) -> u32 {
+        match self.branch {
+            Branch::Classic if self.network <= 14 => 0,
+            Branch::Classic => 1,
+            _ => 2,
+        }
+    }
+
+    /// Bits of `svc_UpdateStringTable`'s data length.
+    pub const fn update_table_length_bits(self) -> u32 {
+        if self.network <= 7 { 16 } else { 20 }
+    }
+
+    /// Bits of a variable-size string-table user data length in bytes.
+    pub const fn user_data_length_bits(self) -> u32 {
+        if self.network <= 7 { 12 } else { 14 }
+    }
+
+    /// Bits of `svc_UserMessage`'s data length.
+    pub const fn user_message_length_bits(self) -> u32 {
+        match self.branch {
+            Branch::Portal2 => 12,
+            _ => 11,
+        }
+    }
+
+    /// Bits of `svc_TempEntities`'s data length when it is not a varint.
+    pub const fn temp_entities_length_bits(self) -> u32 {
+        match self.branch {
+            Branch::Left4Dead2 => 18,
+            _ => 17,
+        }
+    }
+
+    /// Bits of a sound index (`svc_Prefetch`, sounds).
+    pub const fn sound_index_bits(self) -> u32 {
+        match self.branch {
+            Branch::Classic if self.network > 22 => 14,
+            Branch::Left4Dead2 if self.build >= 2091 => 15,
+            Branch::Left4Dead2 => 14,
+            _ => 13,
+        }
+    }
+
+    /// Bits of a model index (`SP_MODEL_INDEX_BITS`).
+    pub const fn model_index_bits(self) -> u32 {
+        match self.branch {
+            Branch::Classic if self.network >= 24 => 13,
+            Branch::Left4Dead2 if self.build >= 2203 => 12,
+            _ => 11,
+        }
+    }
+
+    /// Whether `svc_ServerInfo` has Left 4 Dead 2's later fields (a workshop bit, the
+    /// mission and the mutation).
+    pub const fn server_info_has_mission(self) -> bool {
+        matches!(self.branch, Branch::Left4Dead2) && self.build >= 2147
+    }
+
+    /// The message stored as `number`.
+    pub fn kind(self, number: u32) -> Option<MessageKind> {
+        self.table().get(number as usize).copied().flatten()
+    }
+
+    /// The number `kind` is stored as, if the branch has it.
+    pub fn number(self, kind: MessageKind) -> Option<u32> {
+        self.table()
+            .iter()
+            .position(|k| *k == Some(kind))
+            .map(|n| n as u32)
+    }
+
+    fn table(self) -> &'static [Option<MessageKind>] {
+        let table: &[_] = if self.is_demo4() { &NEW } else { &OLD };
+        // A message number must fit the type bits: five bits end the table at 31.
+        &table[..table.len().min(1 << self.type_bits())]
+    }
+}
+
+/// The build number in Left 4 Dead 2's first `svc_Print` ("... Build: 4710 ...").
+fn print_build(text: &[u8]) -> Option<i32> {
+    let at = text.windows(7).position(|w| w == b"Build: ")? + 7;
+    let digits = text[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&text[at..at + digits])
+        .ok()?
+        .parse()
+        .ok()
+}
+
+use MessageKind as K;
+
+/// The numbers of demo protocol 3 and older (`netmessages.h`, `NET_*` and `SVC_*`): 16
+/// (`svc_HLTV`) and 22 (`svc_TerrainMod`) never occur in demos.
+const OLD: [Option<MessageKind>; 34] = [
+    Some(K::Nop),
+    Some(K::Disconnect),
+    Some(K::File),
+    Some(K::Tick),
+    Some(K::StringCmd),
+    Some(K::SetConVar),
+    Some(K::SignonState),
+    Some(K::Print),
+    Some(K::ServerInfo),
+    Some(K::SendTable),
+    Some(K::ClassInfo),
+    Some(K::SetPause),
+    Some(K::CreateStringTable),
+    Some(K::UpdateStringTable),
+    Some(K::VoiceInit),
+    Some(K::VoiceData),
+    None,
+    Some(K::Sounds),
+    Some(K::SetView),
+    Some(K::FixAngle),
+    Some(K::CrosshairAngle),
+    Some(K::BspDecal),
+    None,
+    Some(K::UserMessage),
+    Some(K::EntityMessage),
+    Some(K::GameEvent),
+    Some(K::PacketEntities),
+    Some(K::TempEntities),
+    Some(K::Prefetch),
+    Some(K::Menu),
+    Some(K::GameEventList),
+    Some(K::GetCvarValue),
+    Some(K::CmdKeyValues),
+    Some(K::SetPauseTimed),
+];
+
+/// The numbers of demo protocol 4 (Left 4 Dead 1 and 2, Portal 2): `net_SplitScreenUser`
+/// is 3, `svc_Print` moves to 16.
+const NEW: [Option<MessageKind>; 34] = [
+    Some(K::Nop),
+    Some(K::Disconnect),
+    Some(K::File),
+    Some(K::SplitScreenUser),
+    Some(K::Tick),
+    Some(K::StringCmd),
+    Some(K::SetConVar),
+    Some(K::SignonState),
+    Some(K::ServerInfo),
+    Some(K::SendTable),
+    Some(K::ClassInfo),
+    Some(K::SetPause),
+    Some(K::CreateStringTable),
+    Some(K::UpdateStringTable),
+    Some(K::VoiceInit),
+    Some(K::VoiceData),
+    Some(K::Print),
+    Some(K::Sounds),
+    Some(K::SetView),
+    Some(K::FixAngle),
+    Some(K::CrosshairAngle),
+    Some(K::BspDecal),
+    Some(K::SplitScreen),
+    Some(K::UserMessage),
+    Some(K::EntityMessage),
+    Some(K::GameEvent),
+    Some(K::PacketEntities),
+    Some(K::TempEntities),
+    Some(K::Prefetch),
+    Some(K::Menu),
+    Some(K::GameEventList),
+    Some(K::GetCvarValue),
+    Some(K::CmdKeyValues),
+    Some(K::PaintmapData),
+];

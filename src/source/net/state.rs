@@ -1,0 +1,195 @@
+//! What a demo's messages build up on the client, message after message: the protocol as
+//! the data refines it, the string tables and the game event descriptors.
+//!
+//! [`NetState`] is what the layers above (entities, players, chat, events) carry through a
+//! demo. It applies the messages that change it and leaves the others alone.
+
+use super::branch::Protocol;
+use super::coder::Decoder;
+use super::error::NetError;
+use super::game_event::{EventData, EventDescriptor, EventDescriptors};
+use super::message::{GameEvent, NetMessage};
+use super::string_table::{
+    Entry, StringTable, StringTableError, StringTablesFrame, TableShape, code_entries, create_data,
+};
+use super::{Messages, NetErrorKind};
+use crate::codec::bits::BitReader;
+use crate::source::format::Header;
+
+/// The largest decompressed string table accepted (the engine's own buffer for the
+/// `dem_stringtables` frame is 5,000,000 bytes).
+pub const MAX_TABLE_BYTES: usize = 8 << 20;
+/// The most string tables a demo can create (`MAX_TABLES`).
+pub const MAX_TABLES: usize = 32;
+
+/// A change a message made to the string tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableChange {
+    /// A table was created; its entries are the changed ones.
+    Created {
+        /// The table's index.
+        table: usize,
+        /// The entries set.
+        entries: Vec<usize>,
+    },
+    /// Entries of a table changed.
+    Updated {
+        /// The table's index.
+        table: usize,
+        /// The entries changed, in order.
+        entries: Vec<usize>,
+    },
+    /// Entries arrived encoded with a dictionary the demo does not hold (Left 4 Dead's
+    /// precache tables): the table keeps what the `dem_stringtables` frame says.
+    Unreadable {
+        /// The table's index.
+        table: usize,
+    },
+}
+
+/// The client's state as a demo's messages build it.
+#[derive(Debug, Clone)]
+pub struct NetState {
+    /// The protocol, refined by what the messages have told.
+    pub protocol: Protocol,
+    /// The string tables, in creation order (updates name them by that index).
+    pub tables: Vec<StringTable>,
+    /// The game event descriptors.
+    pub events: EventDescriptors,
+}
+
+impl NetState {
+    /// A fresh state for a demo with this header, or `None` when this layer does not
+    /// decode its messages.
+    pub fn of_header(header: &Header) -> Option<Self> {
+        Protocol::of_header(header).map(NetState::new)
+    }
+
+    /// A fresh state for `protocol`.
+    pub fn new(protocol: Protocol) -> Self {
+        NetState {
+            protocol,
+            tables: Vec::new(),
+            events: EventDescriptors::default(),
+        }
+    }
+
+    /// The messages of one signon or packet frame's data. Carry
+    /// [`Messages::protocol`] back with [`NetState::learned`] when they are done.
+    pub fn messages<'a>(&self, data: &'a [u8]) -> Messages<'a> {
+        Messages::new(data, self.protocol)
+    }
+
+    /// Takes what a packet's messages taught about the protocol.
+    pub fn learned(&mut self, messages: &Messages<'_>) {
+        self.protocol = messages.protocol();
+    }
+
+    /// The table named `name`.
+    pub fn table(&self, name: &str) -> Option<&StringTable> {
+        self.tables
+            .iter()
+            .find(|t| t.name.as_bytes() == name.as_bytes())
+    }
+
+    /// The index of the table named `name`.
+    pub fn table_index(&self, name: &str) -> Option<usize> {
+        self.tables
+            .iter()
+            .position(|t| t.name.as_bytes() == name.as_bytes())
+    }
+
+    /// Applies a message: string-table creations and updates, the game event list. Other
+    /// messages change nothing and give `None`.
+    pub fn apply(&mut self, message: &NetMessage) -> Result<Option<TableChange>, StringTableError> {
+        match message {
+            NetMessage::CreateStringTable(create) => {
+                if self.tables.len() == MAX_TABLES {
+                    return Err(StringTableError::TooManyTables);
+                }
+                let shape = TableShape::of(create);
+                let table = self.tables.len();
+                self.tables.push(StringTable {
+                    name: create.name.clone(),
+                    shape,
+                    entries: Vec::new(),
+                });
+                let data = create_data(create, MAX_TABLE_BYTES)?;
+                self.entries(table, &data, usize::from(create.entries))
+                    .map(|c| {
+                        Some(c.map_or(TableChange::Unreadable { table }, |entries| {
+                            TableChange::Created { table, entries }
+                        }))
+                    })
+            }
+            NetMessage::UpdateStringTable(update) => {
+                let table = usize::from(update.table);
+                if table >= self.tables.len() {
+                    return Err(StringTableError::NoTable(update.table));
+                }
+                let count = update.changed.map_or(1, usize::from);
+                self.entries(table, &update.data, count).map(|c| {
+                    Some(c.map_or(TableChange::Unreadable { table }, |entries| {
+                        TableChange::Updated { table, entries }
+                    }))
+                })
+            }
+            NetMessage::GameEventList(list) => {
+                self.events = EventDescriptors::decode(list)?;
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Decodes and applies `count` entries to table `table`; `None` when they are
+    /// dictionary-encoded.
+    fn entries(
+        &mut self,
+        table: usize,
+        data: &crate::codec::bits::Bits,
+        count: usize,
+    ) -> Result<Option<Vec<usize>>, StringTableError> {
+        let mut updates = Vec::new();
+        let t = &mut self.tables[table];
+        let mut decoder = Decoder::new(data.reader());
+        match code_entries(&mut decoder, &mut updates, count, t.shape, self.protocol) {
+            Ok(()) => t.apply(&updates).map(Some),
+            Err(NetError {
+                kind: NetErrorKind::Invalid { .. },
+                bit: 0,
+            }) if self.protocol.is_demo4() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Applies a `dem_stringtables` frame: each table it names takes its entries from the
+    /// frame, as the engine's `ReadStringTables` does; tables it does not know are left out.
+    pub fn apply_string_tables_frame(&mut self, data: &[u8]) -> Result<(), NetError> {
+        let mut frame = StringTablesFrame::default();
+        frame.code(&mut Decoder::new(BitReader::new(data)))?;
+        for t in frame.tables {
+            if let Some(table) = self.tables.iter_mut().find(|table| table.name == t.name) {
+                table.entries = t
+                    .entries
+                    .into_iter()
+                    .map(|e| Entry {
+                        string: e.string,
+                        user_data: e.user_data,
+                    })
+                    .collect();
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes a game event with the demo's descriptors.
+    pub fn event(&self, event: &GameEvent) -> Result<(&EventDescriptor, EventData), NetError> {
+        let data = EventData::decode(event.data.reader(), &self.events)?;
+        let descriptor = self
+            .events
+            .get(data.id)
+            .expect("EventData::decode found the descriptor");
+        Ok((descriptor, data))
+    }
+}
