@@ -38,6 +38,9 @@ pub enum Operation {
     ExtractMap,
     /// [`Recording::game_log`](super::Recording::game_log): players, chat and events.
     GameLog,
+    /// [`Recording::game_records`](super::Recording::game_records): typed snapshot
+    /// objects and messages.
+    GameObjects,
 }
 
 impl Operation {
@@ -55,6 +58,7 @@ impl Operation {
             Operation::Markers => "markers",
             Operation::ExtractMap => "extract-map",
             Operation::GameLog => "the game layer (chat, players, events)",
+            Operation::GameObjects => "dump --objects",
         }
     }
 }
@@ -69,8 +73,9 @@ impl Operation {
             | Operation::Validate
             | Operation::Dump
             | Operation::Rewrite
-            | Operation::Repair => ALL,
-            Operation::Trim | Operation::Scrub | Operation::GameLog => TEEWORLDS,
+            | Operation::Repair
+            | Operation::GameLog => ALL,
+            Operation::Trim | Operation::Scrub | Operation::GameObjects => TEEWORLDS,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }
     }
@@ -294,6 +299,25 @@ impl From<crate::twdemo::snapshot::replay::ReplayError> for Error {
                 message: error.to_string(),
                 truncated: false,
                 io: false,
+            },
+            other => Error::Invalid {
+                offset: other.offset(),
+                message: other.to_string(),
+                truncated: false,
+                io: false,
+            },
+        }
+    }
+}
+
+impl From<crate::source::game::GameError> for Error {
+    fn from(error: crate::source::game::GameError) -> Error {
+        use crate::source::game::GameError;
+        match error {
+            GameError::Read(e) => e.into(),
+            GameError::Unsupported { .. } => Error::Refused {
+                operation: Operation::GameLog,
+                message: error.to_string(),
             },
             other => Error::Invalid {
                 offset: other.offset(),

@@ -1,6 +1,6 @@
-//! The game layer through the entry point: players, chat and events of the formats that
-//! carry a Teeworlds game (demos and teehistorian files), handed out one record at a time
-//! so that memory does not grow with the recording.
+//! The game layer through the entry point: players, chat and events of every format
+//! (Teeworlds demos, teehistorian files, Source demos), handed out one record at a time so
+//! that memory does not grow with the recording.
 
 use super::{Error, Format, Operation, Recording};
 use crate::gamenet::summary::GameLog;
@@ -31,6 +31,9 @@ pub enum GameEvent<'a> {
     },
     /// An event a teehistorian file's messages record.
     Teehistorian(GameEventAt<'a>),
+    /// What a Source demo's messages say: a game event typed by the demo's descriptors,
+    /// a chat line, a player joining, leaving or renaming, server text.
+    Source(crate::source::game::Item<'a>),
 }
 
 /// One typed record of a recording's game protocol, as `dump --objects` lists them.
@@ -100,6 +103,11 @@ impl Recording {
                 let (log, error) = crate::teehistorian::game::game_log_reader(self.reader()?)?;
                 Ok((log, error.map(Into::into)))
             }
+            Format::SourceDemo => {
+                // Streamed: memory does not grow with the file.
+                let (log, error) = crate::source::game::game_log_reader(self.reader()?)?;
+                Ok((log, error.map(Into::into)))
+            }
             _ => Err(self.unsupported(Operation::GameLog)),
         }
     }
@@ -151,6 +159,13 @@ impl Recording {
                     })?;
                 walk.error = error.map(Into::into);
             }
+            Format::SourceDemo => {
+                // Streamed: memory does not grow with the file.
+                let end = crate::source::game::walk_reader(self.reader()?, |item| {
+                    each(GameEvent::Source(item))
+                })?;
+                walk.error = end.error.map(Into::into);
+            }
             _ => return Err(self.unsupported(Operation::GameLog)),
         }
         Ok(walk)
@@ -162,11 +177,11 @@ impl Recording {
         if self.format == Format::Teehistorian {
             return self.events(|event| match event {
                 GameEvent::Teehistorian(event) => each(GameRecord::Teehistorian(event)),
-                GameEvent::TwDemo { .. } => {}
+                GameEvent::TwDemo { .. } | GameEvent::Source(_) => {}
             });
         }
         if self.format != Format::TwDemo {
-            return Err(self.unsupported(Operation::GameLog));
+            return Err(self.unsupported(Operation::GameObjects));
         }
         // Streamed: memory does not grow with the file.
         let mut replay = GameReplay::from_reader(DemoReader::new(self.reader()?)?);

@@ -16,6 +16,7 @@
 
 pub mod error;
 pub mod format;
+pub mod game;
 pub mod net;
 pub mod profile;
 pub mod reader;

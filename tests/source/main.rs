@@ -7,12 +7,14 @@
 mod common;
 
 mod bad_input;
+mod game;
 mod net;
 mod net_props;
 mod props;
 mod real;
 mod repair;
 mod streaming;
+mod tf_demo_parser;
 
 /// Counts allocations for the tests that bound memory (armed per thread, so tests running
 /// in parallel do not see each other's).

@@ -280,20 +280,21 @@ fn dump_objects_types_every_item_and_message() {
 }
 
 #[test]
-fn formats_without_a_game_layer_are_refused_by_name_and_skipped_in_directories() {
+fn source_demos_have_a_game_layer_but_no_typed_objects() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
     let tf2 = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
     let out = demokit(&["chat".as_ref(), tf2.as_os_str()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("no game layer"), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Entities are not decoded yet: `dump --objects` refuses a Source demo by name.
     let out = demokit(&["dump".as_ref(), "--objects".as_ref(), tf2.as_os_str()]);
     assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no game layer"), "{}", stderr(&out));
     let dir = shared.join("real-fixtures/source");
     let out = demokit(&["players".as_ref(), dir.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("skipped"));
+    assert!(!stderr(&out).contains("skipped"), "{}", stderr(&out));
 }
 
 /// `dump --objects` as text is one `key=value` line per record with no JSON in it: a typed

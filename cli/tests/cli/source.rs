@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use crate::run::{demokit, json_lines, stderr};
+use crate::run::{demokit, json_lines, run, stderr, stdout};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -198,4 +198,44 @@ fn repair_refuses_a_bad_tick_interval() {
     let report = &json_lines(&out)[0];
     assert_eq!(report["interval_source"], "given");
     assert_eq!(report["interval"].as_f64().unwrap() as f32, 0.03);
+}
+
+#[test]
+fn chat_players_and_events_of_source_demos() {
+    let file = common::root().join("fixtures/source/l4d1_37_v1005.dem");
+    let out = run("players", &file, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for name in ["adok1n", "Francis", "Louis", "Bill"] {
+        assert!(text.contains(name), "{text}");
+    }
+    let out = run("players", &file, &["--json"]);
+    let players = json_lines(&out);
+    assert_eq!(players.len(), 4);
+    assert_eq!(players[0]["name"], "adok1n");
+
+    let file = common::root().join("fixtures/source/l4d2_2100_v2220.dem");
+    let out = run("chat", &file, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let chat = json_lines(&out);
+    assert_eq!(chat.len(), 1);
+    assert_eq!(chat[0]["name"], "aciidz");
+    assert_eq!(chat[0]["client_id"], 0);
+
+    let out = run("events", &file, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_lines(&out);
+    let deaths: Vec<_> = events
+        .iter()
+        .filter(|e| e["record"] == "event" && e["kind"] == "player_spawn")
+        .collect();
+    assert!(!deaths.is_empty(), "typed game events by name");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["record"] == "join" && e["player"]["name"] == "aciidz")
+    );
+    // Text lines show each event's own keys.
+    let out = run("events", &file, &[]);
+    assert!(stdout(&out).contains("kind=player_spawn record=event userid="));
 }

@@ -54,6 +54,11 @@ fn keys(value: &Value, command: &str, out: &mut BTreeMap<String, BTreeSet<String
                         .or_default()
                         .insert(command.to_owned());
                 }
+                // A Source game event's `values` are keyed by the demo's own descriptor:
+                // data, not field names.
+                if key == "values" && map.get("record") == Some(&Value::from("event")) {
+                    continue;
+                }
                 keys(value, command, out);
             }
         }

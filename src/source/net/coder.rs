@@ -62,6 +62,10 @@ pub trait Coder {
     /// The position in the message's bit stream, for errors.
     fn position(&self) -> usize;
 
+    /// The bits left to read (`None` when writing), for layouts that run to the end of
+    /// their message.
+    fn remaining(&self) -> Option<usize>;
+
     /// An unsigned value of `bits` bits (at most 32, and at most the type's width).
     fn uint<T: Uint>(&mut self, v: &mut T, bits: u32) -> Result<(), NetError>;
     /// A two's-complement value of `bits` bits.
@@ -181,6 +185,10 @@ impl Coder for Decoder<'_> {
         self.reader.position()
     }
 
+    fn remaining(&self) -> Option<usize> {
+        Some(self.reader.remaining())
+    }
+
     fn uint<T: Uint>(&mut self, v: &mut T, bits: u32) -> Result<(), NetError> {
         *v = T::from_u32(self.reader.read(bits).map_err(ended)?);
         Ok(())
@@ -297,6 +305,10 @@ impl Coder for Encoder {
 
     fn position(&self) -> usize {
         self.writer.len()
+    }
+
+    fn remaining(&self) -> Option<usize> {
+        None
     }
 
     fn uint<T: Uint>(&mut self, v: &mut T, bits: u32) -> Result<(), NetError> {

@@ -1,0 +1,646 @@
+//! The game layer of Source demos: who played, what they said and what happened, for every
+//! Source 1 game this crate decodes the messages of.
+//!
+//! * [`player`]: the `userinfo` entries, one per player slot.
+//! * [`user_message`]: the text user messages and their numbers per game.
+//!
+//! [`walk_reader`] streams a demo and hands out [`Item`]s in order: players joining,
+//! leaving and renaming (from the `userinfo` table), chat lines (`SayText`, `SayText2` and
+//! `player_say` events), every game event typed by the demo's own descriptors, and server
+//! text (`TextMsg`, `svc_Print`). [`game_log_reader`] gathers them into the
+//! [`GameLog`] all formats share. Memory holds one frame and the client's tables, whatever
+//! the demo's length. Entities (positions, health) are not read here.
+
+pub mod player;
+pub mod user_message;
+
+pub use player::PlayerInfo;
+pub use user_message::{SayText, SayText2, TextMessages, TextMsg};
+
+use super::net::game_event::{EventDescriptor, EventValue};
+use super::net::state::{NetState, TableChange};
+use super::net::string_table::StringTableError;
+use super::net::{Decoder, NetError, NetMessage};
+use super::{Body, ReadError, SourceReader};
+use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, GameLogBuilder};
+use std::io::Read;
+
+/// Why a walk over a demo's game layer stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameError {
+    /// The container could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A frame's messages could not be decoded.
+    #[error("at byte {offset} (tick {tick}), in the packet's data {error}")]
+    Net {
+        /// The frame's offset.
+        offset: u64,
+        /// The frame's tick.
+        tick: i32,
+        /// What went wrong, at which bit of the packet data.
+        error: NetError,
+    },
+    /// A string table could not be updated.
+    #[error("at byte {offset} (tick {tick}): string table: {error}")]
+    Table {
+        /// The frame's offset.
+        offset: u64,
+        /// The frame's tick.
+        tick: i32,
+        /// What went wrong.
+        error: StringTableError,
+    },
+    /// The demo's network protocol is not one this layer decodes (CS:GO's protobuf
+    /// messages among them).
+    #[error(
+        "network protocol {network} of demo protocol {demo} (game {game}) is not one whose \
+         messages demokit decodes yet"
+    )]
+    Unsupported {
+        /// The demo protocol.
+        demo: i32,
+        /// The network protocol.
+        network: i32,
+        /// The game directory.
+        game: String,
+    },
+}
+
+impl GameError {
+    /// The byte offset of the frame where the walk stopped (0 for the header).
+    pub fn offset(&self) -> u64 {
+        match self {
+            GameError::Read(e) => e.offset,
+            GameError::Net { offset, .. } | GameError::Table { offset, .. } => *offset,
+            GameError::Unsupported { .. } => 0,
+        }
+    }
+}
+
+/// One chat line of a Source demo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct SourceChat {
+    /// The tick.
+    pub tick: i32,
+    /// The speaker's player slot (entity index - 1), `None` the server.
+    pub slot: Option<i32>,
+    /// The speaker's name as the message gives it (or the player's name).
+    pub name: String,
+    /// The format token (`TF_Chat_All`, `TF_Chat_Team`, ...), or `say_text` for a plain
+    /// `SayText` and `player_say` for the event.
+    pub kind: String,
+    /// The text.
+    pub text: String,
+}
+
+impl SourceChat {
+    /// Whether it went to the speaker's team only (the token names a team channel).
+    pub fn team_only(&self) -> bool {
+        self.kind.contains("Team") || self.kind.contains("team")
+    }
+}
+
+/// One game event with its values named by the demo's descriptor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceEvent<'a> {
+    /// The tick.
+    pub tick: i32,
+    /// The descriptor: the event's name and its keys.
+    pub descriptor: &'a EventDescriptor,
+    /// The values, in the descriptor's key order.
+    pub values: &'a [EventValue],
+}
+
+impl SourceEvent<'_> {
+    /// The value of key `name`.
+    pub fn get(&self, name: &str) -> Option<&EventValue> {
+        self.descriptor
+            .keys
+            .iter()
+            .position(|k| k.name.as_bytes() == name.as_bytes())
+            .and_then(|i| self.values.get(i))
+    }
+
+    /// The event's name.
+    pub fn name(&self) -> std::borrow::Cow<'_, str> {
+        self.descriptor.name.to_string_lossy()
+    }
+}
+
+/// `{"tick": n, "kind": name, "values": {key: value, ...}}`: the keys are the demo's own,
+/// data rather than field names, so they stay inside `values`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for SourceEvent<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Values<'e, 'a>(&'e SourceEvent<'a>);
+        impl serde::Serialize for Values<'_, '_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let keys = &self.0.descriptor.keys;
+                let mut map = s.serialize_map(Some(keys.len()))?;
+                for (key, value) in keys.iter().zip(self.0.values) {
+                    map.serialize_entry(&key.name.to_string_lossy(), value)?;
+                }
+                map.end()
+            }
+        }
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("tick", &self.tick)?;
+        map.serialize_entry("kind", &self.name())?;
+        map.serialize_entry("values", &Values(self))?;
+        map.end()
+    }
+}
+
+/// What a walk hands out, in demo order.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "record", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Item<'a> {
+    /// A player took a slot.
+    Join {
+        /// The tick.
+        tick: i32,
+        /// The slot (entity index - 1).
+        slot: i32,
+        /// The player.
+        player: &'a PlayerInfo,
+    },
+    /// A player left a slot.
+    Leave {
+        /// The tick.
+        tick: i32,
+        /// The slot.
+        slot: i32,
+        /// The player as last seen.
+        player: &'a PlayerInfo,
+    },
+    /// A player took another name.
+    Rename {
+        /// The tick.
+        tick: i32,
+        /// The slot.
+        slot: i32,
+        /// The name before.
+        old_name: &'a str,
+        /// The player, with the new name.
+        player: &'a PlayerInfo,
+    },
+    /// A chat line.
+    Chat(&'a SourceChat),
+    /// A game event.
+    Event(SourceEvent<'a>),
+    /// Server text: a `TextMsg` or a `svc_Print`.
+    Text {
+        /// The tick.
+        tick: i32,
+        /// `text_msg` or `print`.
+        source: &'static str,
+        /// The text and its parameters, joined by spaces.
+        text: &'a str,
+    },
+}
+
+/// The walk's state between frames.
+struct Walk {
+    state: NetState,
+    messages: TextMessages,
+    players: Vec<Option<PlayerInfo>>,
+    userinfo: Option<usize>,
+}
+
+impl Walk {
+    /// The slot of a user id.
+    fn slot_of(&self, user_id: i64) -> Option<usize> {
+        self.players
+            .iter()
+            .position(|p| p.as_ref().is_some_and(|p| i64::from(p.user_id) == user_id))
+    }
+
+    /// Compares the `userinfo` entries at `indexes` with the players known and hands out
+    /// the joins, leaves and renames.
+    fn players_changed(&mut self, tick: i32, indexes: &[usize], each: &mut impl FnMut(Item<'_>)) {
+        let Some(table) = self.userinfo.and_then(|t| self.state.tables.get(t)) else {
+            return;
+        };
+        for &slot in indexes {
+            let now = table
+                .entries
+                .get(slot)
+                .and_then(|e| e.user_data.as_ref())
+                .and_then(|d| PlayerInfo::parse(d.as_bytes()));
+            if self.players.len() <= slot {
+                self.players.resize(slot + 1, None);
+            }
+            let before = self.players[slot].take();
+            let s = slot as i32;
+            match (&before, &now) {
+                (Some(b), Some(n)) if b.user_id == n.user_id => {
+                    if b.name != n.name {
+                        each(Item::Rename {
+                            tick,
+                            slot: s,
+                            old_name: &b.name,
+                            player: n,
+                        });
+                    }
+                }
+                _ => {
+                    if let Some(b) = &before {
+                        each(Item::Leave {
+                            tick,
+                            slot: s,
+                            player: b,
+                        });
+                    }
+                    if let Some(n) = &now {
+                        each(Item::Join {
+                            tick,
+                            slot: s,
+                            player: n,
+                        });
+                    }
+                }
+            }
+            self.players[slot] = now;
+        }
+    }
+
+    fn name_of_slot(&self, slot: i32) -> String {
+        usize::try_from(slot)
+            .ok()
+            .and_then(|s| self.players.get(s))
+            .and_then(|p| p.as_ref())
+            .map(|p| p.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// A text user message as chat or server text.
+    fn user_message(
+        &self,
+        tick: i32,
+        number: u8,
+        data: &crate::codec::bits::Bits,
+        each: &mut impl FnMut(Item<'_>),
+    ) {
+        let m = self.messages;
+        if number == m.say_text {
+            let mut say = SayText::default();
+            if say.code(&mut Decoder::new(data.reader())).is_ok() {
+                let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
+                let chat = SourceChat {
+                    tick,
+                    slot,
+                    name: slot.map(|s| self.name_of_slot(s)).unwrap_or_default(),
+                    kind: "say_text".into(),
+                    text: clean(&say.text.to_string_lossy()),
+                };
+                each(Item::Chat(&chat));
+            }
+        } else if Some(number) == m.say_text2 {
+            let mut say = SayText2::default();
+            if say.code(&mut Decoder::new(data.reader())).is_ok() {
+                let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
+                let param = |i: usize| {
+                    say.params
+                        .get(i)
+                        .map(|p| p.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                };
+                let token = say.message.to_string_lossy().into_owned();
+                if token.contains("Name_Change") {
+                    // A rename: the `userinfo` entry says it too, as a `Rename`.
+                    return;
+                }
+                // A plugin's raw text (it starts with a colour byte, or has no
+                // parameters): the token is the text.
+                let (kind, name, text) = if say.params.is_empty() || token.starts_with('\u{1}') {
+                    ("raw".to_owned(), String::new(), clean(&token))
+                } else {
+                    (token, param(0), clean(&param(1)))
+                };
+                let name = if name.is_empty() {
+                    slot.map(|s| self.name_of_slot(s)).unwrap_or_default()
+                } else {
+                    name
+                };
+                let chat = SourceChat {
+                    tick,
+                    slot,
+                    name,
+                    kind,
+                    text,
+                };
+                each(Item::Chat(&chat));
+            }
+        } else if number == m.text_msg {
+            let mut msg = TextMsg::default();
+            if msg.code(&mut Decoder::new(data.reader())).is_ok() {
+                let mut text = clean(&msg.message.to_string_lossy());
+                for p in msg.params.iter().filter(|p| !p.is_empty()) {
+                    text.push(' ');
+                    text.push_str(&clean(&p.to_string_lossy()));
+                }
+                if msg.destination == HUD_PRINT_TALK {
+                    // Shown in the chat, from no player.
+                    let chat = SourceChat {
+                        tick,
+                        slot: None,
+                        name: String::new(),
+                        kind: "text_msg".into(),
+                        text,
+                    };
+                    each(Item::Chat(&chat));
+                } else {
+                    each(Item::Text {
+                        tick,
+                        source: "text_msg",
+                        text: &text,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// `TextMsg`'s destination for the chat (`HUD_PRINTTALK`).
+const HUD_PRINT_TALK: u8 = 3;
+
+/// Text without the colour codes games put in chat (bytes 0x01 to 0x06, 0x07 and six hex
+/// digits, 0x08 and eight) and without a trailing newline.
+fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1}'..='\u{6}' => {}
+            '\u{7}' => {
+                chars.nth(5);
+            }
+            '\u{8}' => {
+                chars.nth(7);
+            }
+            c => out.push(c),
+        }
+    }
+    out.trim_end_matches('\n').to_owned()
+}
+
+/// How a walk ended.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct WalkEnd {
+    /// The tick of the last frame read.
+    pub last_tick: i32,
+    /// The error that ended the walk early; everything before it was handed out.
+    pub error: Option<GameError>,
+}
+
+/// Streams a demo's game layer to `each`, in order. An error reading the header or an
+/// unsupported protocol fails the walk; a later one ends it early ([`WalkEnd::error`]).
+pub fn walk_reader<R: Read>(
+    reader: R,
+    mut each: impl FnMut(Item<'_>),
+) -> Result<WalkEnd, GameError> {
+    let mut reader = SourceReader::new(reader)?;
+    let header = *reader.header();
+    let Some(state) = NetState::of_header(&header) else {
+        return Err(GameError::Unsupported {
+            demo: header.demo_protocol,
+            network: header.network_protocol,
+            game: header.game_dir.to_string_lossy(),
+        });
+    };
+    let game_dir = header.game_dir.to_string_lossy();
+    let mut walk = Walk {
+        messages: TextMessages::of(state.protocol, &game_dir),
+        state,
+        players: Vec::new(),
+        userinfo: None,
+    };
+    let mut decoded = Vec::new();
+    let mut end = WalkEnd::default();
+    while let Some(frame) = reader.next() {
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => {
+                end.error = Some(e.into());
+                return Ok(end);
+            }
+        };
+        // Signon frames carry the client's own clock, not the demo's, whose ticks start at
+        // the first sync tick: what the signon says is known at the demo's first tick.
+        let tick = match frame.frame.body {
+            Body::Signon(_) => 0,
+            _ => frame.frame.tick,
+        };
+        let offset = frame.offset;
+        end.last_tick = end.last_tick.max(tick);
+        match &frame.frame.body {
+            Body::StringTables(data) => {
+                if let Err(error) = walk.state.apply_string_tables_frame(data) {
+                    end.error = Some(GameError::Net {
+                        offset,
+                        tick,
+                        error,
+                    });
+                    return Ok(end);
+                }
+                if let Some(t) = walk.userinfo {
+                    let all: Vec<usize> =
+                        (0..walk.state.tables[t].entries.len().max(walk.players.len())).collect();
+                    walk.players_changed(tick, &all, &mut each);
+                }
+            }
+            Body::Signon(packet) | Body::Packet(packet) => {
+                decoded.clear();
+                let mut messages = walk.state.messages(packet.data);
+                for m in messages.by_ref() {
+                    match m {
+                        Ok(m) => decoded.push(m.message),
+                        Err(error) => {
+                            end.error = Some(GameError::Net {
+                                offset,
+                                tick,
+                                error,
+                            });
+                            return Ok(end);
+                        }
+                    }
+                }
+                walk.state.learned(&messages);
+                for message in &decoded {
+                    if let Some(stop) = walk.message(offset, tick, message, &mut each) {
+                        end.error = Some(stop);
+                        return Ok(end);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(end)
+}
+
+impl Walk {
+    /// Applies one message and hands out what it says; an error ends the walk.
+    fn message(
+        &mut self,
+        offset: u64,
+        tick: i32,
+        message: &NetMessage,
+        each: &mut impl FnMut(Item<'_>),
+    ) -> Option<GameError> {
+        match self.state.apply(message) {
+            Err(error) => {
+                return Some(GameError::Table {
+                    offset,
+                    tick,
+                    error,
+                });
+            }
+            Ok(Some(TableChange::Created { table, entries })) => {
+                if self.state.tables[table].name.as_bytes() == b"userinfo" {
+                    self.userinfo = Some(table);
+                    self.players_changed(tick, &entries, each);
+                }
+            }
+            Ok(Some(TableChange::Updated { table, entries })) if Some(table) == self.userinfo => {
+                self.players_changed(tick, &entries, each);
+            }
+            Ok(_) => {}
+        }
+        match message {
+            NetMessage::GameEvent(event) => match self.state.event(event) {
+                Ok((descriptor, data)) => {
+                    let event = SourceEvent {
+                        tick,
+                        descriptor,
+                        values: &data.values,
+                    };
+                    if descriptor.name.as_bytes() == b"player_say" {
+                        let slot = event
+                            .get("userid")
+                            .and_then(EventValue::as_i64)
+                            .and_then(|id| self.slot_of(id))
+                            .map(|s| s as i32);
+                        let chat = SourceChat {
+                            tick,
+                            slot,
+                            name: slot.map(|s| self.name_of_slot(s)).unwrap_or_default(),
+                            kind: "player_say".into(),
+                            text: event
+                                .get("text")
+                                .and_then(EventValue::as_str)
+                                .map(|t| clean(&t.to_string_lossy()))
+                                .unwrap_or_default(),
+                        };
+                        each(Item::Chat(&chat));
+                    }
+                    each(Item::Event(event));
+                }
+                Err(error) => {
+                    return Some(GameError::Net {
+                        offset,
+                        tick,
+                        error,
+                    });
+                }
+            },
+            NetMessage::UserMessage(m) => self.user_message(tick, m.number, &m.data, each),
+            NetMessage::Print(p) => {
+                let text = clean(&p.text.to_string_lossy());
+                each(Item::Text {
+                    tick,
+                    source: "print",
+                    text: &text,
+                });
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
+/// The players, chat and events of a demo in the shape every format shares, and the error
+/// that ended the walk early. A player's `client_id` is its slot (entity index - 1); the
+/// chat's `team` is 0 for everyone and 1 for a team channel; kills carry the weapon's
+/// name in `text`.
+pub fn game_log_reader<R: Read>(reader: R) -> Result<(GameLog, Option<GameError>), GameError> {
+    let mut log = GameLogBuilder::new();
+    // User ids to slots and names, for events, which name players by user id.
+    let mut users: Vec<(i64, i32, String)> = Vec::new();
+    let end = walk_reader(reader, |item| match item {
+        Item::Join { tick, slot, player } => {
+            log.join(slot, tick);
+            log.player(slot, tick, &player.name, "", -1, 0);
+            users.retain(|u| u.1 != slot);
+            users.push((i64::from(player.user_id), slot, player.name.clone()));
+            log.event(EventLine::new(tick, EventKind::Join).by(slot, &player.name));
+        }
+        Item::Leave { tick, slot, player } => {
+            log.leave(slot, tick);
+            log.event(EventLine::new(tick, EventKind::Leave).by(slot, &player.name));
+        }
+        Item::Rename {
+            tick, slot, player, ..
+        } => {
+            log.player(slot, tick, &player.name, "", -1, 0);
+            if let Some(u) = users.iter_mut().find(|u| u.1 == slot) {
+                u.2.clone_from(&player.name);
+            }
+            log.event(EventLine::new(tick, EventKind::Name).by(slot, &player.name));
+        }
+        Item::Chat(chat) => {
+            log.chat(ChatLine {
+                tick: chat.tick,
+                client_id: chat.slot.unwrap_or(-1),
+                name: chat.name.clone(),
+                team: i32::from(chat.team_only()),
+                text: chat.text.clone(),
+            });
+        }
+        Item::Event(event) => {
+            let user = |key: &str| {
+                let id = event.get(key).and_then(EventValue::as_i64)?;
+                users.iter().find(|u| u.0 == id).map(|u| (u.1, u.2.clone()))
+            };
+            match &*event.name() {
+                "player_death" => {
+                    let mut line = EventLine::new(event.tick, EventKind::Kill);
+                    if let Some((slot, name)) = user("attacker") {
+                        line = line.by(slot, &name);
+                    }
+                    if let Some((slot, name)) = user("userid") {
+                        line.victim = Some(slot);
+                        line.victim_name = name;
+                    }
+                    line.text = event
+                        .get("weapon")
+                        .and_then(EventValue::as_str)
+                        .map(|w| w.to_string_lossy().into_owned());
+                    log.event(line);
+                    log.kill();
+                }
+                "player_team" => {
+                    if let (Some((slot, name)), Some(team)) = (
+                        user("userid"),
+                        event.get("team").and_then(EventValue::as_i64),
+                    ) {
+                        let mut line = EventLine::new(event.tick, EventKind::Team).by(slot, &name);
+                        line.team = Some(team as i32);
+                        log.event(line);
+                        log.player(slot, event.tick, &name, "", -1, team as i32);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Item::Text { .. } => {}
+    })?;
+    Ok((log.finish(end.last_tick), end.error))
+}

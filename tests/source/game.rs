@@ -1,0 +1,123 @@
+//! The game layer of Source demos: facts a person can check by eye in the fixtures (the
+//! map, who played, what was said), and how the walk hands them out.
+
+use crate::common;
+
+use demokit::source::SourceSlice;
+use demokit::source::game::{Item, game_log_reader, walk_reader};
+
+fn fixture(name: &str) -> Option<Vec<u8>> {
+    let local = common::root().join("fixtures/source").join(name);
+    if local.is_file() {
+        return Some(std::fs::read(local).unwrap());
+    }
+    let shared = common::shared_dir()?;
+    Some(std::fs::read(shared.join("real-fixtures/source").join(name)).unwrap())
+}
+
+/// The players of a fixture: name, SteamID, bot.
+type Players = Vec<(String, String, bool)>;
+/// The chat of a fixture: name, text.
+type Chat = Vec<(String, String)>;
+
+/// The map, the players and the chat of a fixture.
+fn facts(name: &str) -> Option<(String, Players, Chat)> {
+    let data = fixture(name)?;
+    let map = SourceSlice::parse(&data)
+        .unwrap()
+        .header()
+        .map
+        .to_string_lossy();
+    let mut players = Vec::new();
+    let mut chat = Vec::new();
+    let end = walk_reader(&data[..], |item| match item {
+        Item::Join { player, .. } => {
+            players.push((player.name.clone(), player.guid.clone(), player.bot))
+        }
+        Item::Chat(c) => chat.push((c.name.clone(), c.text.clone())),
+        _ => {}
+    })
+    .unwrap();
+    assert!(end.error.is_none(), "{name}: {:?}", end.error);
+    Some((map, players, chat))
+}
+
+#[test]
+fn tf2_gullywash_has_its_recorder_and_the_time_left() {
+    let Some((map, players, chat)) = facts("tf2_cp_gullywash_small.dem") else {
+        return;
+    };
+    assert_eq!(map, "cp_gullywash");
+    assert_eq!(
+        players,
+        [("Icewind | demos.tf".into(), "[U:1:64229260]".into(), false)]
+    );
+    assert_eq!(chat, [(String::new(), "#TF_timeleft 29 55".into())]);
+}
+
+#[test]
+fn left_4_dead_has_one_player_and_three_bots() {
+    let (map, players, chat) = facts("l4d1_37_v1005.dem").unwrap();
+    assert_eq!(map, "l4d_airport01_greenhouse");
+    let names: Vec<(&str, bool)> = players.iter().map(|p| (&p.0[..], p.2)).collect();
+    assert_eq!(
+        names,
+        [
+            ("adok1n", false),
+            ("Francis", true),
+            ("Louis", true),
+            ("Bill", true)
+        ]
+    );
+    assert_eq!(players[1].1, "BOT");
+    assert!(chat.is_empty());
+}
+
+#[test]
+fn left_4_dead_2_chat_names_its_speaker() {
+    let (map, players, chat) = facts("l4d2_2100_v2220.dem").unwrap();
+    assert_eq!(map, "c2m2_fairgrounds");
+    assert_eq!(
+        players,
+        [("aciidz".into(), "STEAM_1:0:47005136".into(), false)]
+    );
+    assert_eq!(chat.len(), 1);
+    assert_eq!(chat[0].0, "aciidz");
+}
+
+#[test]
+fn single_player_demos_have_their_player() {
+    for (name, map, player) in [
+        ("portal1_3740.dem", "testchmb_a_05", "DemonStrate"),
+        (
+            "portal2_sp_laser_relays.dem",
+            "sp_a2_laser_relays",
+            "UncraftedName",
+        ),
+        ("hl2_oe_canals11.dem", "d1_canals_11", "BitRain"),
+    ] {
+        let Some((m, players, _)) = facts(name) else {
+            continue;
+        };
+        assert_eq!(m, map, "{name}");
+        assert_eq!(players[0].0, player, "{name}");
+    }
+}
+
+#[test]
+fn the_game_log_gathers_kills_and_teams() {
+    let data = fixture("l4d1_37_v1005.dem").unwrap();
+    let (log, error) = game_log_reader(&data[..]).unwrap();
+    assert!(error.is_none());
+    assert_eq!(log.players.len(), 4);
+    // Survivors are team 2 in Left 4 Dead.
+    assert!(log.players.iter().all(|p| p.team == 2), "{:?}", log.players);
+    assert!(log.events.iter().any(|e| e.kind.name() == "team"));
+    assert_eq!(
+        log.kills,
+        log.events
+            .iter()
+            .filter(|e| e.kind.name() == "kill")
+            .count()
+    );
+}
