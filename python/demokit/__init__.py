@@ -2,7 +2,7 @@
 
 ``demokit.open(path)`` reads one recording, ``demokit.scan(directory)`` every recording
 under a directory; both give a :class:`Recording` whose tables (``files``, ``chat``,
-``players``, ``ticks``, ``inputs``, ``frames``) are ``pyarrow.Table`` objects, handed over
+``players``, ``ticks``, ``inputs``, ``game_events``, ``frames``) are ``pyarrow.Table`` objects, handed over
 from Rust through the Arrow C stream interface without copying. Reading releases the GIL,
 so threads read files in parallel. The columns are those of ``demokit export``.
 
@@ -269,6 +269,11 @@ class Recording:
     def frames(self) -> pa.Table:
         """One row per frame (Source demos)."""
         return self.table("frames")
+
+    def game_events(self) -> pa.Table:
+        """One row per game event of a Source demo: its name and its values as a JSON
+        object keyed by the demo's own descriptor."""
+        return self.table("game_events")
 
     def __repr__(self) -> str:
         return f"<demokit.Recording {self.format} {self.path!r}>"

@@ -202,6 +202,18 @@ def test_events_select_their_kinds_and_name_their_players():
     assert rec.ticks().schema.field("x").metadata[b"unit"] == b"world units (32 to a tile)"
 
 
+def test_a_source_demo_gives_its_players_chat_and_typed_game_events():
+    rec = demokit.open(ROOT / "fixtures" / "source" / "l4d1_37_v1005.dem")
+    assert rec.players().column("name").to_pylist() == ["adok1n", "Francis", "Louis", "Bill"]
+    events = rec.game_events()
+    assert events.num_rows > 0
+    spawns = events.filter(pc.equal(events.column("name"), "player_spawn"))
+    assert spawns.num_rows > 0
+    assert "userid" in json.loads(spawns.column("values")[0].as_py())
+    chat = demokit.open(ROOT / "fixtures" / "source" / "l4d2_2100_v2220.dem").chat()
+    assert chat.column("name").to_pylist() == ["aciidz"]
+
+
 def test_ticks_read_only_the_selection():
     folders = [shared() / "twdemo", shared() / "teehistorian"]
     checked = 0

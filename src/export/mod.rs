@@ -51,7 +51,7 @@ use crate::twdemo::game::{GameReplay, TickLogger};
 use table::tables;
 
 /// The version of the table schemas below.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Rows collected per table before a batch is handed on: with the batch being written, most
 /// of what a long file holds in memory.
@@ -233,6 +233,19 @@ tables! {
         new: bool,
     }
 
+    /// One row per game event of a Source demo, typed by the demo's own descriptors (the
+    /// events that mean a kill, a join or a team change are in `events` too).
+    GameEvents "game_events", GameEventRow, GameEventColumns {
+        /// The file.
+        path: (runs str),
+        /// The tick.
+        tick: i32,
+        /// The event's name (`player_death`, `round_start`, ...).
+        name: (dict str),
+        /// Its values as a JSON object keyed by the descriptor's key names.
+        values: str,
+    }
+
     /// One row per frame of a Source demo.
     Frames "frames", FrameRow, FrameColumns {
         /// The file.
@@ -250,6 +263,16 @@ tables! {
         /// The player slot, in profiles that have one.
         slot: (opt i32),
     }
+}
+
+/// How a format's game log names teams and weapons in the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Names {
+    /// Teeworlds numbers them; the names are the protocol's.
+    Teeworlds,
+    /// Source teams are the game's own numbers (TF2's 2 red and 3 blue, Left 4 Dead's 2
+    /// survivors and 3 infected): no name. A kill names its weapon itself (its `text`).
+    Source,
 }
 
 /// Reads recordings into the tables. Rows gather per table; every [`BATCH_ROWS`] rows (and
@@ -272,6 +295,7 @@ pub struct Exporter {
     events: EventColumns,
     ticks: TickColumns,
     inputs: InputColumns,
+    game_events: GameEventColumns,
     frames: FrameColumns,
 }
 
@@ -603,7 +627,7 @@ impl Exporter {
                 }
             )*};
         }
-        flush!(files Files, chat Chat, players Players, events Events, ticks Ticks, inputs Inputs, frames Frames);
+        flush!(files Files, chat Chat, players Players, events Events, ticks Ticks, inputs Inputs, game_events GameEvents, frames Frames);
     }
 
     fn twdemo(
@@ -910,11 +934,70 @@ impl Exporter {
             });
             self.flush(false, sink);
         }
+        let wants_log = [Table::Chat, Table::Players, Table::Events]
+            .into_iter()
+            .any(|t| self.wants(t));
+        if wants_log || self.wants(Table::GameEvents) {
+            self.source_game(path, data, &mut ending, sink);
+        }
         (strings, ending)
+    }
+
+    /// The chat, players, events and typed game events of a Source demo, from one walk.
+    fn source_game(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        ending: &mut Ending,
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
+        let typed = self.wants(Table::GameEvents);
+        let mut rows = Vec::new();
+        let walked = crate::source::game::game_log_reader_with(data, |item| {
+            if let crate::source::game::Item::Event(event) = item
+                && typed
+            {
+                let values = serde_json::to_value(event)
+                    .ok()
+                    .and_then(|mut v| v.get_mut("values").map(std::mem::take))
+                    .unwrap_or_default();
+                rows.push((event.tick, event.name().into_owned(), values.to_string()));
+            }
+        });
+        let (log, error) = match walked {
+            Ok(walked) => walked,
+            Err(e) => {
+                if ending.error.is_none() {
+                    *ending = Ending::at(&e, e.offset());
+                }
+                return;
+            }
+        };
+        if let Some(e) = error
+            && ending.error.is_none()
+        {
+            *ending = Ending::at(&e, e.offset());
+        }
+        for (tick, name, values) in &rows {
+            self.game_events.push(&GameEventRow {
+                path,
+                tick: *tick,
+                name,
+                values,
+            });
+            self.flush(false, sink);
+        }
+        self.game_log_named(path, log, Names::Source);
+        self.flush(false, sink);
     }
 
     /// The chat lines, player stints and game events of a file.
     fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
+        self.game_log_named(path, log, Names::Teeworlds);
+    }
+
+    /// [`game_log`](Self::game_log) with teams and weapons named as `names` says.
+    fn game_log_named(&mut self, path: &str, log: crate::gamenet::summary::GameLog, names: Names) {
         let (chat, players) = (self.wants(Table::Chat), self.wants(Table::Players));
         let events = self.wants(Table::Events);
         for e in log.events.iter().filter(|_| events) {
@@ -927,12 +1010,21 @@ impl Exporter {
                 victim: e.victim,
                 victim_name: e.victim.map(|_| e.victim_name.as_str()),
                 weapon: e.weapon,
-                weapon_name: e.weapon.and_then(weapon_name),
+                weapon_name: match names {
+                    Names::Teeworlds => e.weapon.and_then(weapon_name),
+                    Names::Source if e.kind == crate::gamenet::summary::EventKind::Kill => {
+                        e.text.as_deref()
+                    }
+                    Names::Source => None,
+                },
                 team: e.team,
                 time_ms: e.time_ms,
                 x: e.x,
                 y: e.y,
-                text: e.text.as_deref(),
+                text: match names {
+                    Names::Source if e.kind == crate::gamenet::summary::EventKind::Kill => None,
+                    _ => e.text.as_deref(),
+                },
             });
         }
         for line in log.chat.iter().filter(|_| chat) {
@@ -954,7 +1046,10 @@ impl Exporter {
                 country: p.country,
                 country_code: country_code(p.country),
                 team: p.team,
-                team_name: team_name(p.team),
+                team_name: match names {
+                    Names::Teeworlds => team_name(p.team),
+                    Names::Source => None,
+                },
                 first_tick: p.first_tick,
                 last_tick: p.last_tick,
             });

@@ -61,11 +61,13 @@ impl Buffering {
             // A few rows per file: with larger limits they would keep filling until
             // thousands of files had come, and peak memory would grow with the number
             // of files until then.
-            Table::Files | Table::Chat | Table::Players | Table::Events => Buffering {
-                page_rows: 1024,
-                row_group_bytes: 64 * 1024,
-                dictionary: false,
-            },
+            Table::Files | Table::Chat | Table::Players | Table::Events | Table::GameEvents => {
+                Buffering {
+                    page_rows: 1024,
+                    row_group_bytes: 64 * 1024,
+                    dictionary: false,
+                }
+            }
         }
     }
 }

@@ -54,6 +54,16 @@ fn expected_events(path: &Path) -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
     let mut add = |kind: &'static str| *counts.entry(kind).or_insert(0) += 1;
     let recording = Recording::open(path).unwrap();
+    if recording.format() == Format::SourceDemo {
+        // Source events come from the game log alone: joins, leaves, renames, team
+        // changes and kills.
+        let data = std::fs::read(path).unwrap();
+        let (log, _) = demokit::source::game::game_log_reader(&data[..]).unwrap();
+        for event in &log.events {
+            add(event.kind.name());
+        }
+        return counts;
+    }
     if !matches!(recording.format(), Format::TwDemo | Format::Teehistorian) {
         return counts;
     }
@@ -147,6 +157,15 @@ fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
         } else {
             let demo = SourceSlice::parse(&data).unwrap();
             add("frames", demo.frames().count());
+            let mut typed = 0;
+            let (log, error) = demokit::source::game::game_log_reader_with(&data[..], |item| {
+                typed += usize::from(matches!(item, demokit::source::game::Item::Event(_)));
+            })
+            .unwrap();
+            assert!(error.is_none());
+            add("game_events", typed);
+            add("chat", log.chat.len());
+            add("players", log.players.len());
         }
     }
     rows

@@ -571,10 +571,28 @@ impl Walk {
 /// chat's `team` is 0 for everyone and 1 for a team channel; kills carry the weapon's
 /// name in `text`.
 pub fn game_log_reader<R: Read>(reader: R) -> Result<(GameLog, Option<GameError>), GameError> {
+    game_log_reader_with(reader, |_| {})
+}
+
+/// [`game_log_reader`] that also hands every item to `each`, for a reader that wants the
+/// log and the typed events of one walk.
+pub fn game_log_reader_with<R: Read>(
+    reader: R,
+    mut each: impl FnMut(&Item<'_>),
+) -> Result<(GameLog, Option<GameError>), GameError> {
     let mut log = GameLogBuilder::new();
     // User ids to slots and names, for events, which name players by user id.
     let mut users: Vec<(i64, i32, String)> = Vec::new();
-    let end = walk_reader(reader, |item| match item {
+    let end = walk_reader(reader, |item| {
+        each(&item);
+        log_item(&mut log, &mut users, item)
+    })?;
+    Ok((log.finish(end.last_tick), end.error))
+}
+
+/// Adds what one item says to the log; `users` maps user ids to slots and names.
+fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item: Item<'_>) {
+    match item {
         Item::Join { tick, slot, player } => {
             log.join(slot, tick);
             log.player(slot, tick, &player.name, "", -1, 0);
@@ -641,6 +659,5 @@ pub fn game_log_reader<R: Read>(reader: R) -> Result<(GameLog, Option<GameError>
             }
         }
         Item::Text { .. } => {}
-    })?;
-    Ok((log.finish(end.last_tick), end.error))
+    }
 }
