@@ -10,7 +10,7 @@ use demokit::source::entity::{
 };
 use demokit::source::net::NetMessage;
 use demokit::source::net::state::{NetState, TableChange};
-use demokit::source::{Body, SourceSlice};
+use demokit::source::{Body, SourceSlice, ViewInfo};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -35,7 +35,7 @@ struct Walk {
 }
 
 /// Walks a demo's entities; `each` sees the players after every update.
-fn walk(data: &[u8], mut each: impl FnMut(i32, &[PlayerEntity])) -> Walk {
+fn walk(data: &[u8], mut each: impl FnMut(Option<ViewInfo>, &[PlayerEntity])) -> Walk {
     let slice = SourceSlice::parse(data).unwrap();
     let mut state = NetState::of_header(slice.header()).expect("a branch the layers decode");
     let mut w = Walk::default();
@@ -95,7 +95,7 @@ fn walk(data: &[u8], mut each: impl FnMut(i32, &[PlayerEntity])) -> Walk {
                             w.entered += counts.entered;
                             w.left += counts.left;
                             w.deleted += counts.deleted;
-                            each(frame.frame.tick, &players(&entities, classes));
+                            each(packet.view_infos().next(), &players(&entities, classes));
                         }
                         Err(e)
                             if matches!(e.kind, EntityErrorKind::NoEntity { .. })
@@ -199,4 +199,239 @@ fn every_update_of_every_source_demo_decodes_exactly() {
     }
     println!("{table}");
     assert!(failures.is_empty(), "{failures:#?}\n{table}");
+}
+
+/// What the players of one demo did: per entity index, the box their positions span and
+/// every value seen.
+#[derive(Default, Debug)]
+struct Seen {
+    updates: usize,
+    most_players: usize,
+    least_players: usize,
+    indexes: std::collections::BTreeSet<usize>,
+    classes: std::collections::BTreeSet<String>,
+    low: [f32; 3],
+    high: [f32; 3],
+    teams: std::collections::BTreeSet<i64>,
+    health_alive: std::collections::BTreeSet<i64>,
+    life_states: std::collections::BTreeSet<i64>,
+    pitch: (f32, f32),
+    yaw: (f32, f32),
+    without_origin: usize,
+    /// The recording player's view origin (the demo's own view info) less the origin
+    /// of entity 1, after each update.
+    view_offsets: Vec<[f32; 3]>,
+    /// The view angles of the demo's view info and entity 1's eye angles.
+    view_angles: Vec<([f32; 3], [f32; 2])>,
+}
+
+/// The players of the demo named `name`, watched after every update (the recording
+/// player: entity 1 only, when `only_first`).
+fn seen(name: &str, only_first: bool) -> Seen {
+    let path = common::source_demos()
+        .into_iter()
+        .find(|p| p.file_name().unwrap().to_string_lossy() == name)
+        .unwrap_or_else(|| panic!("{name} is among the fixtures"));
+    let data = std::fs::read(path).unwrap();
+    let mut s = Seen {
+        least_players: usize::MAX,
+        low: [f32::MAX; 3],
+        high: [f32::MIN; 3],
+        pitch: (f32::MAX, f32::MIN),
+        yaw: (f32::MAX, f32::MIN),
+        ..Default::default()
+    };
+    let w = walk(&data, |view, players| {
+        s.updates += 1;
+        if let (Some(view), Some(p)) = (view, players.iter().find(|p| p.index == 1))
+            && let Some(o) = p.origin
+        {
+            let d = [0, 1, 2].map(|a| view.view_origin[a] - o[a]);
+            s.view_offsets.push(d);
+            if let Some(a) = p.eye_angles {
+                s.view_angles.push((view.view_angles, a));
+            }
+        }
+        s.most_players = s.most_players.max(players.len());
+        s.least_players = s.least_players.min(players.len());
+        for p in players.iter().filter(|p| !only_first || p.index == 1) {
+            s.indexes.insert(p.index);
+            s.classes.insert(p.class.clone());
+            match p.origin {
+                Some(o) => {
+                    for axis in 0..3 {
+                        s.low[axis] = s.low[axis].min(o[axis]);
+                        s.high[axis] = s.high[axis].max(o[axis]);
+                    }
+                }
+                None => s.without_origin += 1,
+            }
+            s.teams.extend(p.team);
+            s.life_states.extend(p.life_state);
+            if p.life_state == Some(0) {
+                s.health_alive.extend(p.health);
+            }
+            if let Some([pitch, yaw]) = p.eye_angles {
+                s.pitch = (s.pitch.0.min(pitch), s.pitch.1.max(pitch));
+                s.yaw = (s.yaw.0.min(yaw), s.yaw.1.max(yaw));
+            }
+        }
+    });
+    assert!(w.errors.is_empty(), "{name}: {:?}", w.errors);
+    s
+}
+
+impl Seen {
+    /// The positions lie inside the world (the engine's coordinates end at +-16384) and
+    /// span at least `distance` units on some axis.
+    fn moves_inside_the_world(&self, distance: f32) {
+        for axis in 0..3 {
+            assert!(
+                self.low[axis] >= -16384.0 && self.high[axis] <= 16384.0,
+                "{self:?}"
+            );
+        }
+        let span = (0..3)
+            .map(|a| self.high[a] - self.low[a])
+            .fold(0.0, f32::max);
+        assert!(span >= distance, "moved {span} units: {self:?}");
+        assert_eq!(self.without_origin, 0, "{self:?}");
+    }
+
+    /// Entity 1 is where the demo's own view is: the view info each packet stores for
+    /// the recording player has its origin (the view offset is added on playback), so
+    /// the two agree to within a fraction of a unit (a coordinate rounds to 1/32 or 1/8).
+    fn is_where_the_view_is(&self) {
+        assert!(self.view_offsets.len() > 50, "{}", self.view_offsets.len());
+        let worst = self
+            .view_offsets
+            .iter()
+            .flatten()
+            .fold(0.0f32, |m, d| m.max(d.abs()));
+        assert!(worst <= 0.125, "view and entity 1 differ by {worst}");
+    }
+
+    /// Entity 1's eye angles are the demo's view angles, up to the degree or so the
+    /// props quantize them to, in most updates (the view turns between ticks).
+    fn looks_where_the_view_looks(&self) {
+        assert!(self.view_angles.len() > 50, "{}", self.view_angles.len());
+        let apart = |a: f32, b: f32| {
+            let d = (a - b).rem_euclid(360.0);
+            d.min(360.0 - d)
+        };
+        let close = self
+            .view_angles
+            .iter()
+            .filter(|(view, eye)| apart(view[0], eye[0]) < 1.0 && apart(view[1], eye[1]) < 1.0)
+            .count();
+        eprintln!("{close} of {} within a degree", self.view_angles.len());
+        assert!(
+            close * 10 >= self.view_angles.len() * 9,
+            "{close} of {}",
+            self.view_angles.len()
+        );
+    }
+}
+
+#[test]
+fn the_tf2_player_moves_on_the_map_and_lives_by_the_rules() {
+    let s = seen("tf2_cp_gullywash_small.dem", true);
+    assert!(s.updates > 100, "{s:?}");
+    assert_eq!(s.classes.iter().collect::<Vec<_>>(), ["CTFPlayer"]);
+    s.moves_inside_the_world(100.0);
+    s.is_where_the_view_is();
+    // cp_gullywash is a few thousand units across.
+    assert!(s.low[0] > -6000.0 && s.high[0] < 6000.0, "{s:?}");
+    assert!(s.teams.iter().all(|t| (0..=3).contains(t)), "{s:?}");
+    assert!(s.teams.contains(&2) || s.teams.contains(&3), "{s:?}");
+    assert!(!s.health_alive.is_empty(), "{s:?}");
+    assert!(
+        s.health_alive.iter().all(|h| (0..=300).contains(h)),
+        "{s:?}"
+    );
+    assert!(s.life_states.iter().all(|l| (0..=3).contains(l)), "{s:?}");
+    // TF2 sends the pitch in -90..90 and the yaw in 0..360.
+    assert!(s.pitch.0 >= -90.0 && s.pitch.1 <= 90.0, "{s:?}");
+    assert!(s.yaw.0 >= 0.0 && s.yaw.1 <= 360.0, "{s:?}");
+    // The recording player does not look around in this short demo.
+    s.looks_where_the_view_looks();
+}
+
+#[test]
+fn the_portal2_player_is_alone_and_walks_through_the_chamber() {
+    let s = seen("portal2_sp_laser_relays.dem", false);
+    // Single player: one player entity in every update, entity 1.
+    assert_eq!((s.least_players, s.most_players), (1, 1), "{s:?}");
+    assert_eq!(s.indexes.iter().collect::<Vec<_>>(), [&1]);
+    assert_eq!(s.classes.iter().collect::<Vec<_>>(), ["CPortal_Player"]);
+    s.moves_inside_the_world(1000.0);
+    s.is_where_the_view_is();
+    s.looks_where_the_view_looks();
+    assert_eq!(s.life_states.iter().collect::<Vec<_>>(), [&0], "{s:?}");
+    assert!(
+        s.health_alive.iter().all(|h| (1..=100).contains(h)),
+        "{s:?}"
+    );
+    assert!(
+        s.yaw.0 >= 0.0 && s.yaw.1 <= 360.0 && s.yaw.1 - s.yaw.0 > 90.0,
+        "{s:?}"
+    );
+}
+
+#[test]
+fn left_4_dead_survivors_stay_on_their_team() {
+    // Left 4 Dead: one human survivor and three survivor bots.
+    let s = seen("l4d1_37_v1005.dem", false);
+    assert_eq!(s.most_players, 4, "{s:?}");
+    assert_eq!(s.indexes.iter().collect::<Vec<_>>(), [&1, &2, &3, &4]);
+    assert_eq!(
+        s.classes.iter().collect::<Vec<_>>(),
+        ["CTerrorPlayer", "SurvivorBot"]
+    );
+    assert_eq!(s.teams.iter().collect::<Vec<_>>(), [&2], "survivors: {s:?}");
+    s.moves_inside_the_world(1000.0);
+    s.is_where_the_view_is();
+    s.looks_where_the_view_looks();
+    assert!(s.life_states.iter().all(|l| (0..=2).contains(l)), "{s:?}");
+    // Left 4 Dead 2's fixtures are solo runs: one survivor, whose origin comes from the
+    // local table and the others' from cells.
+    for name in [
+        "l4d2_2027_shantytown.dem",
+        "l4d2_2042_v2091.dem",
+        "l4d2_2100_v2220.dem",
+    ] {
+        let s = seen(name, true);
+        assert_eq!(
+            s.classes.iter().collect::<Vec<_>>(),
+            ["CTerrorPlayer"],
+            "{name}"
+        );
+        assert_eq!(s.teams.iter().collect::<Vec<_>>(), [&2], "{name}: {s:?}");
+        assert!(
+            s.health_alive.iter().all(|h| (1..=100).contains(h)),
+            "{name}: {s:?}"
+        );
+        s.moves_inside_the_world(2000.0);
+        s.is_where_the_view_is();
+        s.looks_where_the_view_looks();
+    }
+}
+
+#[test]
+fn half_life_2_players_move_through_the_level() {
+    for name in ["hl2_oe_canals11.dem", "hl2_ep2_demo_guard.dem"] {
+        let s = seen(name, false);
+        assert_eq!((s.least_players, s.most_players), (1, 1), "{name}: {s:?}");
+        assert_eq!(
+            s.classes.iter().collect::<Vec<_>>(),
+            ["CHL2_Player"],
+            "{name}"
+        );
+        s.moves_inside_the_world(1000.0);
+        s.is_where_the_view_is();
+        assert!(
+            s.health_alive.iter().all(|h| (1..=100).contains(h)),
+            "{name}: {s:?}"
+        );
+    }
 }
