@@ -10,6 +10,7 @@
 //!   branch, decoded and encoded bit for bit; string tables and game events.
 //! * [`entity`]: send tables, server classes, entity updates and the players among the
 //!   entities.
+//!
 //! GoldSrc (`HLDEMO`) and Source 2 (`PBDEMS2`) demos are different formats; the reader
 //! names them and refuses them.
 

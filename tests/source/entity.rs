@@ -259,9 +259,9 @@ fn seen(name: &str, only_first: bool) -> Seen {
             s.classes.insert(p.class.clone());
             match p.origin {
                 Some(o) => {
-                    for axis in 0..3 {
-                        s.low[axis] = s.low[axis].min(o[axis]);
-                        s.high[axis] = s.high[axis].max(o[axis]);
+                    for (axis, c) in o.into_iter().enumerate() {
+                        s.low[axis] = s.low[axis].min(c);
+                        s.high[axis] = s.high[axis].max(c);
                     }
                 }
                 None => s.without_origin += 1,

@@ -329,7 +329,9 @@ fn sort(props: &mut [FlatProp], w: TableWidths) {
         priorities.sort_unstable();
         priorities.dedup();
         for priority in priorities {
-            for i in start..props.len() {
+            // The scan starts where the previous priority's props end.
+            let first = start;
+            for i in first..props.len() {
                 if props[i].priority == priority || (priority == 64 && often(&props[i])) {
                     props.swap(i, start);
                     start += 1;
