@@ -854,7 +854,7 @@ pub fn source_entity(data: &[u8]) {
             _ => r.read_signed(13).map(|v| v as u64),
         };
         let Ok(value) = value else { break };
-        values.push((op, value, r.remaining()));
+        values.push((op, value));
         w.write(op, 2);
         match op {
             0 => w.write_ubitvar(value as u32),
@@ -868,7 +868,8 @@ pub fn source_entity(data: &[u8]) {
     }
     let written = w.finish();
     let mut again = written.reader();
-    for &(op, value, _) in &values {
+    for &(op, value) in &values {
+        assert_eq!(again.read(2), Ok(op), "bits: an op written does not read back");
         let back = match op {
             0 => again.read_ubitvar().map(u64::from),
             1 => again.read_varint32().map(u64::from),
