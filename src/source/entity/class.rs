@@ -18,6 +18,11 @@ use std::collections::{HashMap, HashSet};
 /// numbered by an update, and a tree that links a table many times could otherwise grow
 /// without bound.
 pub const MAX_FLAT_PROPS: usize = 4096;
+/// The most props all classes together flatten to (TF2's 363 classes have 54,000): a
+/// frame of thousands of classes that each reach the limit above would take gigabytes.
+pub const MAX_TOTAL_FLAT_PROPS: usize = 1 << 18;
+/// The most table links all classes together walk.
+const MAX_TOTAL_VISITS: usize = 1 << 20;
 
 /// How a flat prop's value is sent: its type, flags and range, resolved for the branch.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,11 +119,15 @@ impl ServerClasses {
             .collect();
         let mut classes = Vec::with_capacity(tables.classes.len());
         let mut by_id = HashMap::new();
+        let mut budget = Budget {
+            props: MAX_TOTAL_FLAT_PROPS,
+            visits: MAX_TOTAL_VISITS,
+        };
         for (i, class) in tables.classes.iter().enumerate() {
             let root = *by_name.get(class.table.as_bytes()).ok_or_else(|| {
                 EntityError::new(0, EntityErrorKind::NoTable(lossy(class.table.as_bytes())))
             })?;
-            let props = flatten(&tables, &by_name, root, widths)?;
+            let props = flatten(&tables, &by_name, root, widths, &mut budget)?;
             by_id.insert(class.id, i);
             classes.push(ServerClass {
                 id: class.id,
@@ -176,6 +185,12 @@ impl ServerClasses {
     }
 }
 
+/// What flattening may still take, over all classes.
+struct Budget {
+    props: usize,
+    visits: usize,
+}
+
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -186,6 +201,7 @@ fn flatten(
     by_name: &HashMap<&[u8], usize>,
     root: usize,
     w: TableWidths,
+    budget: &mut Budget,
 ) -> Result<Vec<FlatProp>, EntityError> {
     let lookup = |name: &[u8]| {
         by_name
@@ -218,6 +234,7 @@ fn flatten(
         path: Vec::new(),
         out: Vec::new(),
         visits: 0,
+        budget,
     };
     walk.build(root)?;
     let mut out = walk.out;
@@ -236,6 +253,7 @@ struct Walk<'a, F> {
     /// Tables walked so far: a tree that links the same tables over and over could take
     /// exponential time without adding a prop.
     visits: usize,
+    budget: &'a mut Budget,
 }
 
 impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, F> {
@@ -252,11 +270,12 @@ impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, F> {
             return Err(EntityError::new(0, EntityErrorKind::Cycle(lossy(name))));
         }
         self.visits += 1;
-        if self.visits > MAX_FLAT_PROPS * 4 {
+        self.budget.visits = self.budget.visits.saturating_sub(1);
+        if self.visits > MAX_FLAT_PROPS * 4 || self.budget.visits == 0 {
             return Err(EntityError::new(
                 0,
                 EntityErrorKind::Invalid {
-                    what: "a class whose tables link more than 16384 times",
+                    what: "a class whose tables link more than 16384 times, or classes more than a million",
                 },
             ));
         }
@@ -301,11 +320,12 @@ impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, F> {
                         def,
                         priority: prop.priority,
                     });
-                    if self.out.len() + local.len() > MAX_FLAT_PROPS {
+                    self.budget.props = self.budget.props.saturating_sub(1);
+                    if self.out.len() + local.len() > MAX_FLAT_PROPS || self.budget.props == 0 {
                         return Err(EntityError::new(
                             0,
                             EntityErrorKind::Invalid {
-                                what: "a class with more than 4096 props",
+                                what: "a class with more than 4096 props, or classes with more than 262144",
                             },
                         ));
                     }

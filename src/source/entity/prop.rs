@@ -117,7 +117,13 @@ pub fn decode(r: &mut BitReader<'_>, def: &PropDef) -> Result<Value, EntityError
             let count = r.read(array_count_bits(def.elements))? as usize;
             let mut items = Vec::with_capacity(count.min(r.remaining()));
             for _ in 0..count {
+                // An element of no bits (a zero-width int) would let a few bits make a
+                // thousand values.
+                let at = r.position();
                 items.push(decode(r, element)?);
+                if r.position() == at {
+                    return Err(invalid(at, "an array element of no bits"));
+                }
             }
             Value::Array(items)
         }
