@@ -869,7 +869,11 @@ pub fn source_entity(data: &[u8]) {
     let written = w.finish();
     let mut again = written.reader();
     for &(op, value) in &values {
-        assert_eq!(again.read(2), Ok(op), "bits: an op written does not read back");
+        assert_eq!(
+            again.read(2),
+            Ok(op),
+            "bits: an op written does not read back"
+        );
         let back = match op {
             0 => again.read_ubitvar().map(u64::from),
             1 => again.read_varint32().map(u64::from),
