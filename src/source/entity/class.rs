@@ -9,7 +9,7 @@
 //! the wire numbers depend on its exact swaps, so it is reproduced swap for swap.
 
 use super::error::{EntityError, EntityErrorKind};
-use super::player::PlayerProps;
+use super::player::{OriginLayout, PlayerProps};
 use super::table::{DataTables, PropFlags, PropKind, SendProp, TableWidths};
 use crate::source::net::Protocol;
 use std::collections::{HashMap, HashSet};
@@ -89,6 +89,8 @@ pub struct ServerClass {
     pub table: usize,
     /// Its props in wire order.
     pub props: Vec<FlatProp>,
+    /// Where its origin is.
+    pub origin: OriginLayout,
     /// Where its player props are, when it is a player class.
     pub player: Option<PlayerProps>,
 }
@@ -134,6 +136,7 @@ impl ServerClasses {
                 name: lossy(class.name.as_bytes()),
                 table: root,
                 props,
+                origin: OriginLayout::default(),
                 player: None,
             });
         }
@@ -145,6 +148,7 @@ impl ServerClasses {
             by_id,
         };
         for i in 0..all.classes.len() {
+            all.classes[i].origin = OriginLayout::of(&all, &all.classes[i]);
             all.classes[i].player = PlayerProps::of(&all, i);
         }
         Ok(all)

@@ -13,9 +13,9 @@
 //! This layer takes its messages from [`net`](crate::source::net) (the updates, the
 //! `instancebaseline` string table) and the data tables frame from the container. It
 //! does not decode temporary entities, entity messages or user messages, nor CS:GO's
-//! protobuf tables. The 2004 engine's demos (network protocol 7) decode their tables
-//! and baselines, but the real ones start with deltas against a state they never
-//! recorded: their updates fail with [`EntityErrorKind::NoEntity`].
+//! protobuf tables. Updates apply to the latest state, not to the snapshot of the tick
+//! they name as their base: a recording's client acknowledges every tick, so the two are
+//! the same in demos.
 
 pub mod class;
 pub mod error;
@@ -26,7 +26,7 @@ pub mod update;
 
 pub use class::{FlatProp, PropDef, ServerClass, ServerClasses};
 pub use error::{EntityError, EntityErrorKind};
-pub use player::{PlayerEntity, PlayerProps, players};
+pub use player::{OriginLayout, PlayerEntity, PlayerProps, origin, players};
 pub use prop::Value;
 pub use table::{ClassEntry, DataTables, PropFlags, PropKind, SendProp, SendTable, TableWidths};
 pub use update::{Entity, EntityState, UpdateCounts, UpdateLayout, decode_baseline};

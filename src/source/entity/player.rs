@@ -43,15 +43,106 @@ pub enum AngleProps {
     Vector(usize),
 }
 
-/// The flat indexes of a player class's props.
+/// Where a class's origin is: every copy of `m_vecOrigin` and the cell it lies in.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct PlayerProps {
+pub struct OriginLayout {
     /// Each copy of the origin.
     pub origins: Vec<OriginProps>,
-    /// Each copy of the eye angles.
-    pub angles: Vec<AngleProps>,
     /// `m_cellbits`, `m_cellX`, `m_cellY`, `m_cellZ`.
     pub cells: Option<[usize; 4]>,
+}
+
+impl OriginLayout {
+    /// The origin props of `class`.
+    pub fn of(classes: &ServerClasses, class: &ServerClass) -> Self {
+        let named = |name: &str| classes.find(class, None, name);
+        let mut layout = OriginLayout::default();
+        for (i, p) in class.props.iter().enumerate() {
+            if classes.send_prop(p).name.as_bytes() != b"m_vecOrigin" {
+                continue;
+            }
+            let cell = p.def.flags.0
+                & (PropFlags::CELL_COORD
+                    | PropFlags::CELL_COORD_LOWPRECISION
+                    | PropFlags::CELL_COORD_INTEGRAL)
+                != 0;
+            let z = match p.def.kind {
+                PropKind::Vector => None,
+                PropKind::VectorXY => match sibling(classes, class, i, "m_vecOrigin[2]") {
+                    Some(z) => Some(z),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            layout.origins.push(OriginProps { xy: i, z, cell });
+        }
+        if let (Some(bits), Some(x), Some(y), Some(z)) = (
+            named("m_cellbits"),
+            named("m_cellX"),
+            named("m_cellY"),
+            named("m_cellZ"),
+        ) {
+            layout.cells = Some([bits, x, y, z]);
+        }
+        layout
+    }
+
+    /// The world position of entity `e` of this class: the copy of the origin sent most
+    /// recently.
+    pub fn origin(&self, e: &Entity) -> Option<[f32; 3]> {
+        let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
+        let stamp = |i: usize| e.changed.get(i).copied().unwrap_or(0);
+        self.origins
+            .iter()
+            .filter_map(|o| {
+                let (xyz, stamp) = match (value(o.xy)?, o.z) {
+                    (Value::Vector(v), _) => (*v, stamp(o.xy)),
+                    (Value::VectorXY([x, y]), Some(z)) => {
+                        ([*x, *y, value(z)?.as_float()?], stamp(o.xy).max(stamp(z)))
+                    }
+                    _ => return None,
+                };
+                let xyz = if o.cell { self.in_world(e, xyz)? } else { xyz };
+                Some((stamp, xyz))
+            })
+            .max_by_key(|&(stamp, _)| stamp)
+            .map(|(_, xyz)| xyz)
+    }
+
+    /// A cell offset turned into world coordinates: `cell * 2^cellbits - 16384 + offset`.
+    fn in_world(&self, e: &Entity, offset: [f32; 3]) -> Option<[f32; 3]> {
+        let [bits, x, y, z] = self.cells?;
+        let int = |i: usize| e.values.get(i)?.as_ref()?.as_int();
+        let bits = int(bits).unwrap_or(DEFAULT_CELL_BITS).clamp(0, 20);
+        let width = (1i64 << bits) as f32;
+        let mut out = [0.0; 3];
+        for (axis, cell) in [x, y, z].into_iter().enumerate() {
+            out[axis] = int(cell)? as f32 * width - MAX_COORD_INTEGER + offset[axis];
+        }
+        Some(out)
+    }
+}
+
+/// The prop `name` declared in the same table as prop `of`.
+fn sibling(classes: &ServerClasses, class: &ServerClass, of: usize, name: &str) -> Option<usize> {
+    let table = class.props[of].table;
+    class
+        .props
+        .iter()
+        .position(|p| p.table == table && classes.send_prop(p).name.as_bytes() == name.as_bytes())
+}
+
+/// The world position of any entity whose class sends an origin.
+pub fn origin(entity: &Entity, classes: &ServerClasses) -> Option<[f32; 3]> {
+    classes.by_id(entity.class)?.origin.origin(entity)
+}
+
+/// The flat indexes of a player class's props (the origin is the class's
+/// [`OriginLayout`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PlayerProps {
+    /// Each copy of the eye angles.
+    pub angles: Vec<AngleProps>,
     /// `m_iTeamNum`.
     pub team: Option<usize>,
     /// `m_iHealth`.
@@ -78,53 +169,15 @@ impl PlayerProps {
             life_state: named("m_lifeState"),
             ..Default::default()
         };
-        let sibling = |of: usize, name: &str| {
-            let table = class.props[of].table;
-            class.props.iter().position(|p| {
-                p.table == table && classes.send_prop(p).name.as_bytes() == name.as_bytes()
-            })
-        };
         for (i, p) in class.props.iter().enumerate() {
             let name = classes.send_prop(p).name.as_bytes();
-            let kind = p.def.kind;
-            if name == b"m_vecOrigin" {
-                let cell = p.def.flags.0
-                    & (PropFlags::CELL_COORD
-                        | PropFlags::CELL_COORD_LOWPRECISION
-                        | PropFlags::CELL_COORD_INTEGRAL)
-                    != 0;
-                match kind {
-                    PropKind::Vector => player.origins.push(OriginProps {
-                        xy: i,
-                        z: None,
-                        cell,
-                    }),
-                    PropKind::VectorXY => {
-                        if let Some(z) = sibling(i, "m_vecOrigin[2]") {
-                            player.origins.push(OriginProps {
-                                xy: i,
-                                z: Some(z),
-                                cell,
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            } else if name == b"m_angEyeAngles[0]" {
-                if let Some(yaw) = sibling(i, "m_angEyeAngles[1]") {
+            if name == b"m_angEyeAngles[0]" {
+                if let Some(yaw) = sibling(classes, class, i, "m_angEyeAngles[1]") {
                     player.angles.push(AngleProps::Pair(i, yaw));
                 }
-            } else if name == b"m_angEyeAngles" && kind == PropKind::Vector {
+            } else if name == b"m_angEyeAngles" && p.def.kind == PropKind::Vector {
                 player.angles.push(AngleProps::Vector(i));
             }
-        }
-        if let (Some(bits), Some(x), Some(y), Some(z)) = (
-            named("m_cellbits"),
-            named("m_cellX"),
-            named("m_cellY"),
-            named("m_cellZ"),
-        ) {
-            player.cells = Some([bits, x, y, z]);
         }
         Some(player)
     }
@@ -168,26 +221,7 @@ fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) ->
     let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
     let int = |i: Option<usize>| i.and_then(value).and_then(Value::as_int);
     let stamp = |i: usize| e.changed.get(i).copied().unwrap_or(0);
-    let origin = props
-        .origins
-        .iter()
-        .filter_map(|o| {
-            let (xyz, stamp) = match (value(o.xy)?, o.z) {
-                (Value::Vector(v), _) => (*v, stamp(o.xy)),
-                (Value::VectorXY([x, y]), Some(z)) => {
-                    ([*x, *y, value(z)?.as_float()?], stamp(o.xy).max(stamp(z)))
-                }
-                _ => return None,
-            };
-            let xyz = if o.cell {
-                in_world(e, props, xyz)?
-            } else {
-                xyz
-            };
-            Some((stamp, xyz))
-        })
-        .max_by_key(|&(stamp, _)| stamp)
-        .map(|(_, xyz)| xyz);
+    let origin = class.origin.origin(e);
     let eye_angles = props
         .angles
         .iter()
@@ -213,17 +247,4 @@ fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) ->
         health: int(props.health),
         life_state: int(props.life_state),
     }
-}
-
-/// A cell offset turned into world coordinates: `cell * 2^cellbits - 16384 + offset`.
-fn in_world(e: &Entity, props: &PlayerProps, offset: [f32; 3]) -> Option<[f32; 3]> {
-    let [bits, x, y, z] = props.cells?;
-    let int = |i: usize| e.values.get(i)?.as_ref()?.as_int();
-    let bits = int(bits).unwrap_or(DEFAULT_CELL_BITS).clamp(0, 20);
-    let width = (1i64 << bits) as f32;
-    let mut out = [0.0; 3];
-    for (axis, cell) in [x, y, z].into_iter().enumerate() {
-        out[axis] = int(cell)? as f32 * width - MAX_COORD_INTEGER + offset[axis];
-    }
-    Some(out)
 }
