@@ -62,7 +62,13 @@ fn walk(data: &[u8], mut each: impl FnMut(Option<ViewInfo>, &[PlayerEntity])) ->
             }
             Body::Signon(packet) | Body::Packet(packet) => {
                 let mut messages = state.messages(packet.data);
-                let decoded: Vec<_> = messages.by_ref().map(|m| m.unwrap().message).collect();
+                let mut decoded = Vec::new();
+                for m in messages.by_ref() {
+                    match m {
+                        Ok(m) => decoded.push(m.message),
+                        Err(e) => w.errors.push(format!("frame at {at}: message: {e}")),
+                    }
+                }
                 state.learned(&messages);
                 let baseline_table = state.table_index("instancebaseline");
                 for m in &decoded {
