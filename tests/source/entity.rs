@@ -455,7 +455,14 @@ fn classes_of(name: &str) -> ServerClasses {
 /// there, so any slip in the sort shows.
 #[test]
 fn player_props_sit_where_the_sort_puts_them() {
-    let cases: &[(&str, &str, usize, &[(&str, &str, usize)])] = &[
+    /// A demo, its player class, the class's prop count and (table, prop, flat index).
+    type Case = (
+        &'static str,
+        &'static str,
+        usize,
+        &'static [(&'static str, &'static str, usize)],
+    );
+    let cases: &[Case] = &[
         (
             "tf2_short_2024.dem",
             "CTFPlayer",

@@ -214,7 +214,7 @@ proptest! {
                 value_bits_value(&def(PropKind::VectorXY, flags, 0), &Value::VectorXY([v[0], v[1]]))?;
             }
         }
-        value_bits_value(&def(PropKind::String, 0, 0), &Value::String(text))?;
+        value_bits_value(&def(PropKind::String, 0, 0), &Value::String(text.into()))?;
         bits_value_bits(&def(PropKind::String, 0, 0), &bytes, skew)?;
     }
 

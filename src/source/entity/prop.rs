@@ -11,6 +11,7 @@ use super::class::PropDef;
 use super::error::{EntityError, EntityErrorKind};
 use super::table::{PropFlags, PropKind};
 use crate::codec::bits::{BitReader, BitWriter};
+use std::sync::Arc;
 
 /// Bits of a string prop's length (`DT_MAX_STRING_BITS`, the same in every branch).
 pub const STRING_LENGTH_BITS: u32 = 9;
@@ -26,6 +27,11 @@ pub const COORD_FRACTIONAL_BITS_LOWPRECISION: u32 = 3;
 pub const NORMAL_FRACTIONAL_BITS: u32 = 11;
 
 /// A prop's value.
+///
+/// Strings and arrays are shared, not copied, when an entity starts from a baseline: a
+/// baseline of long strings entered by two thousand entities would otherwise take
+/// gigabytes. The most an [`EntityState`](super::EntityState) holds is then bounded by
+/// its 2048 entities of at most 4096 props.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Value {
@@ -40,9 +46,19 @@ pub enum Value {
     /// A `VectorXY`.
     VectorXY([f32; 2]),
     /// A `String`'s bytes.
-    String(Vec<u8>),
+    String(#[cfg_attr(feature = "serde", serde(serialize_with = "bytes"))] Arc<[u8]>),
     /// An `Array`'s elements.
-    Array(Vec<Value>),
+    Array(#[cfg_attr(feature = "serde", serde(serialize_with = "values"))] Arc<[Value]>),
+}
+
+#[cfg(feature = "serde")]
+fn bytes<S: serde::Serializer>(v: &Arc<[u8]>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bytes(v)
+}
+
+#[cfg(feature = "serde")]
+fn values<S: serde::Serializer>(v: &Arc<[Value]>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter())
 }
 
 impl Value {
@@ -104,7 +120,7 @@ pub fn decode(r: &mut BitReader<'_>, def: &PropDef) -> Result<Value, EntityError
         PropKind::VectorXY => Value::VectorXY([decode_float(r, def)?, decode_float(r, def)?]),
         PropKind::String => {
             let len = r.read(STRING_LENGTH_BITS)? as usize;
-            Value::String(r.read_bytes(len)?)
+            Value::String(r.read_bytes(len)?.into())
         }
         PropKind::Array => {
             let element = def
@@ -125,7 +141,7 @@ pub fn decode(r: &mut BitReader<'_>, def: &PropDef) -> Result<Value, EntityError
                     return Err(invalid(at, "an array element of no bits"));
                 }
             }
-            Value::Array(items)
+            Value::Array(items.into())
         }
         PropKind::DataTable | PropKind::Unknown(_) => {
             return Err(invalid(r.position(), "a prop type with no value"));
