@@ -831,8 +831,9 @@ pub fn snapshot_delta(data: &[u8]) {
 /// back to its bytes; an update or baseline of any bits against any tables decodes or
 /// fails cleanly; values the bit reader reads write back and read again the same.
 ///
-/// Input: a demo, or a byte choosing the branch, two bytes of the tables' length, the
-/// data tables frame, then the update's bits.
+/// Input: a demo, or a byte choosing the branch (its high bits: the update's baseline
+/// flags), four bytes of the tables' length, the data tables frame, then the update's
+/// bits (the first byte is also its entity count).
 pub fn source_entity(data: &[u8]) {
     use demokit::codec::bits::{BitReader, BitWriter};
     use demokit::source::entity::{
@@ -949,11 +950,11 @@ pub fn source_entity(data: &[u8]) {
         table_index_bits: 5,
         table_index_bits_known: true,
     };
-    if rest.len() < 2 {
+    let Some((len, rest)) = rest.split_first_chunk::<4>() else {
         return;
-    }
-    let len = usize::from(u16::from_le_bytes([rest[0], rest[1]])).min(rest.len() - 2);
-    let (frame, update) = rest[2..].split_at(len);
+    };
+    let len = (u32::from_le_bytes(*len) as usize).min(rest.len());
+    let (frame, update) = rest.split_at(len);
     let Ok(tables) = DataTables::decode(frame, protocol) else {
         return;
     };
