@@ -298,6 +298,10 @@ impl EntityState {
 
     /// Applies one `svc_PacketEntities`. `baselines` is the `instancebaseline` string
     /// table. The update must use exactly its bits.
+    ///
+    /// The layout follows `classes.protocol`, the protocol the data tables were read
+    /// with: Left 4 Dead 2's build, which decides the form of explicit deletes, comes from
+    /// a `svc_Print` of the signon, before the data tables frame.
     pub fn apply(
         &mut self,
         message: &PacketEntities,
