@@ -837,7 +837,7 @@ pub fn snapshot_delta(data: &[u8]) {
 pub fn source_entity(data: &[u8]) {
     use demokit::codec::bits::{BitReader, BitWriter};
     use demokit::source::entity::{
-        DataTables, EntityState, ServerClasses, decode_baseline, players,
+        DataTables, EntityState, ServerClasses, decode_baseline, players, temp_entities,
     };
     use demokit::source::net::message::PacketEntities;
     use demokit::source::net::{Branch, NetMessage, Protocol};
@@ -912,6 +912,11 @@ pub fn source_entity(data: &[u8]) {
                     state.learned(&messages);
                     for m in decoded {
                         let _ = state.apply(&m.message);
+                        if let (NetMessage::TempEntities(te), Some(classes)) =
+                            (&m.message, &classes)
+                        {
+                            let _ = temp_entities(te.count, &te.data, classes);
+                        }
                         if let (NetMessage::PacketEntities(update), Some(classes)) =
                             (&m.message, &classes)
                             && entities
@@ -970,6 +975,7 @@ pub fn source_entity(data: &[u8]) {
     for class in classes.classes.iter().take(4) {
         let _ = decode_baseline(&bits, class, protocol);
     }
+    let _ = temp_entities(selector & 0x3f, &bits, &classes);
     let mut entities = EntityState::new();
     for delta_from in [None, Some(1)] {
         let message = PacketEntities {

@@ -1,12 +1,13 @@
 //! Entities of every real Source demo: the data tables frame decodes and encodes back to
 //! its bytes, every class flattens, every instance baseline fills its bits, every
-//! `svc_PacketEntities` uses exactly its bits from the first packet to the last; and what
-//! the entities say about the players is what a person watching the demo would check.
+//! `svc_PacketEntities` and `svc_TempEntities` uses exactly its bits from the first packet
+//! to the last; and what the entities say about the players is what a person watching the
+//! demo would check.
 
 use crate::common;
 
 use demokit::source::entity::{
-    DataTables, EntityState, PlayerEntity, ServerClasses, decode_baseline, players,
+    DataTables, EntityState, PlayerEntity, ServerClasses, decode_baseline, players, temp_entities,
 };
 use demokit::source::net::NetMessage;
 use demokit::source::net::state::{NetState, TableChange};
@@ -29,6 +30,8 @@ struct Walk {
     deleted: usize,
     re_encoded_differently: bool,
     errors: Vec<String>,
+    temp_entities: usize,
+    temp_errors: Vec<String>,
 }
 
 /// Walks a demo's entities; `each` sees the players after every update.
@@ -81,6 +84,12 @@ fn walk(data: &[u8], mut each: impl FnMut(Option<ViewInfo>, &[PlayerEntity])) ->
                             dirty = true
                         }
                         _ => {}
+                    }
+                    if let (NetMessage::TempEntities(te), Some(classes)) = (m, &classes) {
+                        match temp_entities(te.count, &te.data, classes) {
+                            Ok(events) => w.temp_entities += events.len(),
+                            Err(e) => w.temp_errors.push(format!("frame at {at}: {e}")),
+                        }
                     }
                     let NetMessage::PacketEntities(update) = m else {
                         continue;
@@ -152,16 +161,16 @@ fn check_baselines(
 fn every_update_of_every_source_demo_decodes_exactly() {
     let demos = common::source_demos();
     let mut table = String::from(
-        "file | branch build | classes | props | baselines | updates | decoded | full | entered | left | deleted | errors\n",
+        "file | branch build | classes | props | baselines | updates | decoded | full | entered | left | deleted | temp entities | temp errors | errors\n",
     );
     let mut failures = Vec::new();
     for path in &demos {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let data = std::fs::read(path).unwrap();
-        let w = walk(&data, |_, _| {});
+        let mut w = walk(&data, |_, _| {});
         writeln!(
             table,
-            "{name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}",
+            "{name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}",
             w.branch,
             w.classes,
             w.props,
@@ -172,10 +181,13 @@ fn every_update_of_every_source_demo_decodes_exactly() {
             w.entered,
             w.left,
             w.deleted,
+            w.temp_entities,
+            w.temp_errors.len(),
             w.errors.len()
         )
         .unwrap();
         assert!(w.classes > 100 && w.baselines > 10, "{name}: {w:?}");
+        w.errors.extend(w.temp_errors.iter().cloned());
         if !w.errors.is_empty() || w.re_encoded_differently {
             failures.push(format!(
                 "{name}: re-encoded differently {}; {:?}",

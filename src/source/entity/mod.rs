@@ -7,13 +7,12 @@
 //! * [`class`]: each server class's flat prop list, in the order updates number it.
 //! * [`prop`]: how each prop type and flag sends a value, both directions.
 //! * [`update`]: `svc_PacketEntities` data applied to an [`EntityState`], with class and
-//!   instance baselines.
+//!   instance baselines; `svc_TempEntities` data as [`TempEntity`]s.
 //! * [`player`]: position, eye angles, team, health and life state of player entities.
 //!
 //! This layer takes its messages from [`net`](crate::source::net) (the updates, the
 //! `instancebaseline` string table) and the data tables frame from the container. It
-//! does not decode temporary entities, entity messages or user messages, nor CS:GO's
-//! protobuf tables. Updates apply to the latest state, not to the snapshot of the tick
+//! does not decode entity messages or user messages, nor CS:GO's protobuf tables. Updates apply to the latest state, not to the snapshot of the tick
 //! they name as their base: a recording's client acknowledges every tick, so the two are
 //! the same in demos.
 
@@ -29,4 +28,6 @@ pub use error::{EntityError, EntityErrorKind};
 pub use player::{OriginLayout, PlayerEntity, PlayerProps, origin, players};
 pub use prop::Value;
 pub use table::{ClassEntry, DataTables, PropFlags, PropKind, SendProp, SendTable, TableWidths};
-pub use update::{Entity, EntityState, UpdateCounts, UpdateLayout, decode_baseline};
+pub use update::{
+    Entity, EntityState, TempEntity, UpdateCounts, UpdateLayout, decode_baseline, temp_entities,
+};

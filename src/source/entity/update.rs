@@ -492,3 +492,72 @@ impl EntityState {
         Ok(values)
     }
 }
+
+/// One temporary entity of an `svc_TempEntities`: an effect with its class and props.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TempEntity {
+    /// The delay before the effect, in hundredths of a second.
+    pub delay: Option<u8>,
+    /// The server class id.
+    pub class: u16,
+    /// The props sent, by flat index.
+    pub props: Vec<(usize, Value)>,
+}
+
+/// Decodes the data of an `svc_TempEntities` of `count` entries (0: one reliable entry).
+/// Each entry names its class, or repeats the one before; its props are a prop list as
+/// entity updates send them. The data must be used to its last bit.
+pub fn temp_entities(
+    count: u8,
+    data: &Bits,
+    classes: &ServerClasses,
+) -> Result<Vec<TempEntity>, EntityError> {
+    let layout = UpdateLayout::of(classes.protocol);
+    let class_bits = classes.class_bits();
+    let mut r = data.reader();
+    let mut out = Vec::new();
+    let mut class: Option<&ServerClass> = None;
+    for _ in 0..count.max(1) {
+        let delay = if r.read_bool()? {
+            Some(r.read(8)? as u8)
+        } else {
+            None
+        };
+        if r.read_bool()? {
+            // The class id plus one.
+            let at = r.position();
+            let id = r.read(class_bits)?;
+            class = id
+                .checked_sub(1)
+                .and_then(|id| u16::try_from(id).ok())
+                .and_then(|id| classes.by_id(id));
+            if class.is_none() {
+                return Err(EntityError::new(at, EntityErrorKind::NoClass { class: id }));
+            }
+        }
+        let class = class.ok_or_else(|| {
+            EntityError::new(
+                r.position(),
+                EntityErrorKind::Invalid {
+                    what: "a temporary entity with no class",
+                },
+            )
+        })?;
+        let mut props = Vec::new();
+        read_props(&mut r, class, layout, |i, v| props.push((i, v)))?;
+        out.push(TempEntity {
+            delay,
+            class: class.id,
+            props,
+        });
+    }
+    if r.remaining() != 0 {
+        return Err(EntityError::new(
+            r.position(),
+            EntityErrorKind::LeftOver {
+                bits: r.remaining(),
+            },
+        ));
+    }
+    Ok(out)
+}
