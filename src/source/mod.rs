@@ -8,12 +8,13 @@
 //! * [`writer`]: writes any frame sequence; a rewrite of a real file is byte-identical.
 //! * [`net`]: the network messages inside signon and packet frames, for every engine
 //!   branch, decoded and encoded bit for bit; string tables and game events.
+//! * [`entity`]: send tables, server classes, entity updates and the players among the
+//!   entities.
 //!
-//! Entities (send tables and entity deltas) are not decoded yet: their messages carry them
-//! as bits.
 //! GoldSrc (`HLDEMO`) and Source 2 (`PBDEMS2`) demos are different formats; the reader
 //! names them and refuses them.
 
+pub mod entity;
 pub mod error;
 pub mod format;
 pub mod game;

@@ -39,6 +39,7 @@ fn check_of(target: &str) -> Option<fn(&[u8])> {
         "huffman" => fuzz_checks::huffman,
         "varint" => fuzz_checks::varint,
         "snapshot_delta" => fuzz_checks::snapshot_delta,
+        "source_entity" => fuzz_checks::source_entity,
         _ => return None,
     })
 }
@@ -58,7 +59,7 @@ fn every_fuzz_target_is_covered() {
         .filter_map(|l| l.strip_suffix('"'))
         .filter(|n| *n != "demokit-fuzz")
         .collect();
-    assert_eq!(targets.len(), 10, "targets in fuzz/Cargo.toml: {targets:?}");
+    assert_eq!(targets.len(), 11, "targets in fuzz/Cargo.toml: {targets:?}");
     for target in targets {
         assert!(
             check_of(target).is_some(),
@@ -106,7 +107,7 @@ fn fuzz_checks_hold_on_every_fixture() {
         let targets: &[&str] = match path.extension().and_then(|e| e.to_str()) {
             Some("demo") => &["twdemo_read", "twdemo_roundtrip", "twdemo_tools"],
             Some("teehistorian") => &["teehistorian_read", "teehistorian_roundtrip"],
-            Some("dem") => &["source_read", "source_roundtrip"],
+            Some("dem") => &["source_read", "source_roundtrip", "source_entity"],
             _ => continue,
         };
         for target in targets {

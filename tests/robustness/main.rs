@@ -18,6 +18,7 @@ mod malformed_corpus;
 mod msrv;
 mod serde_records;
 mod sink_failure;
+mod source_entity_noise;
 
 /// Counts allocations for the tests that bound memory (armed per thread, so tests running
 /// in parallel do not see each other's).

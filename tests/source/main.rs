@@ -7,6 +7,8 @@
 mod common;
 
 mod bad_input;
+mod entity;
+mod entity_props;
 mod game;
 mod net;
 mod net_props;

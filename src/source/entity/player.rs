@@ -1,0 +1,250 @@
+//! Players as entities: position, view angles, team, health and life state, read from
+//! the props each game's player class has.
+//!
+//! A class is a player class when its props include `DT_BasePlayer`'s (`CTFPlayer`,
+//! `CPortal_Player`, `CTerrorPlayer` and Left 4 Dead 2's `SurvivorBot`, `CHL2_Player`,
+//! ...). Its props are found by name once, when the classes are flattened
+//! ([`PlayerProps`]); reading a player is then a few lookups by index.
+//!
+//! Games send some of these twice: TF2, Portal 2 and both Left 4 Dead games send the
+//! origin and eye angles in a table for the recording player (`...LocalPlayerExclusive`,
+//! full precision) and another for everyone else (`...NonLocalPlayerExclusive`). The copy
+//! sent most recently is the one in use. An origin may be a `VectorXY` with its height in
+//! the sibling prop `m_vecOrigin[2]`, and in Left 4 Dead 2 and Portal 2 an offset inside
+//! a cell of the entity's `m_cellX/Y/Z` grid (`m_cellbits` wide).
+
+use super::class::{ServerClass, ServerClasses};
+use super::prop::Value;
+use super::table::{PropFlags, PropKind};
+use super::update::{Entity, EntityState};
+
+/// `MAX_COORD_INTEGER`: cell coordinates count from the world's low corner.
+pub const MAX_COORD_INTEGER: f32 = 16384.0;
+/// The cell width in bits when the entity sends none.
+pub const DEFAULT_CELL_BITS: i64 = 5;
+
+/// Where one copy of the origin is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OriginProps {
+    /// The `Vector` or `VectorXY` prop.
+    pub xy: usize,
+    /// The height prop when `xy` is a `VectorXY`.
+    pub z: Option<usize>,
+    /// Whether the values are offsets inside cells.
+    pub cell: bool,
+}
+
+/// Where one copy of the eye angles is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AngleProps {
+    /// Pitch and yaw as two floats (`m_angEyeAngles[0]`, `m_angEyeAngles[1]`).
+    Pair(usize, usize),
+    /// One vector of pitch, yaw, roll.
+    Vector(usize),
+}
+
+/// Where a class's origin is: every copy of `m_vecOrigin` and the cell it lies in.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OriginLayout {
+    /// Each copy of the origin.
+    pub origins: Vec<OriginProps>,
+    /// `m_cellbits`, `m_cellX`, `m_cellY`, `m_cellZ`.
+    pub cells: Option<[usize; 4]>,
+}
+
+impl OriginLayout {
+    /// The origin props of `class`.
+    pub fn of(classes: &ServerClasses, class: &ServerClass) -> Self {
+        let named = |name: &str| classes.find(class, None, name);
+        let mut layout = OriginLayout::default();
+        for (i, p) in class.props.iter().enumerate() {
+            if classes.send_prop(p).name.as_bytes() != b"m_vecOrigin" {
+                continue;
+            }
+            let cell = p.def.flags.0
+                & (PropFlags::CELL_COORD
+                    | PropFlags::CELL_COORD_LOWPRECISION
+                    | PropFlags::CELL_COORD_INTEGRAL)
+                != 0;
+            let z = match p.def.kind {
+                PropKind::Vector => None,
+                PropKind::VectorXY => match sibling(classes, class, i, "m_vecOrigin[2]") {
+                    Some(z) => Some(z),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            layout.origins.push(OriginProps { xy: i, z, cell });
+        }
+        if let (Some(bits), Some(x), Some(y), Some(z)) = (
+            named("m_cellbits"),
+            named("m_cellX"),
+            named("m_cellY"),
+            named("m_cellZ"),
+        ) {
+            layout.cells = Some([bits, x, y, z]);
+        }
+        layout
+    }
+
+    /// The world position of entity `e` of this class: the copy of the origin sent most
+    /// recently.
+    pub fn origin(&self, e: &Entity) -> Option<[f32; 3]> {
+        let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
+        let stamp = |i: usize| e.changed.get(i).copied().unwrap_or(0);
+        self.origins
+            .iter()
+            .filter_map(|o| {
+                let (xyz, stamp) = match (value(o.xy)?, o.z) {
+                    (Value::Vector(v), _) => (*v, stamp(o.xy)),
+                    (Value::VectorXY([x, y]), Some(z)) => {
+                        ([*x, *y, value(z)?.as_float()?], stamp(o.xy).max(stamp(z)))
+                    }
+                    _ => return None,
+                };
+                let xyz = if o.cell { self.in_world(e, xyz)? } else { xyz };
+                Some((stamp, xyz))
+            })
+            .max_by_key(|&(stamp, _)| stamp)
+            .map(|(_, xyz)| xyz)
+    }
+
+    /// A cell offset turned into world coordinates: `cell * 2^cellbits - 16384 + offset`.
+    fn in_world(&self, e: &Entity, offset: [f32; 3]) -> Option<[f32; 3]> {
+        let [bits, x, y, z] = self.cells?;
+        let int = |i: usize| e.values.get(i)?.as_ref()?.as_int();
+        let bits = int(bits).unwrap_or(DEFAULT_CELL_BITS).clamp(0, 20);
+        let width = (1i64 << bits) as f32;
+        let mut out = [0.0; 3];
+        for (axis, cell) in [x, y, z].into_iter().enumerate() {
+            out[axis] = int(cell)? as f32 * width - MAX_COORD_INTEGER + offset[axis];
+        }
+        Some(out)
+    }
+}
+
+/// The prop `name` declared in the same table as prop `of`.
+fn sibling(classes: &ServerClasses, class: &ServerClass, of: usize, name: &str) -> Option<usize> {
+    let table = class.props[of].table;
+    class
+        .props
+        .iter()
+        .position(|p| p.table == table && classes.send_prop(p).name.as_bytes() == name.as_bytes())
+}
+
+/// The world position of any entity whose class sends an origin.
+pub fn origin(entity: &Entity, classes: &ServerClasses) -> Option<[f32; 3]> {
+    classes.by_id(entity.class)?.origin.origin(entity)
+}
+
+/// The flat indexes of a player class's props (the origin is the class's
+/// [`OriginLayout`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PlayerProps {
+    /// Each copy of the eye angles.
+    pub angles: Vec<AngleProps>,
+    /// `m_iTeamNum`.
+    pub team: Option<usize>,
+    /// `m_iHealth`.
+    pub health: Option<usize>,
+    /// `m_lifeState`.
+    pub life_state: Option<usize>,
+}
+
+impl PlayerProps {
+    /// The player props of class `index`, or `None` when it is not a player class.
+    pub fn of(classes: &ServerClasses, index: usize) -> Option<Self> {
+        let class = &classes.classes[index];
+        let named = |name: &str| classes.find(class, None, name);
+        if !class
+            .props
+            .iter()
+            .any(|p| classes.table_name(p) == b"DT_BasePlayer")
+        {
+            return None;
+        }
+        let mut player = PlayerProps {
+            team: named("m_iTeamNum"),
+            health: named("m_iHealth"),
+            life_state: named("m_lifeState"),
+            ..Default::default()
+        };
+        for (i, p) in class.props.iter().enumerate() {
+            let name = classes.send_prop(p).name.as_bytes();
+            if name == b"m_angEyeAngles[0]" {
+                if let Some(yaw) = sibling(classes, class, i, "m_angEyeAngles[1]") {
+                    player.angles.push(AngleProps::Pair(i, yaw));
+                }
+            } else if name == b"m_angEyeAngles" && p.def.kind == PropKind::Vector {
+                player.angles.push(AngleProps::Vector(i));
+            }
+        }
+        Some(player)
+    }
+}
+
+/// One player entity's state at a tick.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct PlayerEntity {
+    /// The entity index (1 and up: the player's slot plus one).
+    pub index: usize,
+    /// The class name.
+    pub class: String,
+    /// Whether the entity is in the PVS.
+    pub in_pvs: bool,
+    /// The world position.
+    pub origin: Option<[f32; 3]>,
+    /// Pitch and yaw in degrees.
+    pub eye_angles: Option<[f32; 2]>,
+    /// `m_iTeamNum`.
+    pub team: Option<i64>,
+    /// `m_iHealth`.
+    pub health: Option<i64>,
+    /// `m_lifeState`: 0 alive, 1 dying, 2 dead (TF2: 3 respawnable).
+    pub life_state: Option<i64>,
+}
+
+/// Every player entity the state holds, in index order.
+pub fn players(state: &EntityState, classes: &ServerClasses) -> Vec<PlayerEntity> {
+    state
+        .entities()
+        .filter_map(|(index, entity)| {
+            let class = classes.by_id(entity.class)?;
+            let props = class.player.as_ref()?;
+            Some(player(index, entity, class, props))
+        })
+        .collect()
+}
+
+fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) -> PlayerEntity {
+    let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
+    let int = |i: Option<usize>| i.and_then(value).and_then(Value::as_int);
+    let stamp = |i: usize| e.changed.get(i).copied().unwrap_or(0);
+    let origin = class.origin.origin(e);
+    let eye_angles = props
+        .angles
+        .iter()
+        .filter_map(|a| match *a {
+            AngleProps::Pair(p, y) => Some((
+                stamp(p).max(stamp(y)),
+                [value(p)?.as_float()?, value(y)?.as_float()?],
+            )),
+            AngleProps::Vector(i) => match value(i)? {
+                Value::Vector([p, y, _]) => Some((stamp(i), [*p, *y])),
+                _ => None,
+            },
+        })
+        .max_by_key(|&(stamp, _)| stamp)
+        .map(|(_, a)| a);
+    PlayerEntity {
+        index,
+        class: class.name.clone(),
+        in_pvs: e.in_pvs,
+        origin,
+        eye_angles,
+        team: int(props.team),
+        health: int(props.health),
+        life_state: int(props.life_state),
+    }
+}
