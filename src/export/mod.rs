@@ -934,7 +934,7 @@ impl Exporter {
             });
             self.flush(false, sink);
         }
-        let wants_log = [Table::Chat, Table::Players, Table::Events]
+        let wants_log = [Table::Chat, Table::Players, Table::Events, Table::Ticks]
             .into_iter()
             .any(|t| self.wants(t));
         if wants_log || self.wants(Table::GameEvents) {
@@ -951,18 +951,42 @@ impl Exporter {
         ending: &mut Ending,
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) {
+        use crate::source::game::{Item, Walk};
         let typed = self.wants(Table::GameEvents);
+        let positions = self.wants(Table::Ticks);
+        let options = Walk {
+            entities: positions,
+            ..Walk::default()
+        };
         let mut rows = Vec::new();
-        let walked = crate::source::game::game_log_reader_with(data, |item| {
-            if let crate::source::game::Item::Event(event) = item
-                && typed
-            {
+        // The players' positions: (tick, slot, x, y, health), and the names by slot.
+        let mut ticks: Vec<(i32, i32, i32, i32, Option<i32>)> = Vec::new();
+        let mut names: Vec<(i32, String)> = Vec::new();
+        let selection = &self.selection;
+        let walked = crate::source::game::game_log_reader_with(data, options, |item| match item {
+            Item::Event(event) if typed => {
                 let values = serde_json::to_value(event)
                     .ok()
                     .and_then(|mut v| v.get_mut("values").map(std::mem::take))
                     .unwrap_or_default();
                 rows.push((event.tick, event.name().into_owned(), values.to_string()));
             }
+            Item::Join { slot, player, .. } | Item::Rename { slot, player, .. } => {
+                names.retain(|n| n.0 != *slot);
+                names.push((*slot, player.name.clone()));
+            }
+            Item::Players { tick, players } => {
+                for p in players.iter().filter(|p| p.in_pvs) {
+                    let slot = p.index as i32 - 1;
+                    if let Some([x, y, _]) = p.origin
+                        && selection.keeps(*tick, slot)
+                    {
+                        let health = p.health.and_then(|h| i32::try_from(h).ok());
+                        ticks.push((*tick, slot, x.round() as i32, y.round() as i32, health));
+                    }
+                }
+            }
+            _ => {}
         });
         let (log, error) = match walked {
             Ok(walked) => walked,
@@ -977,6 +1001,27 @@ impl Exporter {
             && ending.error.is_none()
         {
             *ending = Ending::at(&e, e.offset());
+        }
+        for &(tick, slot, x, y, health) in &ticks {
+            let name = names
+                .iter()
+                .find(|n| n.0 == slot)
+                .map_or("", |n| n.1.as_str());
+            self.ticks.push(&TickRow {
+                path,
+                tick,
+                client_id: slot,
+                name,
+                x,
+                y,
+                vel_x: None,
+                vel_y: None,
+                weapon: None,
+                weapon_name: None,
+                health,
+                armor: None,
+            });
+            self.flush(false, sink);
         }
         for (tick, name, values) in &rows {
             self.game_events.push(&GameEventRow {

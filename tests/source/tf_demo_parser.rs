@@ -191,3 +191,97 @@ fn players_chat_and_events_match_tf_demo_parser() {
         );
     }
 }
+
+/// The players' positions, after the last packet of every tick, agree with
+/// tf-demo-parser's game state (`GameStateAnalyser`, stepped packet by packet) on every TF2
+/// demo: x and y within 1/32 unit, health exactly.
+///
+/// Height is compared within 1/8 unit (the low-precision coordinate's step) and its
+/// differences counted: in `tf2_cp_gullywash_small.dem` ours reads 298.03125 where
+/// tf-demo-parser and the demo's own recorded view origin read 298.0. Which copy of
+/// `m_vecOrigin[2]` (the local player's full float or the others' low-precision
+/// coordinate) gives the height is an open question of the entity layer, which this test
+/// reports rather than hides.
+#[test]
+fn player_positions_match_tf_demo_parser_per_tick() {
+    use demokit::source::game::{Walk, walk_reader_with};
+    use tf_demo_parser::demo::parser::gamestateanalyser::GameStateAnalyser;
+
+    type Positions = BTreeMap<u32, Vec<(usize, [f32; 3], Option<i64>)>>;
+    for (name, data) in tf2_demos() {
+        // Theirs: the players after the last packet of each tick.
+        let demo = Demo::new(&data);
+        let (_, mut ticker) =
+            DemoParser::new_all_with_analyser(demo.get_stream(), GameStateAnalyser::new())
+                .ticker()
+                .unwrap();
+        let mut theirs: Positions = BTreeMap::new();
+        while ticker.tick().unwrap() {
+            let state = ticker.state();
+            let players = state
+                .players
+                .iter()
+                .map(|p| {
+                    let entity = u32::from(p.entity) as usize;
+                    let health = Some(i64::from(p.health));
+                    (entity, [p.position.x, p.position.y, p.position.z], health)
+                })
+                .collect();
+            theirs.insert(u32::from(state.tick), players);
+        }
+        // Ours, the same way.
+        let mut ours: Positions = BTreeMap::new();
+        let end = walk_reader_with(&data[..], Walk::entities(), |item| {
+            if let Item::Players { tick, players } = item
+                && let Ok(tick) = u32::try_from(tick)
+            {
+                let players = players
+                    .iter()
+                    .filter_map(|p| Some((p.index, p.origin?, p.health)))
+                    .collect();
+                ours.insert(tick, players);
+            }
+        })
+        .unwrap();
+        assert!(end.error.is_none(), "{name}: {:?}", end.error);
+        let (mut compared, mut moved, mut heights_apart) = (0, 0, 0);
+        let mut last = None;
+        for (tick, players) in &ours {
+            let Some(theirs) = theirs.get(tick) else {
+                continue;
+            };
+            for (index, origin, health) in players {
+                let Some((_, position, their_health)) = theirs.iter().find(|p| p.0 == *index)
+                else {
+                    continue;
+                };
+                for axis in 0..2 {
+                    assert!(
+                        (origin[axis] - position[axis]).abs() <= 1.0 / 32.0,
+                        "{name}: tick {tick}, entity {index}: {origin:?} against {position:?}"
+                    );
+                }
+                let height = (origin[2] - position[2]).abs();
+                assert!(
+                    height <= 1.0 / 8.0,
+                    "{name}: tick {tick}: {origin:?} {position:?}"
+                );
+                heights_apart += usize::from(height > 0.0);
+                if health.is_some() {
+                    assert_eq!(health, their_health, "{name}: tick {tick} health");
+                }
+                moved += usize::from(last.is_some_and(|l| l != *origin));
+                last = Some(*origin);
+                compared += 1;
+            }
+        }
+        assert!(
+            compared > 50 && moved > 10,
+            "{name}: {compared} compared, {moved} moves"
+        );
+        println!(
+            "{name}: {compared} player positions agree ({moved} moves; heights apart by at \
+             most 1/8: {heights_apart})"
+        );
+    }
+}

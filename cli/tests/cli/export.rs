@@ -158,12 +158,25 @@ fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
             let demo = SourceSlice::parse(&data).unwrap();
             add("frames", demo.frames().count());
             let mut typed = 0;
-            let (log, error) = demokit::source::game::game_log_reader_with(&data[..], |item| {
-                typed += usize::from(matches!(item, demokit::source::game::Item::Event(_)));
-            })
+            let mut positions = 0;
+            let (log, error) = demokit::source::game::game_log_reader_with(
+                &data[..],
+                demokit::source::game::Walk::entities(),
+                |item| match item {
+                    demokit::source::game::Item::Event(_) => typed += 1,
+                    demokit::source::game::Item::Players { players, .. } => {
+                        positions += players
+                            .iter()
+                            .filter(|p| p.in_pvs && p.origin.is_some())
+                            .count()
+                    }
+                    _ => {}
+                },
+            )
             .unwrap();
             assert!(error.is_none());
             add("game_events", typed);
+            add("ticks", positions);
             add("chat", log.chat.len());
             add("players", log.players.len());
         }

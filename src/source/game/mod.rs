@@ -7,9 +7,10 @@
 //! [`walk_reader`] streams a demo and hands out [`Item`]s in order: players joining,
 //! leaving and renaming (from the `userinfo` table), chat lines (`SayText`, `SayText2` and
 //! `player_say` events), every game event typed by the demo's own descriptors, and server
-//! text (`TextMsg`, `svc_Print`). [`game_log_reader`] gathers them into the
-//! [`GameLog`] all formats share. Memory holds one frame and the client's tables, whatever
-//! the demo's length. Entities (positions, health) are not read here.
+//! text (`TextMsg`, `svc_Print`); with [`Walk::entities`] also the players' entities
+//! (position, view angles, team, health, life state) after every packet. [`game_log_reader`]
+//! gathers them into the [`GameLog`] all formats share. Memory holds one frame, the
+//! client's tables and its entities, whatever the demo's length.
 
 pub mod player;
 pub mod user_message;
@@ -17,6 +18,7 @@ pub mod user_message;
 pub use player::PlayerInfo;
 pub use user_message::{SayText, SayText2, TextMessages, TextMsg};
 
+use super::entity::{DataTables, EntityError, EntityState, PlayerEntity, ServerClasses, players};
 use super::net::game_event::{EventDescriptor, EventValue};
 use super::net::state::{NetState, TableChange};
 use super::net::string_table::StringTableError;
@@ -52,6 +54,16 @@ pub enum GameError {
         /// What went wrong.
         error: StringTableError,
     },
+    /// A frame's entities could not be decoded.
+    #[error("at byte {offset} (tick {tick}), entities: {error}")]
+    Entity {
+        /// The frame's offset.
+        offset: u64,
+        /// The frame's tick.
+        tick: i32,
+        /// What went wrong.
+        error: EntityError,
+    },
     /// The demo's network protocol is not one this layer decodes (CS:GO's protobuf
     /// messages among them).
     #[error(
@@ -73,7 +85,9 @@ impl GameError {
     pub fn offset(&self) -> u64 {
         match self {
             GameError::Read(e) => e.offset,
-            GameError::Net { offset, .. } | GameError::Table { offset, .. } => *offset,
+            GameError::Net { offset, .. }
+            | GameError::Table { offset, .. }
+            | GameError::Entity { offset, .. } => *offset,
             GameError::Unsupported { .. } => 0,
         }
     }
@@ -194,6 +208,14 @@ pub enum Item<'a> {
     Chat(&'a SourceChat),
     /// A game event.
     Event(SourceEvent<'a>),
+    /// The players' entities after a packet's entity updates (only when the walk follows
+    /// entities, [`Walk::entities`]).
+    Players {
+        /// The tick.
+        tick: i32,
+        /// Every player entity there is, in PVS or not.
+        players: &'a [PlayerEntity],
+    },
     /// Server text: a `TextMsg` or a `svc_Print`.
     Text {
         /// The tick.
@@ -206,14 +228,14 @@ pub enum Item<'a> {
 }
 
 /// The walk's state between frames.
-struct Walk {
+struct WalkState {
     state: NetState,
     messages: TextMessages,
     players: Vec<Option<PlayerInfo>>,
     userinfo: Option<usize>,
 }
 
-impl Walk {
+impl WalkState {
     /// The slot of a user id.
     fn slot_of(&self, user_id: i64) -> Option<usize> {
         self.players
@@ -400,10 +422,32 @@ pub struct WalkEnd {
     pub error: Option<GameError>,
 }
 
+/// What a walk reads beyond the messages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Walk {
+    /// Follow the entities and hand out [`Item::Players`] after every packet with entity
+    /// updates (costs the entity decoding).
+    pub entities: bool,
+}
+
+impl Walk {
+    /// A walk that follows the entities too.
+    pub fn entities() -> Walk {
+        Walk { entities: true }
+    }
+}
+
 /// Streams a demo's game layer to `each`, in order. An error reading the header or an
 /// unsupported protocol fails the walk; a later one ends it early ([`WalkEnd::error`]).
-pub fn walk_reader<R: Read>(
+pub fn walk_reader<R: Read>(reader: R, each: impl FnMut(Item<'_>)) -> Result<WalkEnd, GameError> {
+    walk_reader_with(reader, Walk::default(), each)
+}
+
+/// [`walk_reader`] reading what `options` asks for.
+pub fn walk_reader_with<R: Read>(
     reader: R,
+    options: Walk,
     mut each: impl FnMut(Item<'_>),
 ) -> Result<WalkEnd, GameError> {
     let mut reader = SourceReader::new(reader)?;
@@ -416,7 +460,7 @@ pub fn walk_reader<R: Read>(
         });
     };
     let game_dir = header.game_dir.to_string_lossy();
-    let mut walk = Walk {
+    let mut walk = WalkState {
         messages: TextMessages::of(state.protocol, &game_dir),
         state,
         players: Vec::new(),
@@ -424,6 +468,9 @@ pub fn walk_reader<R: Read>(
     };
     let mut decoded = Vec::new();
     let mut end = WalkEnd::default();
+    let mut classes: Option<ServerClasses> = None;
+    let mut entities = EntityState::new();
+    let mut player_list: Vec<PlayerEntity>;
     while let Some(frame) = reader.next() {
         let frame = match frame {
             Ok(frame) => frame,
@@ -441,6 +488,30 @@ pub fn walk_reader<R: Read>(
         let offset = frame.offset;
         end.last_tick = end.last_tick.max(tick);
         match &frame.frame.body {
+            Body::DataTables(data) if options.entities => {
+                let read = DataTables::decode(data, walk.state.protocol)
+                    .map_err(|error| GameError::Net {
+                        offset,
+                        tick,
+                        error,
+                    })
+                    .and_then(|tables| {
+                        ServerClasses::new(tables, walk.state.protocol).map_err(|error| {
+                            GameError::Entity {
+                                offset,
+                                tick,
+                                error,
+                            }
+                        })
+                    });
+                match read {
+                    Ok(read) => classes = Some(read),
+                    Err(e) => {
+                        end.error = Some(e);
+                        return Ok(end);
+                    }
+                }
+            }
             Body::StringTables(data) => {
                 if let Err(error) = walk.state.apply_string_tables_frame(data) {
                     end.error = Some(GameError::Net {
@@ -473,11 +544,35 @@ pub fn walk_reader<R: Read>(
                     }
                 }
                 walk.state.learned(&messages);
+                let mut updated = false;
                 for message in &decoded {
                     if let Some(stop) = walk.message(offset, tick, message, &mut each) {
                         end.error = Some(stop);
                         return Ok(end);
                     }
+                    if let (NetMessage::PacketEntities(update), Some(classes)) = (message, &classes)
+                    {
+                        let baselines = walk
+                            .state
+                            .table_index("instancebaseline")
+                            .map(|t| &walk.state.tables[t]);
+                        if let Err(error) = entities.apply(update, classes, baselines) {
+                            end.error = Some(GameError::Entity {
+                                offset,
+                                tick,
+                                error,
+                            });
+                            return Ok(end);
+                        }
+                        updated = true;
+                    }
+                }
+                if let (true, Some(classes)) = (updated, &classes) {
+                    player_list = players(&entities, classes);
+                    each(Item::Players {
+                        tick,
+                        players: &player_list,
+                    });
                 }
             }
             _ => {}
@@ -486,7 +581,7 @@ pub fn walk_reader<R: Read>(
     Ok(end)
 }
 
-impl Walk {
+impl WalkState {
     /// Applies one message and hands out what it says; an error ends the walk.
     fn message(
         &mut self,
@@ -571,19 +666,21 @@ impl Walk {
 /// chat's `team` is 0 for everyone and 1 for a team channel; kills carry the weapon's
 /// name in `text`.
 pub fn game_log_reader<R: Read>(reader: R) -> Result<(GameLog, Option<GameError>), GameError> {
-    game_log_reader_with(reader, |_| {})
+    game_log_reader_with(reader, Walk::default(), |_| {})
 }
 
-/// [`game_log_reader`] that also hands every item to `each`, for a reader that wants the
-/// log and the typed events of one walk.
+/// [`game_log_reader`] that reads what `options` asks for and also hands every item to
+/// `each`, for a reader that wants the log, the typed events and the players' entities of
+/// one walk.
 pub fn game_log_reader_with<R: Read>(
     reader: R,
+    options: Walk,
     mut each: impl FnMut(&Item<'_>),
 ) -> Result<(GameLog, Option<GameError>), GameError> {
     let mut log = GameLogBuilder::new();
     // User ids to slots and names, for events, which name players by user id.
     let mut users: Vec<(i64, i32, String)> = Vec::new();
-    let end = walk_reader(reader, |item| {
+    let end = walk_reader_with(reader, options, |item| {
         each(&item);
         log_item(&mut log, &mut users, item)
     })?;
@@ -658,6 +755,6 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
                 _ => {}
             }
         }
-        Item::Text { .. } => {}
+        Item::Text { .. } | Item::Players { .. } => {}
     }
 }
