@@ -207,9 +207,9 @@ def test_a_source_demo_gives_its_players_chat_and_typed_game_events():
     assert rec.players().column("name").to_pylist() == ["adok1n", "Francis", "Louis", "Bill"]
     events = rec.game_events()
     assert events.num_rows > 0
-    spawns = events.filter(pc.equal(events.column("name"), "player_spawn"))
-    assert spawns.num_rows > 0
-    assert "userid" in json.loads(spawns.column("values")[0].as_py())
+    teams = events.filter(pc.equal(events.column("name"), "player_team"))
+    assert teams.num_rows == 4
+    assert json.loads(teams.column("values")[0].as_py())["team"] == 2
     chat = demokit.open(ROOT / "fixtures" / "source" / "l4d2_2100_v2220.dem").chat()
     assert chat.column("name").to_pylist() == ["aciidz"]
 
