@@ -8,8 +8,8 @@
 //!
 //! Games send some of these twice: TF2, Portal 2 and both Left 4 Dead games send the
 //! origin and eye angles in a table for the recording player (`...LocalPlayerExclusive`,
-//! full precision) and another for everyone else (`...NonLocalPlayerExclusive`). The copy
-//! sent most recently is the one in use. An origin may be a `VectorXY` with its height in
+//! full precision) and another for everyone else (`...NonLocalPlayerExclusive`). Both
+//! write the same client variable, so each coordinate is the one written last. An origin may be a `VectorXY` with its height in
 //! the sibling prop `m_vecOrigin[2]`, and in Left 4 Dead 2 and Portal 2 an offset inside
 //! a cell of the entity's `m_cellX/Y/Z` grid (`m_cellbits` wide).
 
@@ -87,39 +87,68 @@ impl OriginLayout {
         layout
     }
 
-    /// The world position of entity `e` of this class: the copy of the origin sent most
-    /// recently.
+    /// The world position of entity `e` of this class.
+    ///
+    /// Every copy of the origin writes the same variable on the client, so each
+    /// coordinate is the one written last: by the copy sent in the latest update, and
+    /// within one update by the later prop, as props apply in flat order. A `VectorXY`
+    /// and its height prop are separate writes: a player moving on flat ground sends a
+    /// new x and y in its local copy while the height last written may be the other
+    /// copy's (TF2 players stand 1/32 above the floor, which the low-precision copy
+    /// rounds away: the engine shows the rounded height).
     pub fn origin(&self, e: &Entity) -> Option<[f32; 3]> {
         let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
-        let stamp = |i: usize| e.changed.get(i).copied().unwrap_or(0);
-        self.origins
-            .iter()
-            .filter_map(|o| {
-                let (xyz, stamp) = match (value(o.xy)?, o.z) {
-                    (Value::Vector(v), _) => (*v, stamp(o.xy)),
-                    (Value::VectorXY([x, y]), Some(z)) => {
-                        ([*x, *y, value(z)?.as_float()?], stamp(o.xy).max(stamp(z)))
+        let written = |i: usize| (e.changed.get(i).copied().unwrap_or(0), i);
+        let mut last: [Option<((u32, usize), f32)>; 3] = [None; 3];
+        let mut write = |axis: usize, at: (u32, usize), v: f32| {
+            if last[axis].is_none_or(|(before, _)| at >= before) {
+                last[axis] = Some((at, v));
+            }
+        };
+        for o in &self.origins {
+            let world = |axis: usize, v: f32| {
+                if o.cell {
+                    self.in_world(e, axis, v)
+                } else {
+                    Some(v)
+                }
+            };
+            match value(o.xy) {
+                Some(Value::Vector(v)) => {
+                    for (axis, &v) in v.iter().enumerate() {
+                        if let Some(v) = world(axis, v) {
+                            write(axis, written(o.xy), v);
+                        }
                     }
-                    _ => return None,
-                };
-                let xyz = if o.cell { self.in_world(e, xyz)? } else { xyz };
-                Some((stamp, xyz))
-            })
-            .max_by_key(|&(stamp, _)| stamp)
-            .map(|(_, xyz)| xyz)
+                }
+                Some(Value::VectorXY(v)) => {
+                    for (axis, &v) in v.iter().enumerate() {
+                        if let Some(v) = world(axis, v) {
+                            write(axis, written(o.xy), v);
+                        }
+                    }
+                    let height = o.z.and_then(|z| Some((z, value(z)?.as_float()?)));
+                    if let Some((z, v)) = height
+                        && let Some(v) = world(2, v)
+                    {
+                        write(2, written(z), v);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some([last[0]?.1, last[1]?.1, last[2]?.1])
     }
 
-    /// A cell offset turned into world coordinates: `cell * 2^cellbits - 16384 + offset`.
-    fn in_world(&self, e: &Entity, offset: [f32; 3]) -> Option<[f32; 3]> {
+    /// A cell offset on `axis` turned into a world coordinate:
+    /// `cell * 2^cellbits - 16384 + offset`.
+    fn in_world(&self, e: &Entity, axis: usize, offset: f32) -> Option<f32> {
         let [bits, x, y, z] = self.cells?;
         let int = |i: usize| e.values.get(i)?.as_ref()?.as_int();
         let bits = int(bits).unwrap_or(DEFAULT_CELL_BITS).clamp(0, 20);
         let width = (1i64 << bits) as f32;
-        let mut out = [0.0; 3];
-        for (axis, cell) in [x, y, z].into_iter().enumerate() {
-            out[axis] = int(cell)? as f32 * width - MAX_COORD_INTEGER + offset[axis];
-        }
-        Some(out)
+        let cell = int([x, y, z][axis])?;
+        Some(cell as f32 * width - MAX_COORD_INTEGER + offset)
     }
 }
 
@@ -220,23 +249,37 @@ pub fn players(state: &EntityState, classes: &ServerClasses) -> Vec<PlayerEntity
 fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) -> PlayerEntity {
     let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
     let int = |i: Option<usize>| i.and_then(value).and_then(Value::as_int);
-    let stamp = |i: usize| e.changed.get(i).copied().unwrap_or(0);
+    let written = |i: usize| (e.changed.get(i).copied().unwrap_or(0), i);
     let origin = class.origin.origin(e);
-    let eye_angles = props
-        .angles
-        .iter()
-        .filter_map(|a| match *a {
-            AngleProps::Pair(p, y) => Some((
-                stamp(p).max(stamp(y)),
-                [value(p)?.as_float()?, value(y)?.as_float()?],
-            )),
-            AngleProps::Vector(i) => match value(i)? {
-                Value::Vector([p, y, _]) => Some((stamp(i), [*p, *y])),
-                _ => None,
-            },
-        })
-        .max_by_key(|&(stamp, _)| stamp)
-        .map(|(_, a)| a);
+    // Like the origin's copies, each angle is the one written last.
+    let mut last: [Option<((u32, usize), f32)>; 2] = [None; 2];
+    let mut write = |axis: usize, at: (u32, usize), v: f32| {
+        if last[axis].is_none_or(|(before, _)| at >= before) {
+            last[axis] = Some((at, v));
+        }
+    };
+    for a in &props.angles {
+        match *a {
+            AngleProps::Pair(p, y) => {
+                if let Some(v) = value(p).and_then(Value::as_float) {
+                    write(0, written(p), v);
+                }
+                if let Some(v) = value(y).and_then(Value::as_float) {
+                    write(1, written(y), v);
+                }
+            }
+            AngleProps::Vector(i) => {
+                if let Some(Value::Vector([p, y, _])) = value(i) {
+                    write(0, written(i), *p);
+                    write(1, written(i), *y);
+                }
+            }
+        }
+    }
+    let eye_angles = match last {
+        [Some((_, p)), Some((_, y))] => Some([p, y]),
+        _ => None,
+    };
     PlayerEntity {
         index,
         class: class.name.clone(),
