@@ -158,9 +158,12 @@ impl<'a> BitReader<'a> {
             out.copy_from_slice(&self.data[start..start + out.len()]);
             self.pos += out.len() * 8;
         } else {
-            for byte in out {
-                *byte = self.read(8)? as u8;
+            let start = self.pos / 8;
+            let shift = self.pos % 8;
+            for (i, byte) in out.iter_mut().enumerate() {
+                *byte = self.byte_at(start + i, shift);
             }
+            self.pos += out.len() * 8;
         }
         Ok(())
     }
@@ -177,26 +180,64 @@ impl<'a> BitReader<'a> {
     /// stream ends before a NUL.
     pub fn read_string(&mut self) -> Result<Vec<u8>, BitsEnded> {
         let at = self.pos;
-        let mut out = Vec::new();
-        loop {
-            let byte = self.read(8).map_err(|_| BitsEnded {
-                at,
-                wanted: self.end - at + 8,
-                end: self.end,
-            })? as u8;
-            if byte == 0 {
-                return Ok(out);
-            }
-            out.push(byte);
+        let ended = BitsEnded {
+            at,
+            wanted: self.end - at + 8,
+            end: self.end,
+        };
+        let whole = (self.end - at) / 8;
+        let shift = at % 8;
+        let start = at / 8;
+        let len = if shift == 0 {
+            // Byte-aligned (most strings): a search for the NUL in place.
+            self.data[start..start + whole]
+                .iter()
+                .position(|&b| b == 0)
+                .ok_or(ended)?
+        } else {
+            (0..whole)
+                .position(|i| self.byte_at(start + i, shift) == 0)
+                .ok_or(ended)?
+        };
+        let mut out = Vec::with_capacity(len);
+        self.extend_bytes(len, &mut out);
+        self.pos += 8;
+        Ok(out)
+    }
+
+    /// The byte made of the high `8 - shift` bits of `data[i]` and the low `shift` bits
+    /// of `data[i + 1]` (zeros past the data).
+    #[inline]
+    fn byte_at(&self, i: usize, shift: usize) -> u8 {
+        let low = self.data[i] >> shift;
+        let high = self.data.get(i + 1).map_or(0, |&b| b << (8 - shift));
+        low | high
+    }
+
+    /// Appends the next `len` whole bytes (checked by the caller) to `out` and steps over
+    /// them.
+    fn extend_bytes(&mut self, len: usize, out: &mut Vec<u8>) {
+        let start = self.pos / 8;
+        let shift = self.pos % 8;
+        if shift == 0 {
+            out.extend_from_slice(&self.data[start..start + len]);
+        } else {
+            out.extend((0..len).map(|i| self.byte_at(start + i, shift)));
         }
+        self.pos += len * 8;
     }
 
     /// Reads the next `bits` bits as an owned [`Bits`].
     pub fn read_bits(&mut self, bits: usize) -> Result<Bits, BitsEnded> {
         self.need(bits)?;
-        let mut out = BitWriter::with_capacity(bits.div_ceil(8));
-        out.write_reader(self.sub(bits)?);
-        Ok(out.finish())
+        let whole = bits / 8;
+        let rest = (bits % 8) as u32;
+        let mut data = Vec::with_capacity(bits.div_ceil(8));
+        self.extend_bytes(whole, &mut data);
+        if rest > 0 {
+            data.push(self.read(rest)? as u8);
+        }
+        Ok(Bits { data, len: bits })
     }
 
     /// A reader over the next `bits` bits, which this reader then steps over.
@@ -364,6 +405,12 @@ impl BitWriter {
 
     /// Writes the bits a reader has left, leaving the reader where it is.
     pub fn write_reader(&mut self, mut reader: BitReader<'_>) {
+        if self.len.is_multiple_of(8) {
+            // Byte-aligned here (most copies): whole bytes at once.
+            let whole = reader.remaining() / 8;
+            reader.extend_bytes(whole, &mut self.data);
+            self.len += whole * 8;
+        }
         while reader.remaining() >= 32 {
             let v = reader.read(32).expect("32 bits left");
             self.write(v, 32);

@@ -7,6 +7,7 @@
 mod common;
 
 mod bad_input;
+mod bits_props;
 mod entity;
 mod entity_props;
 mod game;
