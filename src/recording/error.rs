@@ -74,8 +74,9 @@ impl Operation {
             | Operation::Dump
             | Operation::Rewrite
             | Operation::Repair
-            | Operation::GameLog => ALL,
-            Operation::Trim | Operation::Scrub | Operation::GameObjects => TEEWORLDS,
+            | Operation::GameLog
+            | Operation::GameObjects => ALL,
+            Operation::Trim | Operation::Scrub => TEEWORLDS,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }
     }

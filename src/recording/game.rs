@@ -39,7 +39,9 @@ pub enum GameEvent<'a> {
 /// One typed record of a recording's game protocol, as `dump --objects` lists them.
 ///
 /// With the `serde` feature: `{"record": "object" | "message", "tick", ...}` for a demo's
-/// snapshot items and messages, a teehistorian file's events as [`GameEvent`].
+/// snapshot items and messages, a teehistorian file's events as [`GameEvent`], a Source
+/// demo's items as [`crate::source::game::Item`] (`"record": "entity"` for each entity an
+/// update touched, with its props by name).
 #[derive(Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(untagged))]
@@ -51,6 +53,8 @@ pub enum GameRecord<'a> {
     TwDemo(DemoRecord<'a>),
     /// A teehistorian file's event, with every client message typed.
     Teehistorian(GameEventAt<'a>),
+    /// A Source demo's entity update, chat line, game event, join, leave, rename or text.
+    Source(crate::source::game::Item<'a>),
 }
 
 /// A demo's typed snapshot item or message of a tick.
@@ -178,6 +182,19 @@ impl Recording {
             return self.events(|event| match event {
                 GameEvent::Teehistorian(event) => each(GameRecord::Teehistorian(event)),
                 GameEvent::TwDemo { .. } | GameEvent::Source(_) => {}
+            });
+        }
+        if self.format == Format::SourceDemo {
+            use crate::source::game::{Item, Walk, walk_reader_with};
+            // Streamed: memory does not grow with the file.
+            let end = walk_reader_with(self.reader()?, Walk::objects(), |item| {
+                if !matches!(item, Item::Players { .. }) {
+                    each(GameRecord::Source(item));
+                }
+            })?;
+            return Ok(GameWalk {
+                error: end.error.map(Into::into),
+                ..GameWalk::default()
             });
         }
         if self.format != Format::TwDemo {

@@ -279,18 +279,64 @@ fn dump_objects_types_every_item_and_message() {
     assert_eq!(stdout(&text).lines().count(), lines.len());
 }
 
+/// `dump --objects` on a Source demo: every entity each update touched, with the props
+/// it sent by `table.prop` name, among the chat, joins and game events; the text form has
+/// one line per JSON record and no embedded JSON.
 #[test]
-fn source_demos_have_a_game_layer_but_no_typed_objects() {
+fn source_demos_dump_their_entities_by_name() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
     let tf2 = shared.join("real-fixtures/source/tf2_cp_gullywash_small.dem");
     let out = demokit(&["chat".as_ref(), tf2.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // Entities are not decoded yet: `dump --objects` refuses a Source demo by name.
-    let out = demokit(&["dump".as_ref(), "--objects".as_ref(), tf2.as_os_str()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no game layer"), "{}", stderr(&out));
+    let out = demokit(&[
+        "dump".as_ref(),
+        "--objects".as_ref(),
+        "--json".as_ref(),
+        tf2.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let entities: Vec<&Value> = lines.iter().filter(|l| l["record"] == "entity").collect();
+    assert!(entities.len() > 100, "{}", entities.len());
+    // The recording player enters as entity 1 with both copies of its origin.
+    let player = entities.iter().find(|l| l["index"] == 1).expect("entity 1");
+    assert_eq!(player["change"], "entered");
+    assert_eq!(player["class"], "CTFPlayer");
+    let props = player["props"].as_object().unwrap();
+    for name in [
+        "DT_TFLocalPlayerExclusive.m_vecOrigin",
+        "DT_TFLocalPlayerExclusive.m_vecOrigin[2]",
+        "DT_TFNonLocalPlayerExclusive.m_vecOrigin[2]",
+        "DT_BasePlayer.m_iHealth",
+    ] {
+        assert!(props.contains_key(name), "{name} in {props:?}");
+    }
+    assert_eq!(props["DT_TFNonLocalPlayerExclusive.m_vecOrigin[2]"], 298.0);
+    // TF2's four teams, by the names their entities carry.
+    let mut teams: Vec<&str> = entities
+        .iter()
+        .filter(|l| l["class"] == "CTFTeam" && l["change"] == "entered")
+        .filter_map(|l| l["props"]["DT_Team.m_szTeamname"].as_str())
+        .collect();
+    teams.sort_unstable();
+    assert_eq!(teams, ["Blue", "Red", "Spectator", "Unassigned"]);
+    // A changed entity lists only what the update sent: never nothing.
+    for l in entities.iter().filter(|l| l["change"] == "changed") {
+        assert!(!l["props"].as_object().unwrap().is_empty(), "{l}");
+    }
+    // The game layer's other records are there too.
+    assert!(lines.iter().any(|l| l["record"] == "join"));
+    assert!(lines.iter().any(|l| l["record"] == "chat"));
+    let text = demokit(&["dump".as_ref(), "--objects".as_ref(), tf2.as_os_str()]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    let text = stdout(&text);
+    assert_eq!(text.lines().count(), lines.len());
+    for line in text.lines() {
+        assert!(line.starts_with("tick="), "{line}");
+        assert!(!line.contains('{'), "{line}");
+    }
     let dir = shared.join("real-fixtures/source");
     let out = demokit(&["players".as_ref(), dir.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -29,5 +29,6 @@ pub use player::{OriginLayout, PlayerEntity, PlayerProps, origin, players};
 pub use prop::Value;
 pub use table::{ClassEntry, DataTables, PropFlags, PropKind, SendProp, SendTable, TableWidths};
 pub use update::{
-    Entity, EntityState, TempEntity, UpdateCounts, UpdateLayout, decode_baseline, temp_entities,
+    Entity, EntityChange, EntityState, TempEntity, UpdateCounts, UpdateLayout, decode_baseline,
+    temp_entities,
 };

@@ -26,7 +26,8 @@ pub const COORD_FRACTIONAL_BITS_LOWPRECISION: u32 = 3;
 /// Fraction bits of a normal (`NORMAL_FRACTIONAL_BITS`).
 pub const NORMAL_FRACTIONAL_BITS: u32 = 11;
 
-/// A prop's value.
+/// A prop's value. Serialized as the plain value: a number, a list of numbers, a string
+/// or a list of values.
 ///
 /// Strings and arrays are shared, not copied, when an entity starts from a baseline: a
 /// baseline of long strings entered by two thousand entities would otherwise take
@@ -34,6 +35,7 @@ pub const NORMAL_FRACTIONAL_BITS: u32 = 11;
 /// its 2048 entities of at most 4096 props.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
 pub enum Value {
     /// An `Int` (unsigned ones of 32 bits keep their bits).
     Int(i32),
@@ -45,15 +47,15 @@ pub enum Value {
     Vector([f32; 3]),
     /// A `VectorXY`.
     VectorXY([f32; 2]),
-    /// A `String`'s bytes.
-    String(#[cfg_attr(feature = "serde", serde(serialize_with = "bytes"))] Arc<[u8]>),
+    /// A `String`'s bytes (serialized as text, invalid UTF-8 replaced).
+    String(#[cfg_attr(feature = "serde", serde(serialize_with = "text"))] Arc<[u8]>),
     /// An `Array`'s elements.
     Array(#[cfg_attr(feature = "serde", serde(serialize_with = "values"))] Arc<[Value]>),
 }
 
 #[cfg(feature = "serde")]
-fn bytes<S: serde::Serializer>(v: &Arc<[u8]>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_bytes(v)
+fn text<S: serde::Serializer>(v: &Arc<[u8]>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(v))
 }
 
 #[cfg(feature = "serde")]

@@ -259,6 +259,22 @@ pub struct EntityState {
     instance_baselines: [Vec<Option<Baseline>>; 2],
     class_baselines: HashMap<u16, (Bits, Arc<Values>)>,
     updates: u32,
+    touched: Vec<(usize, EntityChange)>,
+}
+
+/// What the last update did to one entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum EntityChange {
+    /// It entered the PVS (or was created), from a baseline and the props sent.
+    Entered,
+    /// Some of its props were sent.
+    Changed,
+    /// It left the PVS and is kept, dormant.
+    Left,
+    /// It was deleted.
+    Deleted,
 }
 
 impl Default for EntityState {
@@ -275,6 +291,7 @@ impl EntityState {
             instance_baselines: [vec![None; MAX_ENTITIES], vec![None; MAX_ENTITIES]],
             class_baselines: HashMap::new(),
             updates: 0,
+            touched: Vec::new(),
         }
     }
 
@@ -296,6 +313,13 @@ impl EntityState {
         self.updates
     }
 
+    /// The entities the last [`apply`](Self::apply) touched, in the order it did, and
+    /// what it did to each. A changed or entered entity's props sent by that update are
+    /// those whose [`Entity::changed`] is [`updates`](Self::updates).
+    pub fn touched(&self) -> &[(usize, EntityChange)] {
+        &self.touched
+    }
+
     /// Applies one `svc_PacketEntities`. `baselines` is the `instancebaseline` string
     /// table. The update must use exactly its bits.
     ///
@@ -312,6 +336,7 @@ impl EntityState {
         let mut counts = UpdateCounts::default();
         self.updates = self.updates.wrapping_add(1);
         let stamp = self.updates;
+        self.touched.clear();
         let delta = message.delta_from.is_some();
         if !delta {
             // A full update holds every entity there is.
@@ -369,6 +394,7 @@ impl EntityState {
                         entity.changed[p] = stamp;
                     })?;
                     counts.changed += 1;
+                    self.touched.push((i, EntityChange::Changed));
                 }
                 2 => {
                     let class_at = r.position();
@@ -409,17 +435,20 @@ impl EntityState {
                         changed,
                     });
                     counts.entered += 1;
+                    self.touched.push((i, EntityChange::Entered));
                 }
                 1 => {
                     if let Some(e) = self.entities[i].as_mut() {
                         e.in_pvs = false;
                     }
                     counts.left += 1;
+                    self.touched.push((i, EntityChange::Left));
                 }
                 _ => {
                     self.entities[i] = None;
                     counts.left += 1;
                     counts.deleted += 1;
+                    self.touched.push((i, EntityChange::Deleted));
                 }
             }
         }
@@ -457,6 +486,7 @@ impl EntityState {
             && e.take().is_some()
         {
             counts.deleted += 1;
+            self.touched.push((index as usize, EntityChange::Deleted));
         }
     }
 

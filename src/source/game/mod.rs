@@ -18,7 +18,10 @@ pub mod user_message;
 pub use player::PlayerInfo;
 pub use user_message::{SayText, SayText2, TextMessages, TextMsg};
 
-use super::entity::{DataTables, EntityError, EntityState, PlayerEntity, ServerClasses, players};
+use super::entity::{
+    DataTables, Entity, EntityChange, EntityError, EntityState, PlayerEntity, ServerClass,
+    ServerClasses, Value, players,
+};
 use super::net::game_event::{EventDescriptor, EventValue};
 use super::net::state::{NetState, TableChange};
 use super::net::string_table::StringTableError;
@@ -215,6 +218,21 @@ pub enum Item<'a> {
         tick: i32,
         /// Every player entity there is, in PVS or not.
         players: &'a [PlayerEntity],
+    },
+    /// What one `svc_PacketEntities` did to one entity, with the props it sent by name
+    /// (only when the walk hands out entities, [`Walk::objects`]).
+    Entity {
+        /// The tick.
+        tick: i32,
+        /// The entity index.
+        index: usize,
+        /// What the update did.
+        change: EntityChange,
+        /// The class name (`None` once deleted).
+        class: Option<&'a str>,
+        /// The props sent (all props with a value when it entered), keyed
+        /// `table.prop`.
+        props: EntityProps<'a>,
     },
     /// Server text: a `TextMsg` or a `svc_Print`.
     Text {
@@ -429,12 +447,85 @@ pub struct Walk {
     /// Follow the entities and hand out [`Item::Players`] after every packet with entity
     /// updates (costs the entity decoding).
     pub entities: bool,
+    /// Follow the entities and hand out an [`Item::Entity`] for each entity every update
+    /// touches, with its props by name (`demokit dump --objects`).
+    pub objects: bool,
+}
+
+/// The props one update sent for one entity, handed out by name: serialized as a map
+/// from `table.prop` to the value.
+#[derive(Clone, Copy)]
+pub struct EntityProps<'a> {
+    classes: Option<&'a ServerClasses>,
+    class: Option<&'a ServerClass>,
+    entity: Option<&'a Entity>,
+    /// The update number the props were sent in; `None`: every prop with a value.
+    sent_in: Option<u32>,
+}
+
+impl std::fmt::Debug for EntityProps<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> EntityProps<'a> {
+    /// No props (an entity that left or was deleted).
+    fn none() -> Self {
+        EntityProps {
+            classes: None,
+            class: None,
+            entity: None,
+            sent_in: None,
+        }
+    }
+
+    /// Each prop as `(table.prop, value)`, in flat order.
+    pub fn iter(&self) -> impl Iterator<Item = (String, &'a Value)> + '_ {
+        let (Some(classes), Some(class), Some(entity)) = (self.classes, self.class, self.entity)
+        else {
+            return None.into_iter().flatten();
+        };
+        let sent_in = self.sent_in;
+        Some(class.props.iter().enumerate().filter_map(move |(i, p)| {
+            let value = entity.values.get(i)?.as_ref()?;
+            if sent_in.is_some_and(|n| entity.changed.get(i) != Some(&n)) {
+                return None;
+            }
+            let name = format!(
+                "{}.{}",
+                String::from_utf8_lossy(classes.table_name(p)),
+                classes.send_prop(p).name.to_string_lossy()
+            );
+            Some((name, value))
+        }))
+        .into_iter()
+        .flatten()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for EntityProps<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
 }
 
 impl Walk {
     /// A walk that follows the entities too.
     pub fn entities() -> Walk {
-        Walk { entities: true }
+        Walk {
+            entities: true,
+            objects: false,
+        }
+    }
+
+    /// A walk that hands out every entity update too.
+    pub fn objects() -> Walk {
+        Walk {
+            entities: true,
+            objects: true,
+        }
     }
 }
 
@@ -488,7 +579,7 @@ pub fn walk_reader_with<R: Read>(
         let offset = frame.offset;
         end.last_tick = end.last_tick.max(tick);
         match &frame.frame.body {
-            Body::DataTables(data) if options.entities => {
+            Body::DataTables(data) if options.entities || options.objects => {
                 let read = DataTables::decode(data, walk.state.protocol)
                     .map_err(|error| GameError::Net {
                         offset,
@@ -565,9 +656,12 @@ pub fn walk_reader_with<R: Read>(
                             return Ok(end);
                         }
                         updated = true;
+                        if options.objects {
+                            hand_out_entities(tick, &entities, classes, &mut each);
+                        }
                     }
                 }
-                if let (true, Some(classes)) = (updated, &classes) {
+                if let (true, true, Some(classes)) = (updated, options.entities, &classes) {
                     player_list = players(&entities, classes);
                     each(Item::Players {
                         tick,
@@ -579,6 +673,35 @@ pub fn walk_reader_with<R: Read>(
         }
     }
     Ok(end)
+}
+
+/// An [`Item::Entity`] for each entity the last update touched.
+fn hand_out_entities(
+    tick: i32,
+    entities: &EntityState,
+    classes: &ServerClasses,
+    each: &mut impl FnMut(Item<'_>),
+) {
+    for &(index, change) in entities.touched() {
+        let entity = entities.entity(index);
+        let class = entity.and_then(|e| classes.by_id(e.class));
+        let props = match (change, entity, class) {
+            (EntityChange::Entered | EntityChange::Changed, Some(e), Some(c)) => EntityProps {
+                classes: Some(classes),
+                class: Some(c),
+                entity: Some(e),
+                sent_in: (change == EntityChange::Changed).then_some(entities.updates()),
+            },
+            _ => EntityProps::none(),
+        };
+        each(Item::Entity {
+            tick,
+            index,
+            change,
+            class: class.map(|c| c.name.as_str()),
+            props,
+        });
+    }
 }
 
 impl WalkState {
@@ -755,6 +878,6 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
                 _ => {}
             }
         }
-        Item::Text { .. } | Item::Players { .. } => {}
+        Item::Text { .. } | Item::Players { .. } | Item::Entity { .. } => {}
     }
 }
