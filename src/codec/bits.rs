@@ -179,6 +179,23 @@ impl<'a> BitReader<'a> {
     /// Reads a NUL-terminated string and returns its bytes without the NUL. Fails when the
     /// stream ends before a NUL.
     pub fn read_string(&mut self) -> Result<Vec<u8>, BitsEnded> {
+        let len = self.string_len()?;
+        let mut out = Vec::with_capacity(len);
+        self.extend_bytes(len, &mut out);
+        self.pos += 8;
+        Ok(out)
+    }
+
+    /// Steps over a NUL-terminated string without copying it. Fails, where
+    /// [`read_string`](Self::read_string) would, when the stream ends before a NUL.
+    pub fn skip_string(&mut self) -> Result<(), BitsEnded> {
+        let len = self.string_len()?;
+        self.pos += (len + 1) * 8;
+        Ok(())
+    }
+
+    /// The length of the string at the position, without its NUL.
+    fn string_len(&self) -> Result<usize, BitsEnded> {
         let at = self.pos;
         let ended = BitsEnded {
             at,
@@ -188,21 +205,34 @@ impl<'a> BitReader<'a> {
         let whole = (self.end - at) / 8;
         let shift = at % 8;
         let start = at / 8;
-        let len = if shift == 0 {
-            // Byte-aligned (most strings): a search for the NUL in place.
-            self.data[start..start + whole]
+        if shift == 0 {
+            // Byte-aligned: a search for the NUL in place.
+            return self.data[start..start + whole]
                 .iter()
                 .position(|&b| b == 0)
-                .ok_or(ended)?
-        } else {
-            (0..whole)
-                .position(|i| self.byte_at(start + i, shift) == 0)
-                .ok_or(ended)?
-        };
-        let mut out = Vec::with_capacity(len);
-        self.extend_bytes(len, &mut out);
-        self.pos += 8;
-        Ok(out)
+                .ok_or(ended);
+        }
+        // Eight bytes at a time while a ninth follows to fill the shifted word.
+        let mut i = 0;
+        while i + 8 <= whole && start + i + 9 <= self.data.len() {
+            let word = self.word_at(start + i, shift);
+            let zero = word.wrapping_sub(0x0101_0101_0101_0101) & !word & 0x8080_8080_8080_8080;
+            if zero != 0 {
+                return Ok(i + zero.trailing_zeros() as usize / 8);
+            }
+            i += 8;
+        }
+        (i..whole)
+            .find(|&i| self.byte_at(start + i, shift) == 0)
+            .ok_or(ended)
+    }
+
+    /// The eight bytes from bit `8 * i + shift` on; `data[i + 8]` must exist.
+    #[inline]
+    fn word_at(&self, i: usize, shift: usize) -> u64 {
+        let low = u64::from_le_bytes(self.data[i..i + 8].try_into().expect("eight bytes"));
+        let high = u64::from(self.data[i + 8]);
+        low >> shift | high << (64 - shift)
     }
 
     /// The byte made of the high `8 - shift` bits of `data[i]` and the low `shift` bits
@@ -222,7 +252,13 @@ impl<'a> BitReader<'a> {
         if shift == 0 {
             out.extend_from_slice(&self.data[start..start + len]);
         } else {
-            out.extend((0..len).map(|i| self.byte_at(start + i, shift)));
+            out.reserve(len);
+            let mut i = 0;
+            while i + 8 <= len && start + i + 9 <= self.data.len() {
+                out.extend_from_slice(&self.word_at(start + i, shift).to_le_bytes());
+                i += 8;
+            }
+            out.extend((i..len).map(|i| self.byte_at(start + i, shift)));
         }
         self.pos += len * 8;
     }

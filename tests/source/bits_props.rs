@@ -32,22 +32,27 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn strings_read_as_bit_by_bit(data in proptest::collection::vec(any::<u8>(), 0..64), skip in 0usize..16, cut in 0usize..16) {
+    fn strings_read_as_bit_by_bit(data in proptest::collection::vec(prop_oneof![3 => 1u8..=255, 1 => Just(0u8)], 0..64), skip in 0usize..16, cut in 0usize..16) {
         let total = (data.len() * 8).saturating_sub(cut);
         prop_assume!(skip <= total);
         let mut reader = BitReader::with_len(&data, total);
         reader.skip(skip).unwrap();
+        let mut skipper = reader;
+        let skipped = skipper.skip_string();
         let whole = (total - skip) / 8;
         let bytes = bytes_at(&data, skip, whole);
         match bytes.iter().position(|&b| b == 0) {
             Some(n) => {
                 prop_assert_eq!(reader.read_string().unwrap(), bytes[..n].to_vec());
                 prop_assert_eq!(reader.position(), skip + (n + 1) * 8);
+                prop_assert!(skipped.is_ok());
+                prop_assert_eq!(skipper.position(), reader.position());
             }
             None => {
                 let e = reader.read_string().unwrap_err();
                 prop_assert_eq!(e.at, skip);
                 prop_assert_eq!(reader.position(), skip);
+                prop_assert_eq!(skipped.unwrap_err(), e);
             }
         }
     }
@@ -55,7 +60,8 @@ proptest! {
     #[test]
     fn runs_of_bits_copy_as_bit_by_bit(data in proptest::collection::vec(any::<u8>(), 1..64), skip in 0usize..24, len in 0usize..400, lead in 0u32..8) {
         let total = data.len() * 8;
-        prop_assume!(skip + len <= total);
+        let skip = skip % (total + 1);
+        let len = len % (total - skip + 1);
         let mut reader = BitReader::new(&data);
         reader.skip(skip).unwrap();
         let run = reader.read_bits(len).unwrap();

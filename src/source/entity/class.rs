@@ -12,7 +12,7 @@ use super::error::{EntityError, EntityErrorKind};
 use super::player::{OriginLayout, PlayerProps};
 use super::table::{DataTables, PropFlags, PropKind, SendProp, TableWidths};
 use crate::source::net::Protocol;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// The most props a class flattens to (`MAX_TOTAL_SENDTABLE_PROPS`): more could not be
 /// numbered by an update, and a tree that links a table many times could otherwise grow
@@ -120,7 +120,7 @@ impl ServerClasses {
             .map(|(i, t)| (t.name.as_bytes(), i))
             .collect();
         let mut classes = Vec::with_capacity(tables.classes.len());
-        let mut by_id = HashMap::new();
+        let mut by_id = HashMap::default();
         let mut budget = Budget {
             props: MAX_TOTAL_FLAT_PROPS,
             visits: MAX_TOTAL_VISITS,
@@ -215,7 +215,7 @@ fn flatten(
     };
     // The excludes of every table reachable from the root; a table met twice adds
     // nothing new, so each is visited once.
-    let mut excludes: HashSet<(&[u8], &[u8])> = HashSet::new();
+    let mut excludes: HashSet<(&[u8], &[u8])> = HashSet::default();
     let mut seen = vec![false; tables.tables.len()];
     let mut stack = vec![root];
     while let Some(t) = stack.pop() {
@@ -289,9 +289,10 @@ impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, F> {
             let flags = prop.flags(self.w);
             if flags.has(PropFlags::EXCLUDE)
                 || flags.has(PropFlags::INSIDEARRAY)
-                || self
-                    .excludes
-                    .contains(&(t.name.as_bytes(), prop.name.as_bytes()))
+                || (!self.excludes.is_empty()
+                    && self
+                        .excludes
+                        .contains(&(t.name.as_bytes(), prop.name.as_bytes())))
             {
                 continue;
             }

@@ -53,14 +53,35 @@ pub struct OriginLayout {
 }
 
 impl OriginLayout {
-    /// The origin props of `class`.
+    /// The origin props of `class`, found in one pass over its props (this runs for each
+    /// of a game's hundreds of classes when the data tables arrive).
     pub fn of(classes: &ServerClasses, class: &ServerClass) -> Self {
-        let named = |name: &str| classes.find(class, None, name);
         let mut layout = OriginLayout::default();
+        // (table, index) of each `m_vecOrigin` and `m_vecOrigin[2]`, in flat order.
+        let mut origins: Vec<(usize, usize)> = Vec::new();
+        let mut heights: Vec<(usize, usize)> = Vec::new();
+        let mut cells: [Option<usize>; 4] = [None; 4];
         for (i, p) in class.props.iter().enumerate() {
-            if classes.send_prop(p).name.as_bytes() != b"m_vecOrigin" {
-                continue;
+            match classes.send_prop(p).name.as_bytes() {
+                b"m_vecOrigin" => origins.push((p.table, i)),
+                b"m_vecOrigin[2]" => heights.push((p.table, i)),
+                b"m_cellbits" => {
+                    cells[0].get_or_insert(i);
+                }
+                b"m_cellX" => {
+                    cells[1].get_or_insert(i);
+                }
+                b"m_cellY" => {
+                    cells[2].get_or_insert(i);
+                }
+                b"m_cellZ" => {
+                    cells[3].get_or_insert(i);
+                }
+                _ => {}
             }
+        }
+        for (table, i) in origins {
+            let p = &class.props[i];
             let cell = p.def.flags.0
                 & (PropFlags::CELL_COORD
                     | PropFlags::CELL_COORD_LOWPRECISION
@@ -68,20 +89,16 @@ impl OriginLayout {
                 != 0;
             let z = match p.def.kind {
                 PropKind::Vector => None,
-                PropKind::VectorXY => match sibling(classes, class, i, "m_vecOrigin[2]") {
-                    Some(z) => Some(z),
+                // The height declared in the same table.
+                PropKind::VectorXY => match heights.iter().find(|h| h.0 == table) {
+                    Some(&(_, z)) => Some(z),
                     None => continue,
                 },
                 _ => continue,
             };
             layout.origins.push(OriginProps { xy: i, z, cell });
         }
-        if let (Some(bits), Some(x), Some(y), Some(z)) = (
-            named("m_cellbits"),
-            named("m_cellX"),
-            named("m_cellY"),
-            named("m_cellZ"),
-        ) {
+        if let [Some(bits), Some(x), Some(y), Some(z)] = cells {
             layout.cells = Some([bits, x, y, z]);
         }
         layout
@@ -152,15 +169,6 @@ impl OriginLayout {
     }
 }
 
-/// The prop `name` declared in the same table as prop `of`.
-fn sibling(classes: &ServerClasses, class: &ServerClass, of: usize, name: &str) -> Option<usize> {
-    let table = class.props[of].table;
-    class
-        .props
-        .iter()
-        .position(|p| p.table == table && classes.send_prop(p).name.as_bytes() == name.as_bytes())
-}
-
 /// The world position of any entity whose class sends an origin.
 pub fn origin(entity: &Entity, classes: &ServerClasses) -> Option<[f32; 3]> {
     classes.by_id(entity.class)?.origin.origin(entity)
@@ -181,33 +189,48 @@ pub struct PlayerProps {
 }
 
 impl PlayerProps {
-    /// The player props of class `index`, or `None` when it is not a player class.
+    /// The player props of class `index`, or `None` when it is not a player class; one
+    /// pass over its props.
     pub fn of(classes: &ServerClasses, index: usize) -> Option<Self> {
         let class = &classes.classes[index];
-        let named = |name: &str| classes.find(class, None, name);
-        if !class
-            .props
-            .iter()
-            .any(|p| classes.table_name(p) == b"DT_BasePlayer")
-        {
-            return None;
-        }
-        let mut player = PlayerProps {
-            team: named("m_iTeamNum"),
-            health: named("m_iHealth"),
-            life_state: named("m_lifeState"),
-            ..Default::default()
-        };
+        let mut player = PlayerProps::default();
+        let mut is_player = false;
+        // (table, index) of each `m_angEyeAngles[0]` and `[1]`, in flat order.
+        let mut pitches: Vec<(usize, usize)> = Vec::new();
+        let mut yaws: Vec<(usize, usize)> = Vec::new();
         for (i, p) in class.props.iter().enumerate() {
-            let name = classes.send_prop(p).name.as_bytes();
-            if name == b"m_angEyeAngles[0]" {
-                if let Some(yaw) = sibling(classes, class, i, "m_angEyeAngles[1]") {
-                    player.angles.push(AngleProps::Pair(i, yaw));
+            is_player |= classes.table_name(p) == b"DT_BasePlayer";
+            match classes.send_prop(p).name.as_bytes() {
+                b"m_iTeamNum" => {
+                    player.team.get_or_insert(i);
                 }
-            } else if name == b"m_angEyeAngles" && p.def.kind == PropKind::Vector {
-                player.angles.push(AngleProps::Vector(i));
+                b"m_iHealth" => {
+                    player.health.get_or_insert(i);
+                }
+                b"m_lifeState" => {
+                    player.life_state.get_or_insert(i);
+                }
+                b"m_angEyeAngles[0]" => pitches.push((p.table, i)),
+                b"m_angEyeAngles[1]" => yaws.push((p.table, i)),
+                b"m_angEyeAngles" if p.def.kind == PropKind::Vector => {
+                    player.angles.push(AngleProps::Vector(i));
+                }
+                _ => {}
             }
         }
+        if !is_player {
+            return None;
+        }
+        for (table, pitch) in pitches {
+            // The yaw declared in the same table.
+            if let Some(&(_, yaw)) = yaws.iter().find(|y| y.0 == table) {
+                player.angles.push(AngleProps::Pair(pitch, yaw));
+            }
+        }
+        // Pairs and vectors in flat order, as the loop above met them.
+        player.angles.sort_by_key(|a| match *a {
+            AngleProps::Pair(p, _) | AngleProps::Vector(p) => p,
+        });
         Some(player)
     }
 }
@@ -234,10 +257,15 @@ pub struct PlayerEntity {
     pub life_state: Option<i64>,
 }
 
+/// The highest entity index a player can have: players take the entities after the
+/// world, one per slot, and no Source game has more than 255 slots
+/// (`ABSOLUTE_PLAYER_LIMIT`).
+pub const MAX_PLAYER_INDEX: usize = 255;
+
 /// Every player entity the state holds, in index order.
 pub fn players(state: &EntityState, classes: &ServerClasses) -> Vec<PlayerEntity> {
-    state
-        .entities()
+    (1..=MAX_PLAYER_INDEX)
+        .filter_map(|index| Some((index, state.entity(index)?)))
         .filter_map(|(index, entity)| {
             let class = classes.by_id(entity.class)?;
             let props = class.player.as_ref()?;

@@ -543,13 +543,15 @@ pub fn walk_reader_with<R: Read>(
 ) -> Result<WalkEnd, GameError> {
     let mut reader = SourceReader::new(reader)?;
     let header = *reader.header();
-    let Some(state) = NetState::of_header(&header) else {
+    let Some(mut state) = NetState::of_header(&header) else {
         return Err(GameError::Unsupported {
             demo: header.demo_protocol,
             network: header.network_protocol,
             game: header.game_dir.to_string_lossy(),
         });
     };
+    // The players and the entities' baselines are all the walk reads of the tables.
+    state.follow_tables(&["userinfo", "instancebaseline"]);
     let game_dir = header.game_dir.to_string_lossy();
     let mut walk = WalkState {
         messages: TextMessages::of(state.protocol, &game_dir),

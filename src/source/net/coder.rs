@@ -112,6 +112,8 @@ pub trait Coder {
     ) -> Result<(), NetError> {
         if Self::READING {
             v.clear();
+            // Every item takes a bit or more: what is left bounds the reservation.
+            v.reserve(count.min(self.remaining().unwrap_or(0)));
             for _ in 0..count {
                 // Every item needs at least one bit, so a count larger than what is left is
                 // refused by the first item that runs out: nothing grows past the input.
@@ -137,12 +139,23 @@ pub trait Coder {
 #[derive(Debug)]
 pub struct Decoder<'a> {
     reader: BitReader<'a>,
+    skim: bool,
 }
 
 impl<'a> Decoder<'a> {
     /// A decoder over `reader`'s bits.
     pub fn new(reader: BitReader<'a>) -> Self {
-        Decoder { reader }
+        Decoder {
+            reader,
+            skim: false,
+        }
+    }
+
+    /// A decoder that steps over strings and runs of bits without copying them (they
+    /// decode empty), checking only that they are there: for the parts of a layout nobody
+    /// reads, such as the entries of string tables a walk does not follow.
+    pub fn skimming(reader: BitReader<'a>) -> Self {
+        Decoder { reader, skim: true }
     }
 
     /// The reader, where decoding left it.
@@ -230,6 +243,10 @@ impl Coder for Decoder<'_> {
     }
 
     fn string(&mut self, v: &mut NetStr) -> Result<(), NetError> {
+        if self.skim {
+            v.0.clear();
+            return self.reader.skip_string().map_err(ended);
+        }
         v.0 = self.reader.read_string().map_err(ended)?;
         Ok(())
     }
@@ -248,6 +265,10 @@ impl Coder for Decoder<'_> {
             Length::Rest => self.reader.remaining(),
             Length::Measured(measure) => measure(self.reader).map_err(ended)?,
         };
+        if self.skim {
+            *v = Bits::default();
+            return self.reader.skip(len).map_err(ended);
+        }
         *v = self.reader.read_bits(len).map_err(ended)?;
         Ok(())
     }

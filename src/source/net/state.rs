@@ -13,7 +13,6 @@ use super::string_table::{
     Entry, StringTable, StringTableError, StringTablesFrame, TableShape, code_entries, create_data,
 };
 use super::{Messages, NetErrorKind};
-use crate::codec::bits::BitReader;
 use crate::source::format::Header;
 
 /// The largest decompressed string table accepted (the engine's own buffer for the
@@ -39,6 +38,12 @@ pub enum TableChange {
         /// The entries changed, in order.
         entries: Vec<usize>,
     },
+    /// The state does not follow this table ([`NetState::follow_tables`]): it was
+    /// created, or its entries changed, and they were not decoded.
+    Skipped {
+        /// The table's index.
+        table: usize,
+    },
     /// Entries arrived encoded with a dictionary the demo does not hold (Left 4 Dead's
     /// precache tables): the table keeps what the `dem_stringtables` frame says.
     Unreadable {
@@ -56,6 +61,8 @@ pub struct NetState {
     pub tables: Vec<StringTable>,
     /// The game event descriptors.
     pub events: EventDescriptors,
+    /// The names of the tables whose entries are decoded; `None`: every table.
+    follow: Option<Vec<Vec<u8>>>,
 }
 
 impl NetState {
@@ -71,7 +78,24 @@ impl NetState {
             protocol,
             tables: Vec::new(),
             events: EventDescriptors::default(),
+            follow: None,
         }
+    }
+
+    /// Decodes the entries of the tables named only: the others are created empty and
+    /// their updates stepped over ([`TableChange::Skipped`]). By default every table is
+    /// followed; a walk that needs two tables of a TF2 demo's dozen (the game layer
+    /// follows `userinfo` and `instancebaseline`) spends most of its time on the others'
+    /// thousands of precache strings otherwise.
+    pub fn follow_tables(&mut self, names: &[&str]) {
+        self.follow = Some(names.iter().map(|n| n.as_bytes().to_vec()).collect());
+    }
+
+    /// Whether the entries of the table named `name` are decoded.
+    pub fn follows(&self, name: &[u8]) -> bool {
+        self.follow
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
     }
 
     /// The messages of one signon or packet frame's data. Carry
@@ -114,6 +138,9 @@ impl NetState {
                     shape,
                     entries: Vec::new(),
                 });
+                if !self.follows(create.name.as_bytes()) {
+                    return Ok(Some(TableChange::Skipped { table }));
+                }
                 let data = create_data(create, MAX_TABLE_BYTES)?;
                 self.entries(table, &data, usize::from(create.entries))
                     .map(|c| {
@@ -126,6 +153,9 @@ impl NetState {
                 let table = usize::from(update.table);
                 if table >= self.tables.len() {
                     return Err(StringTableError::NoTable(update.table));
+                }
+                if !self.follows(self.tables[table].name.as_bytes()) {
+                    return Ok(Some(TableChange::Skipped { table }));
                 }
                 let count = update.changed.map_or(1, usize::from);
                 self.entries(table, &update.data, count).map(|c| {
@@ -154,7 +184,7 @@ impl NetState {
         let t = &mut self.tables[table];
         let mut decoder = Decoder::new(data.reader());
         match code_entries(&mut decoder, &mut updates, count, t.shape, self.protocol) {
-            Ok(()) => t.apply(&updates).map(Some),
+            Ok(()) => t.apply(updates).map(Some),
             Err(NetError {
                 kind: NetErrorKind::Invalid { .. },
                 bit: 0,
@@ -166,21 +196,28 @@ impl NetState {
     /// Applies a `dem_stringtables` frame: each table it names takes its entries from the
     /// frame, as the engine's `ReadStringTables` does; tables it does not know are left out.
     pub fn apply_string_tables_frame(&mut self, data: &[u8]) -> Result<(), NetError> {
-        let mut frame = StringTablesFrame::default();
-        frame.code(&mut Decoder::new(BitReader::new(data)))?;
-        for t in frame.tables {
-            if let Some(table) = self.tables.iter_mut().find(|table| table.name == t.name) {
-                table.entries = t
-                    .entries
-                    .into_iter()
-                    .map(|e| Entry {
-                        string: e.string,
-                        user_data: e.user_data,
-                    })
-                    .collect();
-            }
-        }
-        Ok(())
+        let follow = &self.follow;
+        let tables = &mut self.tables;
+        StringTablesFrame::read_tables(
+            data,
+            |name| {
+                follow
+                    .as_ref()
+                    .is_none_or(|names| names.iter().any(|n| n == name))
+            },
+            |t| {
+                if let Some(table) = tables.iter_mut().find(|table| table.name == t.name) {
+                    table.entries = t
+                        .entries
+                        .into_iter()
+                        .map(|e| Entry {
+                            string: e.string,
+                            user_data: e.user_data,
+                        })
+                        .collect();
+                }
+            },
+        )
     }
 
     /// Decodes a game event with the demo's descriptors.

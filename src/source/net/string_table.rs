@@ -9,7 +9,7 @@
 //! `instancebaseline`) is left to the layers above.
 
 use super::branch::Protocol;
-use super::coder::{Coder, Length, NetStr};
+use super::coder::{Coder, Decoder, Length, NetStr};
 use super::error::{NetError, NetErrorKind};
 use super::message::{CreateStringTable, log2};
 use crate::codec::bits::{BitReader, Bits};
@@ -198,8 +198,9 @@ pub struct StringTable {
 
 impl StringTable {
     /// Applies decoded updates, as `ParseUpdate` does; returns the indexes changed, in order.
-    pub fn apply(&mut self, updates: &[EntryUpdate]) -> Result<Vec<usize>, StringTableError> {
-        let mut history: Vec<Vec<u8>> = Vec::with_capacity(HISTORY);
+    /// The strings and user data move into the table.
+    pub fn apply(&mut self, updates: Vec<EntryUpdate>) -> Result<Vec<usize>, StringTableError> {
+        let mut history = History::default();
         let mut last: isize = -1;
         let mut changed = Vec::with_capacity(updates.len());
         for update in updates {
@@ -211,21 +212,22 @@ impl StringTable {
                 return Err(StringTableError::IndexOutOfRange { index });
             }
             last = index as isize;
-            let string = match &update.string {
+            let string = match update.string {
                 None => None,
-                Some(EntryString::Whole(s)) => Some(s.0.clone()),
+                Some(EntryString::Whole(s)) => Some(s.0),
                 Some(EntryString::Suffix {
                     history: h,
                     prefix,
                     suffix,
                 }) => {
                     let base = history
-                        .get(usize::from(*h))
+                        .get(usize::from(h))
                         .ok_or(StringTableError::NoHistory {
-                            index: usize::from(*h),
+                            index: usize::from(h),
                         })?;
-                    let take = usize::from(*prefix).min(base.len());
-                    let mut s = base[..take].to_vec();
+                    let take = usize::from(prefix).min(base.len());
+                    let mut s = Vec::with_capacity(take + suffix.0.len());
+                    s.extend_from_slice(&base[..take]);
                     s.extend_from_slice(&suffix.0);
                     Some(s)
                 }
@@ -247,16 +249,56 @@ impl StringTable {
             }
             // An entry sent without user data loses what it had (`SetStringUserData` with
             // no bytes).
-            entry.user_data.clone_from(&update.user_data);
-            if history.len() == HISTORY {
-                history.remove(0);
-            }
-            // The engine keeps 32 bytes of each string for prefixes.
-            let kept = entry.string.0.len().min(HISTORY - 1);
-            history.push(entry.string.0[..kept].to_vec());
+            entry.user_data = update.user_data;
+            history.push(&entry.string.0);
             changed.push(index);
         }
         Ok(changed)
+    }
+}
+
+/// The last 32 strings of an update, each cut to the 31 bytes the engine keeps for
+/// prefixes: a ring in place, as this runs for every entry of every update.
+struct History {
+    strings: [[u8; HISTORY - 1]; HISTORY],
+    lens: [u8; HISTORY],
+    /// Where the oldest string is.
+    start: usize,
+    /// How many strings there are.
+    len: usize,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            strings: [[0; HISTORY - 1]; HISTORY],
+            lens: [0; HISTORY],
+            start: 0,
+            len: 0,
+        }
+    }
+}
+
+impl History {
+    /// String `i`, counted from the oldest kept.
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        (i < self.len).then(|| {
+            let slot = (self.start + i) % HISTORY;
+            &self.strings[slot][..usize::from(self.lens[slot])]
+        })
+    }
+
+    /// Keeps `s` (its first 31 bytes), dropping the oldest when 32 are kept.
+    fn push(&mut self, s: &[u8]) {
+        let slot = (self.start + self.len) % HISTORY;
+        if self.len == HISTORY {
+            self.start = (self.start + 1) % HISTORY;
+        } else {
+            self.len += 1;
+        }
+        let kept = s.len().min(HISTORY - 1);
+        self.strings[slot][..kept].copy_from_slice(&s[..kept]);
+        self.lens[slot] = kept as u8;
     }
 }
 
@@ -434,6 +476,14 @@ fn code_frame_entries<C: Coder>(c: &mut C, entries: &mut Vec<FrameEntry>) -> Res
     })
 }
 
+impl FrameTable {
+    /// Decodes (or encodes) what follows the table's name.
+    fn code_entries<C: Coder>(&mut self, c: &mut C) -> Result<(), NetError> {
+        code_frame_entries(c, &mut self.entries)?;
+        c.opt(&mut self.client_entries, |c, e| code_frame_entries(c, e))
+    }
+}
+
 impl StringTablesFrame {
     /// Decodes (or encodes) the frame's data.
     pub fn code<C: Coder>(&mut self, c: &mut C) -> Result<(), NetError> {
@@ -441,9 +491,34 @@ impl StringTablesFrame {
         c.uint(&mut count, 8)?;
         c.list(&mut self.tables, count as usize, |c, t| {
             c.string(&mut t.name)?;
-            code_frame_entries(c, &mut t.entries)?;
-            c.opt(&mut t.client_entries, |c, e| code_frame_entries(c, e))
+            t.code_entries(c)
         })?;
         c.bits(&mut self.tail, Length::Rest)
+    }
+
+    /// Reads a frame's data table by table without keeping the frame: `each` gets every
+    /// table whose name `want` accepts; the others are stepped over without copying
+    /// their strings ([`Decoder::skimming`]).
+    pub fn read_tables(
+        data: &[u8],
+        want: impl Fn(&[u8]) -> bool,
+        mut each: impl FnMut(FrameTable),
+    ) -> Result<(), NetError> {
+        let mut d = Decoder::new(BitReader::new(data));
+        let mut count = 0u32;
+        d.uint(&mut count, 8)?;
+        for _ in 0..count {
+            let mut table = FrameTable::default();
+            d.string(&mut table.name)?;
+            if want(table.name.as_bytes()) {
+                table.code_entries(&mut d)?;
+                each(table);
+            } else {
+                let mut skim = Decoder::skimming(*d.reader());
+                table.code_entries(&mut skim)?;
+                *d.reader_mut() = *skim.reader();
+            }
+        }
+        Ok(())
     }
 }
