@@ -958,32 +958,54 @@ impl Exporter {
             entities: positions,
             ..Walk::default()
         };
-        let mut rows = Vec::new();
-        // The players' positions: (tick, slot, x, y, health), and the names by slot.
-        let mut ticks: Vec<(i32, i32, i32, i32, Option<i32>)> = Vec::new();
+        // The players' names by slot, as the walk has met them so far.
         let mut names: Vec<(i32, String)> = Vec::new();
-        let selection = &self.selection;
+        // Rows go to their builders as the walk hands them out: memory does not grow with
+        // the demo's length.
         let walked = crate::source::game::game_log_reader_with(data, options, |item| match item {
             Item::Event(event) if typed => {
                 let values = serde_json::to_value(event)
                     .ok()
                     .and_then(|mut v| v.get_mut("values").map(std::mem::take))
                     .unwrap_or_default();
-                rows.push((event.tick, event.name().into_owned(), values.to_string()));
+                self.game_events.push(&GameEventRow {
+                    path,
+                    tick: event.tick,
+                    name: &event.name(),
+                    values: &values.to_string(),
+                });
+                self.flush(false, sink);
             }
             Item::Join { slot, player, .. } | Item::Rename { slot, player, .. } => {
                 names.retain(|n| n.0 != *slot);
                 names.push((*slot, player.name.clone()));
             }
-            Item::Players { tick, players } => {
+            Item::Players { tick, players } if positions => {
                 for p in players.iter().filter(|p| p.in_pvs) {
                     let slot = p.index as i32 - 1;
-                    if let Some([x, y, _]) = p.origin
-                        && selection.keeps(*tick, slot)
-                    {
-                        let health = p.health.and_then(|h| i32::try_from(h).ok());
-                        ticks.push((*tick, slot, x.round() as i32, y.round() as i32, health));
+                    let Some([x, y, _]) = p.origin else { continue };
+                    if !self.selection.keeps(*tick, slot) {
+                        continue;
                     }
+                    let name = names
+                        .iter()
+                        .find(|n| n.0 == slot)
+                        .map_or("", |n| n.1.as_str());
+                    self.ticks.push(&TickRow {
+                        path,
+                        tick: *tick,
+                        client_id: slot,
+                        name,
+                        x: x.round() as i32,
+                        y: y.round() as i32,
+                        vel_x: None,
+                        vel_y: None,
+                        weapon: None,
+                        weapon_name: None,
+                        health: p.health.and_then(|h| i32::try_from(h).ok()),
+                        armor: None,
+                    });
+                    self.flush(false, sink);
                 }
             }
             _ => {}
@@ -1001,36 +1023,6 @@ impl Exporter {
             && ending.error.is_none()
         {
             *ending = Ending::at(&e, e.offset());
-        }
-        for &(tick, slot, x, y, health) in &ticks {
-            let name = names
-                .iter()
-                .find(|n| n.0 == slot)
-                .map_or("", |n| n.1.as_str());
-            self.ticks.push(&TickRow {
-                path,
-                tick,
-                client_id: slot,
-                name,
-                x,
-                y,
-                vel_x: None,
-                vel_y: None,
-                weapon: None,
-                weapon_name: None,
-                health,
-                armor: None,
-            });
-            self.flush(false, sink);
-        }
-        for (tick, name, values) in &rows {
-            self.game_events.push(&GameEventRow {
-                path,
-                tick: *tick,
-                name,
-                values,
-            });
-            self.flush(false, sink);
         }
         self.game_log_named(path, log, Names::Source);
         self.flush(false, sink);
