@@ -83,6 +83,19 @@ pub fn source_demos() -> Vec<PathBuf> {
     files
 }
 
+/// A CS:GO demo to test with: the file `DEMOKIT_CSGO_DEMO` names. No CS:GO demo is
+/// committed (none small enough was found under a licence that lets it ship here), so the
+/// tests on one skip, saying so, when the variable is unset.
+pub fn csgo_demo() -> Option<PathBuf> {
+    match std::env::var_os("DEMOKIT_CSGO_DEMO") {
+        Some(path) => Some(PathBuf::from(path)),
+        None => {
+            skip::skipped("DEMOKIT_CSGO_DEMO not set (no CS:GO demo is committed)");
+            None
+        }
+    }
+}
+
 /// The SHA-256 of `data` in lowercase hex.
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Digest;

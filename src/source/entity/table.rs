@@ -40,9 +40,12 @@ impl TableWidths {
             flag_bits: match p.branch {
                 Branch::Classic if p.network <= 7 => 13,
                 Branch::Classic | Branch::Left4Dead => 16,
-                Branch::Left4Dead2 | Branch::Portal2 => 19,
+                Branch::Left4Dead2 | Branch::Portal2 | Branch::CsGo => 19,
             },
-            priority: matches!(p.branch, Branch::Left4Dead2 | Branch::Portal2),
+            priority: matches!(
+                p.branch,
+                Branch::Left4Dead2 | Branch::Portal2 | Branch::CsGo
+            ),
             numbits_bits: if (classic && p.network <= 14) || l4d {
                 6
             } else {
