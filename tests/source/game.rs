@@ -22,15 +22,19 @@ type Chat = Vec<(String, String)>;
 
 /// The map, the players and the chat of a fixture.
 fn facts(name: &str) -> Option<(String, Players, Chat)> {
-    let data = fixture(name)?;
-    let map = SourceSlice::parse(&data)
+    facts_of(name, &fixture(name)?)
+}
+
+/// The map, the players and the chat of a demo's bytes.
+fn facts_of(name: &str, data: &[u8]) -> Option<(String, Players, Chat)> {
+    let map = SourceSlice::parse(data)
         .unwrap()
         .header()
         .map
         .to_string_lossy();
     let mut players = Vec::new();
     let mut chat = Vec::new();
-    let end = walk_reader(&data[..], |item| match item {
+    let end = walk_reader(data, |item| match item {
         Item::Join { player, .. } => {
             players.push((player.name.clone(), player.guid.clone(), player.bot))
         }
@@ -120,4 +124,51 @@ fn the_game_log_gathers_kills_and_teams() {
             .filter(|e| e.kind.name() == "kill")
             .count()
     );
+}
+
+/// The CS:GO demo (`DEMOKIT_CSGO_DEMO`, the 14-second de_dust2 recording of
+/// miedzinski/demoinfogo's `test-data/ok.dem`): its recorder, nine bots, the warm-up
+/// notice in the chat and its events, from protobuf messages.
+#[test]
+fn csgo_has_its_recorder_nine_bots_and_the_warmup_notice() {
+    let Some(path) = common::csgo_demo() else {
+        return;
+    };
+    let data = std::fs::read(path).unwrap();
+    let (map, players, chat) = facts_of("csgo", &data).unwrap();
+    assert_eq!(map, "de_dust2");
+    assert_eq!(
+        players[0],
+        ("donnie".into(), "STEAM_1:0:14324181".into(), false)
+    );
+    let bots: Vec<&str> = players[1..]
+        .iter()
+        .filter(|p| p.1 == "BOT" && p.2)
+        .map(|p| p.0.as_str())
+        .collect();
+    assert_eq!(
+        bots,
+        [
+            "Nate", "Dennis", "Jason", "Jon", "Colin", "Paul", "Henry", "Dean", "Yahn"
+        ]
+    );
+    assert_eq!(
+        chat,
+        [(String::new(), "#SFUI_Notice_Match_Will_Start_Chat".into())]
+    );
+    let mut events = std::collections::BTreeMap::<String, usize>::new();
+    let mut server_text = Vec::new();
+    walk_reader(&data[..], |item| match item {
+        Item::Event(e) => *events.entry(e.name().into_owned()).or_default() += 1,
+        Item::Text { text, .. } => server_text.push(text.to_owned()),
+        _ => {}
+    })
+    .unwrap();
+    assert_eq!(events["player_team"], 10);
+    assert_eq!(events["player_spawn"], 29);
+    assert_eq!(events["round_start"], 1);
+    assert!(server_text[0].contains("Map: de_dust2"), "{server_text:?}");
+    let (log, error) = game_log_reader(&data[..]).unwrap();
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(log.players.len(), 10);
 }

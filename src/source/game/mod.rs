@@ -64,8 +64,7 @@ pub enum GameError {
         /// What went wrong.
         error: EntityError,
     },
-    /// The demo's network protocol is not one this layer decodes (CS:GO's protobuf
-    /// messages among them).
+    /// The demo's network protocol is not one this layer decodes.
     #[error(
         "network protocol {network} of demo protocol {demo} (game {game}) is not one whose \
          messages demokit decodes yet"
@@ -310,9 +309,17 @@ impl WalkState {
         each: &mut impl FnMut(Item<'_>),
     ) {
         let m = self.messages;
+        let csgo = self.state.protocol.is_protobuf();
         if number == m.say_text {
-            let mut say = SayText::default();
-            if say.code(&mut Decoder::new(data.reader())).is_ok() {
+            let say = if csgo {
+                SayText::from_csgo(data.as_bytes())
+            } else {
+                let mut say = SayText::default();
+                say.code(&mut Decoder::new(data.reader()))
+                    .ok()
+                    .map(|()| say)
+            };
+            if let Some(say) = say {
                 let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
                 let chat = SourceChat {
                     tick,
@@ -324,8 +331,15 @@ impl WalkState {
                 each(Item::Chat(&chat));
             }
         } else if Some(number) == m.say_text2 {
-            let mut say = SayText2::default();
-            if say.code(&mut Decoder::new(data.reader())).is_ok() {
+            let say = if csgo {
+                SayText2::from_csgo(data.as_bytes())
+            } else {
+                let mut say = SayText2::default();
+                say.code(&mut Decoder::new(data.reader()))
+                    .ok()
+                    .map(|()| say)
+            };
+            if let Some(say) = say {
                 let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
                 let param = |i: usize| {
                     say.params
@@ -360,8 +374,15 @@ impl WalkState {
                 each(Item::Chat(&chat));
             }
         } else if number == m.text_msg {
-            let mut msg = TextMsg::default();
-            if msg.code(&mut Decoder::new(data.reader())).is_ok() {
+            let msg = if csgo {
+                TextMsg::from_csgo(data.as_bytes())
+            } else {
+                let mut msg = TextMsg::default();
+                msg.code(&mut Decoder::new(data.reader()))
+                    .ok()
+                    .map(|()| msg)
+            };
+            if let Some(msg) = msg {
                 let mut text = clean(&msg.message.to_string_lossy());
                 for p in msg.params.iter().filter(|p| !p.is_empty()) {
                     text.push(' ');
@@ -609,8 +630,8 @@ impl WalkState {
             }
             Ok(_) => {}
         }
-        match message {
-            NetMessage::GameEvent(event) => match self.state.event(event) {
+        if let Some(event) = self.state.event_of(message) {
+            match event {
                 Ok((descriptor, data)) => {
                     let event = SourceEvent {
                         tick,
@@ -645,7 +666,29 @@ impl WalkState {
                         error,
                     });
                 }
+            }
+            return None;
+        }
+        // CS:GO's protobuf messages read as the structs of the other branches.
+        let classic;
+        let message = match message {
+            NetMessage::Protobuf(p) => match p.classic() {
+                Ok(Some(c)) => {
+                    classic = c;
+                    &classic
+                }
+                Ok(None) => return None,
+                Err(error) => {
+                    return Some(GameError::Net {
+                        offset,
+                        tick,
+                        error,
+                    });
+                }
             },
+            m => m,
+        };
+        match message {
             NetMessage::UserMessage(m) => self.user_message(tick, m.number, &m.data, each),
             NetMessage::Print(p) => {
                 let text = clean(&p.text.to_string_lossy());
