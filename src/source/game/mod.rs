@@ -22,7 +22,7 @@ use super::entity::{DataTables, EntityError, EntityState, PlayerEntity, ServerCl
 use super::net::game_event::{EventDescriptor, EventValue};
 use super::net::state::{NetState, TableChange};
 use super::net::string_table::StringTableError;
-use super::net::{Decoder, NetError, NetMessage};
+use super::net::{Decoder, MessageKind, NetError, NetMessage};
 use super::{Body, ReadError, SourceReader};
 use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, GameLogBuilder};
 use std::io::Read;
@@ -571,6 +571,30 @@ pub fn walk_reader_with<R: Read>(
                         end.error = Some(stop);
                         return Ok(end);
                     }
+                    // CS:GO's protobuf updates read as the other branches'.
+                    let classic;
+                    let message = match message {
+                        NetMessage::Protobuf(p)
+                            if classes.is_some() && p.kind == MessageKind::PacketEntities =>
+                        {
+                            match p.classic() {
+                                Ok(Some(c)) => {
+                                    classic = c;
+                                    &classic
+                                }
+                                Ok(None) => message,
+                                Err(error) => {
+                                    end.error = Some(GameError::Net {
+                                        offset,
+                                        tick,
+                                        error,
+                                    });
+                                    return Ok(end);
+                                }
+                            }
+                        }
+                        m => m,
+                    };
                     if let (NetMessage::PacketEntities(update), Some(classes)) = (message, &classes)
                     {
                         let baselines = walk
