@@ -172,3 +172,49 @@ fn csgo_has_its_recorder_nine_bots_and_the_warmup_notice() {
     assert!(error.is_none(), "{error:?}");
     assert_eq!(log.players.len(), 10);
 }
+
+/// CS:GO's text user messages are protobuf messages: a `SayText2` as the game writes it
+/// reads as the speaker, the channel's token and the text, and a team token is a team
+/// channel.
+#[test]
+fn csgo_say_text2_reads_from_its_protobuf_fields() {
+    use demokit::source::game::{SayText2, SourceChat, TextMsg};
+    use demokit::source::net::csgo::pb;
+    use demokit::source::net::{MessageKind, ProtoMessage};
+    let body = |m: &pb::SayText2| ProtoMessage::of(MessageKind::UserMessage, m).body;
+    let say = pb::SayText2 {
+        ent_idx: Some(3),
+        chat: Some(true),
+        msg_name: Some(b"Cstrike_Chat_CT".to_vec()),
+        params: vec![b"Dennis".to_vec(), b"rush B".to_vec(), vec![], vec![]],
+        textallchat: Some(false),
+    };
+    let read = SayText2::from_csgo(&body(&say)).unwrap();
+    assert_eq!(read.client, 3);
+    assert_eq!(read.chat, 1);
+    assert_eq!(read.message.to_string_lossy(), "Cstrike_Chat_CT");
+    assert_eq!(read.params[0].to_string_lossy(), "Dennis");
+    assert_eq!(read.params[1].to_string_lossy(), "rush B");
+    let chat = |kind: &str| SourceChat {
+        tick: 0,
+        slot: Some(2),
+        name: "Dennis".into(),
+        kind: kind.into(),
+        text: "rush B".into(),
+    };
+    assert!(chat("Cstrike_Chat_CT").team_only());
+    assert!(!chat("Cstrike_Chat_All").team_only());
+    assert!(!chat("Cstrike_Chat_AllDead").team_only());
+    // A TextMsg: its first parameter is the text or its token.
+    let text = pb::TextMsg {
+        msg_dst: Some(3),
+        params: vec![b"#SFUI_Notice_Match_Will_Start_Chat".to_vec(), vec![]],
+    };
+    let msg = TextMsg::from_csgo(&ProtoMessage::of(MessageKind::UserMessage, &text).body).unwrap();
+    assert_eq!(msg.destination, 3);
+    assert_eq!(
+        msg.message.to_string_lossy(),
+        "#SFUI_Notice_Match_Will_Start_Chat"
+    );
+    assert_eq!(msg.params.len(), 1);
+}

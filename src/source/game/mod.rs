@@ -110,9 +110,14 @@ pub struct SourceChat {
 }
 
 impl SourceChat {
-    /// Whether it went to the speaker's team only (the token names a team channel).
+    /// Whether it went to the speaker's team only (the token names a team channel; CS:GO's
+    /// `Cstrike_Chat_T`, `Cstrike_Chat_CT`, `Cstrike_Chat_Spec`, ... name the team, its
+    /// `Cstrike_Chat_All...` everyone).
     pub fn team_only(&self) -> bool {
-        self.kind.contains("Team") || self.kind.contains("team")
+        self.kind.contains("Team")
+            || self.kind.contains("team")
+            || (self.kind.starts_with("Cstrike_Chat_")
+                && !self.kind.starts_with("Cstrike_Chat_All"))
     }
 }
 
