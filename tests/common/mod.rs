@@ -96,6 +96,24 @@ pub fn csgo_demo() -> Option<PathBuf> {
     }
 }
 
+/// The SHA-256 of the CS:GO demo the fact tests were written against (miedzinski/demoinfogo
+/// @ 8e95d9af, `test-data/ok.dem`; see `fixtures/README.md`).
+pub const CSGO_OK_DEM_SHA256: &str =
+    "5974224a5ddd2cb63e68d51c300738331e9e3b1838332770eceb5027304032c9";
+
+/// The bytes of the CS:GO demo the fact tests know (`DEMOKIT_CSGO_DEMO` naming that very
+/// file); `None`, noting the skip, otherwise.
+pub fn csgo_ok_dem() -> Option<Vec<u8>> {
+    let data = std::fs::read(csgo_demo()?).unwrap();
+    if sha256_hex(&data) != CSGO_OK_DEM_SHA256 {
+        skip::skipped(
+            "DEMOKIT_CSGO_DEMO is not the demo these facts are about (see fixtures/README.md)",
+        );
+        return None;
+    }
+    Some(data)
+}
+
 /// The SHA-256 of `data` in lowercase hex.
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Digest;

@@ -4,6 +4,7 @@
 //! * [`branch`]: which fork of the engine wrote a demo, and how it numbers its messages.
 //! * [`coder`]: the one description both directions follow.
 //! * [`message`]: the messages, each laid out once.
+//! * [`csgo`]: CS:GO's protobuf messages, kept as their bytes, with typed views.
 //!
 //! A packet's messages come one at a time from [`Messages`]; [`Packet`] holds them all and
 //! encodes them back to the same bytes. The payloads inside messages that the game defines
