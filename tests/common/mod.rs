@@ -83,6 +83,37 @@ pub fn source_demos() -> Vec<PathBuf> {
     files
 }
 
+/// A CS:GO demo to test with: the file `DEMOKIT_CSGO_DEMO` names. No CS:GO demo is
+/// committed (none small enough was found under a licence that lets it ship here), so the
+/// tests on one skip, saying so, when the variable is unset.
+pub fn csgo_demo() -> Option<PathBuf> {
+    match std::env::var_os("DEMOKIT_CSGO_DEMO") {
+        Some(path) => Some(PathBuf::from(path)),
+        None => {
+            skip::skipped("DEMOKIT_CSGO_DEMO not set (no CS:GO demo is committed)");
+            None
+        }
+    }
+}
+
+/// The SHA-256 of the CS:GO demo the fact tests were written against (miedzinski/demoinfogo
+/// @ 8e95d9af, `test-data/ok.dem`; see `fixtures/README.md`).
+pub const CSGO_OK_DEM_SHA256: &str =
+    "5974224a5ddd2cb63e68d51c300738331e9e3b1838332770eceb5027304032c9";
+
+/// The bytes of the CS:GO demo the fact tests know (`DEMOKIT_CSGO_DEMO` naming that very
+/// file); `None`, noting the skip, otherwise.
+pub fn csgo_ok_dem() -> Option<Vec<u8>> {
+    let data = std::fs::read(csgo_demo()?).unwrap();
+    if sha256_hex(&data) != CSGO_OK_DEM_SHA256 {
+        skip::skipped(
+            "DEMOKIT_CSGO_DEMO is not the demo these facts are about (see fixtures/README.md)",
+        );
+        return None;
+    }
+    Some(data)
+}
+
 /// The SHA-256 of `data` in lowercase hex.
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Digest;

@@ -75,6 +75,12 @@ fn walk(data: &[u8], mut each: impl FnMut(Option<ViewInfo>, &[PlayerEntity])) ->
                 state.learned(&messages);
                 let baseline_table = state.table_index("instancebaseline");
                 for m in &decoded {
+                    // CS:GO's protobuf messages as the other branches' structs.
+                    let classic = match m {
+                        NetMessage::Protobuf(p) => p.classic().unwrap(),
+                        _ => None,
+                    };
+                    let m = classic.as_ref().unwrap_or(m);
                     match state.apply(m) {
                         Ok(Some(
                             TableChange::Created { table, .. } | TableChange::Updated { table, .. },
@@ -155,6 +161,57 @@ fn check_baselines(
             Err(e) => w.errors.push(format!("baseline of {}: {e}", class.name)),
         }
     }
+}
+
+/// The CS:GO demo (`DEMOKIT_CSGO_DEMO`): the protobuf data tables encode back, every
+/// baseline, update and temporary entity uses exactly its bits (up to the last byte's
+/// padding), and the ten players stand at their team's de_dust2 spawn when the round
+/// starts.
+#[test]
+fn every_update_of_the_csgo_demo_decodes_and_players_stand_at_their_spawns() {
+    let Some(data) = common::csgo_ok_dem() else {
+        return;
+    };
+    let mut at_spawns = 0;
+    let mut most = 0;
+    let w = walk(&data, |_, players| {
+        most = most.max(players.len());
+        // The first update where all ten are alive at full health: the round's start.
+        if at_spawns == 0 && players.len() == 10 && players.iter().all(|p| p.health == Some(100)) {
+            at_spawns += 1;
+            for p in players {
+                let [x, y, _] = p.origin.unwrap();
+                match p.team {
+                    // The terrorists' spawn, at the map's south end.
+                    Some(2) => assert!(
+                        (-1300.0..200.0).contains(&x) && (-1000.0..-500.0).contains(&y),
+                        "{p:?}"
+                    ),
+                    // The counter-terrorists' spawn, at its north end.
+                    Some(3) => assert!(
+                        (0.0..600.0).contains(&x) && (2200.0..2600.0).contains(&y),
+                        "{p:?}"
+                    ),
+                    _ => panic!("{p:?}"),
+                }
+                assert_eq!(p.class, "CCSPlayer");
+            }
+        }
+    });
+    println!("{w:?}");
+    assert_eq!(w.branch, "CsGo 13585");
+    assert!(!w.re_encoded_differently);
+    assert!(
+        w.errors.is_empty(),
+        "{:?}",
+        &w.errors[..w.errors.len().min(5)]
+    );
+    assert!(w.temp_errors.is_empty(), "{:?}", w.temp_errors);
+    assert!(w.classes > 200 && w.baselines > 10, "{w:?}");
+    assert_eq!(w.decoded, w.updates);
+    assert!(w.full > 0 && w.entered > 100, "{w:?}");
+    assert_eq!(most, 10);
+    assert!(at_spawns > 0);
 }
 
 #[test]

@@ -22,15 +22,19 @@ type Chat = Vec<(String, String)>;
 
 /// The map, the players and the chat of a fixture.
 fn facts(name: &str) -> Option<(String, Players, Chat)> {
-    let data = fixture(name)?;
-    let map = SourceSlice::parse(&data)
+    facts_of(name, &fixture(name)?)
+}
+
+/// The map, the players and the chat of a demo's bytes.
+fn facts_of(name: &str, data: &[u8]) -> Option<(String, Players, Chat)> {
+    let map = SourceSlice::parse(data)
         .unwrap()
         .header()
         .map
         .to_string_lossy();
     let mut players = Vec::new();
     let mut chat = Vec::new();
-    let end = walk_reader(&data[..], |item| match item {
+    let end = walk_reader(data, |item| match item {
         Item::Join { player, .. } => {
             players.push((player.name.clone(), player.guid.clone(), player.bot))
         }
@@ -120,4 +124,96 @@ fn the_game_log_gathers_kills_and_teams() {
             .filter(|e| e.kind.name() == "kill")
             .count()
     );
+}
+
+/// The CS:GO demo (`DEMOKIT_CSGO_DEMO`, the 14-second de_dust2 recording of
+/// miedzinski/demoinfogo's `test-data/ok.dem`): its recorder, nine bots, the warm-up
+/// notice in the chat and its events, from protobuf messages.
+#[test]
+fn csgo_has_its_recorder_nine_bots_and_the_warmup_notice() {
+    let Some(data) = common::csgo_ok_dem() else {
+        return;
+    };
+    let (map, players, chat) = facts_of("csgo", &data).unwrap();
+    assert_eq!(map, "de_dust2");
+    assert_eq!(
+        players[0],
+        ("donnie".into(), "STEAM_1:0:14324181".into(), false)
+    );
+    let bots: Vec<&str> = players[1..]
+        .iter()
+        .filter(|p| p.1 == "BOT" && p.2)
+        .map(|p| p.0.as_str())
+        .collect();
+    assert_eq!(
+        bots,
+        [
+            "Nate", "Dennis", "Jason", "Jon", "Colin", "Paul", "Henry", "Dean", "Yahn"
+        ]
+    );
+    assert_eq!(
+        chat,
+        [(String::new(), "#SFUI_Notice_Match_Will_Start_Chat".into())]
+    );
+    let mut events = std::collections::BTreeMap::<String, usize>::new();
+    let mut server_text = Vec::new();
+    walk_reader(&data[..], |item| match item {
+        Item::Event(e) => *events.entry(e.name().into_owned()).or_default() += 1,
+        Item::Text { text, .. } => server_text.push(text.to_owned()),
+        _ => {}
+    })
+    .unwrap();
+    assert_eq!(events["player_team"], 10);
+    assert_eq!(events["player_spawn"], 29);
+    assert_eq!(events["round_start"], 1);
+    assert!(server_text[0].contains("Map: de_dust2"), "{server_text:?}");
+    let (log, error) = game_log_reader(&data[..]).unwrap();
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(log.players.len(), 10);
+}
+
+/// CS:GO's text user messages are protobuf messages: a `SayText2` as the game writes it
+/// reads as the speaker, the channel's token and the text, and a team token is a team
+/// channel.
+#[test]
+fn csgo_say_text2_reads_from_its_protobuf_fields() {
+    use demokit::source::game::{SayText2, SourceChat, TextMsg};
+    use demokit::source::net::csgo::pb;
+    use demokit::source::net::{MessageKind, ProtoMessage};
+    let body = |m: &pb::SayText2| ProtoMessage::of(MessageKind::UserMessage, m).body;
+    let say = pb::SayText2 {
+        ent_idx: Some(3),
+        chat: Some(true),
+        msg_name: Some(b"Cstrike_Chat_CT".to_vec()),
+        params: vec![b"Dennis".to_vec(), b"rush B".to_vec(), vec![], vec![]],
+        textallchat: Some(false),
+    };
+    let read = SayText2::from_csgo(&body(&say)).unwrap();
+    assert_eq!(read.client, 3);
+    assert_eq!(read.chat, 1);
+    assert_eq!(read.message.to_string_lossy(), "Cstrike_Chat_CT");
+    assert_eq!(read.params[0].to_string_lossy(), "Dennis");
+    assert_eq!(read.params[1].to_string_lossy(), "rush B");
+    let chat = |kind: &str| SourceChat {
+        tick: 0,
+        slot: Some(2),
+        name: "Dennis".into(),
+        kind: kind.into(),
+        text: "rush B".into(),
+    };
+    assert!(chat("Cstrike_Chat_CT").team_only());
+    assert!(!chat("Cstrike_Chat_All").team_only());
+    assert!(!chat("Cstrike_Chat_AllDead").team_only());
+    // A TextMsg: its first parameter is the text or its token.
+    let text = pb::TextMsg {
+        msg_dst: Some(3),
+        params: vec![b"#SFUI_Notice_Match_Will_Start_Chat".to_vec(), vec![]],
+    };
+    let msg = TextMsg::from_csgo(&ProtoMessage::of(MessageKind::UserMessage, &text).body).unwrap();
+    assert_eq!(msg.destination, 3);
+    assert_eq!(
+        msg.message.to_string_lossy(),
+        "#SFUI_Notice_Match_Will_Start_Chat"
+    );
+    assert_eq!(msg.params.len(), 1);
 }

@@ -24,6 +24,9 @@ pub const MAX_TOTAL_FLAT_PROPS: usize = 1 << 18;
 /// The most table links all classes together walk.
 const MAX_TOTAL_VISITS: usize = 1 << 20;
 
+/// CS:GO's `SPROP_VARINT`, the flag after Portal 2's 19.
+const CSGO_VARINT: u32 = 1 << 19;
+
 /// How a flat prop's value is sent: its type, flags and range, resolved for the branch.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -54,7 +57,10 @@ impl PropDef {
         PropDef {
             kind,
             flags,
-            varint: w.int_varint && kind == PropKind::Int && flags.has(PropFlags::NORMAL),
+            varint: (w.int_varint && kind == PropKind::Int && flags.has(PropFlags::NORMAL))
+                || (w.csgo
+                    && matches!(kind, PropKind::Int | PropKind::Int64)
+                    && prop.raw_flags & CSGO_VARINT != 0),
             low: prop.low,
             high: prop.high,
             bits: u32::from(prop.bits),

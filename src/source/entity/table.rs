@@ -7,7 +7,10 @@
 //! [`SendProp::kind`] and [`SendProp::flags`] give them in one numbering for every branch.
 
 use crate::codec::bits::Bits;
-use crate::source::net::{Branch, Coder, Length, NetError, NetStr, Protocol};
+use crate::source::net::csgo::pb;
+use crate::source::net::{
+    Branch, Coder, Length, MessageKind, NetError, NetErrorKind, NetStr, ProtoMessage, Protocol,
+};
 
 /// What a branch's data tables frame looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +31,9 @@ pub struct TableWidths {
     /// Whether an `Int` prop with the `NORMAL` flag is a varint (Source 2013, network
     /// protocol 24, where the flag means `VARINT`).
     pub int_varint: bool,
+    /// CS:GO: the tables are protobuf messages, and flag bit 19 (past Portal 2's 19
+    /// flags) is `VARINT`, for `Int` and `Int64` props.
+    pub csgo: bool,
 }
 
 impl TableWidths {
@@ -40,9 +46,12 @@ impl TableWidths {
             flag_bits: match p.branch {
                 Branch::Classic if p.network <= 7 => 13,
                 Branch::Classic | Branch::Left4Dead => 16,
-                Branch::Left4Dead2 | Branch::Portal2 => 19,
+                Branch::Left4Dead2 | Branch::Portal2 | Branch::CsGo => 19,
             },
-            priority: matches!(p.branch, Branch::Left4Dead2 | Branch::Portal2),
+            priority: matches!(
+                p.branch,
+                Branch::Left4Dead2 | Branch::Portal2 | Branch::CsGo
+            ),
             numbits_bits: if (classic && p.network <= 14) || l4d {
                 6
             } else {
@@ -50,6 +59,7 @@ impl TableWidths {
             },
             old_types: classic && p.network <= 14,
             int_varint: classic && p.network >= 24,
+            csgo: matches!(p.branch, Branch::CsGo),
         }
     }
 }
@@ -255,15 +265,21 @@ pub struct DataTables {
     pub classes: Vec<ClassEntry>,
     /// The bits after the class list (the last byte's padding).
     pub tail: Bits,
+    /// CS:GO: the `svc_SendTable` protobuf messages the tables were decoded from, the
+    /// last one the empty table that ends them, kept byte for byte; the encoder writes
+    /// these (not `tables`).
+    pub proto_tables: Vec<ProtoMessage>,
 }
 
 impl DataTables {
     /// Decodes (or encodes) the frame's data as `p`'s branch lays it out.
     pub fn code<C: Coder>(&mut self, c: &mut C, p: Protocol) -> Result<(), NetError> {
         let w = TableWidths::of(p);
-        // Each table is announced by a set bit; a clear bit ends them. Every table takes
-        // bits of the input, so the list cannot outgrow it.
-        if C::READING {
+        if p.is_protobuf() {
+            self.code_protobuf(c, p)?;
+        } else if C::READING {
+            // Each table is announced by a set bit; a clear bit ends them. Every table
+            // takes bits of the input, so the list cannot outgrow it.
             self.tables.clear();
             loop {
                 let mut more = false;
@@ -282,6 +298,7 @@ impl DataTables {
             }
             c.bool(&mut false)?;
         }
+        // The server classes: the same in every branch.
         let mut count = self.classes.len() as u16;
         c.uint(&mut count, 16)?;
         c.list(&mut self.classes, usize::from(count), |c, class| {
@@ -290,6 +307,42 @@ impl DataTables {
             c.string(&mut class.table)
         })?;
         c.bits(&mut self.tail, Length::Rest)
+    }
+
+    /// CS:GO's tables: `svc_SendTable` protobuf messages, each behind its message number
+    /// and size as in a packet, until one with `is_end` set.
+    fn code_protobuf<C: Coder>(&mut self, c: &mut C, p: Protocol) -> Result<(), NetError> {
+        if !C::READING {
+            for table in &self.proto_tables {
+                let mut number = p.number(table.kind).unwrap_or(u32::MAX);
+                c.varint32(&mut number)?;
+                table.clone().code(c)?;
+            }
+            return Ok(());
+        }
+        self.tables.clear();
+        self.proto_tables.clear();
+        loop {
+            let at = c.position();
+            let mut number = 0u32;
+            c.varint32(&mut number)?;
+            if p.kind(number) != Some(MessageKind::SendTable) {
+                return Err(NetError::new(
+                    at,
+                    NetErrorKind::Invalid {
+                        what: "a message other than svc_SendTable among CS:GO's data tables",
+                    },
+                ));
+            }
+            let mut message = ProtoMessage::new(MessageKind::SendTable);
+            message.code(c)?;
+            let table: pb::SendTable = message.decode()?;
+            self.proto_tables.push(message);
+            if table.is_end.unwrap_or(false) {
+                return Ok(());
+            }
+            self.tables.push(send_table_of(table));
+        }
     }
 
     /// The frame decoded from its bytes.
@@ -315,4 +368,35 @@ fn code_table<C: Coder>(c: &mut C, table: &mut SendTable, w: TableWidths) -> Res
     let mut count = table.props.len() as u32;
     c.uint(&mut count, w.prop_count_bits)?;
     c.list(&mut table.props, count as usize, |c, prop| prop.code(c, w))
+}
+
+/// A CS:GO protobuf send table as the bit-layout branches' tables (widths that do not fit
+/// are cut: the engine's own fields are no wider).
+fn send_table_of(t: pb::SendTable) -> SendTable {
+    let text = |s: Option<Vec<u8>>| {
+        let mut b = s.unwrap_or_default();
+        if let Some(nul) = b.iter().position(|&x| x == 0) {
+            b.truncate(nul);
+        }
+        crate::codec::string::NulStr(b)
+    };
+    SendTable {
+        needs_decoder: t.needs_decoder.unwrap_or(false),
+        name: text(t.net_table_name),
+        props: t
+            .props
+            .into_iter()
+            .map(|p| SendProp {
+                raw_kind: p.r#type.unwrap_or(0) as u8,
+                name: text(p.var_name),
+                raw_flags: p.flags.unwrap_or(0) as u32,
+                priority: p.priority.unwrap_or(0) as u8,
+                table: text(p.dt_name),
+                elements: p.num_elements.unwrap_or(0) as u16,
+                low: p.low_value.unwrap_or(0.0),
+                high: p.high_value.unwrap_or(0.0),
+                bits: p.num_bits.unwrap_or(0) as u8,
+            })
+            .collect(),
+    }
 }

@@ -94,6 +94,12 @@ pub struct UpdateLayout {
     pub new_way_bit: bool,
     /// Explicit deletes as a counted list (Left 4 Dead 2 from build 2091).
     pub counted_deletes: bool,
+    /// The data is whole bytes (CS:GO's protobuf `entity_data`): up to 7 bits after the
+    /// updates are padding.
+    pub byte_padded: bool,
+    /// A prop list gives every field index, up to the end mark, before the values
+    /// (CS:GO); elsewhere each index is followed by its value.
+    pub indices_first: bool,
 }
 
 impl UpdateLayout {
@@ -102,8 +108,14 @@ impl UpdateLayout {
         UpdateLayout {
             unary: matches!(p.branch, Branch::Classic) && p.network <= 7,
             field_indexes: p.is_demo4(),
-            new_way_bit: matches!(p.branch, Branch::Left4Dead2 | Branch::Portal2),
-            counted_deletes: matches!(p.branch, Branch::Left4Dead2) && p.build >= 2091,
+            new_way_bit: matches!(
+                p.branch,
+                Branch::Left4Dead2 | Branch::Portal2 | Branch::CsGo
+            ),
+            counted_deletes: (matches!(p.branch, Branch::Left4Dead2) && p.build >= 2091)
+                || matches!(p.branch, Branch::CsGo),
+            byte_padded: matches!(p.branch, Branch::CsGo),
+            indices_first: matches!(p.branch, Branch::CsGo),
         }
     }
 }
@@ -202,7 +214,34 @@ pub fn read_props(
         Ok::<_, EntityError>(())
     };
     let mut last: i64 = -1;
-    if layout.field_indexes {
+    if layout.indices_first {
+        let new_way = layout.new_way_bit && r.read_bool()?;
+        let mut indexes = Vec::new();
+        loop {
+            let at = r.position();
+            match read_field_index(r, last, new_way)? {
+                Some(index) => {
+                    // Each index takes at least a bit: the list cannot outgrow the data,
+                    // but a class has at most MAX_FLAT_PROPS props to name.
+                    if indexes.len() >= super::class::MAX_FLAT_PROPS {
+                        return Err(EntityError::new(
+                            at,
+                            EntityErrorKind::PropIndex {
+                                index: index as u64,
+                                props,
+                            },
+                        ));
+                    }
+                    indexes.push((index, at));
+                    last = index;
+                }
+                None => break,
+            }
+        }
+        for (index, at) in indexes {
+            take(r, index, at)?;
+        }
+    } else if layout.field_indexes {
         let new_way = layout.new_way_bit && r.read_bool()?;
         loop {
             let at = r.position();
@@ -468,7 +507,7 @@ impl EntityState {
                 }
             }
         }
-        if r.remaining() != 0 {
+        if r.remaining() != 0 && !(layout.byte_padded && r.remaining() < 8) {
             return Err(EntityError::new(
                 r.position(),
                 EntityErrorKind::LeftOver {
@@ -581,7 +620,14 @@ pub fn temp_entities(
             props,
         });
     }
-    if r.remaining() != 0 {
+    // CS:GO's data is whole bytes, and a reliable message's fills a fixed buffer: zero
+    // bytes after the entries are padding.
+    let padding = |mut r: BitReader<'_>| {
+        r.remaining() < 8
+            || r.read_bits(r.remaining())
+                .is_ok_and(|rest| rest.as_bytes().iter().all(|&b| b == 0))
+    };
+    if r.remaining() != 0 && !(layout.byte_padded && padding(r)) {
         return Err(EntityError::new(
             r.position(),
             EntityErrorKind::LeftOver {

@@ -25,7 +25,7 @@ use super::entity::{
 use super::net::game_event::{EventDescriptor, EventValue};
 use super::net::state::{NetState, TableChange};
 use super::net::string_table::StringTableError;
-use super::net::{Decoder, NetError, NetMessage};
+use super::net::{Decoder, MessageKind, NetError, NetMessage};
 use super::{Body, ReadError, SourceReader};
 use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, GameLogBuilder};
 use std::io::Read;
@@ -67,8 +67,7 @@ pub enum GameError {
         /// What went wrong.
         error: EntityError,
     },
-    /// The demo's network protocol is not one this layer decodes (CS:GO's protobuf
-    /// messages among them).
+    /// The demo's network protocol is not one this layer decodes.
     #[error(
         "network protocol {network} of demo protocol {demo} (game {game}) is not one whose \
          messages demokit decodes yet"
@@ -114,9 +113,14 @@ pub struct SourceChat {
 }
 
 impl SourceChat {
-    /// Whether it went to the speaker's team only (the token names a team channel).
+    /// Whether it went to the speaker's team only (the token names a team channel; CS:GO's
+    /// `Cstrike_Chat_T`, `Cstrike_Chat_CT`, `Cstrike_Chat_Spec`, ... name the team, its
+    /// `Cstrike_Chat_All...` everyone).
     pub fn team_only(&self) -> bool {
-        self.kind.contains("Team") || self.kind.contains("team")
+        self.kind.contains("Team")
+            || self.kind.contains("team")
+            || (self.kind.starts_with("Cstrike_Chat_")
+                && !self.kind.starts_with("Cstrike_Chat_All"))
     }
 }
 
@@ -328,9 +332,17 @@ impl WalkState {
         each: &mut impl FnMut(Item<'_>),
     ) {
         let m = self.messages;
+        let csgo = self.state.protocol.is_protobuf();
         if number == m.say_text {
-            let mut say = SayText::default();
-            if say.code(&mut Decoder::new(data.reader())).is_ok() {
+            let say = if csgo {
+                SayText::from_csgo(data.as_bytes())
+            } else {
+                let mut say = SayText::default();
+                say.code(&mut Decoder::new(data.reader()))
+                    .ok()
+                    .map(|()| say)
+            };
+            if let Some(say) = say {
                 let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
                 let chat = SourceChat {
                     tick,
@@ -342,8 +354,15 @@ impl WalkState {
                 each(Item::Chat(&chat));
             }
         } else if Some(number) == m.say_text2 {
-            let mut say = SayText2::default();
-            if say.code(&mut Decoder::new(data.reader())).is_ok() {
+            let say = if csgo {
+                SayText2::from_csgo(data.as_bytes())
+            } else {
+                let mut say = SayText2::default();
+                say.code(&mut Decoder::new(data.reader()))
+                    .ok()
+                    .map(|()| say)
+            };
+            if let Some(say) = say {
                 let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
                 let param = |i: usize| {
                     say.params
@@ -378,8 +397,15 @@ impl WalkState {
                 each(Item::Chat(&chat));
             }
         } else if number == m.text_msg {
-            let mut msg = TextMsg::default();
-            if msg.code(&mut Decoder::new(data.reader())).is_ok() {
+            let msg = if csgo {
+                TextMsg::from_csgo(data.as_bytes())
+            } else {
+                let mut msg = TextMsg::default();
+                msg.code(&mut Decoder::new(data.reader()))
+                    .ok()
+                    .map(|()| msg)
+            };
+            if let Some(msg) = msg {
                 let mut text = clean(&msg.message.to_string_lossy());
                 for p in msg.params.iter().filter(|p| !p.is_empty()) {
                     text.push(' ');
@@ -643,6 +669,30 @@ pub fn walk_reader_with<R: Read>(
                         end.error = Some(stop);
                         return Ok(end);
                     }
+                    // CS:GO's protobuf updates read as the other branches'.
+                    let classic;
+                    let message = match message {
+                        NetMessage::Protobuf(p)
+                            if classes.is_some() && p.kind == MessageKind::PacketEntities =>
+                        {
+                            match p.classic() {
+                                Ok(Some(c)) => {
+                                    classic = c;
+                                    &classic
+                                }
+                                Ok(None) => message,
+                                Err(error) => {
+                                    end.error = Some(GameError::Net {
+                                        offset,
+                                        tick,
+                                        error,
+                                    });
+                                    return Ok(end);
+                                }
+                            }
+                        }
+                        m => m,
+                    };
                     if let (NetMessage::PacketEntities(update), Some(classes)) = (message, &classes)
                     {
                         let baselines = walk
@@ -734,8 +784,8 @@ impl WalkState {
             }
             Ok(_) => {}
         }
-        match message {
-            NetMessage::GameEvent(event) => match self.state.event(event) {
+        if let Some(event) = self.state.event_of(message) {
+            match event {
                 Ok((descriptor, data)) => {
                     let event = SourceEvent {
                         tick,
@@ -770,7 +820,29 @@ impl WalkState {
                         error,
                     });
                 }
+            }
+            return None;
+        }
+        // CS:GO's protobuf messages read as the structs of the other branches.
+        let classic;
+        let message = match message {
+            NetMessage::Protobuf(p) => match p.classic() {
+                Ok(Some(c)) => {
+                    classic = c;
+                    &classic
+                }
+                Ok(None) => return None,
+                Err(error) => {
+                    return Some(GameError::Net {
+                        offset,
+                        tick,
+                        error,
+                    });
+                }
             },
+            m => m,
+        };
+        match message {
             NetMessage::UserMessage(m) => self.user_message(tick, m.number, &m.data, each),
             NetMessage::Print(p) => {
                 let text = clean(&p.text.to_string_lossy());

@@ -1,8 +1,10 @@
 //! `player_info_t`: the user data of a `userinfo` string-table entry, one per player slot.
 //!
-//! Two layouts exist, told apart by their size: 132 bytes little-endian (demo protocol 3
-//! and Left 4 Dead 1.0.0.5) and 144 bytes starting with a 64-bit XUID, whose XUID, user id
-//! and friends id are big-endian (Left 4 Dead from 1.0.4.0, Left 4 Dead 2, Portal 2).
+//! Three layouts exist, told apart by their size: 132 bytes little-endian (demo protocol 3
+//! and Left 4 Dead 1.0.0.5), 144 bytes starting with a 64-bit XUID, whose XUID, user id
+//! and friends id are big-endian (Left 4 Dead from 1.0.4.0, Left 4 Dead 2, Portal 2), and
+//! CS:GO's 344 bytes: a 64-bit version, then the XUID and 128-byte names, its integers
+//! big-endian too.
 
 use binrw::{BinRead, binrw};
 use std::io::Cursor;
@@ -40,6 +42,23 @@ struct InfoXuid {
     is_hltv: u8,
 }
 
+/// CS:GO's layout (340 bytes of fields, padded to 344; integers big-endian).
+#[binrw]
+#[brw(big)]
+#[derive(Debug, Clone)]
+struct InfoCsgo {
+    version: u64,
+    xuid: u64,
+    name: [u8; 128],
+    user_id: i32,
+    guid: [u8; 33],
+    #[brw(pad_before = 3)]
+    friends_id: u32,
+    friends_name: [u8; 128],
+    fake_player: u8,
+    is_hltv: u8,
+}
+
 /// A player as its `userinfo` entry describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -70,7 +89,19 @@ impl PlayerInfo {
     /// Reads a `userinfo` entry's user data; `None` when it is neither layout.
     pub fn parse(data: &[u8]) -> Option<PlayerInfo> {
         let mut cursor = Cursor::new(data);
-        if data.len() >= 144 {
+        if data.len() >= 340 {
+            let i = InfoCsgo::read(&mut cursor).ok()?;
+            let _ = i.version;
+            Some(PlayerInfo {
+                name: text(&i.name),
+                user_id: i.user_id,
+                guid: text(&i.guid),
+                friends_id: i.friends_id,
+                bot: i.fake_player != 0,
+                hltv: i.is_hltv != 0,
+                xuid: Some(i.xuid),
+            })
+        } else if data.len() >= 144 {
             let i = InfoXuid::read(&mut cursor).ok()?;
             Some(PlayerInfo {
                 name: text(&i.name),

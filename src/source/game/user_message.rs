@@ -3,8 +3,12 @@
 //! A game numbers its user messages in the order it registers them, and a Source 1 demo
 //! does not carry the list: the numbers are per game ([`TextMessages::of`]). Every game
 //! this layer knows registers `SayText` third; `SayText2` and `TextMsg` follow, except in
-//! the 2004 engine and Day of Defeat: Source, which have no `SayText2`.
+//! the 2004 engine and Day of Defeat: Source, which have no `SayText2`. CS:GO numbers
+//! them 5, 6 and 7 (`ECstrike15UserMessages`) and lays them out as protobuf messages
+//! ([`SayText::from_csgo`] and its siblings read them into the same structs).
 
+use crate::codec::string::NulStr;
+use crate::source::net::csgo::pb;
 use crate::source::net::{Branch, Coder, NetError, NetStr, Protocol};
 
 /// The numbers of a game's text user messages.
@@ -21,6 +25,13 @@ pub struct TextMessages {
 impl TextMessages {
     /// The numbers of the game in `game_dir` on `protocol`.
     pub fn of(protocol: Protocol, game_dir: &str) -> TextMessages {
+        if protocol.is_protobuf() {
+            return TextMessages {
+                say_text: 5,
+                say_text2: Some(6),
+                text_msg: 7,
+            };
+        }
         let without_say_text2 = (protocol.branch == Branch::Classic && protocol.network <= 7)
             || game_dir.eq_ignore_ascii_case("dod");
         if without_say_text2 {
@@ -127,5 +138,57 @@ impl TextMsg {
         c.uint(&mut self.destination, 8)?;
         c.string(&mut self.message)?;
         code_strings(c, &mut self.params, 4)
+    }
+}
+
+/// A protobuf string as a network string, cut at a NUL.
+fn net_str(mut bytes: Vec<u8>) -> NetStr {
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
+    NulStr(bytes)
+}
+
+/// A protobuf entity index as the byte the bit layouts carry.
+fn client(ent_idx: Option<i32>) -> u8 {
+    u8::try_from(ent_idx.unwrap_or(0)).unwrap_or(0)
+}
+
+impl SayText {
+    /// CS:GO's `CCSUsrMsg_SayText` (user message 5); `None` when it does not decode.
+    pub fn from_csgo(data: &[u8]) -> Option<SayText> {
+        let m = <pb::SayText as prost::Message>::decode(data).ok()?;
+        Some(SayText {
+            client: client(m.ent_idx),
+            text: net_str(m.text.unwrap_or_default()),
+            chat: m.chat.map(u8::from),
+        })
+    }
+}
+
+impl SayText2 {
+    /// CS:GO's `CCSUsrMsg_SayText2` (user message 6); `None` when it does not decode.
+    pub fn from_csgo(data: &[u8]) -> Option<SayText2> {
+        let m = <pb::SayText2 as prost::Message>::decode(data).ok()?;
+        Some(SayText2 {
+            client: client(m.ent_idx),
+            chat: u8::from(m.chat.unwrap_or(false)),
+            message: net_str(m.msg_name.unwrap_or_default()),
+            params: m.params.into_iter().map(net_str).collect(),
+        })
+    }
+}
+
+impl TextMsg {
+    /// CS:GO's `CCSUsrMsg_TextMsg` (user message 7), whose first parameter is the text or
+    /// its token; `None` when it does not decode.
+    pub fn from_csgo(data: &[u8]) -> Option<TextMsg> {
+        let m = <pb::TextMsg as prost::Message>::decode(data).ok()?;
+        let mut params = m.params.into_iter().map(net_str);
+        Some(TextMsg {
+            destination: u8::try_from(m.msg_dst.unwrap_or(0)).unwrap_or(0),
+            message: params.next().unwrap_or_default(),
+            params: params.collect(),
+        })
     }
 }

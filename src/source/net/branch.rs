@@ -28,6 +28,10 @@ pub enum Branch {
     Left4Dead2,
     /// Portal 2 and the mods built on it (demo protocol 4, network protocol 2001).
     Portal2,
+    /// Counter-Strike: Global Offensive (demo protocol 4, network protocol 13000 to 13999,
+    /// game directory `csgo`): protobuf messages behind a varint number and size
+    /// ([`super::csgo`]); string-table entries and entity data keep Portal 2's bits.
+    CsGo,
 }
 
 impl Branch {
@@ -38,6 +42,7 @@ impl Branch {
             Branch::Left4Dead => "the Left 4 Dead engine",
             Branch::Left4Dead2 => "the Left 4 Dead 2 engine",
             Branch::Portal2 => "the Portal 2 engine",
+            Branch::CsGo => "the CS:GO engine",
         }
     }
 }
@@ -65,7 +70,7 @@ pub struct Protocol {
 
 impl Protocol {
     /// The protocol a header names, or `None` for one whose messages this layer does not
-    /// decode (CS:GO's protobuf messages among them).
+    /// decode.
     pub fn of_header(header: &Header) -> Option<Protocol> {
         let network = header.network_protocol;
         let game_dir = header.game_dir.text_bytes();
@@ -80,6 +85,9 @@ impl Protocol {
                 Branch::Left4Dead
             }
             4 if network == 2001 => Branch::Portal2,
+            4 if game_dir.eq_ignore_ascii_case(b"csgo") && (13000..=13999).contains(&network) => {
+                Branch::CsGo
+            }
             _ => return None,
         };
         let build = match (branch, network) {
@@ -119,9 +127,15 @@ impl Protocol {
         !matches!(self.branch, Branch::Classic)
     }
 
-    /// How many bits a message number takes.
+    /// Whether messages are protobuf bodies behind a varint number and size (CS:GO).
+    pub const fn is_protobuf(self) -> bool {
+        matches!(self.branch, Branch::CsGo)
+    }
+
+    /// How many bits a message number takes (CS:GO: a varint32 of at least 8 bits).
     pub const fn type_bits(self) -> u32 {
         match self.branch {
+            Branch::CsGo => 8,
             Branch::Classic if self.network <= 14 => 5,
             Branch::Left4Dead if self.network <= 37 => 5,
             _ => 6,
@@ -210,11 +224,17 @@ impl Protocol {
 
     /// The message stored as `number`.
     pub fn kind(self, number: u32) -> Option<MessageKind> {
+        if self.is_protobuf() && number == CSGO_PLAYER_AVATAR_DATA {
+            return Some(K::PlayerAvatarData);
+        }
         self.table().get(number as usize).copied().flatten()
     }
 
     /// The number `kind` is stored as, if the branch has it.
     pub fn number(self, kind: MessageKind) -> Option<u32> {
+        if self.is_protobuf() && kind == K::PlayerAvatarData {
+            return Some(CSGO_PLAYER_AVATAR_DATA);
+        }
         self.table()
             .iter()
             .position(|k| *k == Some(kind))
@@ -222,7 +242,11 @@ impl Protocol {
     }
 
     fn table(self) -> &'static [Option<MessageKind>] {
-        let table: &[_] = if self.is_demo4() { &NEW } else { &OLD };
+        let table: &[_] = match self.branch {
+            Branch::CsGo => return &CSGO,
+            Branch::Classic => &OLD,
+            _ => &NEW,
+        };
         // A message number must fit the type bits: five bits end the table at 31.
         &table[..table.len().min(1 << self.type_bits())]
     }
@@ -316,4 +340,52 @@ const NEW: [Option<MessageKind>; 34] = [
     Some(K::GetCvarValue),
     Some(K::CmdKeyValues),
     Some(K::PaintmapData),
+];
+
+/// CS:GO's `net_PlayerAvatarData`, the one number past the table.
+const CSGO_PLAYER_AVATAR_DATA: u32 = 100;
+
+/// CS:GO's numbers (`NET_Messages` and `SVC_Messages` of its `netmessages.proto`): demo
+/// protocol 4's up to 31, then `svc_PaintmapData` 33 and `svc_CmdKeyValues` 34 (32 is
+/// unused), CS:GO's own 35, 36 and 38, and `net_PlayerAvatarData` 100.
+const CSGO: [Option<MessageKind>; 39] = [
+    Some(K::Nop),
+    Some(K::Disconnect),
+    Some(K::File),
+    Some(K::SplitScreenUser),
+    Some(K::Tick),
+    Some(K::StringCmd),
+    Some(K::SetConVar),
+    Some(K::SignonState),
+    Some(K::ServerInfo),
+    Some(K::SendTable),
+    Some(K::ClassInfo),
+    Some(K::SetPause),
+    Some(K::CreateStringTable),
+    Some(K::UpdateStringTable),
+    Some(K::VoiceInit),
+    Some(K::VoiceData),
+    Some(K::Print),
+    Some(K::Sounds),
+    Some(K::SetView),
+    Some(K::FixAngle),
+    Some(K::CrosshairAngle),
+    Some(K::BspDecal),
+    Some(K::SplitScreen),
+    Some(K::UserMessage),
+    Some(K::EntityMessage),
+    Some(K::GameEvent),
+    Some(K::PacketEntities),
+    Some(K::TempEntities),
+    Some(K::Prefetch),
+    Some(K::Menu),
+    Some(K::GameEventList),
+    Some(K::GetCvarValue),
+    None,
+    Some(K::PaintmapData),
+    Some(K::CmdKeyValues),
+    Some(K::EncryptedData),
+    Some(K::HltvReplay),
+    None,
+    Some(K::BroadcastCommand),
 ];

@@ -9,6 +9,7 @@
 
 use super::branch::Protocol;
 use super::coder::{Coder, Length, NetStr};
+use super::csgo::ProtoMessage;
 use super::error::NetError;
 use crate::codec::bits::{BitReader, Bits, BitsEnded};
 
@@ -35,6 +36,10 @@ macro_rules! messages {
         #[non_exhaustive]
         pub enum NetMessage {
             $( $(#[$doc])* #[cfg_attr(feature = "serde", serde(rename = $name))] $kind($kind), )*
+            /// A CS:GO message: its kind and its protobuf body as stored
+            /// ([`ProtoMessage::classic`] and [`ProtoMessage::decode`] read it).
+            #[cfg_attr(feature = "serde", serde(rename = "protobuf"))]
+            Protobuf(ProtoMessage),
         }
 
         impl MessageKind {
@@ -61,13 +66,16 @@ macro_rules! messages {
             pub fn kind(&self) -> MessageKind {
                 match self {
                     $( NetMessage::$kind(_) => MessageKind::$kind, )*
+                    NetMessage::Protobuf(m) => m.kind,
                 }
             }
 
-            /// Decodes (or encodes) the message's fields after its number.
+            /// Decodes (or encodes) the message's fields after its number (for a CS:GO
+            /// message, its size and protobuf body).
             pub fn code<C: Coder>(&mut self, c: &mut C, p: Protocol) -> Result<(), NetError> {
                 match self {
                     $( NetMessage::$kind(m) => m.code(c, p), )*
+                    NetMessage::Protobuf(m) => m.code(c),
                 }
             }
         }
@@ -153,6 +161,14 @@ messages! {
     PaintmapData = "svc_PaintmapData",
     /// `svc_SetPauseTimed`: TF2's pause with an end time.
     SetPauseTimed = "svc_SetPauseTimed",
+    /// `svc_EncryptedData`: CS:GO's encrypted messages (caster voice, ...).
+    EncryptedData = "svc_EncryptedData",
+    /// `svc_HltvReplay`: CS:GO's SourceTV replay of a kill.
+    HltvReplay = "svc_HltvReplay",
+    /// `svc_Broadcast_Command`: a command a CS:GO broadcast relays.
+    BroadcastCommand = "svc_Broadcast_Command",
+    /// `net_PlayerAvatarData`: a CS:GO player's avatar picture.
+    PlayerAvatarData = "net_PlayerAvatarData",
 }
 
 /// The number of bits an entity index takes (`MAX_EDICT_BITS`).
@@ -965,4 +981,38 @@ impl Layout for PaintmapData {
     fn code<C: Coder>(&mut self, c: &mut C, _: Protocol) -> Result<(), NetError> {
         c.bits(&mut self.data, Length::Bits(32))
     }
+}
+
+macro_rules! protobuf_only {
+    ($( $(#[$doc:meta])* $kind:ident ),* $(,)?) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+        pub struct $kind {}
+
+        impl Layout for $kind {
+            fn code<C: Coder>(&mut self, c: &mut C, p: Protocol) -> Result<(), NetError> {
+                Err(NetError::new(
+                    c.position(),
+                    super::error::NetErrorKind::NotOnBranch {
+                        message: MessageKind::$kind.name(),
+                        branch: p.branch.name(),
+                    },
+                ))
+            }
+        }
+    )*};
+}
+
+protobuf_only! {
+    /// `svc_EncryptedData`: only CS:GO has it, as a protobuf message ([`NetMessage::Protobuf`]).
+    EncryptedData,
+    /// `svc_HltvReplay`: only CS:GO has it, as a protobuf message ([`NetMessage::Protobuf`]).
+    HltvReplay,
+    /// `svc_Broadcast_Command`: only CS:GO has it, as a protobuf message
+    /// ([`NetMessage::Protobuf`]).
+    BroadcastCommand,
+    /// `net_PlayerAvatarData`: only CS:GO has it, as a protobuf message
+    /// ([`NetMessage::Protobuf`]).
+    PlayerAvatarData,
 }

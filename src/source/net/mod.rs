@@ -4,6 +4,7 @@
 //! * [`branch`]: which fork of the engine wrote a demo, and how it numbers its messages.
 //! * [`coder`]: the one description both directions follow.
 //! * [`message`]: the messages, each laid out once.
+//! * [`csgo`]: CS:GO's protobuf messages, kept as their bytes, with typed views.
 //!
 //! A packet's messages come one at a time from [`Messages`]; [`Packet`] holds them all and
 //! encodes them back to the same bytes. The payloads inside messages that the game defines
@@ -12,6 +13,7 @@
 
 pub mod branch;
 pub mod coder;
+pub mod csgo;
 pub mod error;
 pub mod game_event;
 pub mod message;
@@ -20,6 +22,7 @@ pub mod string_table;
 
 pub use branch::{Branch, Protocol};
 pub use coder::{Coder, Decoder, Encoder, Length, NetStr};
+pub use csgo::ProtoMessage;
 pub use error::{NetError, NetErrorKind};
 pub use message::{Layout, MessageKind, NetMessage};
 
@@ -107,12 +110,20 @@ impl Iterator for Messages<'_> {
         }
         let result = (|| {
             let mut number = 0u32;
-            self.decoder.uint(&mut number, type_bits)?;
+            if self.protocol.is_protobuf() {
+                self.decoder.varint32(&mut number)?;
+            } else {
+                self.decoder.uint(&mut number, type_bits)?;
+            }
             let kind = self
                 .protocol
                 .kind(number)
                 .ok_or_else(|| NetError::new(bit, NetErrorKind::UnknownMessage { number }))?;
-            let mut message = kind.empty();
+            let mut message = if self.protocol.is_protobuf() {
+                NetMessage::Protobuf(ProtoMessage::new(kind))
+            } else {
+                kind.empty()
+            };
             message.code(&mut self.decoder, self.protocol)?;
             self.protocol.learn(&message);
             Ok(MessageAt { bit, message })
@@ -176,7 +187,28 @@ pub fn encode_message(
             },
         )
     })?;
-    encoder.uint(&mut number, protocol.type_bits())?;
+    match message {
+        NetMessage::Protobuf(_) if protocol.is_protobuf() => encoder.varint32(&mut number)?,
+        NetMessage::Protobuf(_) => {
+            return Err(NetError::new(
+                encoder.position(),
+                NetErrorKind::NotOnBranch {
+                    message: "a protobuf message",
+                    branch: protocol.branch.name(),
+                },
+            ));
+        }
+        _ if protocol.is_protobuf() => {
+            return Err(NetError::new(
+                encoder.position(),
+                NetErrorKind::NotOnBranch {
+                    message: kind.name(),
+                    branch: protocol.branch.name(),
+                },
+            ));
+        }
+        _ => encoder.uint(&mut number, protocol.type_bits())?,
+    }
     // The layouts take `&mut self` so that one walk serves both directions; the encoder
     // changes nothing, but a copy keeps the caller's message borrowed immutably.
     message.clone().code(encoder, protocol)

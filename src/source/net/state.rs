@@ -6,9 +6,10 @@
 
 use super::branch::Protocol;
 use super::coder::Decoder;
+use super::csgo;
 use super::error::NetError;
 use super::game_event::{EventData, EventDescriptor, EventDescriptors};
-use super::message::{GameEvent, NetMessage};
+use super::message::{GameEvent, MessageKind, NetMessage};
 use super::string_table::{
     Entry, StringTable, StringTableError, StringTablesFrame, TableShape, code_entries, create_data,
 };
@@ -126,6 +127,21 @@ impl NetState {
     /// Applies a message: string-table creations and updates, the game event list. Other
     /// messages change nothing and give `None`.
     pub fn apply(&mut self, message: &NetMessage) -> Result<Option<TableChange>, StringTableError> {
+        if let NetMessage::Protobuf(proto) = message {
+            return match proto.kind {
+                MessageKind::CreateStringTable | MessageKind::UpdateStringTable => {
+                    match proto.classic()? {
+                        Some(classic) => self.apply(&classic),
+                        None => Ok(None),
+                    }
+                }
+                MessageKind::GameEventList => {
+                    self.events = csgo::event_descriptors(proto)?;
+                    Ok(None)
+                }
+                _ => Ok(None),
+            };
+        }
         match message {
             NetMessage::CreateStringTable(create) => {
                 if self.tables.len() == MAX_TABLES {
@@ -218,6 +234,29 @@ impl NetState {
                 }
             },
         )
+    }
+
+    /// Decodes the game event `message` carries with the demo's descriptors: a
+    /// `svc_GameEvent` of any branch, CS:GO's protobuf one included; `None` for other
+    /// messages.
+    pub fn event_of(
+        &self,
+        message: &NetMessage,
+    ) -> Option<Result<(&EventDescriptor, EventData), NetError>> {
+        let data = match message {
+            NetMessage::GameEvent(event) => return Some(self.event(event)),
+            NetMessage::Protobuf(p) if p.kind == MessageKind::GameEvent => {
+                csgo::event_data(p, &self.events)
+            }
+            _ => return None,
+        };
+        Some(data.map(|data| {
+            let descriptor = self
+                .events
+                .get(data.id)
+                .expect("event_data found the descriptor");
+            (descriptor, data)
+        }))
     }
 
     /// Decodes a game event with the demo's descriptors.
