@@ -352,10 +352,18 @@ impl Scene {
         (px, py)
     }
 
-    /// The map area on the canvas (between the title and the legend): left, top, width,
-    /// height, in pixels. What falls outside it is covered by the bands.
+    /// Where the world is drawn on the canvas (between the title and the legend, within
+    /// the view): left, top, width, height, in pixels. Outside it are the bands and the
+    /// margin.
     pub fn map_area(&self) -> [f64; 4] {
-        self.area
+        let (x0, y0) = self.project(self.view[0], self.view[1]);
+        let (x1, y1) = self.project(self.view[0] + self.view[2], self.view[1] + self.view[3]);
+        let [ax, ay, aw, ah] = self.area;
+        let left = x0.min(x1).max(ax);
+        let top = y0.min(y1).max(ay);
+        let right = x0.max(x1).min(ax + aw);
+        let bottom = y0.max(y1).min(ay + ah);
+        [left, top, (right - left).max(0.0), (bottom - top).max(0.0)]
     }
 
     /// Pixels per world unit.
@@ -714,68 +722,6 @@ pub(crate) fn build(
         };
     }
 
-    // The tiles in the view, as runs.
-    let mut tiles = Vec::new();
-    let mut tile_kinds = Vec::new();
-    if let Some(map) = map {
-        let tx0 = (view[0] / TILE).floor().max(0.0) as usize;
-        let ty0 = (view[1] / TILE).floor().max(0.0) as usize;
-        let tx1 = (((view[0] + view[2]) / TILE).ceil() as usize).min(map.game.width);
-        let ty1 = (((view[1] + view[3]) / TILE).ceil() as usize).min(map.game.height);
-        for y in ty0..ty1 {
-            let mut run: Option<TileRun> = None;
-            for x in tx0..tx1 {
-                let kind = tile_kind(map, x, y);
-                match (&mut run, kind) {
-                    (Some(r), Some(k)) if r.kind == k => r.len += 1,
-                    _ => {
-                        tiles.extend(run.take());
-                        run = kind.map(|kind| TileRun {
-                            kind,
-                            x: x as u32,
-                            y: y as u32,
-                            len: 1,
-                        });
-                    }
-                }
-                if let Some(k) = kind
-                    && !tile_kinds.contains(&k)
-                {
-                    tile_kinds.push(k);
-                }
-            }
-            tiles.extend(run);
-        }
-        tile_kinds.sort();
-    }
-
-    // The heat map: positions per cell.
-    let heat = options.heatmap.then(|| {
-        let cell = if source { 64.0 } else { TILE as f32 };
-        let origin = [
-            ((view[0] / cell as f64).floor() * cell as f64) as f32,
-            ((view[1] / cell as f64).floor() * cell as f64) as f32,
-        ];
-        let columns = ((view[0] + view[2] - origin[0] as f64) / cell as f64).ceil() as usize + 1;
-        let rows = ((view[1] + view[3] - origin[1] as f64) / cell as f64).ceil() as usize + 1;
-        let mut counts = vec![0u32; columns * rows];
-        for track in g.tracks.values() {
-            for &(_, x, y) in &track.samples {
-                let c = ((x - origin[0]) / cell).floor();
-                let r = ((y - origin[1]) / cell).floor();
-                if c >= 0.0 && r >= 0.0 && (c as usize) < columns && (r as usize) < rows {
-                    counts[r as usize * columns + c as usize] += 1;
-                }
-            }
-        }
-        Heat {
-            cell,
-            origin,
-            columns,
-            counts,
-        }
-    });
-
     // The title.
     let ticks = match (g.first_tick, g.last_tick) {
         (Some(a), Some(b)) => Some((a, b)),
@@ -810,7 +756,7 @@ pub(crate) fn build(
     let note = (!note.is_empty()).then(|| note.join(" | "));
 
     // The layout: title band, map area, legend band.
-    let text_scale = if width >= 640 { 2 } else { 1 };
+    let text_scale = if width >= 960 { 2 } else { 1 };
     let s = text_scale as f64;
     let title_band = 8.0 + GLYPH * s + note.as_ref().map_or(0.0, |_| 4.0 + GLYPH * s) + 6.0;
     let mut scene = Scene {
@@ -821,12 +767,12 @@ pub(crate) fn build(
         view,
         y_up: source,
         map_size,
-        tiles,
-        tile_kinds,
+        tiles: Vec::new(),
+        tile_kinds: Vec::new(),
         grid: source.then_some(512.0),
         players,
         marks,
-        heat,
+        heat: None,
         area: [0.0, 0.0, 0.0, 0.0],
         scale: 1.0,
         legend_top: 0.0,
@@ -844,8 +790,106 @@ pub(crate) fn build(
     scene.legend_top = height as f64 - legend_band + 4.0;
     let area_h = (height as f64 - title_band - legend_band).max(1.0);
     scene.area = [4.0, title_band, width as f64 - 8.0, area_h];
-    scene.scale = (scene.area[2] / view[2]).min(scene.area[3] / view[3]);
+    // The view widened or heightened to the area's shape, so that the whole area shows
+    // the world; kept within the map where the map is large enough.
+    let [_, _, aw, ah] = scene.area;
+    let (mut vx, mut vy, mut vw, mut vh) = (view[0], view[1], view[2], view[3]);
+    if vw / vh < aw / ah {
+        let w = vh * aw / ah;
+        vx -= (w - vw) / 2.0;
+        vw = w;
+    } else {
+        let h = vw * ah / aw;
+        vy -= (h - vh) / 2.0;
+        vh = h;
+    }
+    if let Some([mw, mh]) = map_size {
+        vx = if vw >= mw {
+            (mw - vw) / 2.0
+        } else {
+            vx.clamp(0.0, mw - vw)
+        };
+        vy = if vh >= mh {
+            (mh - vh) / 2.0
+        } else {
+            vy.clamp(0.0, mh - vh)
+        };
+    }
+    let view = [vx, vy, vw, vh];
+    scene.view = view;
+    scene.scale = (aw / vw).min(ah / vh);
+    if let Some(map) = map {
+        (scene.tiles, scene.tile_kinds) = tiles_in(map, view);
+    }
+    if options.heatmap {
+        scene.heat = Some(heat_in(&g, view, source));
+    }
     Ok(scene)
+}
+
+/// The map's tiles in `view`, as runs, and the kinds among them.
+fn tiles_in(map: &PhysicsLayers, view: [f64; 4]) -> (Vec<TileRun>, Vec<TileKind>) {
+    let mut tiles = Vec::new();
+    let mut tile_kinds = Vec::new();
+    {
+        let tx0 = (view[0] / TILE).floor().max(0.0) as usize;
+        let ty0 = (view[1] / TILE).floor().max(0.0) as usize;
+        let tx1 = (((view[0] + view[2]) / TILE).ceil().max(0.0) as usize).min(map.game.width);
+        let ty1 = (((view[1] + view[3]) / TILE).ceil().max(0.0) as usize).min(map.game.height);
+        for y in ty0..ty1 {
+            let mut run: Option<TileRun> = None;
+            for x in tx0..tx1 {
+                let kind = tile_kind(map, x, y);
+                match (&mut run, kind) {
+                    (Some(r), Some(k)) if r.kind == k => r.len += 1,
+                    _ => {
+                        tiles.extend(run.take());
+                        run = kind.map(|kind| TileRun {
+                            kind,
+                            x: x as u32,
+                            y: y as u32,
+                            len: 1,
+                        });
+                    }
+                }
+                if let Some(k) = kind
+                    && !tile_kinds.contains(&k)
+                {
+                    tile_kinds.push(k);
+                }
+            }
+            tiles.extend(run);
+        }
+        tile_kinds.sort();
+    }
+    (tiles, tile_kinds)
+}
+
+/// Positions per cell of a grid over `view`.
+fn heat_in(g: &Gathered, view: [f64; 4], source: bool) -> Heat {
+    let cell = if source { 64.0 } else { TILE as f32 };
+    let origin = [
+        ((view[0] / cell as f64).floor() * cell as f64) as f32,
+        ((view[1] / cell as f64).floor() * cell as f64) as f32,
+    ];
+    let columns = ((view[0] + view[2] - origin[0] as f64) / cell as f64).ceil() as usize + 1;
+    let rows = ((view[1] + view[3] - origin[1] as f64) / cell as f64).ceil() as usize + 1;
+    let mut counts = vec![0u32; columns * rows];
+    for track in g.tracks.values() {
+        for &(_, x, y) in &track.samples {
+            let c = ((x - origin[0]) / cell).floor();
+            let r = ((y - origin[1]) / cell).floor();
+            if c >= 0.0 && r >= 0.0 && (c as usize) < columns && (r as usize) < rows {
+                counts[r as usize * columns + c as usize] += 1;
+            }
+        }
+    }
+    Heat {
+        cell,
+        origin,
+        columns,
+        counts,
+    }
 }
 
 /// The kind of the tile at (`x`, `y`): the game layer's, under the front layer's, under
