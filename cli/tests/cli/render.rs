@@ -223,7 +223,7 @@ fn refusals() {
         ),
         ("c.png", &["--size", "12x12"][..], "out of range"),
         ("d.png", &["--size", "big"][..], "WIDTHxHEIGHT"),
-        ("e.png", &["--from", "m9"][..], "m9"),
+        ("e.png", &["--from", "m9"][..], "timeline marker 9"),
     ] {
         let (out, path) = run(name, extra);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
