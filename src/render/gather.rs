@@ -54,6 +54,8 @@ pub(crate) struct Gathered {
     pub y_up: bool,
     /// The error that ended the walk early; what came before it is drawn.
     pub error: Option<String>,
+    /// Why the map is not drawn, where the recording's own map does not load.
+    pub map_note: Option<String>,
 }
 
 impl Gathered {

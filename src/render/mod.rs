@@ -750,6 +750,9 @@ pub(crate) fn build(
             ));
         }
     }
+    if let Some(map_note) = &g.map_note {
+        note.push(map_note.clone());
+    }
     if let Some(error) = &g.error {
         note.push(format!("read up to the error: {error}"));
     }

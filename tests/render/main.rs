@@ -305,3 +305,24 @@ fn source_demo_paths_on_the_plane() {
         Err(Error::Argument { .. })
     ));
 }
+
+#[test]
+fn an_embedded_map_that_does_not_load_is_left_out_and_named() {
+    // The fixtures demokit's recorder wrote embed a placeholder map.
+    let recording = Recording::open(common::root().join("fixtures/recorded_v6.demo")).unwrap();
+    let scene = recording.scene(&RenderOptions::default()).unwrap();
+    assert!(scene.tiles.is_empty());
+    let note = scene.note.as_deref().unwrap_or_default();
+    assert!(note.contains("the embedded map does not load"), "{note}");
+    Image::decode(&scene.to_png());
+    // A map given that does not load is refused.
+    let mut options = RenderOptions::default();
+    options.map = Some(b"not a map".to_vec());
+    match recording.scene(&options) {
+        Err(Error::Map {
+            problem: MapProblem::Invalid { .. } | MapProblem::Mismatch { .. },
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+}
