@@ -69,6 +69,8 @@ pub mod gamenet;
 pub mod output;
 pub mod read;
 pub mod recording;
+#[cfg(feature = "render")]
+pub mod render;
 pub mod report;
 pub mod scrub;
 #[cfg(feature = "serde")]

@@ -308,6 +308,32 @@ impl ChangeOutputArgs {
     }
 }
 
+/// The output arguments of a command that writes a new file named with `-o` (`render`),
+/// its input staying the lone positional argument.
+#[derive(Debug, Args)]
+pub(crate) struct NamedOutputArgs {
+    /// The file to write (- for standard output). It must not be the input (under any
+    /// name, hard link or symbolic link); an existing file is only replaced with --force.
+    #[arg(short, long, value_name = "OUTPUT")]
+    output: PathBuf,
+    /// Replace OUTPUT if it exists (written beside it and renamed over it, so a failure
+    /// leaves the old one as it was).
+    #[arg(short, long)]
+    force: bool,
+}
+
+impl NamedOutputArgs {
+    /// The path given with `-o`.
+    pub(crate) fn path(&self) -> &Path {
+        &self.output
+    }
+
+    /// Checks the output against `input` before any work is done (exit 2 on a refusal).
+    pub(crate) fn destination(&self, input: &Path) -> Outcome<Destination> {
+        checked(input, &self.output, overwrite(self.force), "")
+    }
+}
+
 /// The input itself as the destination (`--in-place`): a regular file, not standard input.
 fn in_place(input: &Path) -> Outcome<Destination> {
     if is_stdin(input) {

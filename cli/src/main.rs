@@ -16,6 +16,7 @@
 //!   `markers`, `extract-map`, `scrub`, `dump --snapshots`).
 //! * [`output_dir`]: `--output-dir`, the editing commands over several files and
 //!   directories, every output checked before any work and each file run in turn.
+//! * [`render`]: `render`, a picture of a game (PNG or SVG) drawn by the library.
 //! * [`input`]: opening an input through the library; [`output`]: stdout, stderr
 //!   messages and JSON lines; [`destination`]: every file a command writes, checked
 //!   against the input before any work and written atomically with [`demokit::output`].
@@ -35,12 +36,13 @@ mod info;
 mod input;
 mod output;
 mod output_dir;
+mod render;
 mod validate;
 
 use batch::run_jobs;
 use clap::{CommandFactory, Parser, Subcommand};
 use demokit::time::RangeBound;
-use destination::{ChangeOutputArgs, EditOutputArgs, OutputArgs, Target};
+use destination::{ChangeOutputArgs, EditOutputArgs, NamedOutputArgs, OutputArgs, Target};
 use output_dir::Naming;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -449,6 +451,49 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draws a picture of a game: the map, each player's path, and where they spawned,
+    /// died, killed and finished.
+    ///
+    /// The map's physics tiles are coloured as DDNet's entities view colours them (solid,
+    /// unhookable, death, freeze, start and finish, teleporters, speedups), from the demo's
+    /// embedded map or, for a teehistorian file, the map file given with --map (which must
+    /// be the one the file names: its SHA-256 or CRC-32 is checked). Each player's path has
+    /// its own colour, named in the legend; the title gives the map, the date and the
+    /// length drawn. A Source demo holds no map geometry: its paths are drawn on the map's
+    /// x/y plane (north up) over a grid, with their bounds. The image kind follows OUTPUT's
+    /// extension (.png or .svg) unless --format is given; the file is written atomically.
+    /// A teehistorian file without --map, a map that is not the recording's, a range or
+    /// player the recording does not have are refused (exit 2).
+    Render {
+        /// The demo, teehistorian file or Source demo to draw.
+        input: PathBuf,
+        /// Where to write the picture.
+        #[command(flatten)]
+        output: NamedOutputArgs,
+        /// The map file (.map): needed for a teehistorian file; for a demo it replaces the
+        /// embedded map (its CRC-32 must match the header's).
+        #[arg(long, value_name = "MAP")]
+        map: Option<PathBuf>,
+        /// First tick drawn: TICK, SECONDSs or (demos) mMARKER, as `trim` takes it
+        /// (Source: TICK only).
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        from: Option<RangeBound>,
+        /// Last tick drawn: TICK, SECONDSs or (demos) mMARKER (default: the last tick).
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        to: Option<RangeBound>,
+        /// Draw only these players, by name (comma-separated).
+        #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+        players: Vec<String>,
+        /// Draw where the players were most (a heat map) instead of their paths.
+        #[arg(long)]
+        heatmap: bool,
+        /// The picture's size in pixels, WIDTHxHEIGHT (each side 64 to 8192).
+        #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = render::parse_size)]
+        size: (u32, u32),
+        /// The image kind, when OUTPUT's extension does not say (e.g. for - , stdout).
+        #[arg(long, value_enum)]
+        format: Option<ImageKind>,
+    },
     /// Checks recordings; exits 0 if every one passes.
     ///
     /// Each fatal problem is printed to stderr and makes the exit status non-zero; non-fatal
@@ -505,6 +550,15 @@ fn print_bytes(bytes: &[u8]) -> Outcome {
     let mut out = output::Output::new();
     out.write_bytes(bytes)?;
     out.flush()
+}
+
+/// The image kinds `render --format` names.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ImageKind {
+    /// PNG.
+    Png,
+    /// SVG.
+    Svg,
 }
 
 /// Parses the command line, runs the command and turns its outcome into the exit status.
@@ -634,6 +688,29 @@ fn main() -> ExitCode {
                 edit::extract_map_file(input, output, *json, named)
             })
         }),
+        Command::Render {
+            input,
+            output,
+            map,
+            from,
+            to,
+            players,
+            heatmap,
+            size,
+            format,
+        } => {
+            let mut options = demokit::render::RenderOptions::default();
+            options.from = *from;
+            options.to = *to;
+            options.players = players.clone();
+            options.heatmap = *heatmap;
+            options.size = *size;
+            let format = format.map(|f| match f {
+                ImageKind::Png => demokit::render::ImageFormat::Png,
+                ImageKind::Svg => demokit::render::ImageFormat::Svg,
+            });
+            render::render_file(input, output, map.as_deref(), format, options)
+        }
         Command::Validate { files, json } => {
             run_jobs(files, |job, _batch| validate::validate_job(job, *json))
         }

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -201,6 +201,46 @@ class Recording:
 
     #: The tables, in order.
     TABLES = tuple(_demokit.Read.table_names())
+
+    def render(
+        self,
+        *,
+        map: Optional[PathLike] = None,  # noqa: A002
+        start: Union[int, str, None] = None,
+        end: Union[int, str, None] = None,
+        players: Optional[Sequence[str]] = None,
+        heatmap: bool = False,
+        size: Tuple[int, int] = (1024, 768),
+        format: str = "png",  # noqa: A002
+    ) -> bytes:
+        """A picture of the game, as ``demokit render`` draws it: the map's tiles (the
+        demo's embedded map, or ``map``, the map file a teehistorian file needs), each
+        player's path in its own colour, marks for spawns, deaths, kills and finishes, and
+        a title. ``start``/``end`` as :func:`trim` takes them, ``players`` by name,
+        ``heatmap`` for where the players were most, ``size`` as (width, height) in
+        pixels. Returns the PNG's bytes (``format="svg"``: the SVG document's). A notebook
+        shows it with ``IPython.display.Image(recording.render())``."""
+        if self._reread is None:
+            raise UsageError("only a recording opened with demokit.open can be drawn", None, self._path)
+        if format not in ("png", "svg"):
+            raise UsageError(f"format {format!r}: png or svg", None, self._path)
+
+        def bound(value: Union[int, str, None]) -> Optional[str]:
+            return None if value is None else str(value)
+
+        width, height = size
+        return _wrapped(
+            _demokit.render_file,
+            self._path,
+            None if map is None else os.fspath(map),
+            bound(start),
+            bound(end),
+            None if players is None else list(players),
+            heatmap,
+            int(width),
+            int(height),
+            format == "svg",
+        )
 
     def files(self) -> pa.Table:
         """One row per file: format, version, map, tick range, error."""

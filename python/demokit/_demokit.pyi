@@ -47,6 +47,17 @@ def trim_file(
     end: Optional[str] = None,
     overwrite: bool = False,
 ) -> str: ...
+def render_file(
+    input: str,
+    map: Optional[str] = None,
+    start: Optional[str] = None,
+    end: Optional[str] = None,
+    players: Optional[List[str]] = None,
+    heatmap: bool = False,
+    width: int = 1024,
+    height: int = 768,
+    svg: bool = False,
+) -> bytes: ...
 def convert_file(input: str, output: str, version: int, overwrite: bool = False) -> str: ...
 def scrub_file(
     input: str,

@@ -561,6 +561,62 @@ fn trim_file(
     })
 }
 
+/// Draws `input` as a picture (the library's `Recording::render`): the PNG's bytes, or an
+/// SVG document's when `svg`. `map` is the map file (needed for a teehistorian file).
+#[pyfunction]
+#[pyo3(signature = (
+    input, map = None, start = None, end = None, players = None, heatmap = false,
+    width = 1024, height = 768, svg = false
+))]
+#[allow(clippy::too_many_arguments)]
+fn render_file<'py>(
+    py: Python<'py>,
+    input: PathBuf,
+    map: Option<PathBuf>,
+    start: Option<String>,
+    end: Option<String>,
+    players: Option<Vec<String>>,
+    heatmap: bool,
+    width: u32,
+    height: u32,
+    svg: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let work = || -> Result<Vec<u8>, (EditError, PathBuf)> {
+        let on_input = |e: EditError| (e, input.clone());
+        let bound = |text: Option<String>| -> Result<Option<RangeBound>, EditError> {
+            text.map(|t| {
+                t.parse::<RangeBound>()
+                    .map_err(|e| (e.to_string(), None, ErrorKind::Usage))
+            })
+            .transpose()
+        };
+        let mut options = demokit::render::RenderOptions::default();
+        options.from = bound(start).map_err(on_input)?;
+        options.to = bound(end).map_err(on_input)?;
+        options.players = players.unwrap_or_default();
+        options.heatmap = heatmap;
+        options.size = (width, height);
+        if let Some(map) = &map {
+            let bytes = demokit::recording::read_input(map, demokit::recording::Limits::DEFAULT)
+                .map_err(|e| (edit_error(e), map.clone()))?;
+            options.map = Some(bytes);
+        }
+        let recording = load_recording(&input).map_err(on_input)?;
+        let format = if svg {
+            demokit::render::ImageFormat::Svg
+        } else {
+            demokit::render::ImageFormat::Png
+        };
+        recording
+            .render(&options, format)
+            .map_err(|e| on_input(edit_error(e)))
+    };
+    let bytes = py
+        .detach(work)
+        .map_err(|(e, path)| native_error(e, &path))?;
+    Ok(pyo3::types::PyBytes::new(py, &bytes))
+}
+
 /// Converts a Teeworlds demo to another demo version (3 to 6); returns the report as JSON.
 #[pyfunction]
 #[pyo3(signature = (input, output, version, overwrite = false))]
@@ -847,6 +903,7 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rewrite_file, m)?)?;
     m.add_function(wrap_pyfunction!(repair_file, m)?)?;
     m.add_function(wrap_pyfunction!(trim_file, m)?)?;
+    m.add_function(wrap_pyfunction!(render_file, m)?)?;
     m.add_function(wrap_pyfunction!(convert_file, m)?)?;
     m.add_function(wrap_pyfunction!(scrub_file, m)?)?;
     Ok(())

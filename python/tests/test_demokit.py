@@ -425,3 +425,23 @@ def test_scrub_gives_pseudonyms_and_drops_chat(tmp_path):
         demokit.scrub(FIXTURE, tmp_path / "x.demo", credentials=True)
     with pytest.raises(demokit.DemokitError):
         demokit.scrub(FIXTURE, tmp_path / "y.demo", chat="loud")
+
+
+def test_render_returns_a_picture():
+    """``Recording.render``: PNG bytes of the size asked for, SVG on request, and the
+    refusals of a teehistorian file without its map as ``UsageError``."""
+    demo = shared() / "twdemo" / "v6_ddnet201_server_dm1.demo"
+    png = demokit.open(demo).render(size=(320, 200))
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    # The IHDR chunk: width and height, big-endian.
+    assert int.from_bytes(png[16:20], "big") == 320
+    assert int.from_bytes(png[20:24], "big") == 200
+    svg = demokit.open(demo).render(format="svg", start="1s", end="5s")
+    assert svg.startswith(b"<svg")
+    teehistorian = shared() / "teehistorian" / "v2_ddnet1261_dm1.teehistorian"
+    with pytest.raises(demokit.UsageError, match="does not hold its map"):
+        demokit.open(teehistorian).render()
+    png = demokit.open(teehistorian).render(map=shared() / "maps" / "dm1_0.6.map")
+    assert png[:4] == b"\x89PNG"
+    with pytest.raises(demokit.UsageError, match="no player named"):
+        demokit.open(demo).render(players=["nobody here"])

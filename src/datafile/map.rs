@@ -637,6 +637,151 @@ fn check_game_tiles(file: &Datafile<'_>, game: &Tilemap) -> Result<(), MapError>
     Ok(())
 }
 
+/// One physics layer's tiles, row by row (`width × height` of them): for each tile the
+/// bytes DDNet stores for it in that layer (see [`PhysicsLayer::tile_size`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhysicsLayer {
+    /// Width in tiles.
+    pub width: usize,
+    /// Height in tiles.
+    pub height: usize,
+    /// The tiles' bytes, `tile_size` per tile, run-length encoded game layers unpacked.
+    pub data: Vec<u8>,
+    /// Bytes per tile: 4 for the game, front and switch layers (`CTile`, `CSwitchTile`:
+    /// index or number first), 2 for tele (number, type), 6 for speedup (force, max speed,
+    /// type, padding, angle).
+    pub tile_size: usize,
+    /// Whether this is the switch layer, whose kind is its second byte.
+    pub switch: bool,
+}
+
+impl PhysicsLayer {
+    /// The bytes of the tile at (`x`, `y`), `None` outside the layer.
+    pub fn tile(&self, x: usize, y: usize) -> Option<&[u8]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let at = (y * self.width + x) * self.tile_size;
+        self.data.get(at..at + self.tile_size)
+    }
+
+    /// The tile's kind as DDNet's collision reads it: the index of a game or front tile,
+    /// the type of a tele, speedup or switch tile; 0 (air) outside the layer.
+    pub fn kind(&self, x: usize, y: usize) -> u8 {
+        let Some(tile) = self.tile(x, y) else {
+            return 0;
+        };
+        match self.tile_size {
+            // Tele: (number, type); switch: (number, type, flags, delay).
+            2 => tile[1],
+            6 => tile[2],
+            _ if self.switch => tile[1],
+            _ => tile[0],
+        }
+    }
+}
+
+/// The physics layers of a map that loads: the game layer, and the front, tele, speedup
+/// and switch layers where the map has them. What a tile means (solid, freeze, a
+/// teleporter) is left to whoever draws or simulates the map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhysicsLayers {
+    /// The game layer.
+    pub game: PhysicsLayer,
+    /// DDNet's front layer.
+    pub front: Option<PhysicsLayer>,
+    /// DDNet's teleporter layer.
+    pub tele: Option<PhysicsLayer>,
+    /// DDNet's speedup layer.
+    pub speedup: Option<PhysicsLayer>,
+    /// DDNet's switch layer.
+    pub switch: Option<PhysicsLayer>,
+}
+
+/// Reads the physics layers of `map`, after checking that DDNet would load it
+/// ([`check_load`]). A physics layer other than the game layer whose data block does not
+/// inflate to its tiles is left out (DDNet loads those lazily and ignores them then).
+pub fn physics_layers(map: &[u8]) -> Result<PhysicsLayers, MapError> {
+    check_load(map)?;
+    let file = Datafile::parse(map)?;
+    let mut layers = PhysicsLayers {
+        game: PhysicsLayer::empty(),
+        front: None,
+        tele: None,
+        speedup: None,
+        switch: None,
+    };
+    for (layer, index) in file.type_range(ITEM_LAYER).enumerate() {
+        let item = file.item(index).expect("in range");
+        if item.int(1) != Some(LAYER_TILES) {
+            continue;
+        }
+        // Checked by `check_load`: a tiles layer item upgrades.
+        let t = upgrade_tilemap(&item, 0, layer)?;
+        if t.flags & PHYSICS_FLAGS == 0 {
+            continue;
+        }
+        let (tile_size, data_index, _) = tile_kind(&t);
+        let (width, height) = (t.width as usize, t.height as usize);
+        let Ok(data) = file.data(data_index as i64) else {
+            if t.flags & TILES_GAME != 0 {
+                return Err(err(item.offset, MapErrorKind::GameLayerMissing));
+            }
+            continue;
+        };
+        let count = width * height;
+        let data = if t.flags & TILES_GAME != 0 && t.version >= 4 {
+            let mut tiles = Vec::with_capacity(count * 4);
+            for tile in data.chunks_exact(4) {
+                for _ in 0..=tile[2] {
+                    if tiles.len() < count * 4 {
+                        tiles.extend_from_slice(&[tile[0], tile[1], 0, 0]);
+                    }
+                }
+            }
+            tiles
+        } else {
+            data.into_owned()
+        };
+        if data.len() < count * tile_size {
+            continue;
+        }
+        let mut physics = PhysicsLayer {
+            width,
+            height,
+            data,
+            tile_size,
+            switch: t.flags & TILES_SWITCH != 0,
+        };
+        physics.data.truncate(count * tile_size);
+        let slot = match t.flags & PHYSICS_FLAGS {
+            TILES_GAME => {
+                layers.game = physics;
+                continue;
+            }
+            TILES_FRONT => &mut layers.front,
+            TILES_TELE => &mut layers.tele,
+            TILES_SPEEDUP => &mut layers.speedup,
+            TILES_SWITCH => &mut layers.switch,
+            _ => continue,
+        };
+        *slot = Some(physics);
+    }
+    Ok(layers)
+}
+
+impl PhysicsLayer {
+    fn empty() -> Self {
+        PhysicsLayer {
+            width: 0,
+            height: 0,
+            data: Vec::new(),
+            tile_size: 4,
+            switch: false,
+        }
+    }
+}
+
 /// The map info item's texts (DDNet's `CMapItemInfo`), where the map has them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]

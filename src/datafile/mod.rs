@@ -6,11 +6,12 @@
 //! * [`reader`]: [`Datafile`], opened as DDNet's `CDataFileReader::Open` opens a file;
 //!   items in place; data blocks inflated on demand, capped.
 //! * [`writer`]: [`DatafileBuilder`], for maps made in tests and crafted demos.
-//! * [`map`]: the checks of DDNet's `CMap::Load`, [`MapFacts`] for `demokit info`, and
-//!   [`minimal_map`].
+//! * [`map`]: the checks of DDNet's `CMap::Load`, [`MapFacts`] for `demokit info`, the
+//!   physics layers' tiles ([`physics_layers`]), and [`minimal_map`].
 //!
 //! What the map's layers, images and envelopes look like when drawn is left to others:
-//! only what decides whether DDNet loads the map is interpreted.
+//! only what decides whether DDNet loads the map, and the physics layers' raw tiles, are
+//! read.
 
 pub mod error;
 pub mod format;
@@ -19,6 +20,9 @@ pub mod reader;
 pub mod writer;
 
 pub use error::{DataError, DataErrorKind, DatafileError, DatafileErrorKind};
-pub use map::{MapError, MapErrorKind, MapFacts, check_load, minimal_map};
+pub use map::{
+    MapError, MapErrorKind, MapFacts, PhysicsLayer, PhysicsLayers, check_load, minimal_map,
+    physics_layers,
+};
 pub use reader::{Datafile, Item};
 pub use writer::DatafileBuilder;

@@ -41,6 +41,8 @@ pub enum Operation {
     /// [`Recording::game_records`](super::Recording::game_records): typed snapshot
     /// objects and messages.
     GameObjects,
+    /// `Recording::render` (with the `render` feature): a picture of the game.
+    Render,
 }
 
 impl Operation {
@@ -59,6 +61,7 @@ impl Operation {
             Operation::ExtractMap => "extract-map",
             Operation::GameLog => "the game layer (chat, players, events)",
             Operation::GameObjects => "dump --objects",
+            Operation::Render => "render",
         }
     }
 }
@@ -75,7 +78,8 @@ impl Operation {
             | Operation::Rewrite
             | Operation::Repair
             | Operation::GameLog
-            | Operation::GameObjects => ALL,
+            | Operation::GameObjects
+            | Operation::Render => ALL,
             Operation::Trim | Operation::Scrub => TEEWORLDS,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }
@@ -185,6 +189,51 @@ pub enum Error {
         /// Why, as the format's own error says it.
         message: String,
     },
+    /// The map the operation needs is missing, does not load, or is not the one the
+    /// recording was played on.
+    #[error("cannot {operation}: {problem}")]
+    Map {
+        /// The operation.
+        operation: Operation,
+        /// What is wrong with the map.
+        problem: MapProblem,
+    },
+}
+
+/// What is wrong with the map an operation needs ([`Error::Map`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MapProblem {
+    /// The recording does not hold its map (a teehistorian file names it only), and none
+    /// was given.
+    #[error(
+        "a {} does not hold its map {name:?}: give the map file it was played on",
+        format.name()
+    )]
+    Missing {
+        /// The recording's format.
+        format: Format,
+        /// The map's name, as the recording gives it.
+        name: String,
+    },
+    /// The map given is not the one the recording names: its checksum differs.
+    #[error(
+        "the map given is not the recording's: its {checksum} is {actual}, the recording's map has {expected}"
+    )]
+    Mismatch {
+        /// `"SHA-256"` or `"CRC-32"`.
+        checksum: &'static str,
+        /// The recording's, in hex.
+        expected: String,
+        /// The given map's, in hex.
+        actual: String,
+    },
+    /// The map does not load as DDNet loads a map.
+    #[error("the map does not load: {message}")]
+    Invalid {
+        /// Why, with the offset.
+        message: String,
+    },
 }
 
 impl Error {
@@ -196,7 +245,7 @@ impl Error {
                 Cause::Invalid
             }
             Error::Unsupported { .. } | Error::Refused { .. } => Cause::Refused,
-            Error::Argument { .. } => Cause::Argument,
+            Error::Argument { .. } | Error::Map { .. } => Cause::Argument,
         }
     }
 

@@ -31,6 +31,8 @@
 mod dump;
 mod error;
 mod game;
+#[cfg(feature = "render")]
+mod render;
 mod scrub;
 mod text;
 mod trim;
@@ -38,7 +40,7 @@ mod visit;
 
 pub use crate::detect::{Format, detect};
 pub use dump::{DemoChunk, DumpEnd, DumpRecord};
-pub use error::{Cause, Error, Operation};
+pub use error::{Cause, Error, MapProblem, Operation};
 pub use game::{DemoRecord, GameEvent, GameRecord, GameWalk};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;

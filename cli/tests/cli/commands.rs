@@ -644,6 +644,7 @@ fn completions_and_the_man_page_name_every_command() {
         "markers",
         "extract-map",
         "scrub",
+        "render",
         "validate",
     ];
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {

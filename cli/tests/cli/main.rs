@@ -19,6 +19,7 @@ mod interrupted;
 mod output_safety;
 mod python_package;
 mod reads_well;
+mod render;
 mod source;
 mod teehistorian;
 mod teehistorian_crash;

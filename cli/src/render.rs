@@ -1,0 +1,75 @@
+//! `demokit render`: a picture of a game, as PNG or SVG. The library lays out the scene
+//! ([`Recording::scene`](demokit::recording::Recording::scene)) and draws it; this module
+//! reads the map file named on the command line, picks the image kind from the output's
+//! name, and writes the picture atomically.
+
+use super::destination::{NamedOutputArgs, write_output};
+use super::input::{failure, open_recording};
+use super::output::{Output, complain};
+use super::{Exit, Outcome, Stop};
+use demokit::recording::{Limits, read_input};
+use demokit::render::{ImageFormat, RenderOptions};
+use std::path::Path;
+
+/// Parses `--size WxH` (e.g. `1280x720`).
+pub(crate) fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let refuse = || format!("\"{text}\" is not a size WIDTHxHEIGHT in pixels (e.g. 1280x720)");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(refuse)?;
+    let w: u32 = w.parse().map_err(|_| refuse())?;
+    let h: u32 = h.parse().map_err(|_| refuse())?;
+    Ok((w, h))
+}
+
+/// The image kind: `--format` if given, else the output's extension.
+fn image_format(output: &Path, format: Option<ImageFormat>) -> Outcome<ImageFormat> {
+    if let Some(format) = format {
+        return Ok(format);
+    }
+    ImageFormat::from_path(output).ok_or_else(|| {
+        complain(
+            output,
+            "cannot tell the image kind from the name: end it with .png or .svg, or give \
+             --format png|svg",
+        );
+        Stop(Exit::Usage)
+    })
+}
+
+/// `demokit render FILE -o OUT`: draws the recording and writes the picture; says what
+/// it drew on stdout (on stderr when the picture goes to stdout).
+pub(crate) fn render_file(
+    input: &Path,
+    output: &NamedOutputArgs,
+    map: Option<&Path>,
+    format: Option<ImageFormat>,
+    mut options: RenderOptions,
+) -> Outcome {
+    let format = image_format(output.path(), format)?;
+    let destination = output.destination(input)?;
+    if let Some(map) = map {
+        let bytes = read_input(map, Limits::DEFAULT).map_err(|e| failure(map, &e))?;
+        options.map = Some(bytes);
+    }
+    let recording = open_recording(input)?;
+    let scene = recording.scene(&options).map_err(|e| failure(input, &e))?;
+    let bytes = match format {
+        ImageFormat::Png => scene.to_png(),
+        ImageFormat::Svg => scene.to_svg().into_bytes(),
+    };
+    write_output(&destination, &bytes)?;
+    let mut out = Output::for_report(destination.is_stdout());
+    let marks = scene.marks.len();
+    let players = scene.players.len();
+    out.write_fmt(format_args!(
+        "{}: {}x{}, {} player{}, {} mark{}, {} bytes\n",
+        destination.name(),
+        scene.width,
+        scene.height,
+        players,
+        if players == 1 { "" } else { "s" },
+        marks,
+        if marks == 1 { "" } else { "s" },
+        bytes.len()
+    ))?;
+    out.flush()
+}

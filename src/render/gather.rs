@@ -1,0 +1,259 @@
+//! What a picture is drawn from, read from a recording of any format: each player's
+//! positions over a range of ticks, the game's events, and the title's facts. The entry
+//! point chooses the format ([`Visitor`]); each method here walks its format's game layer
+//! once.
+
+use crate::gamenet::summary::{EventKind, EventLine};
+use crate::recording::{Error, TeehistorianStream, Visitor};
+use crate::source::SourceSlice;
+use crate::teehistorian::game::EventLogger;
+use crate::teehistorian::{TeehistorianSlice, TickWalk, WalkSource};
+use crate::time::TickRange;
+use crate::twdemo::DemoSlice;
+use crate::twdemo::game::{GameReplay, TickLogger};
+use std::collections::BTreeMap;
+
+/// One player's positions, in tick order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Track {
+    /// The last name the player had in the range.
+    pub name: String,
+    /// Tick, x, y (world units; Source: the map's x and y).
+    pub samples: Vec<(i32, f32, f32)>,
+}
+
+impl Track {
+    /// The last position at or before `tick`, or the first after it.
+    pub fn at(&self, tick: i32) -> Option<(f32, f32)> {
+        let i = self.samples.partition_point(|s| s.0 <= tick);
+        let s = self.samples.get(i.saturating_sub(1))?;
+        Some((s.1, s.2))
+    }
+}
+
+/// Everything read from the recording.
+#[derive(Debug, Default)]
+pub(crate) struct Gathered {
+    /// The map's name.
+    pub map: String,
+    /// When it was recorded, as the recording says.
+    pub date: String,
+    /// Source: the server; empty for the others.
+    pub server: String,
+    /// Ticks per second.
+    pub tick_rate: f64,
+    /// The first and last tick with positions or events in the range.
+    pub first_tick: Option<i32>,
+    /// The last tick seen.
+    pub last_tick: Option<i32>,
+    /// Positions by client id (Source: player slot).
+    pub tracks: BTreeMap<i32, Track>,
+    /// The events in the range.
+    pub events: Vec<EventLine>,
+    /// Whether the y axis points up (Source) rather than down (Teeworlds).
+    pub y_up: bool,
+    /// The error that ended the walk early; what came before it is drawn.
+    pub error: Option<String>,
+    /// Why the map is not drawn, where the recording's own map does not load.
+    pub map_note: Option<String>,
+}
+
+impl Gathered {
+    fn sample(&mut self, tick: i32, client_id: i32, name: &str, x: f32, y: f32) {
+        let track = self.tracks.entry(client_id).or_default();
+        if track.name != name && !name.is_empty() {
+            track.name.clear();
+            track.name.push_str(name);
+        }
+        track.samples.push((tick, x, y));
+    }
+
+    fn saw(&mut self, tick: i32) {
+        // Source ticks are not always in order (sign-on frames): the smallest and largest.
+        self.first_tick = Some(self.first_tick.map_or(tick, |t| t.min(tick)));
+        self.last_tick = Some(self.last_tick.map_or(tick, |t| t.max(tick)));
+    }
+
+    /// Puts every track in tick order (Source frames may come out of order).
+    pub fn sort(&mut self) {
+        for track in self.tracks.values_mut() {
+            track.samples.sort_by_key(|s| s.0);
+        }
+    }
+
+    fn keep_events(&mut self, events: Vec<EventLine>, range: Option<TickRange>) {
+        self.events = events
+            .into_iter()
+            .filter(|e| range.is_none_or(|r| r.contains(e.tick)))
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::Kill | EventKind::Death | EventKind::Finish | EventKind::TeamFinish
+                )
+            })
+            .collect();
+    }
+}
+
+/// Walks a recording into a [`Gathered`], over `range` (`None`: all of it).
+pub(crate) struct Gatherer {
+    pub range: Option<TickRange>,
+}
+
+impl Gatherer {
+    fn keeps(&self, tick: i32) -> bool {
+        self.range.is_none_or(|r| r.contains(tick))
+    }
+
+    fn past(&self, tick: i32) -> bool {
+        self.range.is_some_and(|r| tick > r.to)
+    }
+
+    fn teehistorian_walk<S: WalkSource>(&self, mut walk: TickWalk<S>, g: &mut Gathered) {
+        let mut log = EventLogger::new();
+        loop {
+            let tick = match walk.next_tick(|event| log.add(&event)) {
+                None => break,
+                Some(Ok(tick)) => tick,
+                Some(Err(e)) => {
+                    g.error = Some(e.to_string());
+                    break;
+                }
+            };
+            if self.past(tick) {
+                break;
+            }
+            if !self.keeps(tick) {
+                continue;
+            }
+            g.saw(tick);
+            let roster = log.roster();
+            for (cid, (x, y)) in walk.world().players() {
+                let name = roster.player(cid).map_or("", |p| p.name.as_str());
+                g.sample(tick, cid, name, x as f32, y as f32);
+            }
+        }
+        let events = log.finish(walk.tick()).events;
+        g.keep_events(events, self.range);
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl Visitor for Gatherer {
+    type Output = Result<Gathered, Error>;
+
+    fn twdemo(&mut self, data: &[u8]) -> Self::Output {
+        let demo = DemoSlice::parse(data)?;
+        let header = &demo.prelude().header;
+        let mut g = Gathered {
+            map: lossy(header.map_name.text_bytes()),
+            date: lossy(header.timestamp.text_bytes()),
+            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
+            ..Gathered::default()
+        };
+        let mut log = TickLogger::default();
+        let mut replay = GameReplay::new(&demo);
+        while let Some(tick) = replay.next() {
+            let tick = match tick {
+                Ok(tick) => tick,
+                Err(e) => {
+                    g.error = Some(e.to_string());
+                    break;
+                }
+            };
+            log.tick(&tick);
+            if self.past(tick.tick) {
+                break;
+            }
+            if !self.keeps(tick.tick) {
+                continue;
+            }
+            g.saw(tick.tick);
+            for c in tick.world.characters() {
+                let name = tick
+                    .world
+                    .player(c.client_id)
+                    .map_or("", |p| p.name.as_str());
+                g.sample(tick.tick, c.client_id, name, c.x as f32, c.y as f32);
+            }
+        }
+        let events = log.finish().events;
+        g.keep_events(events, self.range);
+        Ok(g)
+    }
+
+    fn teehistorian(&mut self, data: &[u8]) -> Self::Output {
+        let th = TeehistorianSlice::parse(data)?;
+        let header = th.header();
+        let mut g = Gathered {
+            map: header.map_name.clone().unwrap_or_default(),
+            date: header.start_time.clone().unwrap_or_default(),
+            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
+            ..Gathered::default()
+        };
+        self.teehistorian_walk(TickWalk::new(&th), &mut g);
+        Ok(g)
+    }
+
+    fn teehistorian_stream(&mut self, reader: TeehistorianStream, _len: u64) -> Self::Output {
+        let header = reader.header();
+        let mut g = Gathered {
+            map: header.map_name.clone().unwrap_or_default(),
+            date: header.start_time.clone().unwrap_or_default(),
+            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
+            ..Gathered::default()
+        };
+        self.teehistorian_walk(TickWalk::from_reader(reader), &mut g);
+        Ok(g)
+    }
+
+    fn source(&mut self, data: &[u8]) -> Self::Output {
+        use crate::source::game::{Item, Walk};
+        let demo = SourceSlice::parse(data)?;
+        let header = demo.header();
+        let tick_rate = if header.playback_time > 0.0 && header.ticks > 0 {
+            f64::from(header.ticks) / f64::from(header.playback_time)
+        } else {
+            66.0
+        };
+        let mut g = Gathered {
+            map: lossy(header.map.text_bytes()),
+            server: lossy(header.server.text_bytes()),
+            tick_rate,
+            y_up: true,
+            ..Gathered::default()
+        };
+        let options = Walk {
+            entities: true,
+            ..Walk::default()
+        };
+        let mut names: BTreeMap<i32, String> = BTreeMap::new();
+        let range = self.range;
+        let walked = crate::source::game::game_log_reader_with(data, options, |item| match item {
+            Item::Join { slot, player, .. } | Item::Rename { slot, player, .. } => {
+                names.insert(*slot, player.name.clone());
+            }
+            Item::Players { tick, players } if range.is_none_or(|r| r.contains(*tick)) => {
+                g.saw(*tick);
+                for p in players.iter().filter(|p| p.in_pvs) {
+                    let Some([x, y, _]) = p.origin else { continue };
+                    let slot = p.index as i32 - 1;
+                    let name = names.get(&slot).map_or("", String::as_str);
+                    g.sample(*tick, slot, name, x, y);
+                }
+            }
+            _ => {}
+        });
+        match walked {
+            Ok((log, error)) => {
+                g.error = error.map(|e| e.to_string());
+                g.keep_events(log.events, range);
+            }
+            Err(e) => g.error = Some(e.to_string()),
+        }
+        Ok(g)
+    }
+}
