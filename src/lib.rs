@@ -67,6 +67,8 @@ pub mod detect;
 pub mod export;
 pub mod gamenet;
 pub mod output;
+#[cfg(feature = "page")]
+pub mod page;
 pub mod read;
 pub mod recording;
 #[cfg(feature = "render")]

@@ -332,6 +332,11 @@ impl NamedOutputArgs {
     pub(crate) fn destination(&self, input: &Path) -> Outcome<Destination> {
         checked(input, &self.output, overwrite(self.force), "")
     }
+
+    /// Whether --force was given.
+    pub(crate) fn force(&self) -> bool {
+        self.force
+    }
 }
 
 /// The input itself as the destination (`--in-place`): a regular file, not standard input.

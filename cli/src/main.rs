@@ -37,6 +37,7 @@ mod input;
 mod output;
 mod output_dir;
 mod render;
+mod report;
 mod validate;
 
 use batch::run_jobs;
@@ -494,6 +495,49 @@ enum Command {
         #[arg(long, value_enum)]
         format: Option<ImageKind>,
     },
+    /// Writes a report page that plays a game in any browser, or an index of a directory.
+    ///
+    /// For a FILE: one self-contained HTML page (styles, script, map picture and data
+    /// inside; it works offline and from a file:// URL and fetches nothing) with the
+    /// header's facts, the players, the chat, a timeline of events and markers, and the
+    /// map with the tees moving as the slider or the play button runs through the ticks.
+    /// Positions are thinned (every player on the same ticks) to at most --max-positions,
+    /// which keeps a page's positions at about 2 MB however long the recording.
+    ///
+    /// For a DIR: a page for every recording under it, in OUTPUT's name with `.pages`
+    /// (`index.pages/` for `index.html`), and OUTPUT, an index that sorts by any column
+    /// and filters as one types. Files are read in parallel; a second run reads only the
+    /// files that changed since the first. Teehistorian files find their maps in --maps.
+    /// Recordings that cannot be read get a row that says why, and exit 1.
+    Report {
+        /// The recording, or a directory to search for recordings.
+        input: PathBuf,
+        /// Where to write the page (or the index).
+        #[command(flatten)]
+        output: NamedOutputArgs,
+        /// The map file (.map) for a teehistorian FILE; for a demo it replaces the
+        /// embedded map (its checksum must match the header's).
+        #[arg(long, value_name = "MAP", conflicts_with = "maps")]
+        map: Option<PathBuf>,
+        /// For a DIR: where teehistorian files find their maps, as NAME.map.
+        #[arg(long, value_name = "DIR")]
+        maps: Option<PathBuf>,
+        /// First tick shown: TICK, SECONDSs or (demos) mMARKER, as `trim` takes it.
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        from: Option<RangeBound>,
+        /// Last tick shown (default: the last tick).
+        #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+        to: Option<RangeBound>,
+        /// Show only these players on the map, by name (comma-separated).
+        #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+        players: Vec<String>,
+        /// The map picture's size in pixels, WIDTHxHEIGHT.
+        #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = render::parse_size)]
+        size: (u32, u32),
+        /// At most this many positions (all players together) in a page.
+        #[arg(long, value_name = "N", default_value_t = demokit::page::DEFAULT_MAX_SAMPLES)]
+        max_positions: usize,
+    },
     /// Checks recordings; exits 0 if every one passes.
     ///
     /// Each fatal problem is printed to stderr and makes the exit status non-zero; non-fatal
@@ -710,6 +754,36 @@ fn main() -> ExitCode {
                 ImageKind::Svg => demokit::render::ImageFormat::Svg,
             });
             render::render_file(input, output, map.as_deref(), format, options)
+        }
+        Command::Report {
+            input,
+            output,
+            map,
+            maps,
+            from,
+            to,
+            players,
+            size,
+            max_positions,
+        } => {
+            let mut options = demokit::page::PageOptions::default();
+            options.render.from = *from;
+            options.render.to = *to;
+            options.render.players = players.clone();
+            options.render.size = *size;
+            options.max_samples = *max_positions;
+            if input.is_dir() {
+                if map.is_some() {
+                    output::complain(
+                        input,
+                        "--map names one recording's map: for a directory give --maps DIR",
+                    );
+                    return ExitCode::from(Exit::Usage as u8);
+                }
+                report::report_dir(input, output, maps.as_deref(), options)
+            } else {
+                report::report_file(input, output, map.as_deref(), options)
+            }
         }
         Command::Validate { files, json } => {
             run_jobs(files, |job, _batch| validate::validate_job(job, *json))

@@ -43,6 +43,8 @@ pub enum Operation {
     GameObjects,
     /// `Recording::render` (with the `render` feature): a picture of the game.
     Render,
+    /// `Recording::page` (with the `page` feature): a report page that plays the game.
+    Page,
 }
 
 impl Operation {
@@ -62,6 +64,7 @@ impl Operation {
             Operation::GameLog => "the game layer (chat, players, events)",
             Operation::GameObjects => "dump --objects",
             Operation::Render => "render",
+            Operation::Page => "report",
         }
     }
 }
@@ -79,7 +82,8 @@ impl Operation {
             | Operation::Repair
             | Operation::GameLog
             | Operation::GameObjects
-            | Operation::Render => ALL,
+            | Operation::Render
+            | Operation::Page => ALL,
             Operation::Trim | Operation::Scrub => TEEWORLDS,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }

@@ -31,6 +31,8 @@
 mod dump;
 mod error;
 mod game;
+#[cfg(feature = "page")]
+mod page;
 #[cfg(feature = "render")]
 mod render;
 mod scrub;

@@ -3,7 +3,8 @@
 //! layer ([`crate::render`]).
 
 use super::{Error, Format, MapProblem, Operation, Recording};
-use crate::render::{Gatherer, ImageFormat, RenderOptions, Scene};
+use crate::datafile::PhysicsLayers;
+use crate::render::{Gathered, Gatherer, ImageFormat, RenderOptions, Scene};
 use crate::teehistorian::TeehistorianReader;
 use crate::teehistorian::trim as th_trim;
 use crate::time::{RangeBound, TickRange};
@@ -17,6 +18,21 @@ impl Recording {
     /// it does not have or a size out of bounds is [`Error::Argument`]; a missing map, one
     /// that does not load or one whose checksum is not the recording's is [`Error::Map`].
     pub fn scene(&self, options: &RenderOptions) -> Result<Scene, Error> {
+        let (mut gathered, layers) = self.gather(options)?;
+        crate::render::build(&mut gathered, layers.as_ref(), options).map_err(|message| {
+            Error::Argument {
+                operation: Operation::Render,
+                message,
+            }
+        })
+    }
+
+    /// What a picture or a report page is drawn from: the range's positions, events and
+    /// chat, and the map's physics layers where there is a map that loads.
+    pub(crate) fn gather(
+        &self,
+        options: &RenderOptions,
+    ) -> Result<(Gathered, Option<PhysicsLayers>), Error> {
         let map = self.render_map(options)?;
         let range = self.render_range(options.from, options.to)?;
         // A map given that does not load is refused; a demo's embedded one is left out,
@@ -42,12 +58,7 @@ impl Recording {
         };
         let mut gathered = self.visit(&mut Gatherer { range })??;
         gathered.map_note = map_note;
-        crate::render::build(gathered, layers.as_ref(), options).map_err(|message| {
-            Error::Argument {
-                operation: Operation::Render,
-                message,
-            }
-        })
+        Ok((gathered, layers))
     }
 
     /// The picture of [`scene`](Self::scene) as a PNG image or an SVG document.

@@ -3,7 +3,7 @@
 //! point chooses the format ([`Visitor`]); each method here walks its format's game layer
 //! once.
 
-use crate::gamenet::summary::{EventKind, EventLine};
+use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, PlayerStint};
 use crate::recording::{Error, TeehistorianStream, Visitor};
 use crate::source::SourceSlice;
 use crate::teehistorian::game::EventLogger;
@@ -48,8 +48,14 @@ pub(crate) struct Gathered {
     pub last_tick: Option<i32>,
     /// Positions by client id (Source: player slot).
     pub tracks: BTreeMap<i32, Track>,
-    /// The events in the range.
+    /// The kills, deaths and finishes in the range: what the picture marks.
     pub events: Vec<EventLine>,
+    /// Every event in the range (joins, leaves, renames, votes too), for a report page.
+    pub all_events: Vec<EventLine>,
+    /// The chat lines in the range.
+    pub chat: Vec<ChatLine>,
+    /// Every player's stints, over the whole recording.
+    pub stints: Vec<PlayerStint>,
     /// Whether the y axis points up (Source) rather than down (Teeworlds).
     pub y_up: bool,
     /// The error that ended the walk early; what came before it is drawn.
@@ -81,17 +87,23 @@ impl Gathered {
         }
     }
 
-    fn keep_events(&mut self, events: Vec<EventLine>, range: Option<TickRange>) {
-        self.events = events
-            .into_iter()
-            .filter(|e| range.is_none_or(|r| r.contains(e.tick)))
+    /// Keeps what the game log says about the range.
+    fn keep_log(&mut self, log: GameLog, range: Option<TickRange>) {
+        let within = |tick: i32| range.is_none_or(|r| r.contains(tick));
+        self.all_events = log.events.into_iter().filter(|e| within(e.tick)).collect();
+        self.events = self
+            .all_events
+            .iter()
             .filter(|e| {
                 matches!(
                     e.kind,
                     EventKind::Kill | EventKind::Death | EventKind::Finish | EventKind::TeamFinish
                 )
             })
+            .cloned()
             .collect();
+        self.chat = log.chat.into_iter().filter(|c| within(c.tick)).collect();
+        self.stints = log.players;
     }
 }
 
@@ -133,8 +145,7 @@ impl Gatherer {
                 g.sample(tick, cid, name, x as f32, y as f32);
             }
         }
-        let events = log.finish(walk.tick()).events;
-        g.keep_events(events, self.range);
+        g.keep_log(log.finish(walk.tick()), self.range);
     }
 }
 
@@ -180,8 +191,7 @@ impl Visitor for Gatherer {
                 g.sample(tick.tick, c.client_id, name, c.x as f32, c.y as f32);
             }
         }
-        let events = log.finish().events;
-        g.keep_events(events, self.range);
+        g.keep_log(log.finish(), self.range);
         Ok(g)
     }
 
@@ -250,7 +260,7 @@ impl Visitor for Gatherer {
         match walked {
             Ok((log, error)) => {
                 g.error = error.map(|e| e.to_string());
-                g.keep_events(log.events, range);
+                g.keep_log(log, range);
             }
             Err(e) => g.error = Some(e.to_string()),
         }

@@ -21,8 +21,7 @@
 
 mod gather;
 
-pub(crate) use gather::Gatherer;
-use gather::{Gathered, Track};
+pub(crate) use gather::{Gathered, Gatherer, Track};
 
 use crate::datafile::PhysicsLayers;
 use crate::gamenet::summary::EventKind;
@@ -589,7 +588,7 @@ struct LegendEntry {
 
 /// Builds the scene from what was read.
 pub(crate) fn build(
-    mut g: Gathered,
+    g: &mut Gathered,
     map: Option<&PhysicsLayers>,
     options: &RenderOptions,
 ) -> Result<Scene, String> {
@@ -635,7 +634,7 @@ pub(crate) fn build(
         })
         .collect();
     let color_of = |cid: i32| players.iter().find(|p| p.client_id == cid).map(|p| p.color);
-    let mut marks = spawn_marks(&g, &players);
+    let mut marks = spawn_marks(g, &players);
     for e in &g.events {
         let Some(cid) = e.client_id else { continue };
         let track = g.tracks.get(&cid);
@@ -832,7 +831,7 @@ pub(crate) fn build(
         (scene.tiles, scene.tile_kinds) = tiles_in(map, view);
     }
     if options.heatmap {
-        scene.heat = Some(heat_in(&g, view, source));
+        scene.heat = Some(heat_in(g, view, source));
     }
     Ok(scene)
 }

@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod page;
+
 use demokit::datafile::physics_layers;
 use demokit::recording::{Error, MapProblem, Recording};
 use demokit::render::{ImageFormat, RenderOptions, Rgb, Scene, TileKind};

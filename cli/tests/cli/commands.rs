@@ -645,6 +645,7 @@ fn completions_and_the_man_page_name_every_command() {
         "extract-map",
         "scrub",
         "render",
+        "report",
         "validate",
     ];
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {

@@ -8,6 +8,7 @@ mod common;
 
 mod run;
 
+mod browser;
 mod commands;
 mod edit;
 mod edit_many;
@@ -20,6 +21,7 @@ mod output_safety;
 mod python_package;
 mod reads_well;
 mod render;
+mod report;
 mod source;
 mod teehistorian;
 mod teehistorian_crash;

@@ -1,0 +1,463 @@
+//! Report pages: a recording as one self-contained HTML page that plays it in any browser,
+//! and an index page over many recordings.
+//!
+//! A [`Page`] holds what the page shows, as the library reads it: the summary (the
+//! header's facts), the players' stints, the chat, every game event, the timeline markers,
+//! and each player's positions over the range. The map is the picture the render layer
+//! ([`crate::render`]) draws without the paths, embedded as a PNG; the page's script draws
+//! the tees over it at the tick a slider or the play button picks, with the same world to
+//! pixel mapping the picture was drawn with ([`PageView`]).
+//!
+//! [`Page::to_html`] writes the page: styles, script, picture and data are inside, so it
+//! works offline and from a `file://` URL and fetches nothing. The data is the `Page`
+//! serialized as JSON, so the page and the library's serde types are one vocabulary; a page
+//! stays small however long the recording by thinning positions to at most
+//! [`PageOptions::max_samples`] (every player sampled on the same ticks).
+//!
+//! [`IndexRow`] is one recording's line in an index page, [`index_html`] the page itself
+//! (sortable and filterable, each row linking its recording's page). Finding the files,
+//! running them in parallel and keeping the index up to date is the front end's business.
+
+use crate::gamenet::summary::{ChatLine, EventLine, PlayerStint};
+use crate::recording::Summary;
+use crate::render::{Gathered, Rgb, Scene, Track};
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The version of the page's data ([`Page`]'s JSON): raised when a field changes meaning
+/// or goes away.
+pub const PAGE_SCHEMA: u32 = 1;
+
+/// At most this many positions (summed over the players) go into a page unless
+/// [`PageOptions::max_samples`] says otherwise: about 2 MB of JSON (see
+/// `docs/report.md`).
+pub const DEFAULT_MAX_SAMPLES: usize = 200_000;
+
+/// What a report covers and how large its page may grow.
+#[derive(Debug, Clone)]
+pub struct PageOptions {
+    /// The range, players, picture size and map, as for a picture. `heatmap` is ignored.
+    pub render: crate::render::RenderOptions,
+    /// At most this many positions in the page: beyond it, every player is sampled on
+    /// every `step`-th tick only ([`Page::step`]).
+    pub max_samples: usize,
+}
+
+impl Default for PageOptions {
+    fn default() -> Self {
+        PageOptions {
+            render: crate::render::RenderOptions::default(),
+            max_samples: DEFAULT_MAX_SAMPLES,
+        }
+    }
+}
+
+/// Everything a recording's page shows; see the [module docs](self).
+#[derive(Debug, Clone, Serialize)]
+pub struct Page {
+    /// [`PAGE_SCHEMA`].
+    pub schema: u32,
+    /// The file's name (without its directories), or empty for a recording read from
+    /// memory.
+    pub file: String,
+    /// The format's name ([`Format::name`](crate::recording::Format::name)).
+    pub format: String,
+    /// The picture's title line: map, date, length.
+    pub title: String,
+    /// The picture's second line, where it has one (Source bounds, an early end).
+    pub note: Option<String>,
+    /// The map's name.
+    pub map: String,
+    /// When it was recorded, as the recording says.
+    pub date: String,
+    /// Ticks per second.
+    pub tick_rate: f64,
+    /// The first tick with positions or events in the range.
+    pub first_tick: Option<i32>,
+    /// The last such tick.
+    pub last_tick: Option<i32>,
+    /// The length of the range in seconds.
+    pub seconds: f64,
+    /// The header's facts, as `demokit info --json` gives them.
+    pub summary: Option<Summary>,
+    /// The players with positions, in the picture's order and colours.
+    pub players: Vec<PagePlayer>,
+    /// Every player's stints over the whole recording.
+    pub stints: Vec<PlayerStint>,
+    /// The chat lines in the range.
+    pub chat: Vec<ChatLine>,
+    /// Every game event in the range.
+    pub events: Vec<EventLine>,
+    /// The demo's timeline markers (ticks) in the range; none for the other formats.
+    pub markers: Vec<i32>,
+    /// Where a world position lands on the picture.
+    pub view: PageView,
+    /// Positions are kept on every `step`-th tick (1: all of them).
+    pub step: u32,
+    /// Positions read in the range.
+    pub samples_read: usize,
+    /// Positions kept in the page.
+    pub samples_kept: usize,
+    /// The error that ended the reading early; what came before it is shown.
+    pub error: Option<String>,
+    /// The map picture, a PNG (in the page: a `data:` URL).
+    #[serde(skip)]
+    pub picture: Vec<u8>,
+}
+
+/// One player of a page: who, in which colour, and where over the range.
+#[derive(Debug, Clone, Serialize)]
+pub struct PagePlayer {
+    /// Client id (Source: player slot).
+    pub client_id: i32,
+    /// The last name in the range (`#id` when the recording gives none).
+    pub name: String,
+    /// The colour, as `#rrggbb`.
+    pub color: String,
+    /// The positions: ticks, x and y, each delta-coded (the first value as it is, then
+    /// each the difference to the one before) and rounded to whole world units.
+    pub track: DeltaTrack,
+}
+
+/// A player's positions as three delta-coded columns; see [`PagePlayer::track`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeltaTrack {
+    /// Ticks.
+    pub tick: Vec<i64>,
+    /// World x.
+    pub x: Vec<i64>,
+    /// World y.
+    pub y: Vec<i64>,
+}
+
+impl DeltaTrack {
+    /// The positions, undone from their deltas: tick, x, y.
+    pub fn decode(&self) -> Vec<(i64, i64, i64)> {
+        let (mut t, mut x, mut y) = (0, 0, 0);
+        self.tick
+            .iter()
+            .zip(&self.x)
+            .zip(&self.y)
+            .map(|((dt, dx), dy)| {
+                t += dt;
+                x += dx;
+                y += dy;
+                (t, x, y)
+            })
+            .collect()
+    }
+}
+
+/// The world to picture mapping: a world position (`x`, `y`) is drawn at pixel
+/// (`x0 + sx * x`, `y0 + sy * y`) of a `width` by `height` picture.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PageView {
+    /// Picture width in pixels.
+    pub width: u32,
+    /// Picture height in pixels.
+    pub height: u32,
+    /// Pixel x of world x 0.
+    pub x0: f64,
+    /// Pixels per world unit along x.
+    pub sx: f64,
+    /// Pixel y of world y 0.
+    pub y0: f64,
+    /// Pixels per world unit along y (negative where the world's y points up).
+    pub sy: f64,
+    /// The map area on the picture: left, top, width, height, in pixels (tees outside
+    /// it are not drawn).
+    pub clip: [f64; 4],
+    /// A tee's radius in pixels.
+    pub radius: f64,
+}
+
+impl Page {
+    /// Builds a report from what a walk gathered and the scene drawn from it.
+    pub(crate) fn build(
+        mut g: Gathered,
+        scene: &Scene,
+        summary: Option<Summary>,
+        markers: Vec<i32>,
+        file: String,
+        format: String,
+        max_samples: usize,
+    ) -> Page {
+        // The picture without paths, marks or heat: the tees move over it.
+        let mut backdrop = scene.clone();
+        backdrop.players.clear();
+        backdrop.marks.clear();
+        backdrop.heat = None;
+        let picture = backdrop.to_png();
+        let (ax, ay) = scene.project(0.0, 0.0);
+        let (bx, by) = scene.project(1000.0, 1000.0);
+        let view = PageView {
+            width: scene.width,
+            height: scene.height,
+            x0: ax,
+            sx: (bx - ax) / 1000.0,
+            y0: ay,
+            sy: (by - ay) / 1000.0,
+            clip: scene.map_area(),
+            radius: (scene.scale() * 14.0).clamp(3.0, 12.0),
+        };
+        let samples_read: usize = g.tracks.values().map(|t| t.samples.len()).sum();
+        let first = g.first_tick.unwrap_or(0);
+        let step = thinning_step(&g.tracks, samples_read, max_samples, first);
+        let players: Vec<PagePlayer> = scene
+            .players
+            .iter()
+            .map(|p| PagePlayer {
+                client_id: p.client_id,
+                name: p.name.clone(),
+                color: hex(p.color),
+                track: g
+                    .tracks
+                    .get(&p.client_id)
+                    .map(|t| thin(t, first, step))
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let samples_kept = players.iter().map(|p| p.track.tick.len()).sum();
+        let seconds = match (g.first_tick, g.last_tick) {
+            (Some(a), Some(b)) if g.tick_rate > 0.0 => f64::from(b - a) / g.tick_rate,
+            _ => 0.0,
+        };
+        let range = g.first_tick.zip(g.last_tick);
+        let markers = markers
+            .into_iter()
+            .filter(|m| range.is_none_or(|(a, b)| (a..=b).contains(m)))
+            .collect();
+        Page {
+            schema: PAGE_SCHEMA,
+            file,
+            format,
+            title: scene.title.clone(),
+            note: scene.note.clone(),
+            map: std::mem::take(&mut g.map),
+            date: std::mem::take(&mut g.date),
+            tick_rate: g.tick_rate,
+            first_tick: g.first_tick,
+            last_tick: g.last_tick,
+            seconds,
+            summary,
+            players,
+            stints: std::mem::take(&mut g.stints),
+            chat: std::mem::take(&mut g.chat),
+            events: std::mem::take(&mut g.all_events),
+            markers,
+            view,
+            step,
+            samples_read,
+            samples_kept,
+            error: g.error.take(),
+            picture,
+        }
+    }
+
+    /// The page: one HTML document with its styles, script, picture and data inside.
+    pub fn to_html(&self) -> String {
+        let data = script_json(self);
+        let picture = base64::engine::general_purpose::STANDARD.encode(&self.picture);
+        let title = if self.file.is_empty() {
+            self.title.clone()
+        } else {
+            format!("{} – {}", self.file, self.title)
+        };
+        PAGE.replace("{{title}}", &escape_html(&title))
+            .replace("{{style}}", STYLE)
+            .replace("{{picture}}", &picture)
+            .replace("{{data}}", &data)
+            .replace("{{script}}", PAGE_SCRIPT)
+    }
+
+    /// This recording's line in an index page; `page` is the link to its own page.
+    pub fn row(&self, path: String, page: Option<String>) -> IndexRow {
+        IndexRow {
+            path,
+            page,
+            format: self.format.clone(),
+            map: self.map.clone(),
+            date: self.date.clone(),
+            seconds: Some(self.seconds),
+            players: self.players.iter().map(|p| p.name.clone()).collect(),
+            error: self.error.clone(),
+        }
+    }
+}
+
+/// The smallest step found that keeps at most `max` positions: players are sampled on the
+/// same ticks (one position per player per group of `step` ticks from `first`). A
+/// recording whose snapshots come every other tick keeps twice what `read / step` says, so
+/// the step grows until the count fits.
+fn thinning_step(tracks: &BTreeMap<i32, Track>, read: usize, max: usize, first: i32) -> u32 {
+    let max = max.max(1);
+    if read <= max {
+        return 1;
+    }
+    let mut step = (read as u64).div_ceil(max as u64).min(u64::from(u32::MAX)) as u32;
+    loop {
+        let kept: usize = tracks.values().map(|t| groups(t, first, step)).sum();
+        if kept <= max || step == u32::MAX {
+            return step;
+        }
+        let grown = (u64::from(step) * kept as u64).div_ceil(max as u64);
+        step = grown.clamp(u64::from(step) + 1, u64::from(u32::MAX)) as u32;
+    }
+}
+
+/// How many groups of `step` ticks from `first` a track has positions in.
+fn groups(track: &Track, first: i32, step: u32) -> usize {
+    let mut count = 0;
+    let mut last = None;
+    for &(tick, _, _) in &track.samples {
+        let group = (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step));
+        if last != Some(group) {
+            count += 1;
+            last = Some(group);
+        }
+    }
+    count
+}
+
+/// A track's positions, one per `step` ticks (the first in each group of `step` ticks
+/// from `first`), delta-coded.
+fn thin(track: &Track, first: i32, step: u32) -> DeltaTrack {
+    let mut out = DeltaTrack::default();
+    let (mut t0, mut x0, mut y0) = (0i64, 0i64, 0i64);
+    let mut last_group = None;
+    for &(tick, x, y) in &track.samples {
+        let group = (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step));
+        if last_group == Some(group) {
+            continue;
+        }
+        last_group = Some(group);
+        let (t, x, y) = (i64::from(tick), x.round() as i64, y.round() as i64);
+        out.tick.push(t - t0);
+        out.x.push(x - x0);
+        out.y.push(y - y0);
+        (t0, x0, y0) = (t, x, y);
+    }
+    out
+}
+
+/// `#rrggbb`.
+fn hex([r, g, b]: Rgb) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// One recording's line in an index page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexRow {
+    /// The file, relative to the directory the index covers.
+    pub path: String,
+    /// Its page, relative to the index page (`None`: no page, see `error`).
+    pub page: Option<String>,
+    /// The format's name.
+    pub format: String,
+    /// The map's name.
+    pub map: String,
+    /// When it was recorded, as the recording says.
+    pub date: String,
+    /// Length in seconds, where the recording could be read.
+    pub seconds: Option<f64>,
+    /// The players' names.
+    pub players: Vec<String>,
+    /// Why the recording could not be read (whole or in part).
+    pub error: Option<String>,
+}
+
+/// The index page over `rows`, titled `title`: a table that sorts by any column and
+/// filters as one types, each row linking its recording's page.
+pub fn index_html(title: &str, rows: &[IndexRow]) -> String {
+    #[derive(Serialize)]
+    struct IndexData<'a> {
+        schema: u32,
+        title: &'a str,
+        rows: &'a [IndexRow],
+    }
+    let data = script_json(&IndexData {
+        schema: PAGE_SCHEMA,
+        title,
+        rows,
+    });
+    INDEX
+        .replace("{{title}}", &escape_html(title))
+        .replace("{{style}}", STYLE)
+        .replace("{{data}}", &data)
+        .replace("{{script}}", INDEX_SCRIPT)
+}
+
+/// `value` as JSON that is safe inside a `<script>` element: `<` is written `\u003c`, so
+/// no text in a recording (a chat line saying `</script>`) can end the element.
+fn script_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value)
+        .expect("report data serializes")
+        .replace('<', "\\u003c")
+}
+
+/// Text for HTML element content.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The recording page's HTML, with `{{...}}` slots.
+const PAGE: &str = include_str!("page.html");
+/// The index page's HTML, with `{{...}}` slots.
+const INDEX: &str = include_str!("index.html");
+/// The styles both pages share.
+const STYLE: &str = include_str!("style.css");
+/// The recording page's script.
+const PAGE_SCRIPT: &str = include_str!("page.js");
+/// The index page's script.
+const INDEX_SCRIPT: &str = include_str!("index.js");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinning_keeps_at_most_the_budget_and_one_per_group() {
+        let every_tick = Track {
+            name: "a".into(),
+            samples: (0..1000).map(|t| (t, t as f32 * 2.0, -(t as f32))).collect(),
+        };
+        let tracks = BTreeMap::from([(0, every_tick.clone())]);
+        let step = thinning_step(&tracks, 1000, 100, 0);
+        assert_eq!(step, 10);
+        let thinned = thin(&every_tick, 0, step);
+        assert_eq!(thinned.tick.len(), 100);
+        let decoded = thinned.decode();
+        assert_eq!(decoded[0], (0, 0, 0));
+        assert_eq!(decoded[1], (10, 20, -10));
+        assert_eq!(decoded[99], (990, 1980, -990));
+        assert_eq!(thinning_step(&tracks, 1000, 1000, 0), 1);
+        // Every other tick: the step doubles to fit.
+        let every_other = Track {
+            name: "b".into(),
+            samples: (0..1000).step_by(2).map(|t| (t, 0.0, 0.0)).collect(),
+        };
+        let tracks = BTreeMap::from([(0, every_other.clone()), (1, every_other.clone())]);
+        let step = thinning_step(&tracks, 1000, 100, 0);
+        let kept: usize = tracks.values().map(|t| thin(t, 0, step).tick.len()).sum();
+        assert!(kept <= 100 && kept >= 50, "step {step} keeps {kept}");
+    }
+
+    #[test]
+    fn script_json_cannot_end_its_element() {
+        let text = script_json(&"</script><script>alert(1)</script>");
+        assert!(!text.contains('<'), "{text}");
+        let back: String = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, "</script><script>alert(1)</script>");
+    }
+}

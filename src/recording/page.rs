@@ -1,0 +1,48 @@
+//! Report pages through the entry point: the recording read as for a picture
+//! ([`Recording::gather`]), with its summary and timeline markers, into a
+//! [`Page`](crate::page::Page) that the report layer ([`crate::report`]) writes as a
+//! page.
+
+use super::{Error, Format, Operation, Recording};
+use crate::page::{Page, PageOptions};
+
+impl Recording {
+    /// The report page's contents over `options`' range: the summary, the players, chat,
+    /// events and markers, the map picture and every player's positions (thinned to
+    /// [`PageOptions::max_samples`]). Refused as [`scene`](Self::scene) refuses: a range
+    /// outside the recording, a player it does not have or a size out of bounds is
+    /// [`Error::Argument`]; a teehistorian file without its map, or a map that does not
+    /// load or is not the recording's, is [`Error::Map`].
+    pub fn page(&self, options: &PageOptions) -> Result<Page, Error> {
+        let mut render = options.render.clone();
+        render.heatmap = false;
+        let (mut gathered, layers) = self.gather(&render)?;
+        let scene =
+            crate::render::build(&mut gathered, layers.as_ref(), &render).map_err(|message| {
+                Error::Argument {
+                    operation: Operation::Page,
+                    message,
+                }
+            })?;
+        // The header's facts; a recording that ends early still has them.
+        let summary = self.summary().ok().map(|(summary, _)| summary);
+        let markers = match self.format {
+            Format::TwDemo => self.markers().map(|m| m.markers).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let file = self
+            .path()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Page::build(
+            gathered,
+            &scene,
+            summary,
+            markers,
+            file,
+            self.format.name().to_owned(),
+            options.max_samples,
+        ))
+    }
+}
