@@ -430,7 +430,9 @@ mod tests {
     fn thinning_keeps_at_most_the_budget_and_one_per_group() {
         let every_tick = Track {
             name: "a".into(),
-            samples: (0..1000).map(|t| (t, t as f32 * 2.0, -(t as f32))).collect(),
+            samples: (0..1000)
+                .map(|t| (t, t as f32 * 2.0, -(t as f32)))
+                .collect(),
         };
         let tracks = BTreeMap::from([(0, every_tick.clone())]);
         let step = thinning_step(&tracks, 1000, 100, 0);
