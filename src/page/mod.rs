@@ -20,7 +20,7 @@
 
 use crate::gamenet::summary::{ChatLine, EventLine, PlayerStint};
 use crate::recording::Summary;
-use crate::render::{Gathered, Rgb, Scene, Track};
+use crate::render::{Gathered, Rgb, Scene, Track, group};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -201,9 +201,12 @@ impl Page {
             clip: scene.map_area(),
             radius: (scene.scale() * 14.0).clamp(3.0, 12.0),
         };
-        let samples_read: usize = g.tracks.values().map(|t| t.samples.len()).sum();
+        // Positions may have been thinned while reading already (`g.step`): the page's
+        // step is a multiple of that one, so that its groups hold whole reading groups.
+        let kept: usize = g.tracks.values().map(|t| t.samples.len()).sum();
         let first = g.first_tick.unwrap_or(0);
-        let step = thinning_step(&g.tracks, samples_read, max_samples, first);
+        let step = thinning_step(&g.tracks, kept, max_samples, first, g.step.max(1));
+        let samples_read = g.read;
         let players: Vec<PagePlayer> = scene
             .players
             .iter()
@@ -286,23 +289,33 @@ impl Page {
     }
 }
 
-/// The smallest step found that keeps at most `max` positions: players are sampled on the
+/// The smallest step found, a multiple of `unit` (the step the reading thinned to
+/// already), that keeps at most `max` of the `read` positions: players are sampled on the
 /// same ticks (one position per player per group of `step` ticks from `first`). A
 /// recording whose snapshots come every other tick keeps twice what `read / step` says, so
 /// the step grows until the count fits.
-fn thinning_step(tracks: &BTreeMap<i32, Track>, read: usize, max: usize, first: i32) -> u32 {
+fn thinning_step(
+    tracks: &BTreeMap<i32, Track>,
+    read: usize,
+    max: usize,
+    first: i32,
+    unit: u32,
+) -> u32 {
     let max = max.max(1);
     if read <= max {
-        return 1;
+        return unit;
     }
-    let mut step = (read as u64).div_ceil(max as u64).min(u64::from(u32::MAX)) as u32;
+    let round = |step: u64| {
+        (step.div_ceil(u64::from(unit)) * u64::from(unit)).min(u64::from(u32::MAX)) as u32
+    };
+    let mut step = round((read as u64).div_ceil(max as u64).max(u64::from(unit)));
     loop {
         let kept: usize = tracks.values().map(|t| groups(t, first, step)).sum();
         if kept <= max || step == u32::MAX {
             return step;
         }
         let grown = (u64::from(step) * kept as u64).div_ceil(max as u64);
-        step = grown.clamp(u64::from(step) + 1, u64::from(u32::MAX)) as u32;
+        step = round(grown.max(u64::from(step) + 1));
     }
 }
 
@@ -311,10 +324,10 @@ fn groups(track: &Track, first: i32, step: u32) -> usize {
     let mut count = 0;
     let mut last = None;
     for &(tick, _, _) in &track.samples {
-        let group = (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step));
-        if last != Some(group) {
+        let g = group(tick, first, step);
+        if last != Some(g) {
             count += 1;
-            last = Some(group);
+            last = Some(g);
         }
     }
     count
@@ -327,11 +340,11 @@ fn thin(track: &Track, first: i32, step: u32) -> DeltaTrack {
     let (mut t0, mut x0, mut y0) = (0i64, 0i64, 0i64);
     let mut last_group = None;
     for &(tick, x, y) in &track.samples {
-        let group = (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step));
-        if last_group == Some(group) {
+        let g = group(tick, first, step);
+        if last_group == Some(g) {
             continue;
         }
-        last_group = Some(group);
+        last_group = Some(g);
         let (t, x, y) = (i64::from(tick), x.round() as i64, y.round() as i64);
         out.tick.push(t - t0);
         out.x.push(x - x0);
@@ -435,7 +448,7 @@ mod tests {
                 .collect(),
         };
         let tracks = BTreeMap::from([(0, every_tick.clone())]);
-        let step = thinning_step(&tracks, 1000, 100, 0);
+        let step = thinning_step(&tracks, 1000, 100, 0, 1);
         assert_eq!(step, 10);
         let thinned = thin(&every_tick, 0, step);
         assert_eq!(thinned.tick.len(), 100);
@@ -443,16 +456,16 @@ mod tests {
         assert_eq!(decoded[0], (0, 0, 0));
         assert_eq!(decoded[1], (10, 20, -10));
         assert_eq!(decoded[99], (990, 1980, -990));
-        assert_eq!(thinning_step(&tracks, 1000, 1000, 0), 1);
+        assert_eq!(thinning_step(&tracks, 1000, 1000, 0, 1), 1);
         // Every other tick: the step doubles to fit.
         let every_other = Track {
             name: "b".into(),
             samples: (0..1000).step_by(2).map(|t| (t, 0.0, 0.0)).collect(),
         };
         let tracks = BTreeMap::from([(0, every_other.clone()), (1, every_other.clone())]);
-        let step = thinning_step(&tracks, 1000, 100, 0);
+        let step = thinning_step(&tracks, 1000, 100, 0, 1);
         let kept: usize = tracks.values().map(|t| thin(t, 0, step).tick.len()).sum();
-        assert!(kept <= 100 && kept >= 50, "step {step} keeps {kept}");
+        assert!((50..=100).contains(&kept), "step {step} keeps {kept}");
     }
 
     #[test]

@@ -62,16 +62,67 @@ pub(crate) struct Gathered {
     pub error: Option<String>,
     /// Why the map is not drawn, where the recording's own map does not load.
     pub map_note: Option<String>,
+    /// Positions read in the range, kept or not.
+    pub read: usize,
+    /// Positions kept.
+    kept: usize,
+    /// Keep at most this many ([`MAX_KEPT`] when 0).
+    pub max_kept: usize,
+    /// Positions are kept on one tick per group of `step` ticks from the first tick (1:
+    /// every one): doubled whenever more than [`MAX_KEPT`] are kept, so that memory stays
+    /// bounded however long the recording.
+    pub step: u32,
 }
+
+/// At most this many positions are kept while reading (about 24 MB): a one-hour game of 64
+/// players has 11.5 million, more than a picture or a page can show.
+pub(crate) const MAX_KEPT: usize = 2_000_000;
 
 impl Gathered {
     fn sample(&mut self, tick: i32, client_id: i32, name: &str, x: f32, y: f32) {
+        self.read += 1;
+        let step = self.step.max(1);
+        let first = self.first_tick.unwrap_or(tick);
         let track = self.tracks.entry(client_id).or_default();
         if track.name != name && !name.is_empty() {
             track.name.clear();
             track.name.push_str(name);
         }
+        if step > 1
+            && track
+                .samples
+                .last()
+                .is_some_and(|last| group(last.0, first, step) == group(tick, first, step))
+        {
+            return;
+        }
         track.samples.push((tick, x, y));
+        self.kept += 1;
+        let max = if self.max_kept == 0 {
+            MAX_KEPT
+        } else {
+            self.max_kept
+        };
+        if self.kept > max {
+            self.thin();
+        }
+    }
+
+    /// Doubles the step and drops the positions that no longer start their group.
+    fn thin(&mut self) {
+        self.step = self.step.max(1).saturating_mul(2);
+        let (step, first) = (self.step, self.first_tick.unwrap_or(0));
+        self.kept = 0;
+        for track in self.tracks.values_mut() {
+            let mut last = None;
+            track.samples.retain(|s| {
+                let g = group(s.0, first, step);
+                let keep = last != Some(g);
+                last = Some(g);
+                keep
+            });
+            self.kept += track.samples.len();
+        }
     }
 
     fn saw(&mut self, tick: i32) {
@@ -105,6 +156,11 @@ impl Gathered {
         self.chat = log.chat.into_iter().filter(|c| within(c.tick)).collect();
         self.stints = log.players;
     }
+}
+
+/// The group of `step` ticks from `first` that `tick` is in.
+pub(crate) fn group(tick: i32, first: i32, step: u32) -> i64 {
+    (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step))
 }
 
 /// Walks a recording into a [`Gathered`], over `range` (`None`: all of it).
@@ -265,5 +321,43 @@ impl Visitor for Gatherer {
             Err(e) => g.error = Some(e.to_string()),
         }
         Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_thins_to_the_budget_on_shared_ticks() {
+        let mut g = Gathered {
+            max_kept: 100,
+            ..Gathered::default()
+        };
+        for tick in 0..1000 {
+            g.saw(tick);
+            g.sample(tick, 0, "a", tick as f32, 0.0);
+            // The second player every other tick.
+            if tick % 2 == 0 {
+                g.sample(tick, 1, "b", 0.0, tick as f32);
+            }
+        }
+        assert_eq!(g.read, 1500);
+        let kept: usize = g.tracks.values().map(|t| t.samples.len()).sum();
+        assert!((25..=100).contains(&kept), "{kept}");
+        assert!(g.step.is_power_of_two() && g.step >= 16, "{}", g.step);
+        for track in g.tracks.values() {
+            let mut last = None;
+            for &(tick, _, _) in &track.samples {
+                let group = group(tick, 0, g.step);
+                assert_ne!(last, Some(group), "two positions in group {group}");
+                assert_eq!(
+                    i64::from(tick),
+                    group * i64::from(g.step),
+                    "a group's first tick"
+                );
+                last = Some(group);
+            }
+        }
     }
 }
