@@ -39,7 +39,7 @@ mod server;
 
 use common::load;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use demokit::export::{Exporter, Table};
+use demokit::export::{DatasetWriter, Exporter, Partition, Partitioning, Table};
 use demokit::teehistorian::{EventKind, Events, TeehistorianSlice, TickWalk};
 use demokit::twdemo::game::GameReplay;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, PayloadDecoder};
@@ -48,6 +48,42 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// What `demokit export DIR -o OUT` does, on `threads` workers: every file of `files`
+/// into every table, the batches written to a Parquet dataset under the temp dir (one
+/// writer behind a lock, as the tool has it), each worker taking the next file; returns
+/// the files exported. The dataset is removed afterwards.
+fn export_dir(files: &[(String, &[u8])], threads: usize) -> u64 {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = std::env::temp_dir().join(format!(
+        "demokit-bench-export-dir-{}-{threads}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let writer =
+        Mutex::new(DatasetWriter::with_partitioning(&dir, Partitioning::FormatDate).unwrap());
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some((path, data)) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let partition = Partition::of(data, None);
+                    let mut sink = |table: Table, batch: demokit::export::RecordBatch| {
+                        let mut writer = writer.lock().unwrap();
+                        writer.write_in(table, &partition, &batch).unwrap();
+                    };
+                    let mut exporter = Exporter::new();
+                    exporter.add(path, data, &mut sink);
+                    exporter.finish(&mut sink);
+                }
+            });
+        }
+    });
+    writer.into_inner().unwrap().finish().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    files.len() as u64
+}
 
 /// Exports one file into every table; returns the rows per table.
 fn export(path: &str, data: &[u8]) -> BTreeMap<Table, usize> {
@@ -217,6 +253,26 @@ fn bench(c: &mut Criterion) {
             || demos.iter().map(|d| demo_chunks(&d.data)).sum(),
         )
         .print("demo game world vs the container reader (goal >= 0.5)");
+    }
+    // `demokit export DIR` on both cores against one: the three demos eight times each and
+    // a tenth of the generated teehistorian file four times (a server's archive: many demos,
+    // a few long files).
+    if let Some(demos) = &demos {
+        let tenth = generated.len() / 10;
+        let mut files: Vec<(String, &[u8])> = Vec::new();
+        for copy in 0..8 {
+            for d in demos {
+                files.push((format!("{copy}/{}.demo", d.label), &d.data[..]));
+            }
+        }
+        for copy in 0..4 {
+            files.push((
+                format!("{copy}/generated.teehistorian"),
+                &generated[..tenth],
+            ));
+        }
+        Ratio::measure(|| export_dir(&files, 2), || export_dir(&files, 1))
+            .print("export DIR on 2 threads vs 1 (goal >= 1.8 on 2 cores)");
     }
     let mut group = c.benchmark_group("export");
     group.sample_size(10);
