@@ -20,7 +20,7 @@
 
 use crate::gamenet::summary::{ChatLine, EventLine, PlayerStint};
 use crate::recording::Summary;
-use crate::render::{Gathered, Rgb, Scene, Track, group};
+use crate::render::{Gathered, Scene, Track, group, hex, xml_escape};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -267,7 +267,7 @@ impl Page {
         } else {
             format!("{} – {}", self.file, self.title)
         };
-        PAGE.replace("{{title}}", &escape_html(&title))
+        PAGE.replace("{{title}}", &xml_escape(&title))
             .replace("{{style}}", STYLE)
             .replace("{{picture}}", &picture)
             .replace("{{data}}", &data)
@@ -354,11 +354,6 @@ fn thin(track: &Track, first: i32, step: u32) -> DeltaTrack {
     out
 }
 
-/// `#rrggbb`.
-fn hex([r, g, b]: Rgb) -> String {
-    format!("#{r:02x}{g:02x}{b:02x}")
-}
-
 /// One recording's line in an index page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexRow {
@@ -395,7 +390,7 @@ pub fn index_html(title: &str, rows: &[IndexRow]) -> String {
         rows,
     });
     INDEX
-        .replace("{{title}}", &escape_html(title))
+        .replace("{{title}}", &xml_escape(title))
         .replace("{{style}}", STYLE)
         .replace("{{data}}", &data)
         .replace("{{script}}", INDEX_SCRIPT)
@@ -407,21 +402,6 @@ fn script_json(value: &impl Serialize) -> String {
     serde_json::to_string(value)
         .expect("report data serializes")
         .replace('<', "\\u003c")
-}
-
-/// Text for HTML element content.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The recording page's HTML, with `{{...}}` slots.

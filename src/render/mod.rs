@@ -1084,7 +1084,8 @@ trait Canvas {
     fn text(&mut self, x: f64, y: f64, text: &str, scale: u32, color: Rgb);
 }
 
-fn hex(c: Rgb) -> String {
+/// `#rrggbb`, as SVG and HTML write a colour.
+pub(crate) fn hex(c: Rgb) -> String {
     format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
 }
 
@@ -1109,8 +1110,9 @@ impl Svg {
     }
 }
 
-/// `text` with XML's special characters escaped (and control characters dropped).
-fn xml_escape(text: &str) -> String {
+/// `text` with XML's special characters escaped (and control characters dropped): for
+/// SVG, and for HTML element content and attributes.
+pub(crate) fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
