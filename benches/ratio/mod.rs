@@ -74,3 +74,15 @@ impl Ratio {
         );
     }
 }
+
+/// Whether the ratio `label` is to be measured: all are, unless `DEMOKIT_RATIOS` names
+/// some (comma-separated parts of their labels), e.g. `DEMOKIT_RATIOS="export DIR"
+/// cargo bench --bench export -- nothing` measures that one ratio and no criterion
+/// benchmark.
+#[allow(dead_code)] // Not every bench selects its ratios.
+pub fn wanted(label: &str) -> bool {
+    match std::env::var("DEMOKIT_RATIOS") {
+        Ok(names) if !names.is_empty() => names.split(',').any(|name| label.contains(name)),
+        _ => true,
+    }
+}

@@ -55,15 +55,19 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
     // The writer first: it locks the dataset, so what it holds cannot change under us.
     let writer = DatasetWriter::with_partitioning(out, partitioning).map_err(failed)?;
     let exported: HashSet<ExportedFile> = writer.exported().map_err(failed)?.into_iter().collect();
-    let writer = Mutex::new((writer, None::<ExportError>));
+    // The writer encodes on the calling worker's thread and locks only to append a full
+    // row group; the first error stops the writes (the dataset is not finished then).
+    let error = Mutex::new(None::<ExportError>);
     let bar = progress_bar(walk_jobs(paths.to_vec()).count());
     let write = |table: Table, partition: &Partition, batch: RecordBatch| {
-        let mut guard = writer.lock().unwrap_or_else(|poison| poison.into_inner());
-        let (writer, error) = &mut *guard;
-        if error.is_none()
+        let failed = || error.lock().unwrap_or_else(|p| p.into_inner()).is_some();
+        if !failed()
             && let Err(e) = writer.write_in(table, partition, &batch)
         {
-            *error = Some(e);
+            error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
         }
     };
     let counted = walk_jobs(paths.to_vec())
@@ -110,8 +114,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
         .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
     let (added, failures, skipped) = counted;
     bar.finish_and_clear();
-    let (writer, error) = writer.into_inner().unwrap_or_else(|p| p.into_inner());
-    if let Some(e) = error {
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(failed(e));
     }
     let tables = writer.finish().map_err(failed)?;

@@ -16,12 +16,15 @@ use super::{Partition, Partitioning, SCHEMA_VERSION, Table};
 use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_writer::{ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Rows per Parquet row group, at most (DuckDB writes 122,880): the row group a writer
 /// holds until it is full is one of the buffers that fill as the first files come.
@@ -234,23 +237,94 @@ fn read_exported(path: &Path, out: &mut Vec<ExportedFile>) -> Result<(), ExportE
     Ok(())
 }
 
-/// One open table file: the writer and the names it is written under.
-struct Part {
-    writer: ArrowWriter<File>,
+/// One open part file: Parquet's file writer and the names it is written under. It holds
+/// no rows: row groups come to it encoded (see [`Encoder`]) and are copied in.
+struct OpenPart {
+    table: Table,
+    /// The partition's directory under the table's.
+    dir: PathBuf,
+    /// When a row group was last appended to it, in appends: the least recent is closed
+    /// first.
+    used: u64,
+    writer: SerializedFileWriter<File>,
     /// Where it is written until [`DatasetWriter::finish`].
     temporary: PathBuf,
     /// Where it goes then.
     path: PathBuf,
 }
 
-/// An open part of a table, with the partition directory it is in.
-struct OpenPart {
+/// A row group being encoded, for one table in one partition.
+struct Group {
     table: Table,
     /// The partition's directory under the table's.
     dir: PathBuf,
-    /// When it was last written to, in writes: the least recent is closed first.
+    /// When it was last written to, in the encoder's writes.
     used: u64,
-    part: Part,
+    /// A writer per leaf column, encoding and compressing pages as rows come.
+    columns: Vec<ArrowColumnWriter>,
+    rows: usize,
+}
+
+impl Group {
+    /// Encodes `batch`'s columns into the group's pages.
+    fn write(&mut self, batch: &RecordBatch) -> parquet::errors::Result<()> {
+        let mut columns = self.columns.iter_mut();
+        for (field, column) in batch.schema_ref().fields().iter().zip(batch.columns()) {
+            for leaf in compute_leaves(field, column)? {
+                let Some(writer) = columns.next() else {
+                    return Err(parquet::errors::ParquetError::General(
+                        "the batch has more columns than its table".to_owned(),
+                    ));
+                };
+                writer.write(&leaf)?;
+            }
+        }
+        self.rows += batch.num_rows();
+        Ok(())
+    }
+
+    /// Whether the group is as large as a row group of its table gets.
+    fn is_full(&self) -> bool {
+        self.rows >= ROW_GROUP_ROWS
+            || self
+                .columns
+                .iter()
+                .map(|c| c.get_estimated_total_bytes())
+                .sum::<usize>()
+                >= Buffering::of(self.table).row_group_bytes
+    }
+}
+
+/// What one writing thread encodes: up to `max_open` row groups per table (one per
+/// partition), each written to its part once full. The encoders are what makes
+/// [`DatasetWriter::write_in`] scale with threads: each thread encodes and compresses
+/// with an encoder of its own, and only the copy of a full row group into its file is
+/// done under the lock.
+#[derive(Default)]
+struct Encoder {
+    groups: Vec<Group>,
+    /// Writes so far, the clock of [`Group::used`].
+    writes: u64,
+}
+
+/// A run's part files, which only the holder of [`DatasetWriter`]'s lock touches.
+struct Parts {
+    /// The number of this run's parts: one past the highest part already in the dataset,
+    /// in any table.
+    run: u64,
+    /// The number of this run's next part of a partition that has one of number `run`
+    /// already, per table (in [`Table::ALL`]'s order).
+    next: Vec<u64>,
+    /// The open parts, in no order.
+    open: Vec<OpenPart>,
+    /// The parts closed before [`DatasetWriter::finish`], by the names they get then
+    /// (they are under their temporary names): a path per part, all the memory a
+    /// partition keeps once its part is closed.
+    closed: Vec<PathBuf>,
+    /// The tables that got a part.
+    written: BTreeSet<Table>,
+    /// Row groups appended so far, the clock of [`OpenPart::used`].
+    appends: u64,
 }
 
 /// Writes record batches of the [`Table`]s as Parquet files (Snappy-compressed), one
@@ -262,10 +336,17 @@ struct OpenPart {
 /// into place by [`finish`](Self::finish): a run that stops early leaves no file that
 /// looks complete. A table (or partition) that gets no rows gets no file. At most
 /// [`MAX_OPEN_PARTS`] files per table are open at once (see
-/// [`max_open_parts`](Self::max_open_parts)): a batch for another partition closes the
-/// least recently written one, and a later batch for that partition goes to a new part.
-/// A part that reaches [`MAX_ROW_GROUPS_PER_PART`] row groups is closed the same way, so
-/// that memory stays the same however much a partition gets.
+/// [`max_open_parts`](Self::max_open_parts)): a row group for another partition closes
+/// the least recently written one, and a later row group for that partition goes to a
+/// new part. A part that reaches [`MAX_ROW_GROUPS_PER_PART`] row groups is closed the same
+/// way, so that memory stays the same however much a partition gets.
+///
+/// The writer is [`Sync`]: threads may call [`write_in`](Self::write_in) at once. Each
+/// call encodes and compresses its batch into a row group of the calling thread's own
+/// (kept between calls, as many as calls run at once, each holding up to
+/// [`MAX_OPEN_PARTS`] row groups per table), and only appending a full row group to its
+/// file takes the writer's lock, so that the Parquet encoding, most of an export's time
+/// after reading, runs on every thread.
 pub struct DatasetWriter {
     dir: PathBuf,
     /// The locked [`LOCK_FILE`]: held until the writer is dropped.
@@ -274,22 +355,56 @@ pub struct DatasetWriter {
     max_open: usize,
     /// Row groups per part before a new part is begun.
     max_row_groups: usize,
-    /// The number of this run's parts: one past the highest part already in the dataset,
-    /// in any table.
-    run: u64,
-    /// The number of this run's next part of a partition that has one of number `run`
-    /// already, per table (in [`Table::ALL`]'s order).
-    next: Vec<u64>,
-    /// The open parts, in no order.
-    open: Vec<OpenPart>,
-    /// The parts closed before [`finish`](Self::finish), by the names they get then
-    /// (they are under their temporary names): a path per part, all the memory a
-    /// partition keeps once its part is closed.
-    closed: Vec<PathBuf>,
-    /// The tables that got a part.
-    written: BTreeSet<Table>,
-    /// Writes so far, the clock of [`OpenPart::used`].
-    writes: u64,
+    /// Per table (in [`Table::ALL`]'s order), what makes a row group's column writers.
+    factories: Vec<ArrowRowGroupWriterFactory>,
+    /// The part files.
+    parts: Mutex<Parts>,
+    /// The encoders no write is using: a write takes one (or makes one) and gives it
+    /// back.
+    encoders: Mutex<Vec<Encoder>>,
+}
+
+/// Locks `mutex`, also after a thread panicked holding it (the writer's state stays
+/// consistent between its own steps, which do not panic).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The Parquet settings of `table`'s parts.
+fn properties(table: Table) -> WriterProperties {
+    let buffering = Buffering::of(table);
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        // Row groups of this size bound what a writer buffers per table (a million rows,
+        // Parquet's default, is tens of MB for the widest tables).
+        .set_max_row_group_size(ROW_GROUP_ROWS)
+        // Each column buffers a page, and a dictionary, before writing them: at the
+        // defaults (1 MiB each) dozens of columns hold tens of MB between them.
+        .set_data_page_size_limit(PAGE_BYTES)
+        .set_dictionary_page_size_limit(PAGE_BYTES)
+        .set_data_page_row_count_limit(buffering.page_rows)
+        // Page indexes (each page's statistics, and where it starts) are held for every
+        // page until the file is closed, so they grow with the rows written: the row
+        // groups' own statistics, in the footer, are what readers prune with.
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_offset_index_disabled(true)
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            "demokit.schema_version".to_owned(),
+            SCHEMA_VERSION.to_string(),
+        )]))
+        .set_dictionary_enabled(buffering.dictionary)
+        .build()
+}
+
+/// A Parquet file writer of `table`'s parts into `out`, and what makes the column
+/// writers of its row groups. Made through Arrow's writer, which puts the Arrow schema
+/// into the file's metadata (readers take dictionary columns and timestamps' units from
+/// it).
+fn file_writer<W: std::io::Write + Send>(
+    table: Table,
+    out: W,
+) -> parquet::errors::Result<(SerializedFileWriter<W>, ArrowRowGroupWriterFactory)> {
+    ArrowWriter::try_new(out, table.schema(), Some(properties(table)))?.into_serialized_writer()
 }
 
 /// A file an earlier run exported, as its `files` row names it.
@@ -341,12 +456,13 @@ fn walk_parts(
 
 impl std::fmt::Debug for DatasetWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts = lock(&self.parts);
         f.debug_struct("DatasetWriter")
             .field("dir", &self.dir)
             .field("partitioning", &self.partitioning)
-            .field("open", &self.open.len())
-            .field("closed", &self.closed.len())
-            .field("tables", &self.written)
+            .field("open", &parts.open.len())
+            .field("closed", &parts.closed.len())
+            .field("tables", &parts.written)
             .finish()
     }
 }
@@ -380,31 +496,43 @@ impl DatasetWriter {
                 Ok(())
             })?;
         }
+        let factories = Table::ALL
+            .iter()
+            .map(|&table| file_writer(table, std::io::sink()).map(|(_, factory)| factory))
+            .collect::<Result<_, _>>()
+            .map_err(|source| ExportError::Parquet {
+                path: dir.clone(),
+                source,
+            })?;
         Ok(DatasetWriter {
             dir,
             _lock: lock,
             partitioning,
             max_open: MAX_OPEN_PARTS,
             max_row_groups: MAX_ROW_GROUPS_PER_PART,
-            run,
-            next: vec![run + 1; Table::ALL.len()],
-            open: Vec::new(),
-            closed: Vec::new(),
-            written: BTreeSet::new(),
-            writes: 0,
+            factories,
+            parts: Mutex::new(Parts {
+                run,
+                next: vec![run + 1; Table::ALL.len()],
+                open: Vec::new(),
+                closed: Vec::new(),
+                written: BTreeSet::new(),
+                appends: 0,
+            }),
+            encoders: Mutex::new(Vec::new()),
         })
     }
 
     /// Keeps at most `n` (at least 1) files open per table, instead of
-    /// [`MAX_OPEN_PARTS`].
+    /// [`MAX_OPEN_PARTS`], and as many row groups per table being encoded by each
+    /// writing thread.
     pub fn max_open_parts(mut self, n: usize) -> Self {
         self.max_open = n.max(1);
         self
     }
 
     /// Begins a new part file once a part has written `n` (at least 1) row groups,
-    /// instead of [`MAX_ROW_GROUPS_PER_PART`]; the rest of the batch that completed the
-    /// last of them goes into the part with it (as one more row group).
+    /// instead of [`MAX_ROW_GROUPS_PER_PART`].
     pub fn max_row_groups_per_part(mut self, n: usize) -> Self {
         self.max_row_groups = n.max(1);
         self
@@ -440,66 +568,153 @@ impl DatasetWriter {
     /// Appends a batch of `table` to the null partition (with [`Partitioning::None`]: to
     /// the table's directory), as [`write_in`](Self::write_in) with
     /// [`Partition::default`].
-    pub fn write(&mut self, table: Table, batch: &RecordBatch) -> Result<(), ExportError> {
+    pub fn write(&self, table: Table, batch: &RecordBatch) -> Result<(), ExportError> {
         self.write_in(table, &Partition::default(), batch)
     }
 
     /// Appends a batch of `table` to its part in `partition` (whose directory comes from
-    /// the keys of the dataset's [`Partitioning`]), opening one if there is none, and
-    /// closing the least recently written part of the table first when too many are open.
+    /// the keys of the dataset's [`Partitioning`]). The rows are encoded into a row group
+    /// of the calling thread's, which goes to the partition's part once it is full, or
+    /// when the thread's row groups of the table are too many, or at
+    /// [`finish`](Self::finish). Safe to call from many threads at once (see the type's
+    /// documentation). After an error the dataset misses rows: do not
+    /// [`finish`](Self::finish) it.
     pub fn write_in(
-        &mut self,
+        &self,
         table: Table,
         partition: &Partition,
         batch: &RecordBatch,
     ) -> Result<(), ExportError> {
-        let dir = partition.dir(self.partitioning);
-        self.writes += 1;
-        let found = self
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        let mut encoder = lock(&self.encoders).pop().unwrap_or_default();
+        // An encoder whose write failed is dropped: its groups may be half written.
+        self.encode(&mut encoder, table, partition.dir(self.partitioning), batch)?;
+        lock(&self.encoders).push(encoder);
+        Ok(())
+    }
+
+    /// Encodes `batch` into `encoder`'s row group of `table` in the partition `dir`,
+    /// appending each row group it fills to its part.
+    fn encode(
+        &self,
+        encoder: &mut Encoder,
+        table: Table,
+        dir: PathBuf,
+        batch: &RecordBatch,
+    ) -> Result<(), ExportError> {
+        let parquet = |source| ExportError::Parquet {
+            path: self.dir.join(table.name()).join(&dir),
+            source,
+        };
+        encoder.writes += 1;
+        let mut rest = batch.clone();
+        while rest.num_rows() > 0 {
+            let at = match encoder
+                .groups
+                .iter()
+                .position(|g| g.table == table && g.dir == dir)
+            {
+                Some(at) => at,
+                None => {
+                    let groups = encoder.groups.iter().filter(|g| g.table == table);
+                    if groups.count() >= self.max_open {
+                        let least = encoder
+                            .groups
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, g)| g.table == table)
+                            .min_by_key(|(_, g)| g.used)
+                            .map(|(at, _)| at)
+                            .expect("the table has row groups");
+                        self.append(encoder.groups.swap_remove(least))?;
+                    }
+                    let columns = self.factories[table as usize]
+                        .create_column_writers(0)
+                        .map_err(parquet)?;
+                    encoder.groups.push(Group {
+                        table,
+                        dir: dir.clone(),
+                        used: 0,
+                        columns,
+                        rows: 0,
+                    });
+                    encoder.groups.len() - 1
+                }
+            };
+            let group = &mut encoder.groups[at];
+            group.used = encoder.writes;
+            // Row groups end at ROW_GROUP_ROWS, as Arrow's writer ends them.
+            let now = rest.num_rows().min(ROW_GROUP_ROWS - group.rows);
+            group.write(&rest.slice(0, now)).map_err(parquet)?;
+            rest = rest.slice(now, rest.num_rows() - now);
+            if group.is_full() {
+                self.append(encoder.groups.swap_remove(at))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes encoding `group` (its last pages) and appends it to its part as a row
+    /// group, under the lock: opening the part if it has none, closing the table's least
+    /// recently written part first when too many are open, and closing the part when it
+    /// has its row groups.
+    fn append(&self, group: Group) -> Result<(), ExportError> {
+        if group.rows == 0 {
+            return Ok(());
+        }
+        let chunks = group
+            .columns
+            .into_iter()
+            .map(ArrowColumnWriter::close)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| ExportError::Parquet {
+                path: self.dir.join(group.table.name()).join(&group.dir),
+                source,
+            })?;
+        let mut parts = lock(&self.parts);
+        let parts = &mut *parts;
+        parts.appends += 1;
+        let found = parts
             .open
             .iter()
-            .position(|p| p.table == table && p.dir == dir);
+            .position(|p| p.table == group.table && p.dir == group.dir);
         let at = match found {
             Some(at) => at,
             None => {
-                self.close_least_recent(table)?;
-                let part = self.open(table, &dir)?;
-                self.open.push(OpenPart {
-                    table,
-                    dir,
-                    used: 0,
-                    part,
-                });
-                self.open.len() - 1
+                self.close_least_recent(parts, group.table)?;
+                let open = self.open(parts, group.table, group.dir)?;
+                parts.open.push(open);
+                parts.open.len() - 1
             }
         };
-        let open = &mut self.open[at];
-        open.used = self.writes;
-        let part = &mut open.part;
+        let part = &mut parts.open[at];
+        part.used = parts.appends;
         let parquet = |source| ExportError::Parquet {
             path: part.temporary.clone(),
             source,
         };
-        part.writer.write(batch).map_err(parquet)?;
-        if part.writer.in_progress_size() >= Buffering::of(table).row_group_bytes {
-            part.writer.flush().map_err(parquet)?;
+        let mut row_group = part.writer.next_row_group().map_err(parquet)?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut row_group).map_err(parquet)?;
         }
-        // Row groups also end at ROW_GROUP_ROWS, inside `write`.
+        row_group.close().map_err(parquet)?;
         if part.writer.flushed_row_groups().len() >= self.max_row_groups {
-            let full = self.open.swap_remove(at).part;
-            self.closed.push(close(full)?);
+            let full = parts.open.swap_remove(at);
+            parts.closed.push(close(full)?);
         }
         Ok(())
     }
 
     /// Closes the least recently written part of `table` if it has as many open as it
     /// may; the part stays under its temporary name until [`finish`](Self::finish).
-    fn close_least_recent(&mut self, table: Table) -> Result<(), ExportError> {
-        let open = self.open.iter().filter(|p| p.table == table).count();
+    fn close_least_recent(&self, parts: &mut Parts, table: Table) -> Result<(), ExportError> {
+        let open = parts.open.iter().filter(|p| p.table == table).count();
         if open < self.max_open {
             return Ok(());
         }
-        let least = self
+        let least = parts
             .open
             .iter()
             .enumerate()
@@ -507,13 +722,19 @@ impl DatasetWriter {
             .min_by_key(|(_, p)| p.used)
             .map(|(at, _)| at)
             .expect("the table has open parts");
-        let part = self.open.swap_remove(least).part;
-        self.closed.push(close(part)?);
+        let part = parts.open.swap_remove(least);
+        parts.closed.push(close(part)?);
         Ok(())
     }
 
-    fn open(&mut self, table: Table, partition_dir: &Path) -> Result<Part, ExportError> {
-        let dir = self.dir.join(table.name()).join(partition_dir);
+    /// Opens a new part of `table` in the partition `partition_dir`.
+    fn open(
+        &self,
+        parts: &mut Parts,
+        table: Table,
+        partition_dir: PathBuf,
+    ) -> Result<OpenPart, ExportError> {
+        let dir = self.dir.join(table.name()).join(&partition_dir);
         // A partition's first part in this run is numbered `run`, as in every table; one
         // opened again after it was closed takes the table's next number.
         // A name is free if neither it nor its temporary name is there.
@@ -522,10 +743,10 @@ impl DatasetWriter {
             let temporary = temporary(&path);
             (!path.exists() && !temporary.exists()).then_some((path, temporary))
         };
-        let (path, temporary) = match free(self.run) {
+        let (path, temporary) = match free(parts.run) {
             Some(names) => names,
             None => loop {
-                let next = &mut self.next[table as usize];
+                let next = &mut parts.next[table as usize];
                 let number = *next;
                 *next += 1;
                 if let Some(names) = free(number) {
@@ -541,50 +762,46 @@ impl DatasetWriter {
             path: temporary.clone(),
             source,
         })?;
-        let buffering = Buffering::of(table);
-        let properties = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            // Row groups of this size bound what the writer buffers per table (a million
-            // rows, its default, is tens of MB for the widest tables).
-            .set_max_row_group_size(ROW_GROUP_ROWS)
-            // Each column buffers a page, and a dictionary, before writing them: at the
-            // defaults (1 MiB each) dozens of columns hold tens of MB between them.
-            .set_data_page_size_limit(PAGE_BYTES)
-            .set_dictionary_page_size_limit(PAGE_BYTES)
-            .set_data_page_row_count_limit(buffering.page_rows)
-            // Page indexes (each page's statistics, and where it starts) are held for
-            // every page until the file is closed, so they grow with the rows written:
-            // the row groups' own statistics, in the footer, are what readers prune with.
-            .set_statistics_enabled(EnabledStatistics::Chunk)
-            .set_offset_index_disabled(true)
-            .set_key_value_metadata(Some(vec![KeyValue::new(
-                "demokit.schema_version".to_owned(),
-                SCHEMA_VERSION.to_string(),
-            )]));
-        let properties = properties
-            .set_dictionary_enabled(buffering.dictionary)
-            .build();
-        let writer =
-            ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(|source| {
-                ExportError::Parquet {
-                    path: temporary.clone(),
-                    source,
-                }
-            })?;
-        self.written.insert(table);
-        Ok(Part {
+        let (writer, _) = file_writer(table, file).map_err(|source| ExportError::Parquet {
+            path: temporary.clone(),
+            source,
+        })?;
+        parts.written.insert(table);
+        Ok(OpenPart {
+            table,
+            dir: partition_dir,
+            used: 0,
             writer,
             temporary,
             path,
         })
     }
 
-    /// Closes every open file and moves every file of this run into place; returns the
-    /// tables written, in [`Table::ALL`]'s order.
+    /// Appends every row group being encoded, by any thread that is not writing now, to
+    /// its part (still under its temporary name): what was written so far is then in the
+    /// files, in smaller row groups than they would otherwise have.
+    pub fn flush(&self) -> Result<(), ExportError> {
+        let encoders = std::mem::take(&mut *lock(&self.encoders));
+        for encoder in encoders {
+            for group in encoder.groups {
+                self.append(group)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends every row group still being encoded, closes every open file and moves
+    /// every file of this run into place; returns the tables written, in
+    /// [`Table::ALL`]'s order.
     pub fn finish(self) -> Result<Vec<Table>, ExportError> {
-        let mut closed = self.closed;
-        for open in self.open {
-            closed.push(close(open.part)?);
+        self.flush()?;
+        let parts = self
+            .parts
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut closed = parts.closed;
+        for open in parts.open {
+            closed.push(close(open)?);
         }
         for path in closed {
             std::fs::rename(temporary(&path), &path)
@@ -593,7 +810,7 @@ impl DatasetWriter {
         Ok(Table::ALL
             .iter()
             .copied()
-            .filter(|t| self.written.contains(t))
+            .filter(|t| parts.written.contains(t))
             .collect())
     }
 }
@@ -606,7 +823,7 @@ fn temporary(path: &Path) -> PathBuf {
 }
 
 /// Writes a part's footer; returns the name it gets.
-fn close(part: Part) -> Result<PathBuf, ExportError> {
+fn close(part: OpenPart) -> Result<PathBuf, ExportError> {
     part.writer.close().map_err(|source| ExportError::Parquet {
         path: part.temporary.clone(),
         source,

@@ -186,7 +186,7 @@ fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
 
 /// Exports `files` through the library into `dir`.
 fn export(files: &[PathBuf], dir: &Path) -> Vec<Table> {
-    let mut writer = DatasetWriter::create(dir).unwrap();
+    let writer = DatasetWriter::create(dir).unwrap();
     let mut exporter = Exporter::new();
     let mut sink = |table, batch| writer.write(table, &batch).unwrap();
     for path in files {

@@ -277,7 +277,7 @@ fn the_writer_closes_the_least_recently_written_part_and_opens_a_new_one_later()
     let out = TempDir::new("partitions-lru");
     // Two parts open per table, five dates visited in turn, twice: every partition is
     // closed before its next file comes.
-    let mut writer = DatasetWriter::with_partitioning(&out.0, Partitioning::Date)
+    let writer = DatasetWriter::with_partitioning(&out.0, Partitioning::Date)
         .unwrap()
         .max_open_parts(2);
     let mut frames_per_file = 0;
@@ -331,7 +331,7 @@ fn the_writer_closes_the_least_recently_written_part_and_opens_a_new_one_later()
             .len(),
         10
     );
-    let mut writer = DatasetWriter::with_partitioning(&out.0, Partitioning::Date).unwrap();
+    let writer = DatasetWriter::with_partitioning(&out.0, Partitioning::Date).unwrap();
     let batch = {
         let mut exporter = Exporter::with_tables(&[]);
         let mut batches = Vec::new();
@@ -360,7 +360,7 @@ fn a_full_part_is_closed_and_the_next_rows_go_to_a_new_one() {
         demokit::teehistorian::FlushPolicy::Never,
     );
     let out = TempDir::new("partitions-row-groups");
-    let mut writer = DatasetWriter::with_partitioning(&out.0, Partitioning::FormatDate)
+    let writer = DatasetWriter::with_partitioning(&out.0, Partitioning::FormatDate)
         .unwrap()
         .max_row_groups_per_part(1);
     let partition = Partition::of(&data, None);
@@ -398,7 +398,7 @@ fn only_the_per_tick_tables_have_dictionaries() {
     let data =
         common::server::record_generated(Vec::new(), 50, demokit::teehistorian::FlushPolicy::Never);
     let out = TempDir::new("partitions-dictionaries");
-    let mut writer = DatasetWriter::create(&out.0).unwrap();
+    let writer = DatasetWriter::create(&out.0).unwrap();
     let mut exporter = Exporter::new();
     let mut sink = |table: Table, batch: RecordBatch| writer.write(table, &batch).unwrap();
     exporter.add("generated.teehistorian", &data, &mut sink);
@@ -426,5 +426,109 @@ fn only_the_per_tick_tables_have_dictionaries() {
     }
     for (table, column) in [("ticks", "path"), ("ticks", "x"), ("inputs", "direction")] {
         assert!(dictionary(table, column), "{table}.{column}");
+    }
+}
+
+/// Every row of a dataset's table, each as the debug text of its one-row slice of every
+/// column, sorted: what a reader sees, whatever the parts and row groups.
+fn sorted_rows(dataset: &Path, table: &str) -> Vec<String> {
+    let mut rows = Vec::new();
+    for file in files_under(&dataset.join(table)) {
+        for batch in read_parquet(&dataset.join(table).join(file)) {
+            for row in 0..batch.num_rows() {
+                let values: Vec<String> = batch
+                    .columns()
+                    .iter()
+                    .map(|c| {
+                        // A dictionary's row as its value, not its key into the part's
+                        // dictionary.
+                        use arrow_array::Array;
+                        use arrow_array::cast::AsArray;
+                        match c.as_dictionary_opt::<arrow_array::types::Int32Type>() {
+                            Some(d) if d.is_valid(row) => {
+                                let key = d.keys().value(row) as usize;
+                                format!("{:?}", d.values().slice(key, 1))
+                            }
+                            _ => format!("{:?}", c.slice(row, 1)),
+                        }
+                    })
+                    .collect();
+                rows.push(values.join("|"));
+            }
+        }
+    }
+    rows.sort();
+    rows
+}
+
+/// Threads writing into one writer at once (each encoding row groups of its own, which
+/// go to shared parts) give the same rows as one thread, each row once, also while parts
+/// are closed for their row groups and for other partitions.
+#[test]
+fn threads_writing_at_once_give_every_row_once() {
+    let data = common::server::record_generated(
+        Vec::new(),
+        150,
+        demokit::teehistorian::FlushPolicy::Never,
+    );
+    let files: Vec<(String, i64)> = (0..12u64)
+        .map(|i| {
+            let day = MODIFIED + (i % 3) * 86_400;
+            (
+                format!("copy-{i:02}.teehistorian"),
+                (day * 1_000_000_000) as i64,
+            )
+        })
+        .collect();
+    let export = |threads: usize| {
+        let out = TempDir::new("partitions-threads");
+        let writer = DatasetWriter::with_partitioning(&out.0, Partitioning::Date)
+            .unwrap()
+            .max_open_parts(2)
+            .max_row_groups_per_part(2);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    while let Some((path, modified_ns)) =
+                        files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        let partition = Partition::of(&data, Some(*modified_ns));
+                        let mut sink = |table: Table, batch: RecordBatch| {
+                            writer.write_in(table, &partition, &batch).unwrap()
+                        };
+                        let mut exporter = Exporter::new();
+                        exporter.add_modified(path, Some(*modified_ns), &data, &mut sink);
+                        exporter.finish(&mut sink);
+                    }
+                });
+            }
+        });
+        writer.finish().unwrap();
+        out
+    };
+    let one = export(1);
+    let four = export(4);
+    let rows = rows_per_table(&one.0);
+    assert_eq!(rows_per_table(&four.0), rows);
+    assert_eq!(rows["files"], files.len());
+    assert!(rows["ticks"] > 50_000, "{rows:?}");
+    assert_eq!(partition_dirs(&four.0, "ticks").len(), 3);
+    for table in ["files", "ticks", "inputs", "players", "chat"] {
+        assert_eq!(
+            sorted_rows(&four.0, table),
+            sorted_rows(&one.0, table),
+            "{table}"
+        );
+    }
+    // The parts keep to their row groups; more than one part per partition was needed.
+    let parts = files_under(&four.0.join("ticks"));
+    assert!(parts.len() > 3, "{parts:?}");
+    for part in &parts {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(
+            std::fs::File::open(four.0.join("ticks").join(part)).unwrap(),
+        )
+        .unwrap();
+        assert!(reader.metadata().num_row_groups() <= 2, "{part:?}");
     }
 }

@@ -130,12 +130,14 @@ fn child_exports_until_killed() {
     let Ok(dir) = std::env::var(DIR_ENV) else {
         return;
     };
-    let mut writer = DatasetWriter::create(&dir).unwrap();
+    let writer = DatasetWriter::create(&dir).unwrap();
     let data = std::fs::read(&inputs()[3]).unwrap();
     let mut exporter = Exporter::new();
     let mut sink = |table: Table, batch| writer.write(table, &batch).unwrap();
     exporter.add("killed.demo", &data, &mut sink);
     exporter.finish(&mut sink);
+    // The rows into the part, which stays under its temporary name.
+    writer.flush().unwrap();
     // On a line of its own: the harness has printed the test's name without a newline.
     println!("\nwritten 1");
     std::io::stdout().flush().unwrap();
