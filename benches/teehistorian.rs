@@ -83,6 +83,45 @@ fn demokit_parse(data: &[u8]) -> u64 {
     n
 }
 
+/// demokit's lending [`next_ref`](demokit::teehistorian::Messages::next_ref): every
+/// message `black_box`ed where the reader keeps it; returns the count.
+fn demokit_parse_lent(data: &[u8]) -> u64 {
+    let slice = TeehistorianSlice::parse(data).unwrap();
+    let mut messages = slice.messages();
+    let mut n = 0;
+    while let Some(item) = messages.next_ref() {
+        black_box(item.unwrap());
+        n += 1;
+    }
+    n
+}
+
+/// [`demokit_fold`] through the lending `next_ref`.
+fn demokit_fold_lent(data: &[u8]) -> Fold {
+    use demokit::teehistorian::Message;
+    let slice = TeehistorianSlice::parse(data).unwrap();
+    let mut messages = slice.messages();
+    let mut fold = Fold::default();
+    while let Some(item) = messages.next_ref() {
+        fold.messages += 1;
+        match item.unwrap().message {
+            Message::PlayerDiff { cid, dx, dy } => fold.add(&[cid, dx, dy]),
+            Message::PlayerNew { cid, x, y } => fold.add(&[cid, x, y]),
+            Message::InputDiff { cid, diff } => {
+                fold.add(&[cid]);
+                fold.add(&diff);
+            }
+            Message::InputNew { cid, input } => {
+                fold.add(&[cid]);
+                fold.add(&input);
+            }
+            Message::TickSkip { dt } => fold.add(&[dt]),
+            _ => {}
+        }
+    }
+    fold
+}
+
 /// demokit's streaming reader over the bytes as a `Read`: every message `black_box`ed;
 /// returns the count.
 fn demokit_stream(data: &[u8]) -> u64 {
@@ -210,8 +249,12 @@ fn bench(c: &mut Criterion) {
     let record_messages = demokit_parse(&record(Vec::new(), RECORD_TICKS, FlushPolicy::Never));
     eprintln!("record: {RECORD_TICKS} ticks, {record_messages} messages");
 
+    assert_eq!(demokit_parse_lent(&data), messages);
+    assert_eq!(demokit_fold_lent(&data), fold);
     Ratio::measure(|| demokit_parse(&data), || crate_parse(&data))
         .print("teehistorian/parse demokit vs teehistorian crate");
+    Ratio::measure(|| demokit_parse_lent(&data), || crate_parse(&data))
+        .print("teehistorian/parse demokit-next_ref (lent) vs teehistorian crate");
     Ratio::measure(|| demokit_stream(&data), || crate_parse(&data))
         .print("teehistorian/parse demokit-stream vs teehistorian crate");
     Ratio::measure(
@@ -219,6 +262,11 @@ fn bench(c: &mut Criterion) {
         || crate_fold(&data).messages,
     )
     .print("teehistorian/fold demokit vs teehistorian crate");
+    Ratio::measure(
+        || demokit_fold_lent(&data).messages,
+        || crate_fold(&data).messages,
+    )
+    .print("teehistorian/fold demokit-next_ref (lent) vs teehistorian crate");
     assert_eq!(
         demokit_walk_fold(&data).messages,
         crate_fold(&data).messages
@@ -234,6 +282,11 @@ fn bench(c: &mut Criterion) {
     group.bench_with_input(BenchmarkId::new("parse", "demokit"), &data, |b, d| {
         b.iter(|| demokit_parse(d))
     });
+    group.bench_with_input(
+        BenchmarkId::new("parse", "demokit-next_ref"),
+        &data,
+        |b, d| b.iter(|| demokit_parse_lent(d)),
+    );
     group.bench_with_input(
         BenchmarkId::new("parse", "demokit-stream"),
         &data,

@@ -464,6 +464,14 @@ impl<'a> TeehistorianSlice<'a> {
             data: self.data,
             pos: self.body_offset,
             body: Body::new(&self.header),
+            current: MessageAt {
+                offset: 0,
+                tick: 0,
+                message: Message::Finish,
+                raw: &[],
+                non_canonical: 0,
+                cut_args: 0,
+            },
         }
     }
 }
@@ -474,6 +482,8 @@ pub struct Messages<'a> {
     data: &'a [u8],
     pos: usize,
     body: Body,
+    /// The message [`next_ref`](Self::next_ref) lends.
+    current: MessageAt<'a>,
 }
 
 impl Messages<'_> {
@@ -529,6 +539,45 @@ impl<'a> Iterator for Messages<'a> {
 }
 
 impl<'a> Messages<'a> {
+    /// The next message as [`next`](Iterator::next) gives it, kept in the iterator and
+    /// lent until the next call: the fastest way through a body. A [`MessageAt`] is 96
+    /// bytes, and one returned by value is built where the decoder's registers go and
+    /// then copied to where the caller keeps it; read back in wider pieces than it was
+    /// written, that copy waits for the stores (a store-forwarding stall), which was
+    /// the largest single cost of `next`. Here each field is written once, in place.
+    #[inline]
+    pub fn next_ref(&mut self) -> Option<Result<&MessageAt<'a>, ReadError>> {
+        if self.body.done {
+            return None;
+        }
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        if !self.body.finished
+            && let Ok(decoded) = Message::decode(rest)
+            && decoded.len <= MAX_MESSAGE_LEN
+            && !(self.body.legacy_packer
+                && matches!(decoded.message, Message::ConsoleCommand { .. }))
+            && let Ok(tick) = self.body.ticks.apply(&decoded.message)
+        {
+            self.body.finished = matches!(decoded.message, Message::Finish);
+            let current = &mut self.current;
+            current.offset = self.pos as u64;
+            current.tick = tick;
+            current.message = decoded.message;
+            current.raw = &rest[..decoded.len];
+            current.non_canonical = decoded.non_canonical;
+            current.cut_args = decoded.cut_args;
+            self.pos += decoded.len;
+            return Some(Ok(&self.current));
+        }
+        match self.next_slow()? {
+            Ok(message) => {
+                self.current = message;
+                Some(Ok(&self.current))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+
     /// The next message if it is one of the int-only messages (player records, inputs,
     /// TICK_SKIP, JOIN, FINISH) and decodes and numbers cleanly, with its tick; otherwise
     /// `None`, and nothing is read. Most of a body is such messages: the semantic layer's

@@ -375,6 +375,23 @@ fn th_slice(data: &[u8]) -> Reading<ThItem> {
     (items, None)
 }
 
+/// [`th_slice`] through the lending [`th::Messages::next_ref`].
+fn th_lent(data: &[u8]) -> Reading<ThItem> {
+    let slice = match th::TeehistorianSlice::parse(data) {
+        Ok(s) => s,
+        Err(e) => return (Vec::new(), Some(described(e.offset, &e))),
+    };
+    let mut items = Vec::new();
+    let mut messages = slice.messages();
+    while let Some(item) = messages.next_ref() {
+        match item {
+            Ok(at) => items.push(th_item(at)),
+            Err(e) => return (items, Some(described(e.offset, &e))),
+        }
+    }
+    (items, None)
+}
+
 fn th_stream(data: &[u8], seed: usize) -> Reading<ThItem> {
     let mut reader = match th::TeehistorianReader::new(Dribble::new(data, seed)) {
         Ok(r) => r,
@@ -400,6 +417,12 @@ pub fn teehistorian_read(data: &[u8]) {
         (&items, &error),
         (&stream.0, &stream.1),
         "teehistorian: slice and streaming readers differ"
+    );
+    let lent = th_lent(data);
+    assert_eq!(
+        (&items, &error),
+        (&lent.0, &lent.1),
+        "teehistorian: next and next_ref differ"
     );
     if let Some((offset, _)) = &error {
         assert!(

@@ -334,6 +334,58 @@ fn slice_and_streaming_readers_agree() {
     }
 }
 
+/// The lending `next_ref` gives what `next` gives, message for message, on every real
+/// file and on every cut of one (errors included).
+#[test]
+fn next_ref_lends_what_next_gives() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let lent = |data: &[u8]| -> (Vec<String>, Option<String>) {
+        let slice = TeehistorianSlice::parse(data).unwrap();
+        let mut messages = slice.messages();
+        let mut items = Vec::new();
+        while let Some(item) = messages.next_ref() {
+            match item {
+                Ok(at) => items.push(format!("{at:?}")),
+                Err(e) => return (items, Some(format!("{e:?}"))),
+            }
+        }
+        (items, None)
+    };
+    let given = |data: &[u8]| -> (Vec<String>, Option<String>) {
+        let (items, error) = read_all(data);
+        (
+            items.iter().map(|at| format!("{at:?}")).collect(),
+            error.map(|e| format!("{e:?}")),
+        )
+    };
+    let mut compared = 0;
+    for (path, _) in files(&shared) {
+        let data = std::fs::read(&path).unwrap();
+        if TeehistorianSlice::parse(&data).is_err() {
+            continue;
+        }
+        let body = TeehistorianSlice::parse(&data).unwrap().body_offset();
+        for cut in [
+            data.len(),
+            data.len() - 1,
+            (body + data.len()) / 2,
+            body + 3,
+        ] {
+            let (items, error) = given(&data[..cut]);
+            assert_eq!(
+                lent(&data[..cut]),
+                (items.clone(), error),
+                "{}",
+                path.display()
+            );
+            compared += items.len();
+        }
+    }
+    assert!(compared > 1000, "{compared} messages compared");
+}
+
 /// Checks the cut of `data` at `cut` against the messages of the whole file.
 fn check_cut(data: &[u8], full: &[MessageAt<'_>], body_offset: usize, cut: usize) {
     let part = &data[..cut];
