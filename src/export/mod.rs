@@ -1176,7 +1176,7 @@ fn walk_rows<S: WalkSource>(
     let mut rows = WalkRows::default();
     // The name each client id's rows were last given, and the roster they came from.
     let mut named = vec![String::new(); crate::teehistorian::format::MAX_CLIENTS as usize];
-    let mut roster_seen = 0;
+    let mut names_seen = 0;
     loop {
         let inputs = &mut rows.inputs;
         let tick = match walk.next_tick(|event| {
@@ -1218,13 +1218,13 @@ fn walk_rows<S: WalkSource>(
                 .positions
                 .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
         }
-        // The names change only with the roster: then every client id's is compared with
+        // When a player came, went or was renamed, every client id's name is compared with
         // the one its rows were given, and a rename noted for those that differ (from this
         // tick's first row on).
         if let Some(log) = log.as_ref().filter(|_| wanted.names)
-            && log.roster_changes() != roster_seen
+            && log.name_changes() != names_seen
         {
-            roster_seen = log.roster_changes();
+            names_seen = log.name_changes();
             for (cid, named) in (0..).zip(&mut named) {
                 let name = log.roster().player(cid).map_or("", |p| p.name.as_str());
                 if named != name {

@@ -60,6 +60,8 @@ pub struct Roster {
     players: Vec<Option<Player>>,
     /// The protocol announced for each client id's next join.
     next_sixup: Vec<bool>,
+    /// How many times a player came, went or was renamed ([`Roster::name_changes`]).
+    name_changes: u64,
 }
 
 impl Default for Roster {
@@ -67,6 +69,7 @@ impl Default for Roster {
         Roster {
             players: vec![None; MAX_CLIENTS],
             next_sixup: vec![false; MAX_CLIENTS],
+            name_changes: 0,
         }
     }
 }
@@ -96,6 +99,14 @@ impl Roster {
             Some(p) if p.sixup => Protocol::Seven,
             _ => Protocol::Six,
         }
+    }
+
+    /// How many times so far a player came, went or got a name other than the one they
+    /// had: while it stays the same, so does every client id's name. A caller that shows
+    /// names tick by tick compares them only when it moves (chat, team changes and the
+    /// other messages, far more common, leave it).
+    pub fn name_changes(&self) -> u64 {
+        self.name_changes
     }
 
     fn player_mut(&mut self, cid: i32) -> Option<&mut Player> {
@@ -287,6 +298,7 @@ impl Follower {
             EventKind::Join { cid } => {
                 if let Some(c) = slot(cid) {
                     let sixup = std::mem::take(&mut self.roster.next_sixup[c]);
+                    self.roster.name_changes += 1;
                     self.roster.players[c] = Some(Player {
                         cid,
                         country: -1,
@@ -298,6 +310,7 @@ impl Follower {
                 }
             }
             EventKind::Drop { cid, reason } => {
+                self.roster.name_changes += 1;
                 let name = slot(cid)
                     .and_then(|c| self.roster.players[c].take())
                     .map(|p| p.name)
@@ -324,8 +337,11 @@ impl Follower {
                     }
                     Ex::PlayerName { cid, name } => {
                         let name = lossy(name.as_bytes());
-                        if let Some(p) = self.roster.player_mut(cid) {
+                        if let Some(p) = self.roster.player_mut(cid)
+                            && p.name != name
+                        {
                             p.name.clone_from(&name);
+                            self.roster.name_changes += 1;
                         }
                         GameEvent::Name { cid, name }
                     }
@@ -356,13 +372,16 @@ impl Follower {
 
     /// Updates the roster from a client's message; the name and team events it implies.
     fn apply_message<'e>(&mut self, cid: i32, message: &AnyMessage<'_>) -> Vec<GameEvent<'e>> {
-        let Some(player) = self.roster.player_mut(cid) else {
+        let roster = &mut self.roster;
+        let Some(player) = slot(cid).and_then(|c| roster.players[c].as_mut()) else {
             return Vec::new();
         };
         let mut implied = Vec::new();
+        let name_changes = &mut roster.name_changes;
         let mut set_info = |player: &mut Player, name: &[u8], clan: &[u8], country, skin: &[u8]| {
             let name = lossy(name);
             if player.name != name {
+                *name_changes += 1;
                 player.name.clone_from(&name);
                 implied.push(GameEvent::Name { cid, name });
             }
@@ -417,8 +436,6 @@ where
 pub struct EventLogger {
     follower: Follower,
     builder: GameLogBuilder,
-    /// Events followed so far: positions and inputs, which change no player, are not.
-    followed: u64,
 }
 
 impl EventLogger {
@@ -451,15 +468,14 @@ impl EventLogger {
         &self.follower.roster
     }
 
-    /// How many events could have changed the [`roster`](Self::roster) so far: while it
-    /// stays the same, so do the players (a caller that shows names checks them only
-    /// when it moves).
-    pub fn roster_changes(&self) -> u64 {
-        self.followed
+    /// How many times a player of the [`roster`](Self::roster) came, went or was renamed
+    /// so far ([`Roster::name_changes`]): while it stays the same, so do the names (a
+    /// caller that shows names checks them only when it moves).
+    pub fn name_changes(&self) -> u64 {
+        self.follower.roster.name_changes()
     }
 
     fn follow(&mut self, event: Event<'_>) {
-        self.followed += 1;
         let builder = &mut self.builder;
         self.follower
             .follow(event, |roster, e| note(roster, builder, e));
