@@ -532,7 +532,7 @@ impl Dict {
     }
 
     /// The key of `value`, appended to the values if it is new.
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, value: &str) -> i32 {
         let address = value.as_ptr() as usize;
         // Strings are at least 8-byte aligned on the heap; the bits above tell them apart.
@@ -541,6 +541,13 @@ impl Dict {
         if cached == address && len == value.len() && self.holds(key, value) {
             return key;
         }
+        self.key_missed(value, address, slot)
+    }
+
+    /// [`key`](Self::key) for a value not in the cache: looked up by its bytes (a call
+    /// apart, so that the cache's check is inlined where rows are pushed).
+    #[inline(never)]
+    fn key_missed(&mut self, value: &str, address: usize, slot: usize) -> i32 {
         let key = match self.index.get(value) {
             Some(&key) => key,
             None => {
