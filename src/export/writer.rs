@@ -24,6 +24,7 @@ use parquet::file::writer::SerializedFileWriter;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Rows per Parquet row group, at most (DuckDB writes 122,880): the row group a writer
@@ -295,8 +296,8 @@ impl Group {
     }
 }
 
-/// What one writing thread encodes: up to `max_open` row groups per table (one per
-/// partition), each written to its part once full. The encoders are what makes
+/// What one writing thread encodes: a row group per table and partition, up to its share
+/// of `max_open` per table, each written to its part once full. The encoders are what makes
 /// [`DatasetWriter::write_in`] scale with threads: each thread encodes and compresses
 /// with an encoder of its own, and only the copy of a full row group into its file is
 /// done under the lock.
@@ -343,10 +344,11 @@ struct Parts {
 ///
 /// The writer is [`Sync`]: threads may call [`write_in`](Self::write_in) at once. Each
 /// call encodes and compresses its batch into a row group of the calling thread's own
-/// (kept between calls, as many as calls run at once, each holding up to
-/// [`MAX_OPEN_PARTS`] row groups per table), and only appending a full row group to its
-/// file takes the writer's lock, so that the Parquet encoding, most of an export's time
-/// after reading, runs on every thread.
+/// (kept between calls; as many sets of them as calls ran at once, which share the bound
+/// on open parts, so that a table has about [`MAX_OPEN_PARTS`] row groups being encoded
+/// in all), and only appending a full row group to its file takes the writer's lock, so
+/// that the Parquet encoding, most of an export's time after reading, runs on every
+/// thread.
 pub struct DatasetWriter {
     dir: PathBuf,
     /// The locked [`LOCK_FILE`]: held until the writer is dropped.
@@ -362,6 +364,8 @@ pub struct DatasetWriter {
     /// The encoders no write is using: a write takes one (or makes one) and gives it
     /// back.
     encoders: Mutex<Vec<Encoder>>,
+    /// How many encoders were made: as many as writes ran at once.
+    encoders_made: AtomicUsize,
 }
 
 /// Locks `mutex`, also after a thread panicked holding it (the writer's state stays
@@ -520,12 +524,13 @@ impl DatasetWriter {
                 appends: 0,
             }),
             encoders: Mutex::new(Vec::new()),
+            encoders_made: AtomicUsize::new(0),
         })
     }
 
     /// Keeps at most `n` (at least 1) files open per table, instead of
-    /// [`MAX_OPEN_PARTS`], and as many row groups per table being encoded by each
-    /// writing thread.
+    /// [`MAX_OPEN_PARTS`], and about as many row groups per table being encoded, shared
+    /// between the writing threads (at least one each).
     pub fn max_open_parts(mut self, n: usize) -> Self {
         self.max_open = n.max(1);
         self
@@ -588,7 +593,11 @@ impl DatasetWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let mut encoder = lock(&self.encoders).pop().unwrap_or_default();
+        let pooled = lock(&self.encoders).pop();
+        let mut encoder = pooled.unwrap_or_else(|| {
+            self.encoders_made.fetch_add(1, Ordering::Relaxed);
+            Encoder::default()
+        });
         // An encoder whose write failed is dropped: its groups may be half written.
         self.encode(&mut encoder, table, partition.dir(self.partitioning), batch)?;
         lock(&self.encoders).push(encoder);
@@ -618,8 +627,13 @@ impl DatasetWriter {
             {
                 Some(at) => at,
                 None => {
+                    // The open parts' bound shared between the encoders: the row groups
+                    // being encoded of a table stay about as many as its open parts, however
+                    // many threads write (each holds pages and dictionaries).
+                    let made = self.encoders_made.load(Ordering::Relaxed).max(1);
+                    let limit = (self.max_open / made).max(1);
                     let groups = encoder.groups.iter().filter(|g| g.table == table);
-                    if groups.count() >= self.max_open {
+                    if groups.count() >= limit {
                         let least = encoder
                             .groups
                             .iter()
