@@ -969,13 +969,30 @@ fn tick_names(batches: &[(Table, RecordBatch)]) -> Vec<(i32, i32, String)> {
 }
 
 /// A teehistorian file's `ticks` rows carry each player's name at that tick: none before
-/// the server names it, the new one from the tick of a rename, a rejoined client id's new
-/// name after a drop; in one pass and pipelined alike, and not carried over into the next
-/// file of the same exporter.
+/// the server names it, the new one from the tick of a rename (by the server's record or
+/// by the client's own `Cl_ChangeInfo`), a rejoined client id's new name after a drop,
+/// unchanged by chat, team changes and an info change that keeps the name; in one pass
+/// and pipelined alike, and not carried over into the next file of the same exporter.
 #[test]
 fn teehistorian_ticks_rows_name_the_player_then() {
-    use demokit::gamenet::Protocol;
+    use demokit::codec::string::NulStr;
+    use demokit::gamenet::{AnyMessage, PackMessage, Protocol, six};
     use demokit::teehistorian::{Header, Recorder};
+    // Client 1's own info change, as its client sends it.
+    let change_info = |name: &str| {
+        let message = AnyMessage::Six(six::Message::ClChangeInfo(six::ClChangeInfo {
+            name: NulStr(name.as_bytes().to_vec().into()),
+            clan: NulStr(b"clan".to_vec().into()),
+            country: -1,
+            skin: NulStr(b"default".to_vec().into()),
+            use_custom_color: 0,
+            color_body: 0,
+            color_feet: 0,
+        }));
+        let mut out = Vec::new();
+        message.pack_message(&mut out).unwrap();
+        out
+    };
     let header = Header {
         map_name: Some("names".into()),
         ..Header::new("2")
@@ -1003,6 +1020,13 @@ fn teehistorian_ticks_rows_name_the_player_then() {
         rec.begin_inputs().unwrap();
         match tick {
             3 => rec.record_player_name(0, "alice").unwrap(),
+            4 => rec.record_player_message(1, &change_info("bobby")).unwrap(),
+            // Chat, a team change and an info change that keeps the name rename no one.
+            5 => {
+                rec.record_player_message(1, b"\x04\x00hello\0").unwrap();
+                rec.record_player_team(0, 1).unwrap();
+                rec.record_player_message(1, &change_info("bobby")).unwrap();
+            }
             6 => rec.record_player_name(1, "robert").unwrap(),
             8 => rec.record_player_drop(0, "gone").unwrap(),
             9 => {
@@ -1020,7 +1044,11 @@ fn teehistorian_ticks_rows_name_the_player_then() {
             9 => None,
             _ => Some("carol"),
         };
-        let one = if tick < 6 { "bob" } else { "robert" };
+        let one = match tick {
+            1..=3 => "bob",
+            4..=5 => "bobby",
+            _ => "robert",
+        };
         if let Some(zero) = zero {
             want.push((tick, 0, zero.to_owned()));
         }
