@@ -70,6 +70,27 @@ impl Fold {
             self.checksum = self.checksum.rotate_left(5) ^ (v as u32 as u64);
         }
     }
+
+    /// Folds the ints of a position, input or tick-skip message (what the crate's side
+    /// folds of its chunks).
+    #[inline(always)]
+    fn message(&mut self, message: &demokit::teehistorian::Message<'_>) {
+        use demokit::teehistorian::Message;
+        match *message {
+            Message::PlayerDiff { cid, dx, dy } => self.add(&[cid, dx, dy]),
+            Message::PlayerNew { cid, x, y } => self.add(&[cid, x, y]),
+            Message::InputDiff { cid, diff } => {
+                self.add(&[cid]);
+                self.add(&diff);
+            }
+            Message::InputNew { cid, input } => {
+                self.add(&[cid]);
+                self.add(&input);
+            }
+            Message::TickSkip { dt } => self.add(&[dt]),
+            _ => {}
+        }
+    }
 }
 
 /// demokit: every message of the file, each `black_box`ed; returns the count.
@@ -98,26 +119,12 @@ fn demokit_parse_lent(data: &[u8]) -> u64 {
 
 /// [`demokit_fold`] through the lending `next_ref`.
 fn demokit_fold_lent(data: &[u8]) -> Fold {
-    use demokit::teehistorian::Message;
     let slice = TeehistorianSlice::parse(data).unwrap();
     let mut messages = slice.messages();
     let mut fold = Fold::default();
     while let Some(item) = messages.next_ref() {
         fold.messages += 1;
-        match item.unwrap().message {
-            Message::PlayerDiff { cid, dx, dy } => fold.add(&[cid, dx, dy]),
-            Message::PlayerNew { cid, x, y } => fold.add(&[cid, x, y]),
-            Message::InputDiff { cid, diff } => {
-                fold.add(&[cid]);
-                fold.add(&diff);
-            }
-            Message::InputNew { cid, input } => {
-                fold.add(&[cid]);
-                fold.add(&input);
-            }
-            Message::TickSkip { dt } => fold.add(&[dt]),
-            _ => {}
-        }
+        fold.message(&item.unwrap().message);
     }
     fold
 }
@@ -136,25 +143,11 @@ fn demokit_stream(data: &[u8]) -> u64 {
 
 /// demokit: every message of the file folded into a [`Fold`].
 fn demokit_fold(data: &[u8]) -> Fold {
-    use demokit::teehistorian::Message;
     let slice = TeehistorianSlice::parse(data).unwrap();
     let mut fold = Fold::default();
     for item in slice.messages() {
         fold.messages += 1;
-        match item.unwrap().message {
-            Message::PlayerDiff { cid, dx, dy } => fold.add(&[cid, dx, dy]),
-            Message::PlayerNew { cid, x, y } => fold.add(&[cid, x, y]),
-            Message::InputDiff { cid, diff } => {
-                fold.add(&[cid]);
-                fold.add(&diff);
-            }
-            Message::InputNew { cid, input } => {
-                fold.add(&[cid]);
-                fold.add(&input);
-            }
-            Message::TickSkip { dt } => fold.add(&[dt]),
-            _ => {}
-        }
+        fold.message(&item.unwrap().message);
     }
     fold
 }

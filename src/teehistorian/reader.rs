@@ -512,18 +512,8 @@ impl<'a> Iterator for Messages<'a> {
         if self.body.done {
             return None;
         }
-        let rest = self.data.get(self.pos..).unwrap_or_default();
-        // The body of a file is mostly messages that decode and number without a problem;
-        // taking those straight through keeps the per-message cost to the decoding itself.
-        if !self.body.finished
-            && let Ok(decoded) = Message::decode(rest)
-            && decoded.len <= MAX_MESSAGE_LEN
-            && !(self.body.legacy_packer
-                && matches!(decoded.message, Message::ConsoleCommand { .. }))
-            && let Ok(tick) = self.body.ticks.apply(&decoded.message)
-        {
+        if let Some((tick, decoded, rest)) = self.next_clean() {
             let offset = self.pos as u64;
-            self.body.finished = matches!(decoded.message, Message::Finish);
             self.pos += decoded.len;
             return Some(Ok(MessageAt {
                 offset,
@@ -539,6 +529,29 @@ impl<'a> Iterator for Messages<'a> {
 }
 
 impl<'a> Messages<'a> {
+    /// The next message if it decodes and numbers without a problem, with its tick and the
+    /// rest of the input from its start (FINISH noted; the position not moved): the body of
+    /// a file is mostly such messages, and taking them straight through keeps the
+    /// per-message cost of [`next`](Iterator::next) and [`next_ref`](Self::next_ref) to
+    /// the decoding itself. Everything else is [`next_slow`](Self::next_slow)'s.
+    #[inline(always)]
+    fn next_clean(&mut self) -> Option<(i32, Decoded<'a>, &'a [u8])> {
+        if self.body.finished {
+            return None;
+        }
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        let decoded = Message::decode(rest).ok()?;
+        if decoded.len > MAX_MESSAGE_LEN
+            || (self.body.legacy_packer
+                && matches!(decoded.message, Message::ConsoleCommand { .. }))
+        {
+            return None;
+        }
+        let tick = self.body.ticks.apply(&decoded.message).ok()?;
+        self.body.finished = matches!(decoded.message, Message::Finish);
+        Some((tick, decoded, rest))
+    }
+
     /// The next message as [`next`](Iterator::next) gives it, kept in the iterator and
     /// lent until the next call: the fastest way through a body. A [`MessageAt`] is 96
     /// bytes, and one returned by value is built where the decoder's registers go and
@@ -550,15 +563,7 @@ impl<'a> Messages<'a> {
         if self.body.done {
             return None;
         }
-        let rest = self.data.get(self.pos..).unwrap_or_default();
-        if !self.body.finished
-            && let Ok(decoded) = Message::decode(rest)
-            && decoded.len <= MAX_MESSAGE_LEN
-            && !(self.body.legacy_packer
-                && matches!(decoded.message, Message::ConsoleCommand { .. }))
-            && let Ok(tick) = self.body.ticks.apply(&decoded.message)
-        {
-            self.body.finished = matches!(decoded.message, Message::Finish);
+        if let Some((tick, decoded, rest)) = self.next_clean() {
             let current = &mut self.current;
             current.offset = self.pos as u64;
             current.tick = tick;
