@@ -264,6 +264,15 @@ impl Stints {
             s.last_tick = tick;
         }
     }
+
+    /// Brings the open stint of `client_id` up to date, its names as they were.
+    fn touch(&mut self, client_id: i32, tick: i32, country: i32, team: i32) {
+        if let Some(s) = self.get(client_id) {
+            s.country = country;
+            s.team = team;
+            s.last_tick = tick;
+        }
+    }
 }
 
 /// Builds a [`GameLog`] from what a format's game layer finds, handed to it in recording
@@ -310,6 +319,13 @@ impl GameLogBuilder {
     ) {
         self.stints
             .update(client_id, tick, name, clan, country, team);
+    }
+
+    /// [`player`](Self::player) for a caller that knows the player's name and clan are
+    /// still the ones it gave last: it saves comparing them, which a game layer calling
+    /// this for every player at every tick would otherwise spend much of its time on.
+    pub fn player_seen(&mut self, client_id: i32, tick: i32, country: i32, team: i32) {
+        self.stints.touch(client_id, tick, country, team);
     }
 
     /// A chat line was said.

@@ -629,6 +629,9 @@ pub(crate) struct TickLogger {
     last_tick: i32,
     /// Each client id's team at the last tick it was there, for team changes.
     teams: Vec<Option<i32>>,
+    /// The world's [`name_changes`](World::name_changes) when the names were last handed
+    /// to the builder: while it stays, the players' names are not compared again.
+    names_seen: Option<u64>,
 }
 
 impl TickLogger {
@@ -734,9 +737,17 @@ impl TickLogger {
                 });
             }
         }
-        for p in world.players() {
-            self.builder
-                .player(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
+        if self.names_seen == Some(world.name_changes()) {
+            for p in world.players() {
+                self.builder
+                    .player_seen(p.client_id, tick.tick, p.country, p.team);
+            }
+        } else {
+            for p in world.players() {
+                self.builder
+                    .player(p.client_id, tick.tick, &p.name, &p.clan, p.country, p.team);
+            }
+            self.names_seen = Some(world.name_changes());
         }
         self.last_tick = tick.tick;
     }
@@ -779,8 +790,10 @@ mod tests {
     }
 
     /// Replays `data` incrementally and with full passes that type every item, checking
-    /// that every tick's world is the same; returns the ticks compared and how many of
-    /// them were read incrementally.
+    /// that every tick's world is the same, and that the game log, whose players' names
+    /// the incremental side takes only when [`World::name_changes`] moved, is the one
+    /// that comparing every name at every tick gives; returns the ticks compared and how
+    /// many of them were read incrementally.
     fn compare_readings(path: &str, data: &[u8]) -> (usize, usize) {
         let Ok(demo) = DemoSlice::parse(data) else {
             return (0, 0);
@@ -790,11 +803,15 @@ mod tests {
         let mut full = GameReplay::new(&demo);
         full.reader.full_passes_only = true;
         full.reader.world.forgetful = true;
+        let (mut log, mut full_log) = (TickLogger::default(), TickLogger::default());
         loop {
             match (incremental.next(), full.next()) {
                 (None, None) => break,
                 (Some(Ok(a)), Some(Ok(b))) => {
                     assert_eq!(a.tick, b.tick, "{path}");
+                    log.tick(&a);
+                    full_log.names_seen = None;
+                    full_log.tick(&b);
                     let (a, b) = (a.world, b.world);
                     let at = format!("{path} tick {}", a.tick());
                     let players = |w: &World| w.players().cloned().collect::<Vec<_>>();
@@ -812,6 +829,7 @@ mod tests {
                 (a, b) => panic!("{path}: {:?} / {:?}", a.is_some(), b.is_some()),
             }
         }
+        assert_eq!(log.finish(), full_log.finish(), "{path}");
         (ticks, incremental.reader.incremental_reads)
     }
 

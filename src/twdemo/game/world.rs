@@ -430,6 +430,8 @@ pub struct World {
     /// 0.7: what `Sv_ClientInfo` said of each client (a 0.7 client learns names from it,
     /// not from the snapshot), until `Sv_ClientDrop`.
     announced: Vec<Option<Player>>,
+    /// How many times a player came, went or changed name or clan ([`name_changes`](Self::name_changes)).
+    name_changes: u64,
 }
 
 /// A client id as an index into the world's tables.
@@ -468,6 +470,7 @@ impl World {
             next_game: None,
             events: Vec::new(),
             announced: vec![None; MAX_CLIENTS],
+            name_changes: 0,
         }
     }
 
@@ -484,6 +487,13 @@ impl World {
     /// The players in the game, by client id.
     pub fn players(&self) -> impl Iterator<Item = &Player> {
         self.players.iter().flatten()
+    }
+
+    /// How many times a player came, went or changed name or clan since the world began:
+    /// while it stays the same, every [`Player`]'s `name` and `clan` do, so a caller
+    /// following the names compares this count rather than the strings.
+    pub fn name_changes(&self) -> u64 {
+        self.name_changes
     }
 
     /// The player with `client_id`, if it is in the game.
@@ -613,6 +623,7 @@ impl World {
                 self.last[kind].forget(client);
             }
             if let Some(player) = self.players[client].take() {
+                self.name_changes += 1;
                 self.events.push(Event::Leave {
                     client_id: player.client_id,
                     name: player.name,
@@ -636,6 +647,7 @@ impl World {
                 self.last[kind].forget(c);
             }
             let announced = self.announced[c].clone();
+            self.name_changes += 1;
             self.players[c] = Some(announced.unwrap_or(Player {
                 client_id,
                 country: -1,
@@ -736,8 +748,9 @@ impl World {
             }
             O::ClientInfo(info) => {
                 if let Some(p) = self.player_mut(id) {
-                    set_names(p, info.name.0, info.clan.0, info.skin.0);
+                    let renamed = set_names(p, info.name.0, info.clan.0, info.skin.0);
                     p.country = info.country;
+                    self.name_changes += u64::from(renamed);
                 }
             }
             O::DdnetPlayer(info) => {
@@ -794,10 +807,11 @@ impl World {
             }
             O::DeClientInfo(info) => {
                 if let Some(p) = self.player_mut(id) {
-                    set_names(p, info.name.0, info.clan.0, info.skin_part_names[0].0);
+                    let renamed = set_names(p, info.name.0, info.clan.0, info.skin_part_names[0].0);
                     p.country = info.country;
                     p.team = info.team;
                     p.local = info.local != 0;
+                    self.name_changes += u64::from(renamed);
                 }
             }
             O::Character(c) => self.set_character(id, character_from!(id, c)),
@@ -1008,6 +1022,7 @@ impl World {
                         ..Player::default()
                     };
                     if let Some(player) = &mut self.players[c] {
+                        self.name_changes += 1;
                         player.name.clone_from(&info.name);
                         player.clan.clone_from(&info.clan);
                         player.skin.clone_from(&info.skin);
@@ -1117,24 +1132,36 @@ impl std::fmt::Debug for LastInts {
     }
 }
 
-/// Updates a player's names from their ints, decoding only what changed.
-fn set_names<const S: usize>(player: &mut Player, name: [i32; 4], clan: [i32; 3], skin: [i32; S]) {
+/// Updates a player's names from their ints, decoding only what changed; returns whether
+/// the name or the clan changed.
+fn set_names<const S: usize>(
+    player: &mut Player,
+    name: [i32; 4],
+    clan: [i32; 3],
+    skin: [i32; S],
+) -> bool {
     let mut skin6 = [0; 6];
     for (to, from) in skin6.iter_mut().zip(skin) {
         *to = from;
     }
+    let mut changed = false;
     if player.raw_names.name != name || player.name.is_empty() {
-        player.name = text(name);
+        let decoded = text(name);
+        changed |= decoded != player.name;
+        player.name = decoded;
         player.raw_names.name = name;
     }
     if player.raw_names.clan != clan {
-        player.clan = text(clan);
+        let decoded = text(clan);
+        changed |= decoded != player.clan;
+        player.clan = decoded;
         player.raw_names.clan = clan;
     }
     if player.raw_names.skin != skin6 {
         player.skin = text(skin6);
         player.raw_names.skin = skin6;
     }
+    changed
 }
 
 #[cfg(test)]
