@@ -509,19 +509,23 @@ impl Runs {
 /// same few `String`s tick after tick. A small cache from a value's address and length to
 /// its key spares most lookups their hashing: a hit is checked against the stored value's
 /// bytes (the address may have been freed and reused for another string since), which
-/// costs a short comparison instead of a hash, a probe and a comparison.
+/// costs a short comparison instead of a hash, a probe and a comparison. The cache has two
+/// ways: the few dozen names of a game at addresses the allocator chose would often share
+/// a slot, and two names sharing one would push each other out at every row.
 #[derive(Debug)]
 pub(crate) struct Dict {
     keys: Vec<i32>,
     values: arrow_array::builder::StringBuilder,
     /// The key of each value in `values`.
     index: rustc_hash::FxHashMap<Box<str>, i32>,
-    /// Recently seen values: address, length and key, by their address's bits.
-    recent: [(usize, usize, i32); DICT_RECENT],
+    /// Recently seen values: address, length and key, in sets of two entries chosen by a
+    /// hash of the address (the newer first).
+    recent: [(usize, u32, i32); DICT_RECENT],
 }
 
-/// Entries of [`Dict`]'s cache: more than a game's players.
-const DICT_RECENT: usize = 256;
+/// Entries of [`Dict`]'s cache, two per set: enough sets that three of a game's names
+/// (up to 128) seldom share one.
+const DICT_RECENT: usize = 1024;
 
 impl Dict {
     /// Appends a row of `value`.
@@ -535,10 +539,12 @@ impl Dict {
     #[inline(always)]
     fn key(&mut self, value: &str) -> i32 {
         let address = value.as_ptr() as usize;
-        // Strings are at least 8-byte aligned on the heap; the bits above tell them apart.
-        let slot = (address >> 3) % DICT_RECENT;
+        // A multiplicative hash: its top bits depend on every bit of the address, so that
+        // strings the allocator placed at a common stride spread over the sets.
+        let set = (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) % (DICT_RECENT / 2);
+        let slot = 2 * set;
         let (cached, len, key) = self.recent[slot];
-        if cached == address && len == value.len() && self.holds(key, value) {
+        if cached == address && len as usize == value.len() && self.holds(key, value) {
             return key;
         }
         self.key_missed(value, address, slot)
@@ -548,6 +554,10 @@ impl Dict {
     /// apart, so that the cache's check is inlined where rows are pushed).
     #[inline(never)]
     fn key_missed(&mut self, value: &str, address: usize, slot: usize) -> i32 {
+        let (cached, len, key) = self.recent[slot + 1];
+        if cached == address && len as usize == value.len() && self.holds(key, value) {
+            return key;
+        }
         let key = match self.index.get(value) {
             Some(&key) => key,
             None => {
@@ -557,7 +567,9 @@ impl Dict {
                 key
             }
         };
-        self.recent[slot] = (address, value.len(), key);
+        self.recent[slot + 1] = self.recent[slot];
+        // A value too long for the cache's length is looked up every time.
+        self.recent[slot] = (address, u32::try_from(value.len()).unwrap_or(0), key);
         key
     }
 
@@ -745,6 +757,53 @@ mod tests {
         // The next batch starts its own dictionary.
         dict.push("z");
         assert_eq!(dict.finish().as_dictionary::<Int32Type>().values().len(), 1);
+    }
+
+    proptest::proptest! {
+        /// The cache of addresses never gives a wrong key: rows of many strings (more than
+        /// the cache's sets, so that sets overflow), some rewritten in place between rows
+        /// (the same address then holds another value), read back as pushed, each distinct
+        /// value stored once.
+        #[test]
+        fn dict_keeps_every_row_through_its_cache(
+            strings in proptest::collection::vec("[ab]{0,3}", 1..1500),
+            rows in proptest::collection::vec(
+                (0..1500usize, proptest::option::weighted(0.1, "[ab]{0,3}")),
+                0..3000,
+            ),
+        ) {
+            let mut strings: Vec<String> = strings
+                .into_iter()
+                .map(|s| {
+                    let mut owned = String::with_capacity(3);
+                    owned.push_str(&s);
+                    owned
+                })
+                .collect();
+            let mut dict = Dict::empty();
+            let mut want = Vec::new();
+            for (i, rewrite) in rows {
+                let i = i % strings.len();
+                if let Some(new) = rewrite {
+                    strings[i].clear();
+                    strings[i].push_str(&new);
+                }
+                dict.push(&strings[i]);
+                want.push(strings[i].clone());
+            }
+            let array = dict.finish();
+            let dictionary = array.as_dictionary::<Int32Type>();
+            let values = dictionary.values().as_string::<i32>();
+            let got: Vec<&str> = dictionary
+                .keys()
+                .values()
+                .iter()
+                .map(|&k| values.value(k as usize))
+                .collect();
+            proptest::prop_assert_eq!(&got, &want);
+            let distinct: std::collections::BTreeSet<&str> = want.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(arrow_array::Array::len(values), distinct.len());
+        }
     }
 
     #[test]
