@@ -89,6 +89,8 @@ pub(crate) struct TickEnd {
 pub(crate) struct TickWalker<C> {
     chunks: C,
     decoder: PayloadDecoder,
+    /// Message payloads decoded lately, with their ints.
+    pub(crate) recent: RecentMessages,
     /// The snapshot state after the chunks read so far.
     pub(crate) state: SnapshotState,
     pending: Option<TickEnd>,
@@ -103,6 +105,7 @@ impl<C: ChunkSource> TickWalker<C> {
         TickWalker {
             chunks,
             decoder: PayloadDecoder::new(),
+            recent: RecentMessages::default(),
             state: SnapshotState::new(
                 ItemSizes::for_net_version(&net_version),
                 SnapshotOrder::for_prelude(prelude),
@@ -153,6 +156,12 @@ impl<C: ChunkSource> TickWalker<C> {
                     ) {
                         continue;
                     }
+                    if kind == ChunkKind::Message
+                        && let Some(ints) = self.recent.get(chunk.payload)
+                    {
+                        message(ints, self.pending.is_some());
+                        continue;
+                    }
                     if let Err(e) = self.decoder.decode(chunk.payload) {
                         self.done = true;
                         return Some(Err(ReplayError::Payload {
@@ -171,11 +180,63 @@ impl<C: ChunkSource> TickWalker<C> {
                                 }));
                             }
                         }
-                        _ => message(ints, self.pending.is_some()),
+                        _ => {
+                            self.recent.insert(chunk.payload, ints);
+                            message(ints, self.pending.is_some());
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+/// The last few message payloads decoded, each with its ints: DDNet's client sends its
+/// tuning with every snapshot, and a client demo repeats the same `Sv_TuneParams` chunk
+/// at nearly every tick (93 % of one real demo's payload bytes, over half of a server
+/// demo's), so a payload equal to one of these is not decoded again. The same bytes
+/// always decode to the same ints; only payloads that decoded are kept.
+#[derive(Default)]
+pub(crate) struct RecentMessages {
+    /// `(payload, ints)`, the most recently decoded first; the vectors are reused.
+    entries: Vec<(Vec<u8>, Vec<i32>)>,
+    /// Tests compare replays that decode every payload with those that reuse.
+    #[cfg(test)]
+    pub(crate) off: bool,
+}
+
+impl RecentMessages {
+    /// Entries kept: a tick's few repeated messages.
+    const ENTRIES: usize = 4;
+    /// Payloads longer than this are not kept, so that the entries stay small.
+    const MAX_PAYLOAD: usize = 1024;
+
+    /// The ints of `payload`, if it is one of the recent ones.
+    fn get(&self, payload: &[u8]) -> Option<&[i32]> {
+        #[cfg(test)]
+        if self.off {
+            return None;
+        }
+        self.entries
+            .iter()
+            .find(|(bytes, _)| bytes[..] == *payload)
+            .map(|(_, ints)| &ints[..])
+    }
+
+    /// Keeps `payload` and its `ints` as the most recent, dropping the oldest.
+    fn insert(&mut self, payload: &[u8], ints: &[i32]) {
+        if payload.len() > Self::MAX_PAYLOAD {
+            return;
+        }
+        if self.entries.len() < Self::ENTRIES {
+            self.entries.push(Default::default());
+        }
+        self.entries.rotate_right(1);
+        let (bytes, to) = &mut self.entries[0];
+        bytes.clear();
+        bytes.extend_from_slice(payload);
+        to.clear();
+        to.extend_from_slice(ints);
     }
 }
 
@@ -492,6 +553,36 @@ mod tests {
 
     /// Deltas that only add items, many times over, outgrow the key table learnt from a
     /// small keyframe: it must grow rather than fill up.
+    /// The cache gives back the ints of the last four payloads it kept, by their bytes,
+    /// and nothing for others: an older one pushed out, a prefix, a longer payload, or one
+    /// too long to keep.
+    #[test]
+    fn recent_messages_keep_the_last_four_by_bytes() {
+        let mut recent = RecentMessages::default();
+        let payload = |i: u8| vec![i; 3];
+        for i in 0..6u8 {
+            recent.insert(&payload(i), &[i32::from(i), -1]);
+        }
+        for i in 2..6u8 {
+            assert_eq!(
+                recent.get(&payload(i)),
+                Some(&[i32::from(i), -1][..]),
+                "{i}"
+            );
+        }
+        for gone in [payload(0), payload(1), vec![5; 2], vec![5; 4], vec![]] {
+            assert_eq!(recent.get(&gone), None, "{gone:?}");
+        }
+        let long = vec![7; RecentMessages::MAX_PAYLOAD + 1];
+        recent.insert(&long, &[7]);
+        assert_eq!(recent.get(&long), None);
+        assert_eq!(
+            recent.get(&payload(2)),
+            Some(&[2, -1][..]),
+            "a long one pushes none out"
+        );
+    }
+
     #[test]
     fn added_items_outgrow_the_first_key_table() {
         let mut state = SnapshotState::new(ItemSizes::NONE, SnapshotOrder::AsApplied);
