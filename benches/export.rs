@@ -225,13 +225,13 @@ fn bench(c: &mut Criterion) {
         generated.len(),
         &export("generated.teehistorian", &generated),
     );
-    // The goal: the tables no more than 2x the time of the container reader under them.
-    if ratio::wanted("teehistorian export, every table, vs the container reader (goal >= 0.5)") {
+    // Issue 34's goal: the tables take at most 1/0.6 (about 1.7) times the reader's time.
+    if ratio::wanted("teehistorian export, every table, vs the container reader (goal >= 0.6)") {
         Ratio::measure(
             || export("generated.teehistorian", &generated).len() as u64,
             || teehistorian_messages(&generated),
         )
-        .print("teehistorian export, every table, vs the container reader (goal >= 0.5)");
+        .print("teehistorian export, every table, vs the container reader (goal >= 0.6)");
     }
     if ratio::wanted("teehistorian export, every table, vs the reader's next") {
         Ratio::measure(
@@ -240,12 +240,12 @@ fn bench(c: &mut Criterion) {
         )
         .print("teehistorian export, every table, vs the reader's next (moving each message)");
     }
-    if ratio::wanted("teehistorian export, ticks table, vs the container reader (goal >= 0.5)") {
+    if ratio::wanted("teehistorian export, ticks table, vs the container reader") {
         Ratio::measure(
             || export_ticks("generated.teehistorian", &generated),
             || teehistorian_messages(&generated),
         )
-        .print("teehistorian export, ticks table, vs the container reader (goal >= 0.5)");
+        .print("teehistorian export, ticks table, vs the container reader");
     }
     // Issue 31's goal: one player's rows at least 3x faster than the whole table.
     if ratio::wanted("teehistorian ticks of one player vs the whole ticks table (goal >= 3)") {
@@ -263,7 +263,7 @@ fn bench(c: &mut Criterion) {
         .print("teehistorian TickWalk vs Events, every event (semantic layer)");
     }
     if let Some(demos) = &demos {
-        if ratio::wanted("demo export, every table, vs the container reader (goal >= 0.5)") {
+        if ratio::wanted("demo export, every table, vs the container reader (goal >= 0.6)") {
             Ratio::measure(
                 || {
                     demos
@@ -273,14 +273,14 @@ fn bench(c: &mut Criterion) {
                 },
                 || demos.iter().map(|d| demo_chunks(&d.data)).sum(),
             )
-            .print("demo export, every table, vs the container reader (goal >= 0.5)");
+            .print("demo export, every table, vs the container reader (goal >= 0.6)");
         }
-        if ratio::wanted("demo game world vs the container reader (goal >= 0.5)") {
+        if ratio::wanted("demo game world vs the container reader (goal >= 0.6)") {
             Ratio::measure(
                 || demos.iter().map(|d| demo_world(&d.data) as u64).sum(),
                 || demos.iter().map(|d| demo_chunks(&d.data)).sum(),
             )
-            .print("demo game world vs the container reader (goal >= 0.5)");
+            .print("demo game world vs the container reader (goal >= 0.6)");
         }
     }
     // `demokit export DIR` on both cores against one: the three demos eight times each and
