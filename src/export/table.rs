@@ -819,6 +819,21 @@ mod tests {
         );
     }
 
+    /// The rows of the batch `dict` finishes, each value resolved through its key, and
+    /// how many distinct values the batch stores.
+    fn dict_rows(dict: &mut Dict) -> (Vec<String>, usize) {
+        let array = dict.finish();
+        let dictionary = array.as_dictionary::<Int32Type>();
+        let values = dictionary.values().as_string::<i32>();
+        let rows = dictionary
+            .keys()
+            .values()
+            .iter()
+            .map(|&k| values.value(k as usize).to_owned())
+            .collect();
+        (rows, arrow_array::Array::len(values))
+    }
+
     /// A `(dict str)` column keeps every row's value and stores each distinct one once per
     /// batch, in rows pushed one by one and in bulk alike.
     #[test]
@@ -827,23 +842,11 @@ mod tests {
         let mut dict = Dict::empty();
         dict.push("c");
         dict.push_rows(names.len(), |i| names[i]);
-        let array = dict.finish();
-        let dictionary = array.as_dictionary::<Int32Type>();
-        let strings = dictionary.values().as_string::<i32>();
-        let rows: Vec<&str> = dictionary
-            .keys()
-            .values()
-            .iter()
-            .map(|&k| strings.value(k as usize))
-            .collect();
+        let (rows, stored) = dict_rows(&mut dict);
         let mut want = vec!["c"];
         want.extend(names);
         assert_eq!(rows, want);
-        assert_eq!(
-            arrow_array::Array::len(strings),
-            4,
-            "c, a, b and the empty name, once each"
-        );
+        assert_eq!(stored, 4, "c, a, b and the empty name, once each");
         // The next batch starts its own dictionary.
         dict.push("z");
         assert_eq!(dict.finish().as_dictionary::<Int32Type>().values().len(), 1);
@@ -920,18 +923,10 @@ mod tests {
                 dict.push(&strings[i]);
                 want.push(strings[i].clone());
             }
-            let array = dict.finish();
-            let dictionary = array.as_dictionary::<Int32Type>();
-            let values = dictionary.values().as_string::<i32>();
-            let got: Vec<&str> = dictionary
-                .keys()
-                .values()
-                .iter()
-                .map(|&k| values.value(k as usize))
-                .collect();
+            let (got, stored) = dict_rows(&mut dict);
             proptest::prop_assert_eq!(&got, &want);
             let distinct: std::collections::BTreeSet<&str> = want.iter().map(String::as_str).collect();
-            proptest::prop_assert_eq!(arrow_array::Array::len(values), distinct.len());
+            proptest::prop_assert_eq!(stored, distinct.len());
         }
     }
 
