@@ -1,5 +1,5 @@
 //! demokit's demo chunk codec against DDNet's own C++ on real DDNet demos from
-//! `../shared/real-fixtures/twdemo`.
+//! `fixtures/shared/real-fixtures/twdemo`.
 //!
 //! DDNet's code is not in this repository: `build.rs` compiles its `CHuffman` and
 //! `CVariableInt` from the checkout that `DDNET_SRC` names, with our C ABI shim

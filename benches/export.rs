@@ -27,7 +27,7 @@
 //! and one of 54 MB, to show that it does not grow with the length of a file.
 //! It needs `/usr/bin/time` and the CLI built with the command (`cargo build --release
 //! -p demokit-cli`); without either, or
-//! without `../shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
+//! without `fixtures/shared`, it says so and is skipped. `DEMOKIT_BENCH_MEMORY=0` skips it.
 
 #[allow(dead_code)] // The demo benchmarks' loader; this one uses the demos' bytes only.
 mod common;
@@ -359,11 +359,11 @@ fn memory(generated: &[u8]) {
     if std::env::var("DEMOKIT_BENCH_MEMORY").is_ok_and(|v| v == "0") {
         return;
     }
-    let demos = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/twdemo");
+    let demos = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shared/real-fixtures/twdemo");
     let (Some(cli), true, true) = (cli(), demos.is_dir(), Path::new("/usr/bin/time").is_file())
     else {
         eprintln!(
-            "export memory: skipped (needs `cargo build --release -p demokit-cli`, ../shared \
+            "export memory: skipped (needs `cargo build --release -p demokit-cli`, fixtures/shared \
              and /usr/bin/time)"
         );
         return;

@@ -1,5 +1,5 @@
 //! The typed game world of [`GameReplay`] against what lies under it and against libtw2,
-//! on real DDNet demos from `../shared/real-fixtures/twdemo` (those of `benches/twdemo.rs`).
+//! on real DDNet demos from `fixtures/shared/real-fixtures/twdemo` (those of `benches/twdemo.rs`).
 //!
 //! One group, `game`; the throughput is the compressed chunk payload bytes of the demo, as
 //! in `benches/twdemo.rs`. Each run parses the demo and reads it to the end.
@@ -28,7 +28,7 @@
 //!
 //! Before measuring, the variants are run once and checked to see the same ticks, and
 //! `objects` the same items as `replay`. The files are loaded, and libtw2's readers made,
-//! outside the timed loops. Without `../shared` there is nothing to measure and the
+//! outside the timed loops. Without `fixtures/shared` there is nothing to measure and the
 //! benchmark says so.
 
 mod common;

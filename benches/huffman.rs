@@ -9,7 +9,10 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use demokit::codec::huffman::{self, LengthRule};
 use libtw2_huffman::instances::TEEWORLDS;
 
-const FIXTURES: &str = "/work/shared/real-fixtures/twdemo";
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/shared/real-fixtures/twdemo"
+);
 const DEMOS: [&str; 3] = [
     "v6_ddnet_client_multeasymap_2020",
     "v6_ddnet_client_rainymore2_2020",

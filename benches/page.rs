@@ -59,8 +59,8 @@ fn bench(c: &mut Criterion) {
             ));
         }
     }
-    let map =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/maps/dm1_0.6.map");
+    let map = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/shared/real-fixtures/maps/dm1_0.6.map");
     match std::fs::read(&map) {
         Ok(map) => files.push((
             "generated_teehistorian".into(),

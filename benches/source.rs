@@ -1,4 +1,4 @@
-//! Source demo container scan on the four real files of `../shared/real-fixtures/source`.
+//! Source demo container scan on the four real files of `fixtures/shared/real-fixtures/source`.
 //!
 //! One group, `scan`, with the throughput in file bytes, for each file and for all four
 //! together (`all`):
@@ -32,7 +32,8 @@ struct Loaded {
 
 /// The real Source demos, sorted by name; panics when they are not there.
 fn load() -> Vec<Loaded> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/source");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/shared/real-fixtures/source");
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
         panic!(
             "the Source benchmark reads the real demos in {}: {e}",

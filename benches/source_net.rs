@@ -1,5 +1,5 @@
 //! Source demos above the container: the network messages, string tables and game events
-//! of every real Source demo (`fixtures/source` and `../shared/real-fixtures/source`), and
+//! of every real Source demo (`fixtures/source` and `fixtures/shared/real-fixtures/source`), and
 //! the same work side by side with tf-demo-parser on the TF2 demos.
 //!
 //! * A ratio per TF2 demo: `source::game::walk_reader` (every message of every packet
@@ -38,7 +38,7 @@ fn load() -> Vec<Loaded> {
     let mut files = Vec::new();
     for dir in [
         root.join("fixtures/source"),
-        root.join("../shared/real-fixtures/source"),
+        root.join("fixtures/shared/real-fixtures/source"),
     ] {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

@@ -20,7 +20,7 @@
 //! Quick run: `cargo bench --bench teehistorian -- --warm-up-time 1 --measurement-time 3`.
 //!
 //! A second group, `info`, measures what `demokit info` does against the library's plain
-//! parse on the real teehistorian files of `../shared/real-fixtures` (skipped, with the
+//! parse on the real teehistorian files of `fixtures/shared/real-fixtures` (skipped, with the
 //! reason printed, when that directory is missing), side by side per file, each from bytes
 //! in memory:
 //!
@@ -318,13 +318,13 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// The real teehistorian files, or `None` (with the reason printed) without `../shared`.
+/// The real teehistorian files, or `None` (with the reason printed) without `fixtures/shared`.
 fn real_files() -> Option<Vec<(String, Vec<u8>)>> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/real-fixtures/teehistorian");
+        .join("fixtures/shared/real-fixtures/teehistorian");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!(
-            "skipping the info group: {} not found (it needs ../shared)",
+            "skipping the info group: {} not found (it needs fixtures/shared)",
             dir.display()
         );
         return None;

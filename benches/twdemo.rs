@@ -1,4 +1,4 @@
-//! demokit against libtw2 on real DDNet demos from `../shared/real-fixtures/twdemo`.
+//! demokit against libtw2 on real DDNet demos from `fixtures/shared/real-fixtures/twdemo`.
 //!
 //! * `decode`: every chunk of a demo read and every data chunk decoded to ints. demokit:
 //!   [`DemoSlice`], its chunks and [`PayloadDecoder::decode`]. libtw2: `Reader::read_chunk`
@@ -14,7 +14,7 @@
 //! ([`ratio::Ratio`]: median and quartiles), per demo and for all three.
 //!
 //! The files are loaded, and the inputs prepared, outside the timed loops. Without
-//! `../shared` there is nothing to measure and the benchmark says so.
+//! `fixtures/shared` there is nothing to measure and the benchmark says so.
 
 mod common;
 mod ratio;

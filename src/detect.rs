@@ -43,6 +43,31 @@ impl Format {
         )
     }
 
+    /// The file-name extensions recordings of this format carry (without the dot): a
+    /// file found under a directory with one of them is taken as meant to be a recording,
+    /// and is an error, not a file passed over, when it is none.
+    pub const fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Format::TwDemo => &["demo"],
+            Format::Teehistorian => &["teehistorian"],
+            // GoldSrc and Source 2 demos are `.dem` files too.
+            Format::SourceDemo | Format::GoldSrcDemo | Format::Source2Demo => &["dem"],
+        }
+    }
+
+    /// The formats whose files carry the extension of `path` (compared without regard to
+    /// case), if any: `.demo`, `.teehistorian` and `.dem`.
+    pub fn by_extension(path: &std::path::Path) -> Option<Format> {
+        let extension = path.extension()?.to_str()?;
+        [Format::TwDemo, Format::Teehistorian, Format::SourceDemo]
+            .into_iter()
+            .find(|f| {
+                f.extensions()
+                    .iter()
+                    .any(|e| e.eq_ignore_ascii_case(extension))
+            })
+    }
+
     /// A human-readable name.
     pub const fn name(self) -> &'static str {
         match self {

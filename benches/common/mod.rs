@@ -3,7 +3,7 @@
 use demokit::twdemo::{Chunk, DemoSlice};
 use std::path::PathBuf;
 
-/// The demos measured: a short label and the file name in `../shared/real-fixtures/twdemo`.
+/// The demos measured: a short label and the file name in `fixtures/shared/real-fixtures/twdemo`.
 pub const FILES: &[(&str, &str)] = &[
     ("multeasymap", "v6_ddnet_client_multeasymap_2020.demo"),
     ("rainymore2", "v6_ddnet_client_rainymore2_2020.demo"),
@@ -20,9 +20,10 @@ pub struct Loaded {
     pub payload_bytes: u64,
 }
 
-/// Loads [`FILES`], or returns `None` (saying why) when `../shared` is not there.
+/// Loads [`FILES`], or returns `None` (saying why) when `fixtures/shared` is not there.
 pub fn load() -> Option<Vec<Loaded>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-fixtures/twdemo");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/shared/real-fixtures/twdemo");
     if !dir.is_dir() {
         eprintln!("skipping: {} not found", dir.display());
         return None;

@@ -2,7 +2,7 @@
 //! start-up, directory walking, file reading and output cost on top of the library.
 //!
 //! * `info --json` over a directory of 2,000 small real recordings (copies of the demos of
-//!   up to 256 KiB and the teehistorian files in `../shared/real-fixtures`) against `cat`
+//!   up to 256 KiB and the teehistorian files in `fixtures/shared/real-fixtures`) against `cat`
 //!   of the same files, both writing to `/dev/null`. Goal: within 1.5x of `cat`, i.e. a
 //!   ratio of at least 0.67.
 //! * `info` on one large generated teehistorian file (600 MB; `DEMOKIT_BENCH_BIG_MB` sets
@@ -13,7 +13,7 @@
 //!
 //! Ratios come from alternating rounds (see `ratio/mod.rs`): the floor's time over ours.
 //! The files are written under the temp dir first and removed at the end. Needs
-//! `../shared`; the memory figures need `/usr/bin/time`.
+//! `fixtures/shared`; the memory figures need `/usr/bin/time`.
 
 #[path = "../../benches/ratio/mod.rs"]
 mod ratio;
@@ -63,7 +63,7 @@ fn peak_kib(args: &[&Path]) -> Option<u64> {
 
 /// 2,000 copies of the small real recordings, round robin.
 fn small_files(dir: &Path) -> Option<Vec<PathBuf>> {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/real-fixtures");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/shared/real-fixtures");
     let mut sources = Vec::new();
     for sub in ["twdemo", "teehistorian"] {
         for entry in std::fs::read_dir(fixtures.join(sub)).ok()? {
@@ -119,7 +119,7 @@ fn bench(_: &mut Criterion) {
             )
             .print("`demokit info --json DIR` vs `cat` of its files (goal >= 0.67)");
         }
-        None => eprintln!("process: ../shared/real-fixtures missing: small files skipped"),
+        None => eprintln!("process: fixtures/shared/real-fixtures missing: small files skipped"),
     }
     let mb: u64 = std::env::var("DEMOKIT_BENCH_BIG_MB")
         .ok()

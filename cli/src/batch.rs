@@ -149,13 +149,27 @@ pub(crate) struct Done {
 /// How one file went.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Status {
-    /// Read (and, for `validate`, accepted).
+    /// Read whole (and, for `validate`, accepted).
     #[default]
     Ok,
-    /// Found in a directory but not a Teeworlds demo, teehistorian file or Source demo.
+    /// Read in part: the recording breaks off or is damaged past its start, and what came
+    /// before is shown; earns this exit status.
+    Partial(Exit),
+    /// Found in a directory but neither a Teeworlds demo, teehistorian file or Source demo
+    /// by its first bytes nor named like one: passed over.
     Skipped,
-    /// Failed, earning this exit status.
+    /// Not read at all (or, for `validate`, rejected), earning this exit status.
     Failed(Exit),
+}
+
+impl Status {
+    /// The exit status this earns.
+    pub(crate) fn exit(self) -> Exit {
+        match self {
+            Status::Ok | Status::Skipped => Exit::Success,
+            Status::Partial(exit) | Status::Failed(exit) => exit,
+        }
+    }
 }
 
 /// A file that could not be read at all, in JSON output.
@@ -267,7 +281,7 @@ pub(crate) fn open_job(job: &Job, json: bool) -> Result<Recording, Done> {
         Ok(recording) => Ok(recording),
         Err(Error::UnknownFormat {
             format, message, ..
-        }) if job.found => {
+        }) if job.found && passed_over(path) => {
             let why = match format {
                 None if message.starts_with("unknown format") => {
                     "unknown format (not a Teeworlds demo, teehistorian file or Source demo)"
@@ -278,6 +292,14 @@ pub(crate) fn open_job(job: &Job, json: bool) -> Result<Recording, Done> {
         }
         Err(e) => Err(Done::error(path, None, &e, json)),
     }
+}
+
+/// Whether a file found in a directory that is no recording by its first bytes is passed
+/// over (counted as skipped) rather than counted as failed: it is, unless its name ends
+/// like a recording's (`.demo`, `.teehistorian`, `.dem`), which says it was meant to be
+/// one (a cut file, a text file under a recording's name, a GoldSrc demo).
+pub(crate) fn passed_over(path: &Path) -> bool {
+    Format::by_extension(path).is_none()
 }
 
 /// A file `demokit export` reads.
@@ -299,7 +321,7 @@ pub(crate) fn read_for_export(job: &Job) -> Result<Option<ExportFile>, String> {
     }
     match open(&job.path) {
         Ok(recording) => Ok(Some(ExportFile::Recording(recording))),
-        Err(Error::UnknownFormat { .. }) if job.found => Ok(None),
+        Err(Error::UnknownFormat { .. }) if job.found && passed_over(&job.path) => Ok(None),
         // Bounded as the entry point bounds a stream: a device or a pipe is no file to
         // read to its end.
         Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => {
@@ -321,19 +343,13 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
     if !batch {
         let done = work(&jobs[0], false);
         print_done(&mut Output::new(), &done, true)?;
-        return match done.status {
-            Status::Failed(exit) => Err(Stop(exit)),
-            Status::Ok | Status::Skipped => Ok(()),
+        return match done.status.exit() {
+            Exit::Success => Ok(()),
+            exit => Err(Stop(exit)),
         };
     }
     if jobs.is_empty() {
-        let names: Vec<String> = paths.iter().map(|p| shown_name(p)).collect();
-        let _ = writeln!(
-            io::stderr().lock(),
-            "demokit: no files found in {}",
-            names.join(", ")
-        );
-        return Ok(());
+        return no_files(paths);
     }
     let bar = progress_bar(jobs.len());
     let stop = AtomicBool::new(false);
@@ -357,6 +373,18 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
     })?;
     bar.finish_and_clear();
     tally.finish(jobs.len())
+}
+
+/// A batch that found no file at all: said, and a success (an empty directory holds no
+/// recording that could not be read).
+pub(crate) fn no_files(paths: &[PathBuf]) -> Outcome {
+    let names: Vec<String> = paths.iter().map(|p| shown_name(p)).collect();
+    let _ = writeln!(
+        io::stderr().lock(),
+        "demokit: no files found in {}",
+        names.join(", ")
+    );
+    Ok(())
 }
 
 /// Runs `work` on the files `paths` name one after the other, streaming each one's output
@@ -387,7 +415,7 @@ pub(crate) fn run_in_turn(
 
 /// A progress bar on stderr when it is a terminal, else one that draws nothing.
 pub(crate) fn progress_bar(len: usize) -> ProgressBar {
-    if !io::stderr().is_terminal() {
+    if !io::stderr().is_terminal() || super::output::quiet() {
         return ProgressBar::hidden();
     }
     let style = ProgressStyle::with_template(
@@ -401,6 +429,8 @@ pub(crate) fn progress_bar(len: usize) -> ProgressBar {
 /// What a batch came to.
 #[derive(Debug)]
 pub(crate) struct Tally {
+    /// The files read in part, in order.
+    partial: Vec<PathBuf>,
     /// The files that failed, in order.
     failed: Vec<PathBuf>,
     /// How many files were skipped.
@@ -412,6 +442,7 @@ pub(crate) struct Tally {
 impl Default for Tally {
     fn default() -> Tally {
         Tally {
+            partial: Vec::new(),
             failed: Vec::new(),
             skipped: 0,
             worst: Exit::Success,
@@ -425,12 +456,21 @@ impl Tally {
     /// commands print it, and counted.
     pub(crate) fn settled(&mut self, path: &Path, done: &Done) -> Outcome {
         print_done(&mut Output::new(), done, true)?;
-        match done.status {
-            Status::Skipped => self.skipped += 1,
-            Status::Failed(exit) => self.fail(path, exit),
-            Status::Ok => {}
-        }
+        self.count(path, done.status);
         Ok(())
+    }
+
+    /// Counts one file's status.
+    pub(crate) fn count(&mut self, path: &Path, status: Status) {
+        match status {
+            Status::Ok => {}
+            Status::Skipped => self.skipped += 1,
+            Status::Partial(exit) => {
+                self.partial.push(path.to_path_buf());
+                self.worst = self.worst.max(exit);
+            }
+            Status::Failed(exit) => self.fail(path, exit),
+        }
     }
 
     /// A file's turn in a batch run in turn: in text a `==> FILE <==` line first, then
@@ -452,6 +492,8 @@ impl Tally {
         match work(Some(&file)) {
             Ok(()) => Ok(()),
             Err(Stop(Exit::Success)) => Err(Stop(Exit::Success)),
+            // What the turn printed before the error cannot be told apart from nothing:
+            // counted as failed.
             Err(Stop(exit)) => {
                 self.fail(path, exit);
                 Ok(())
@@ -479,31 +521,44 @@ impl Tally {
         }
     }
 
-    /// Prints the closing note when a file was skipped or failed: the files counted as the
-    /// progress bar counts them (every path of the batch), how they went, and which failed.
-    /// E.g. `demokit: 11 files: 5 ok, 3 skipped, 3 failed:` and the failed files.
+    /// Prints the closing note of a batch (also with `--quiet`): the files counted as the
+    /// progress bar counts them (every path of the batch) and how they went, then the files
+    /// not read whole. E.g. `demokit: 11 files: 5 ok, 1 partial, 2 failed, 3 skipped`,
+    /// then `  partial: FILE` and `  failed: FILE` lines.
     fn report(&self, total: usize) {
-        if self.skipped == 0 && self.failed.is_empty() {
-            return;
-        }
-        let ok = total - self.skipped - self.failed.len();
-        let mut text = format!(
-            "demokit: {total} file{}: {ok} ok",
-            if total == 1 { "" } else { "s" }
+        let text = closing_note(
+            total,
+            &self.partial,
+            &self.failed,
+            self.skipped,
+            "",
         );
-        if self.skipped > 0 {
-            let _ = write!(text, ", {} skipped", self.skipped);
-        }
-        if self.failed.is_empty() {
-            text.push('\n');
-        } else {
-            let _ = writeln!(text, ", {} failed:", self.failed.len());
-            for path in &self.failed {
-                let _ = writeln!(text, "  {}", shown_name(path));
-            }
-        }
         let _ = io::stderr().lock().write_all(text.as_bytes());
     }
+}
+
+/// The closing note of a batch: `demokit: N files: A ok, B partial, C failed, D skipped`
+/// (with `extra` before the newline), then a line for each file read in part or failed.
+pub(crate) fn closing_note(
+    total: usize,
+    partial: &[PathBuf],
+    failed: &[PathBuf],
+    skipped: usize,
+    extra: &str,
+) -> String {
+    let ok = total.saturating_sub(skipped + partial.len() + failed.len());
+    let mut text = format!(
+        "demokit: {total} file{}: {ok} ok, {} partial, {} failed, {skipped} skipped{extra}\n",
+        if total == 1 { "" } else { "s" },
+        partial.len(),
+        failed.len(),
+    );
+    for (how, paths) in [("partial", partial), ("failed", failed)] {
+        for path in paths {
+            let _ = writeln!(text, "  {how}: {}", shown_name(path));
+        }
+    }
+    text
 }
 
 /// Prints the results arriving on `results` in job order, counting them on `bar`. When
@@ -532,14 +587,11 @@ fn print_in_order(
                 } else {
                     print_done(&mut out, &done, false)?;
                 }
-                match done.status {
-                    Status::Ok => {}
-                    Status::Skipped => tally.skipped += 1,
-                    Status::Failed(exit) => {
-                        tally.fail(&jobs[next].path, exit);
-                        // Counted as the closing note counts them.
-                        bar.set_message(format!(", {} failed", tally.failed.len()));
-                    }
+                tally.count(&jobs[next].path, done.status);
+                let troubled = tally.partial.len() + tally.failed.len();
+                if troubled > 0 {
+                    // Counted as the closing note counts them.
+                    bar.set_message(format!(", {troubled} not read whole"));
                 }
                 next += 1;
             }

@@ -2,12 +2,12 @@
 //! partitions by format and date by default (the tables and partitions are the library's,
 //! [`demokit::export`]).
 
-use super::batch::{ExportFile, progress_bar, read_for_export, walk_jobs};
-use super::output::shown_name;
+use super::batch::{ExportFile, closing_note, progress_bar, read_for_export, walk_jobs};
+use super::output::{complain, shown_name};
 use super::{Exit, Outcome, Stop};
 use demokit::export::{
-    DatasetWriter, ExportError, ExportedFile, Exporter, Partition, Partitioning, RecordBatch,
-    Table, modified_ns,
+    DatasetWriter, ExportError, ExportedFile, Exporter, FileEnd, Partition, Partitioning,
+    RecordBatch, Table, modified_ns,
 };
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::HashSet;
@@ -70,9 +70,29 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
                 .get_or_insert(e);
         }
     };
-    let counted = walk_jobs(paths.to_vec())
+    // How the files went, for the closing note and the exit status.
+    let tally = Mutex::new(ExportTally::default());
+    let count = |path: &Path, how: How| {
+        let mut tally = tally.lock().unwrap_or_else(|p| p.into_inner());
+        tally.total += 1;
+        match how {
+            How::Whole => tally.exported += 1,
+            How::Unchanged => tally.unchanged += 1,
+            How::Skipped => tally.skipped += 1,
+            How::Partial => {
+                tally.exported += 1;
+                tally.partial.push(path.to_path_buf());
+            }
+            How::Failed(exit) => {
+                tally.exported += 1;
+                tally.failed.push(path.to_path_buf());
+                tally.worst = tally.worst.max(Some(exit));
+            }
+        }
+    };
+    walk_jobs(paths.to_vec())
         .par_bridge()
-        .map(|job| {
+        .for_each(|job| {
             let mut exporter = Exporter::new();
             let path = job.path.to_string_lossy();
             let modified_ns = modified_ns(&job.path);
@@ -85,66 +105,135 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             });
             if unchanged {
                 bar.inc(1);
-                return (0, 0, 1);
+                count(&job.path, How::Unchanged);
+                return;
             }
             // One exporter per file: its batches are all the file's, in its partition.
-            let (counted, partition) = match read_for_export(&job) {
+            let (how, partition) = match read_for_export(&job) {
                 Ok(Some(ExportFile::Recording(recording))) => {
                     let partition = Partition::of_recording(&recording, modified_ns);
                     let mut sink = |table, batch| write(table, &partition, batch);
-                    exporter.add_recording(&path, modified_ns, &recording, &mut sink);
-                    ((1, 0, 0), partition)
+                    let end = exporter.add_recording(&path, modified_ns, &recording, &mut sink);
+                    (How::of(&job.path, end), partition)
                 }
                 Ok(Some(ExportFile::Other(data))) => {
                     let partition = Partition::of(&data, modified_ns);
                     let mut sink = |table, batch| write(table, &partition, batch);
-                    exporter.add_modified(&path, modified_ns, &data, &mut sink);
-                    ((1, 0, 0), partition)
+                    let end = exporter.add_modified(&path, modified_ns, &data, &mut sink);
+                    (How::of(&job.path, end), partition)
                 }
-                Ok(None) => ((0, 0, 0), Partition::unreadable()),
+                Ok(None) => (How::Skipped, Partition::unreadable()),
                 Err(why) => {
                     exporter.add_unreadable(&path, &why);
-                    ((1, 1, 0), Partition::unreadable())
+                    complain(&job.path, format_args!("cannot read: {why}"));
+                    (How::Failed(Exit::Io), Partition::unreadable())
                 }
             };
             exporter.finish(&mut |table, batch| write(table, &partition, batch));
             bar.inc(1);
-            counted
-        })
-        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
-    let (added, failures, skipped) = counted;
+            count(&job.path, how);
+        });
+    let tally = tally.into_inner().unwrap_or_else(|p| p.into_inner());
     bar.finish_and_clear();
     if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(failed(e));
     }
     let tables = writer.finish().map_err(failed)?;
     let names: Vec<&str> = tables.iter().map(|t| t.name()).collect();
-    let _ = writeln!(
-        io::stderr().lock(),
-        "demokit: exported {added} files into {}{}{}{}",
+    let mut text = format!(
+        "demokit: exported {} files into {}{}\n",
+        tally.exported,
         shown_name(out),
         if names.is_empty() {
             String::new()
         } else {
             format!(" ({})", names.join(", "))
         },
-        if skipped > 0 {
-            format!("; {skipped} unchanged since an earlier export, skipped")
-        } else {
-            String::new()
-        },
-        if failures > 0 {
-            format!("; {failures} could not be read (see their rows in files)")
-        } else {
-            String::new()
-        }
     );
-    // As `info` does: an input that cannot be opened or read is an I/O failure (exit 3),
-    // though the dataset keeps its row.
-    if failures > 0 {
-        return Err(Stop(Exit::Io));
+    // The files counted as the other batch commands count them; a file unchanged since an
+    // earlier export was read whole then.
+    let unchanged = if tally.unchanged > 0 {
+        format!(
+            " ({} of the ok unchanged since an earlier export)",
+            tally.unchanged
+        )
+    } else {
+        String::new()
+    };
+    text += &closing_note(
+        tally.total,
+        &tally.partial,
+        &tally.failed,
+        tally.skipped,
+        &unchanged,
+    );
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+    // As every batch: a file not read whole (its rows in `files` say why) makes the exit
+    // status 1, or 3 when a file could not be opened or read.
+    let partial = (!tally.partial.is_empty()).then_some(Exit::Invalid);
+    match tally.worst.max(partial) {
+        None => Ok(()),
+        Some(exit) => Err(Stop(exit)),
     }
-    Ok(())
+}
+
+/// How one file of an export went.
+enum How {
+    /// Read whole.
+    Whole,
+    /// In the dataset already, unchanged.
+    Unchanged,
+    /// Found in a directory and no recording: passed over.
+    Skipped,
+    /// Read in part.
+    Partial,
+    /// Not read, earning this exit status.
+    Failed(Exit),
+}
+
+/// The counts of an export's closing note.
+#[derive(Default)]
+struct ExportTally {
+    /// Every file.
+    total: usize,
+    /// Files whose rows were added (whole, partial or only a `files` row).
+    exported: usize,
+    /// Files in the dataset already.
+    unchanged: usize,
+    /// Files passed over.
+    skipped: usize,
+    /// Files read in part.
+    partial: Vec<PathBuf>,
+    /// Files not read.
+    failed: Vec<PathBuf>,
+    /// The worst exit status a failed file earned (`None`: none failed).
+    worst: Option<Exit>,
+}
+
+
+impl How {
+    /// How a file read into the tables went, said on stderr when not whole (its `files`
+    /// row says the same).
+    fn of(path: &Path, end: FileEnd) -> How {
+        // The `files` row's message names the offset itself where the library's does.
+        let located = |offset: Option<u64>, message: &str| match offset {
+            Some(offset) if !message.starts_with("at byte ") => {
+                format!("at byte {offset}: {message}")
+            }
+            _ => message.to_owned(),
+        };
+        match end {
+            FileEnd::Whole => How::Whole,
+            FileEnd::Partial { offset, message } => {
+                complain(path, located(offset, &message));
+                How::Partial
+            }
+            FileEnd::Unread { offset, message } => {
+                complain(path, located(offset, &message));
+                How::Failed(Exit::Invalid)
+            }
+        }
+    }
 }
 
 fn failed(e: ExportError) -> Stop {

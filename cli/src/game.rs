@@ -170,7 +170,7 @@ impl Lines {
                 }));
             }
             done.err = complaint(path, e);
-            done.status = Status::Failed(exit_of(e));
+            done.status = Status::Partial(exit_of(e));
         }
         done
     }

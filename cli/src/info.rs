@@ -74,7 +74,7 @@ fn info_done(
     }
     if let Some(e) = error {
         done.err = complaint(file, e);
-        done.status = Status::Failed(exit_of(e));
+        done.status = Status::Partial(exit_of(e));
     }
     done
 }

@@ -120,6 +120,10 @@ struct Cli {
     /// What to do.
     #[command(subcommand)]
     command: Command,
+    /// No messages about single files and no progress bar on stderr: only a batch's
+    /// closing count of files ok, partial, failed and skipped, and the exit status.
+    #[arg(short, long, global = true)]
+    quiet: bool,
 }
 
 /// The subcommands.
@@ -608,6 +612,9 @@ enum ImageKind {
 /// Parses the command line, runs the command and turns its outcome into the exit status.
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.quiet {
+        output::set_quiet();
+    }
     let outcome = match &cli.command {
         Command::Info { files, json } => {
             run_jobs(files, |job, batch| info::info_job(job, *json, batch))

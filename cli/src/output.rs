@@ -65,7 +65,24 @@ impl FileJson {
 
 /// The line `demokit: FILE: message` (with its newline).
 pub(crate) fn complaint(file: &Path, message: impl Display) -> String {
+    if quiet() {
+        return String::new();
+    }
     format!("demokit: {}: {message}\n", shown_name(file))
+}
+
+/// `--quiet`: no messages about single files and no progress bar on stderr; a batch's
+/// closing note (its counts) and the exit status stay.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns `--quiet` on.
+pub(crate) fn set_quiet() {
+    QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `--quiet` is on.
+pub(crate) fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Prints `demokit: FILE: message` to stderr, ignoring a failing stderr.

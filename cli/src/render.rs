@@ -71,5 +71,21 @@ pub(crate) fn render_file(
         if marks == 1 { "" } else { "s" },
         bytes.len()
     ))?;
-    out.flush()
+    out.flush()?;
+    partial(input, scene.error.as_deref())
+}
+
+/// A picture or page of a recording that broke off is written with what came before the
+/// break, and says so: the error on stderr, exit status 1.
+pub(crate) fn partial(input: &Path, error: Option<&str>) -> Outcome {
+    match error {
+        None => Ok(()),
+        Some(error) => {
+            complain(
+                input,
+                format_args!("read in part, up to the error: {error}"),
+            );
+            Err(Stop(Exit::Invalid))
+        }
+    }
 }

@@ -12,7 +12,7 @@ use super::output::{Output, complain, shown_name};
 use super::{Exit, Outcome, Stop};
 use demokit::output::{Overwrite, check_output, write_atomically};
 use demokit::page::{IndexRow, Page, PageOptions, index_html};
-use demokit::recording::{Error, Limits, MapProblem, read_input};
+use demokit::recording::{Error, Limits, MapDirectory, MapProblem, read_input};
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -43,7 +43,8 @@ pub(crate) fn report_file(
         describe(&page),
         html.len()
     ))?;
-    out.flush()
+    out.flush()?;
+    super::render::partial(input, page.error.as_deref())
 }
 
 /// What a page holds, in one line.
@@ -69,6 +70,10 @@ fn describe(page: &Page) -> String {
 struct Manifest {
     /// The tool's version that wrote it: another version makes every page again.
     version: String,
+    /// The options the pages were made with ([`settings`]): other options make every page
+    /// again.
+    #[serde(default)]
+    settings: String,
     /// By the file's path relative to the directory.
     files: BTreeMap<String, ManifestEntry>,
 }
@@ -155,11 +160,13 @@ pub(crate) fn report_dir(
         );
         return Err(Stop(Exit::Io));
     }
+    let settings = settings(&options, maps);
     let old: Manifest = std::fs::read(&manifest_path)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .filter(|m: &Manifest| m.version == env!("CARGO_PKG_VERSION"))
+        .filter(|m: &Manifest| m.version == env!("CARGO_PKG_VERSION") && m.settings == settings)
         .unwrap_or_default();
+    let maps = maps.map(MapDirectory::new);
 
     let (jobs, _) = collect_jobs(&[dir.to_path_buf()]);
     let bar = progress_bar(jobs.len());
@@ -167,7 +174,15 @@ pub(crate) fn report_dir(
         .par_iter()
         .map(|job| {
             let rel = relative(dir, &job.path);
-            let made = index_one(job, &rel, &old, &pages, &pages_name, maps, &options);
+            let made = index_one(
+                job,
+                &rel,
+                &old,
+                &pages,
+                &pages_name,
+                maps.as_ref(),
+                &options,
+            );
             bar.inc(1);
             (rel, made)
         })
@@ -176,9 +191,12 @@ pub(crate) fn report_dir(
 
     let mut manifest = Manifest {
         version: env!("CARGO_PKG_VERSION").into(),
+        settings,
         files: BTreeMap::new(),
     };
-    let (mut kept, mut fresh, mut failed) = (0, 0, 0);
+    let (mut kept, mut fresh, mut skipped) = (0, 0, 0);
+    let (mut partial, mut failed) = (Vec::new(), Vec::new());
+    let total = made.len();
     for (rel, made) in made {
         let entry = match made {
             Made::Kept(entry) => {
@@ -189,10 +207,16 @@ pub(crate) fn report_dir(
                 fresh += 1;
                 entry
             }
-            Made::Skipped => continue,
+            Made::Skipped => {
+                skipped += 1;
+                continue;
+            }
         };
-        if entry.row.error.is_some() {
-            failed += 1;
+        // A page made of a recording that broke off is partial; no page, failed.
+        match (&entry.row.error, &entry.row.page) {
+            (None, _) => {}
+            (Some(_), Some(_)) => partial.push(dir.join(&rel)),
+            (Some(_), None) => failed.push(dir.join(&rel)),
         }
         manifest.files.insert(rel, entry);
     }
@@ -221,15 +245,28 @@ pub(crate) fn report_dir(
         rows.len(),
         fresh,
         kept,
-        failed,
+        partial.len() + failed.len(),
         shown_name(&pages)
     ))?;
     out.flush()?;
-    if failed > 0 {
-        Err(Stop(Exit::Invalid))
-    } else {
+    let note = super::batch::closing_note(total, &partial, &failed, skipped, "");
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), note.as_bytes());
+    if partial.is_empty() && failed.is_empty() {
         Ok(())
+    } else {
+        Err(Stop(Exit::Invalid))
     }
+}
+
+/// The options that shape a page, as the manifest keeps them: a run with others makes
+/// every page again.
+fn settings(options: &PageOptions, maps: Option<&Path>) -> String {
+    let render = &options.render;
+    let maps = maps.map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    format!(
+        "from={:?} to={:?} players={:?} size={:?} max_positions={} maps={:?}",
+        render.from, render.to, render.players, render.size, options.max_samples, maps
+    )
 }
 
 /// `path` relative to `dir`, with `/` between its parts.
@@ -256,11 +293,14 @@ fn index_one(
     old: &Manifest,
     pages: &Path,
     pages_name: &str,
-    maps: Option<&Path>,
+    maps: Option<&MapDirectory>,
     options: &PageOptions,
 ) -> Made {
     let stamp = stamp(&job.path);
+    // A page is kept when its file has not changed and it was made: a failed attempt is
+    // tried again (its map may have come, the file may have been repaired).
     if let (Some((size, modified_ns)), Some(entry)) = (stamp, old.files.get(rel))
+        && entry.row.error.is_none()
         && entry.size == size
         && entry.modified_ns == modified_ns
         && entry
@@ -297,28 +337,28 @@ fn index_one(
     };
     let format = recording.format().name().to_owned();
     let mut page = recording.page(options);
-    // A teehistorian file names its map: look for it in --maps.
+    // A teehistorian file names its map: look for it in --maps, by its checksum.
     if let (
         Err(Error::Map {
-            problem: MapProblem::Missing { name, .. },
+            problem:
+                MapProblem::Missing {
+                    name,
+                    sha256,
+                    crc32,
+                    ..
+                },
             ..
         }),
         Some(maps),
     ) = (&page, maps)
     {
-        let candidate = maps.join(format!("{name}.map"));
-        match read_input(&candidate, Limits::DEFAULT) {
+        match maps.find(name, sha256.as_deref(), crc32.as_deref()) {
             Ok(bytes) => {
                 let mut with_map = options.clone();
                 with_map.render.map = Some(bytes);
                 page = recording.page(&with_map);
             }
-            Err(e) => {
-                return Made::Fresh(entry(failed(
-                    format!("its map {name:?} is not in {}: {e}", shown_name(maps)),
-                    format,
-                )));
-            }
+            Err(why) => return Made::Fresh(entry(failed(why, format))),
         }
     }
     let page = match page {

@@ -366,6 +366,55 @@ impl TickSelection {
     }
 }
 
+/// How the reading of one file added to an [`Exporter`] ended: what its `files` row's
+/// `error` and `error_offset` say, as a value the caller can act on (the tool's exit
+/// status and closing note, Python's warnings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "end", rename_all = "snake_case"))]
+pub enum FileEnd {
+    /// Read to its end: every row it holds was made.
+    Whole,
+    /// A recording read up to a break (cut off, damaged): the rows before it were made.
+    Partial {
+        /// Where the reading stopped, when known.
+        offset: Option<u64>,
+        /// Why.
+        message: String,
+    },
+    /// Not read at all: no recording, its format unsupported, or its start unreadable;
+    /// only its `files` row was made.
+    Unread {
+        /// Where the trouble is, when known.
+        offset: Option<u64>,
+        /// Why.
+        message: String,
+    },
+}
+
+impl FileEnd {
+    /// Whether the file was read to its end.
+    pub fn is_whole(&self) -> bool {
+        matches!(self, FileEnd::Whole)
+    }
+
+    /// The `files` row's form of a reading that ended with `ending` (`read`: whether the
+    /// recording's reading began at all).
+    fn of(ending: &Ending, read: bool) -> FileEnd {
+        match (&ending.error, read) {
+            (None, _) => FileEnd::Whole,
+            (Some(message), true) => FileEnd::Partial {
+                offset: ending.offset,
+                message: message.clone(),
+            },
+            (Some(message), false) => FileEnd::Unread {
+                offset: ending.offset,
+                message: message.clone(),
+            },
+        }
+    }
+}
+
 /// What a file's reading ended with, for its `files` row.
 #[derive(Default)]
 struct Ending {
@@ -495,9 +544,15 @@ impl Exporter {
 
     /// Reads one file into the tables; `sink` gets the batches that fill up meanwhile.
     /// Never fails: a file that is not a recording, or breaks off, gets its error in its
-    /// `files` row and keeps the rows read before the break.
-    pub fn add(&mut self, path: &str, data: &[u8], sink: &mut dyn FnMut(Table, RecordBatch)) {
-        self.add_modified(path, None, data, sink);
+    /// `files` row and keeps the rows read before the break; the returned [`FileEnd`] says
+    /// which.
+    pub fn add(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) -> FileEnd {
+        self.add_modified(path, None, data, sink)
     }
 
     /// [`add`](Self::add) with the file's modification time (nanoseconds since the Unix
@@ -508,22 +563,24 @@ impl Exporter {
         modified_ns: Option<i64>,
         data: &[u8],
         sink: &mut dyn FnMut(Table, RecordBatch),
-    ) {
+    ) -> FileEnd {
         let mut adding = Adding {
             exporter: self,
             path,
             file: FileRow::new(path, data.len() as u64, modified_ns),
             sink,
         };
-        let (strings, ending) = match Recording::visit_bytes(data, &mut adding) {
+        let ((strings, ending), read) = match Recording::visit_bytes(data, &mut adding) {
             Ok((format, read)) => {
                 adding.file.format = format.id();
-                read
+                (read, true)
             }
-            Err(e) => (FileStrings::default(), Ending::of(&e)),
+            Err(e) => ((FileStrings::default(), Ending::of(&e)), false),
         };
         let Adding { file, sink, .. } = adding;
+        let end = FileEnd::of(&ending, read);
         self.push_file(file, &strings, &ending, sink);
+        end
     }
 
     /// Reads a recording opened through the entry point: a teehistorian file on disk as a
@@ -536,7 +593,7 @@ impl Exporter {
         modified_ns: Option<i64>,
         recording: &Recording,
         sink: &mut dyn FnMut(Table, RecordBatch),
-    ) {
+    ) -> FileEnd {
         let bytes = recording
             .path()
             .and_then(|p| std::fs::metadata(p).ok())
@@ -548,12 +605,14 @@ impl Exporter {
             sink,
         };
         adding.file.format = recording.format().id();
-        let (strings, ending) = match recording.visit(&mut adding) {
-            Ok(read) => read,
-            Err(e) => (FileStrings::default(), Ending::of(&e)),
+        let ((strings, ending), read) = match recording.visit(&mut adding) {
+            Ok(read) => (read, true),
+            Err(e) => ((FileStrings::default(), Ending::of(&e)), false),
         };
         let Adding { file, sink, .. } = adding;
+        let end = FileEnd::of(&ending, read);
         self.push_file(file, &strings, &ending, sink);
+        end
     }
 
     /// [`add_modified`](Self::add_modified) for a teehistorian file read from a stream as
@@ -568,12 +627,14 @@ impl Exporter {
         bytes: u64,
         reader: TeehistorianReader<R>,
         sink: &mut dyn FnMut(Table, RecordBatch),
-    ) {
+    ) -> FileEnd {
         let mut file = FileRow::new(path, bytes, modified_ns);
         file.format = "teehistorian";
         let strings = FileStrings::of_teehistorian(reader.header());
         let ending = self.teehistorian_walk(path, TickWalk::from_reader(reader), &mut file, sink);
+        let end = FileEnd::of(&ending, true);
         self.push_file(file, &strings, &ending, sink);
+        end
     }
 
     /// Completes a file's row with what its reading found, and adds it.

@@ -219,6 +219,12 @@ pub enum MapProblem {
         format: Format,
         /// The map's name, as the recording gives it.
         name: String,
+        /// The map file's SHA-256 as the recording gives it (lowercase hex), if it does:
+        /// a map found under another file name is known by it.
+        sha256: Option<String>,
+        /// The map file's CRC-32 as the recording gives it (8 lowercase hex digits), if it
+        /// does.
+        crc32: Option<String>,
     },
     /// The map given is not the one the recording names: its checksum differs.
     #[error(

@@ -31,6 +31,7 @@
 mod dump;
 mod error;
 mod game;
+mod map_directory;
 #[cfg(feature = "page")]
 mod page;
 #[cfg(feature = "render")]
@@ -44,6 +45,7 @@ pub use crate::detect::{Format, detect};
 pub use dump::{DemoChunk, DumpEnd, DumpRecord};
 pub use error::{Cause, Error, MapProblem, Operation};
 pub use game::{DemoRecord, GameEvent, GameRecord, GameWalk};
+pub use map_directory::{MAX_MAP_FILES, MapDirectory};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;
 pub use visit::{TeehistorianStream, Visitor};

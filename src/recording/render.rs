@@ -157,6 +157,12 @@ impl Recording {
                         problem: MapProblem::Missing {
                             format: self.format,
                             name: header.map_name.clone().unwrap_or_default(),
+                            sha256: header.map_sha256.as_ref().map(|s| s.to_lowercase()),
+                            crc32: header
+                                .map_crc
+                                .as_ref()
+                                .and_then(|s| u32::from_str_radix(s, 16).ok())
+                                .map(|crc| format!("{crc:08x}")),
                         },
                     });
                 };

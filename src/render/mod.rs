@@ -307,6 +307,9 @@ pub struct Scene {
     /// A second line under the title, where there is more to say (Source: the bounds;
     /// a recording that ended early: where).
     pub note: Option<String>,
+    /// The error that ended the reading early, if it did: the picture shows what came
+    /// before it (and says so in [`note`](Self::note)).
+    pub error: Option<String>,
     /// The world rectangle shown: left, top, width, height, in world units.
     pub view: [f64; 4],
     /// Whether the world's y axis points up (Source) rather than down (Teeworlds).
@@ -802,6 +805,7 @@ pub(crate) fn build(
         height,
         title,
         note,
+        error: g.error.clone(),
         view,
         y_up: source,
         map_size,

@@ -1,6 +1,7 @@
 //! Test support shared by the test binaries (each `main.rs` declares `mod common;` with a
 //! `#[path]` to this file, and its modules use what they need): locating the repository and
-//! `../shared` with its facts, and the modules below: temporary files and directories
+//! the test corpus (`fixtures/shared`, or the whole `../shared` where `DEMOKIT_SHARED`
+//! points) with its facts, and the modules below: temporary files and directories
 //! (`temp`), the counting allocator (`alloc`), a reader that returns a few bytes at a time
 //! (`read`), crash-test children (`child`), small recorded demos (`recorded`) and a simulated
 //! game server (`server`). The tool's tests add running the binary (`cli/tests/cli/run.rs`).
@@ -21,21 +22,114 @@ pub fn root() -> PathBuf {
     }
 }
 
-/// The `../shared` directory, or `None` (with a printed reason) when it is missing outside CI.
-/// In CI (`CI=true`) a missing directory fails the test loudly.
+/// The environment variable naming the full test corpus: a directory laid out as the
+/// project's `../shared` (`real-fixtures/` with `facts.json`, `conformance/`). CI points it
+/// at `../shared`.
+pub const SHARED_VAR: &str = "DEMOKIT_SHARED";
+
+/// Whether this run must not skip for missing data (`CI=true`).
+pub fn required() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The part of the corpus that ships with the repository: `fixtures/shared`, laid out as
+/// `../shared` and holding what may be redistributed (see `fixtures/README.md`).
+pub fn bundled_dir() -> PathBuf {
+    root().join("fixtures/shared")
+}
+
+/// The corpus the tests read: the directory `DEMOKIT_SHARED` names when it is set (the
+/// whole of `../shared`), else the part that ships with the repository. Never `None`: the
+/// `Option` stays so that the call sites read as "if the corpus is there"; a file that
+/// only the full corpus holds is reached through [`shared_file`], which skips (or, in CI,
+/// fails) when it is absent.
+///
+/// # Panics
+///
+/// When `DEMOKIT_SHARED` is set but holds no `real-fixtures/facts.json`, or when `CI=true`
+/// and `DEMOKIT_SHARED` is unset: CI must run every test.
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = root().join("../shared");
-    if dir.join("real-fixtures/facts.json").is_file() {
-        return Some(dir);
+    Some(full_corpus().unwrap_or_else(bundled_dir))
+}
+
+/// The full corpus `DEMOKIT_SHARED` names, or `None` when the variable is unset (a panic in
+/// CI, where it must be set).
+pub fn full_corpus() -> Option<PathBuf> {
+    match std::env::var_os(SHARED_VAR) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("real-fixtures/facts.json").is_file(),
+                "{SHARED_VAR}={} holds no real-fixtures/facts.json",
+                dir.display()
+            );
+            Some(dir)
+        }
+        None if required() => panic!(
+            "CI=true but {SHARED_VAR} is not set: CI points it at ../shared so that every test runs"
+        ),
+        None => None,
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "CI=true but {} is missing: the real fixtures must be beside the project",
-            dir.display()
-        );
+}
+
+/// A file of the corpus by its path under `../shared` (`real-fixtures/twdemo/x.demo`):
+/// from `DEMOKIT_SHARED` when set, else from the repository's `fixtures/shared` when it
+/// ships there. `None`, noting the skip, when only the full corpus holds it (recordings
+/// whose licence keeps them out of the repository) and `DEMOKIT_SHARED` is unset.
+///
+/// # Panics
+///
+/// When `DEMOKIT_SHARED` is set and lacks the file, or in CI without the variable.
+pub fn shared_file(relative: &str) -> Option<PathBuf> {
+    if let Some(dir) = full_corpus() {
+        let path = dir.join(relative);
+        assert!(path.is_file(), "{} is missing", path.display());
+        return Some(path);
     }
-    skip::skipped("../shared not found (tests on real recordings need ../shared/real-fixtures)");
+    let path = bundled_dir().join(relative);
+    if path.is_file() {
+        return Some(path);
+    }
+    skip::skipped(NOT_BUNDLED);
     None
+}
+
+/// Why a file is missing without `DEMOKIT_SHARED`.
+pub const NOT_BUNDLED: &str =
+    "only the full corpus holds some files (not redistributable; set DEMOKIT_SHARED=../shared)";
+
+/// [`shared_file`] for one of several files a test checks: a file only the full corpus
+/// holds is left out (`None`), and the test is noted as run in part rather than skipped.
+pub fn shared_file_part(relative: &str) -> Option<PathBuf> {
+    if full_corpus().is_none() && !bundled_dir().join(relative).is_file() {
+        skip::partly(NOT_BUNDLED);
+        return None;
+    }
+    shared_file(relative)
+}
+
+/// Checks a total over the corpus's files: `full` with the whole corpus; without it, only
+/// that some files were checked (the test is noted as run in part).
+pub fn check_total(what: &str, actual: usize, full: usize) {
+    if has_full_corpus() {
+        assert_eq!(actual, full, "{what}");
+    } else {
+        skip::partly(NOT_BUNDLED);
+        assert!(0 < actual && actual <= full, "{what}: {actual} of {full}");
+    }
+}
+
+/// Whether the whole corpus is there (`DEMOKIT_SHARED` set), not only the repository's
+/// part: tests whose totals count every file check them only then.
+pub fn has_full_corpus() -> bool {
+    full_corpus().is_some()
+}
+
+/// Reads a corpus file by its path under `../shared`, or `None` (noting the skip) as
+/// [`shared_file`] says.
+pub fn read_shared(relative: &str) -> Option<Vec<u8>> {
+    let path = shared_file(relative)?;
+    Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 /// The parsed `facts.json`.
@@ -64,8 +158,8 @@ pub fn facts_files(shared: &std::path::Path, format: &str) -> Vec<(PathBuf, serd
         })
         .collect()
 }
-/// Every real Source demo the tests know: the ones in `fixtures/source` (always) and the
-/// ones in `../shared/real-fixtures/source` (when `../shared` is there), sorted by name.
+/// Every real Source demo the tests know: the ones in `fixtures/source` and those of the
+/// corpus ([`shared_dir`]), sorted by name.
 pub fn source_demos() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/source"))
         .unwrap()
@@ -83,17 +177,22 @@ pub fn source_demos() -> Vec<PathBuf> {
     files
 }
 
-/// A CS:GO demo to test with: the file `DEMOKIT_CSGO_DEMO` names. No CS:GO demo is
-/// committed (none small enough was found under a licence that lets it ship here), so the
-/// tests on one skip, saying so, when the variable is unset.
+/// A CS:GO demo to test with: the file `DEMOKIT_CSGO_DEMO` names, else the full corpus's
+/// `real-fixtures/gpl/csgo_demoinfogo_ok.dem`. No CS:GO demo is committed (none small
+/// enough was found under a licence that lets it ship here), so without either the tests
+/// on one skip, saying so (in CI the full corpus is required).
 pub fn csgo_demo() -> Option<PathBuf> {
-    match std::env::var_os("DEMOKIT_CSGO_DEMO") {
-        Some(path) => Some(PathBuf::from(path)),
-        None => {
-            skip::skipped("DEMOKIT_CSGO_DEMO not set (no CS:GO demo is committed)");
-            None
-        }
+    if let Some(path) = std::env::var_os("DEMOKIT_CSGO_DEMO") {
+        return Some(PathBuf::from(path));
     }
+    // The full corpus holds it (GPL-3.0 test data: read in place, never copied here).
+    if let Some(dir) = full_corpus() {
+        let path = dir.join("real-fixtures/gpl/csgo_demoinfogo_ok.dem");
+        assert!(path.is_file(), "{} is missing", path.display());
+        return Some(path);
+    }
+    skip::skipped("no CS:GO demo (none is committed; set DEMOKIT_SHARED or DEMOKIT_CSGO_DEMO)");
+    None
 }
 
 /// The SHA-256 of the CS:GO demo the fact tests were written against (miedzinski/demoinfogo

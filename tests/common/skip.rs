@@ -18,6 +18,8 @@ use std::sync::{Mutex, Once};
 
 /// Test names by reason.
 static SKIPPED: Mutex<BTreeMap<String, BTreeSet<String>>> = Mutex::new(BTreeMap::new());
+/// Tests that ran but left part of their inputs out, by reason.
+static PARTLY: Mutex<BTreeMap<String, BTreeSet<String>>> = Mutex::new(BTreeMap::new());
 static REPORT_AT_EXIT: Once = Once::new();
 
 unsafe extern "C" {
@@ -28,12 +30,24 @@ unsafe extern "C" {
 
 /// Notes that the current test skipped for `reason`; the caller returns right after.
 pub fn skipped(reason: &str) {
+    note(&SKIPPED, reason);
+}
+
+/// Notes that the current test ran but left some of its inputs out for `reason` (files
+/// only the full corpus holds): it checked what it had, and the closing note says what
+/// it did not check.
+pub fn partly(reason: &str) {
+    note(&PARTLY, reason);
+}
+
+/// Adds the current test to `notes` under `reason`, and makes sure they are reported.
+fn note(notes: &Mutex<BTreeMap<String, BTreeSet<String>>>, reason: &str) {
     // libtest runs each test on a thread named after it.
     let test = std::thread::current()
         .name()
         .unwrap_or("(unnamed test)")
         .to_owned();
-    SKIPPED
+    notes
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .entry(reason.to_owned())
@@ -47,14 +61,24 @@ pub fn skipped(reason: &str) {
     });
 }
 
-/// Writes the closing count of skipped tests to the process's standard error.
+/// Writes the closing count of skipped (and partly run) tests to the process's standard
+/// error.
 extern "C" fn report() {
-    let skipped = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
-    let count: usize = skipped.values().map(BTreeSet::len).sum();
-    let mut text = format!("\nSKIPPED {count} tests of this binary (they checked nothing):\n");
-    for (reason, tests) in skipped.iter() {
-        let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
-        text.push_str(&format!("  {reason}: {}\n", tests.join(", ")));
+    let mut text = String::new();
+    for (notes, heading) in [
+        (&SKIPPED, "SKIPPED {} tests of this binary (they checked nothing)"),
+        (&PARTLY, "PARTLY RUN {} tests of this binary (some of their inputs were missing)"),
+    ] {
+        let notes = notes.lock().unwrap_or_else(|e| e.into_inner());
+        let count: usize = notes.values().map(BTreeSet::len).sum();
+        if count == 0 {
+            continue;
+        }
+        text.push_str(&format!("\n{}:\n", heading.replace("{}", &count.to_string())));
+        for (reason, tests) in notes.iter() {
+            let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
+            text.push_str(&format!("  {reason}: {}\n", tests.join(", ")));
+        }
     }
     let _ = std::io::stderr().write_all(text.as_bytes());
 }

@@ -570,6 +570,9 @@ fn real_demos_list_what_demo_extract_chat_prints() {
         .collect();
     listed.sort();
     assert_eq!(listed, names, "every demo has its expected output");
+    if !common::has_full_corpus() {
+        common::skip::partly(common::NOT_BUNDLED);
+    }
     for expected in REAL {
         let Some(path) = path_of(expected.file) else {
             continue;

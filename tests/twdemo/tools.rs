@@ -34,7 +34,7 @@ fn real_demos() -> Vec<(PathBuf, Vec<u8>)> {
             (path, data)
         })
         .collect();
-    assert_eq!(demos.len(), 10);
+    common::check_total("real demos", demos.len(), 10);
     demos
 }
 

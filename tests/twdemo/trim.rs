@@ -419,7 +419,7 @@ fn real_demos() -> &'static [RealDemo] {
                 }
             })
             .collect();
-        assert_eq!(demos.len(), 10);
+        common::check_total("real demos", demos.len(), 10);
         demos
     })
 }
@@ -1095,8 +1095,9 @@ fn damaged_inputs_do_not_panic() {
             (13, false, vec![]),
         ],
     )];
-    if let Some(shared) = common::shared_dir() {
-        let path = shared.join("real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo");
+    if let Some(path) =
+        common::shared_file_part("real-fixtures/twdemo/v6_ddnet_client_sixup_tinycave.demo")
+    {
         inputs.push(std::fs::read(path).unwrap());
     }
     let mut outcomes = [0usize; 2];
