@@ -125,7 +125,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
                 Ok(None) => (How::Skipped, Partition::unreadable()),
                 Err(why) => {
                     exporter.add_unreadable(&path, &why);
-                    complain(&job.path, format_args!("cannot read: {why}"));
+                    complain(&job.path, &why);
                     (How::Failed(Exit::Io), Partition::unreadable())
                 }
             };
@@ -154,7 +154,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
     // earlier export was read whole then.
     let unchanged = if tally.unchanged > 0 {
         format!(
-            " ({} of the ok unchanged since an earlier export)",
+            " ({} unchanged since an earlier export, counted ok)",
             tally.unchanged
         )
     } else {

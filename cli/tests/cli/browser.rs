@@ -239,9 +239,9 @@ fn an_index_filters_sorts_and_links_its_pages() {
     let real = shared.join("real-fixtures");
     let files = [
         ("twdemo/v6_ddnet201_server_dm1.demo", "server_dm1.demo"),
-        ("twdemo/v4_tw075_client_dm1.demo", "client_dm1.demo"),
+        ("twdemo/v3_tw061_server_dm1.demo", "client_dm1.demo"),
         (
-            "twdemo/v6_ddnet_client_sixup_tinycave.demo",
+            "twdemo/v6_ddnet_client_rainymore2_2020.demo",
             "tinycave.demo",
         ),
         (
@@ -288,7 +288,7 @@ fn an_index_filters_sorts_and_links_its_pages() {
         "pages": 4,
         "filters": {
             "teehistorian": ["th/dm1.teehistorian"],
-            "tinycave": ["tinycave.demo"],
+            "rainymore": ["tinycave.demo"],
             "dm1 demo": ["server_dm1.demo", "client_dm1.demo"],
             "no such thing": [],
         },

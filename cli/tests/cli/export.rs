@@ -231,7 +231,7 @@ fn the_real_recordings_export_with_the_rows_the_readers_count() {
         return;
     };
     let files = recordings(&shared.join("real-fixtures"));
-    assert_eq!(files.len(), 17, "the recordings of ../shared");
+    common::check_total("the recordings of the corpus", files.len(), 18);
     let dir = TempDir::new("export");
     let written = export(&files, &dir.0);
     assert_eq!(written, Table::ALL, "every table gets rows");
@@ -387,16 +387,16 @@ fn a_cut_recording_keeps_its_rows_before_the_cut_and_names_the_error() {
 }
 
 /// Every batch an export of one file gives, by table, in order.
-fn batches_of(
-    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
+fn batches_of<T>(
+    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)) -> T,
 ) -> Vec<(Table, RecordBatch)> {
     batches_of_exporter(Exporter::new(), add)
 }
 
 /// [`batches_of`] with `exporter`.
-fn batches_of_exporter(
+fn batches_of_exporter<T>(
     mut exporter: Exporter,
-    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)),
+    add: impl FnOnce(&mut Exporter, &mut dyn FnMut(Table, RecordBatch)) -> T,
 ) -> Vec<(Table, RecordBatch)> {
     let mut out = Vec::new();
     let mut sink = |table, batch| out.push((table, batch));
@@ -593,7 +593,7 @@ fn recordings_stream_teehistorian_files_only() {
         ),
         (
             "game.demo",
-            std::fs::read(fixtures.join("twdemo/v4_tw075_client_dm1.demo")).unwrap(),
+            std::fs::read(fixtures.join("twdemo/v3_tw061_server_dm1.demo")).unwrap(),
             "twdemo",
         ),
     ];
@@ -615,6 +615,13 @@ fn recordings_stream_teehistorian_files_only() {
 /// Runs `demokit export INPUT -o OUT EXTRA...`, which must succeed; returns what it said
 /// on stderr.
 fn cli_export_with(input: &Path, out: &Path, extra: &[&str]) -> String {
+    let (code, said) = cli_export_status(input, out, extra);
+    assert_eq!(code, Some(0), "{said}");
+    said
+}
+
+/// Runs `demokit export INPUT -o OUT EXTRA...`: its exit code and stderr.
+fn cli_export_status(input: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String) {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "export".as_ref(),
         input.as_os_str(),
@@ -623,8 +630,7 @@ fn cli_export_with(input: &Path, out: &Path, extra: &[&str]) -> String {
     ];
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     let run = crate::run::demokit(&args);
-    assert!(run.status.success(), "{}", crate::run::stderr(&run));
-    crate::run::stderr(&run)
+    (run.status.code(), crate::run::stderr(&run))
 }
 
 /// Runs `demokit export INPUT -o OUT` (the default layout, partitioned by format and date).
@@ -671,14 +677,44 @@ fn the_cli_exports_a_directory() {
         return;
     };
     let dir = TempDir::new("export-cli");
-    let said = cli_export_with(
+    let (code, said) = cli_export_status(
         &shared.join("real-fixtures"),
         &dir.0,
         &["--partition-by", "none"],
     );
-    assert!(said.contains("exported 17 files"));
+    // The two files of `negative/` are named like recordings and are none (a text file
+    // and a GoldSrc demo): each gets its `files` row, the run counts them failed and
+    // exits 1; the maps, facts.json and the README are passed over.
+    assert_eq!(code, Some(1), "{said}");
     let files = recordings(&shared.join("real-fixtures"));
-    let expected = expected_rows(&files);
+    let n = files.len();
+    let (mut failed, mut skipped) = (0, 0);
+    let mut stack = vec![shared.join("real-fixtures")];
+    while let Some(dir) = stack.pop() {
+        for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if !files.contains(&path) {
+                match demokit::recording::Format::by_extension(&path) {
+                    Some(_) => failed += 1,
+                    None => skipped += 1,
+                }
+            }
+        }
+    }
+    assert_eq!(failed, 2);
+    assert!(said.contains(&format!("exported {} files", n + failed)), "{said}");
+    assert!(
+        said.contains(&format!(": {n} ok, 0 partial, 2 failed, {skipped} skipped")),
+        "{said}"
+    );
+    assert!(
+        said.contains("  failed: ") && said.contains("kog_dummy_invalid.teehistorian"),
+        "{said}"
+    );
+    let mut expected = expected_rows(&files);
+    // The failed files have their `files` rows too.
+    *expected.get_mut("files").unwrap() += failed;
     for &table in Table::ALL {
         let (batches, _) = read_table(&dir.0, table);
         assert_eq!(
@@ -809,7 +845,7 @@ fn a_second_export_adds_only_what_changed() {
     let inputs = TempDir::new("export-incremental-in");
     let fixtures = shared.join("real-fixtures");
     for name in [
-        "twdemo/v4_tw075_client_dm1.demo",
+        "twdemo/v3_tw061_server_dm1.demo",
         "teehistorian/v2_ddnet201_dm1.teehistorian",
     ] {
         let data = std::fs::read(fixtures.join(name)).unwrap();
@@ -820,7 +856,7 @@ fn a_second_export_adds_only_what_changed() {
     assert!(export().contains("exported 2 files"));
     let first = files_under(&dir.0);
     assert!(
-        first.contains(&"files/format=twdemo/date=2025-10-04/part-0.parquet".to_owned()),
+        first.contains(&"files/format=twdemo/date=2026-11-22/part-0.parquet".to_owned()),
         "{first:?}"
     );
     let said = export();
@@ -829,11 +865,16 @@ fn a_second_export_adds_only_what_changed() {
         "{said}"
     );
     assert_eq!(files_under(&dir.0), first, "the second run adds no part");
-    // A changed file (here: one byte more) is read again.
-    let changed = inputs.path("v4_tw075_client_dm1.demo");
-    let mut data = std::fs::read(&changed).unwrap();
-    data.push(0);
-    std::fs::write(&changed, &data).unwrap();
+    // A changed file (here: a new modification time) is read again.
+    let changed = inputs.path("v3_tw061_server_dm1.demo");
+    let later = std::fs::metadata(&changed).unwrap().modified().unwrap()
+        + std::time::Duration::from_secs(10);
+    std::fs::File::options()
+        .write(true)
+        .open(&changed)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
     let said = export();
     assert!(
         said.contains("exported 1 files") && said.contains("1 unchanged"),
@@ -844,13 +885,13 @@ fn a_second_export_adds_only_what_changed() {
         .filter(|f| !first.contains(f))
         .collect();
     assert!(
-        added.contains(&"files/format=twdemo/date=2025-10-04/part-1.parquet".to_owned()),
+        added.contains(&"files/format=twdemo/date=2026-11-22/part-1.parquet".to_owned()),
         "{added:?}"
     );
     assert_eq!(
         parquet_rows(
             &dir.0
-                .join("files/format=twdemo/date=2025-10-04/part-1.parquet")
+                .join("files/format=twdemo/date=2026-11-22/part-1.parquet")
         ),
         1
     );
@@ -934,10 +975,11 @@ fn an_unreadable_input_fails_the_export_with_exit_3() {
         out.as_os_str(),
     ]);
     assert_eq!(run.status.code(), Some(3), "{}", crate::run::stderr(&run));
+    let said = crate::run::stderr(&run);
     assert!(
-        crate::run::stderr(&run).contains("1 could not be read"),
-        "{}",
-        crate::run::stderr(&run)
+        said.contains("1 file: 0 ok, 0 partial, 1 failed, 0 skipped")
+            && said.contains(&format!("  failed: {}", missing.display())),
+        "{said}"
     );
     let info = crate::run::demokit(&["info".as_ref(), missing.as_os_str()]);
     assert_eq!(info.status.code(), Some(3));

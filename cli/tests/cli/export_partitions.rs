@@ -51,12 +51,18 @@ fn cli_export(input: &Path, out: &Path, extra: &[&str]) -> String {
 
 /// Runs `demokit export INPUTS... -o OUT EXTRA...`, which must succeed; returns its stderr.
 fn cli_export_all(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> String {
+    cli_export_exiting(inputs, out, extra, 0)
+}
+
+/// Runs `demokit export INPUTS... -o OUT EXTRA...`, which must exit with `code` (1: some
+/// input named is no recording, its `files` row written all the same); returns its stderr.
+fn cli_export_exiting(inputs: &[PathBuf], out: &Path, extra: &[&str], code: i32) -> String {
     let mut args: Vec<&std::ffi::OsStr> = vec!["export".as_ref()];
     args.extend(inputs.iter().map(|p| p.as_os_str()));
     args.extend(["-o".as_ref(), out.as_os_str()]);
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     let run = crate::run::demokit(&args);
-    assert!(run.status.success(), "{}", crate::run::stderr(&run));
+    assert_eq!(run.status.code(), Some(code), "{}", crate::run::stderr(&run));
     crate::run::stderr(&run)
 }
 
@@ -130,21 +136,19 @@ fn the_default_layout_partitions_the_real_recordings_by_format_and_date() {
         return;
     };
     let input = copied_recordings(&shared);
-    let out = TempDir::new("partitions-out");
-    assert!(cli_export(&input.0, &out.0, &[]).contains("exported 17 files"));
-    // Demos and teehistorian files by the date their headers give, Source demos (which
-    // give none) by their modification date in UTC.
-    let twdemo = [
-        "2020-11-18",
-        "2020-11-19",
-        "2024-03-08",
-        "2025-10-04",
-        "2026-01-04",
-        "2026-11-22",
-    ];
-    let mut expected: BTreeSet<String> = twdemo
+    let recordings = ["twdemo", "teehistorian", "source"]
+        .map(|f| common::facts_files(&shared, f).len())
         .iter()
-        .map(|d| format!("format=twdemo/date={d}"))
+        .sum::<usize>();
+    common::check_total("the corpus's recordings", recordings, 17);
+    let out = TempDir::new("partitions-out");
+    let said = cli_export(&input.0, &out.0, &[]);
+    assert!(said.contains(&format!("exported {recordings} files")), "{said}");
+    // Demos and teehistorian files by the date their headers give (facts.json has the
+    // demos' timestamps), Source demos (which give none) by their modification date in UTC.
+    let mut expected: BTreeSet<String> = common::twdemo_facts(&shared)
+        .iter()
+        .map(|(_, f)| format!("format=twdemo/date={}", &f["timestamp"].as_str().unwrap()[..10]))
         .collect();
     expected.insert("format=teehistorian/date=2026-11-22".into());
     expected.insert("format=source/date=2001-02-03".into());
@@ -197,7 +201,7 @@ fn the_default_layout_partitions_the_real_recordings_by_format_and_date() {
     let before = files_under(&out.0);
     let said = cli_export(&input.0, &out.0, &[]);
     assert!(
-        said.contains("exported 0 files") && said.contains("17 unchanged"),
+        said.contains("exported 0 files") && said.contains(&format!("{recordings} unchanged")),
         "{said}"
     );
     assert_eq!(files_under(&out.0), before);
@@ -207,12 +211,12 @@ fn the_default_layout_partitions_the_real_recordings_by_format_and_date() {
             .exported()
             .unwrap()
             .len(),
-        17
+        recordings
     );
 }
 
-/// Small files that are not recordings (named, the CLI exports them with their error),
-/// `count` of them, modified on `count` days in a row from 2001-02-03.
+/// Small files that are not recordings (named, the CLI exports them with their error and
+/// exits 1), `count` of them, modified on `count` days in a row from 2001-02-03.
 fn dated_files(count: u64) -> (TempDir, Vec<PathBuf>) {
     let dir = TempDir::new("partitions-dated");
     let mut paths = Vec::new();
@@ -240,7 +244,7 @@ fn the_other_layouts_have_their_directories() {
         ("none", vec![""]),
     ] {
         let out = TempDir::new("partitions-layout");
-        cli_export_all(&inputs, &out.0, &["--partition-by", by]);
+        cli_export_exiting(&inputs, &out.0, &["--partition-by", by], 1);
         let dirs: BTreeSet<String> = dirs.into_iter().map(String::from).collect();
         assert_eq!(partition_dirs(&out.0, "files"), dirs, "{by}");
         assert_eq!(rows_per_table(&out.0)["files"], 2, "{by}");
@@ -257,7 +261,8 @@ fn more_partitions_than_open_parts_still_give_every_row_in_the_cli() {
     let count = demokit::export::MAX_OPEN_PARTS as u64 + 4;
     let (_input, inputs) = dated_files(count);
     let out = TempDir::new("partitions-many");
-    cli_export_all(&inputs, &out.0, &[]);
+    let said = cli_export_exiting(&inputs, &out.0, &[], 1);
+    assert!(said.contains(&format!("{count} failed")), "{said}");
     assert_eq!(partition_dirs(&out.0, "files").len(), count as usize);
     assert_eq!(rows_per_table(&out.0)["files"], count as usize);
     assert!(

@@ -281,7 +281,7 @@ fn messages_name_all_three_formats() {
     // with the reason in JSON.
     let out = demokit(&[OsStr::new("info"), tmp.0.as_os_str()]);
     assert!(
-        stderr(&out).contains("1 file: 0 ok, 1 skipped"),
+        stderr(&out).contains("1 file: 0 ok, 0 partial, 0 failed, 1 skipped"),
         "{}",
         stderr(&out)
     );
@@ -322,7 +322,7 @@ fn batch_counts_agree() {
         return;
     };
     let tmp = TempDir::new("reads-well-counts");
-    let demo = std::fs::read(real(&shared, "twdemo/v6_ddnet_client_sixup_tinycave.demo")).unwrap();
+    let demo = std::fs::read(real(&shared, "twdemo/v3_tw061_server_dm1.demo")).unwrap();
     let th = std::fs::read(real(&shared, "teehistorian/v1_ddnet1101_dm1.teehistorian")).unwrap();
     tmp.write("a.demo", &demo);
     tmp.write("b.teehistorian", &th);
@@ -334,17 +334,25 @@ fn batch_counts_agree() {
         assert_eq!(out.status.code(), Some(1), "{command}: {}", stderr(&out));
         let lines = json_lines(&stdout(&out));
         let err = stderr(&out);
+        // `info` shows what comes before the cut (partial); `validate` rejects the file.
+        let (counts, how) = match command {
+            "info" => ("2 ok, 1 partial, 0 failed, 2 skipped", "partial"),
+            _ => ("2 ok, 0 partial, 1 failed, 2 skipped", "failed"),
+        };
         assert!(
-            err.contains("demokit: 5 files: 2 ok, 2 skipped, 1 failed:\n"),
+            err.contains(&format!("demokit: 5 files: {counts}\n")),
             "{command}: {err}"
         );
         let listed: Vec<&str> = err
             .lines()
-            .skip_while(|l| !l.ends_with("failed:"))
+            .skip_while(|l| !l.starts_with("demokit: 5 files"))
             .skip(1)
             .collect();
         assert_eq!(listed.len(), 1, "{command}: {err}");
-        assert!(listed[0].trim().ends_with("c.demo"), "{command}: {err}");
+        assert!(
+            listed[0].starts_with(&format!("  {how}: ")) && listed[0].ends_with("c.demo"),
+            "{command}: {err}"
+        );
         assert_eq!(lines.len(), 5, "{command}: one line per counted file");
         let skipped = lines.iter().filter(|l| l.get("skipped").is_some()).count();
         assert_eq!(skipped, 2, "{command}");
@@ -354,13 +362,22 @@ fn batch_counts_agree() {
             .count();
         assert_eq!(failed, 1, "{command}");
     }
-    // All good: no note.
+    // All good: the note counts them, and nothing else is said; with --quiet too.
     let good = TempDir::new("reads-well-counts-good");
     good.write("a.demo", &demo);
     good.write("b.teehistorian", &th);
-    let out = demokit(&[OsStr::new("validate"), good.0.as_os_str()]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    for quiet in [false, true] {
+        let mut args = vec![OsStr::new("validate"), good.0.as_os_str()];
+        if quiet {
+            args.push(OsStr::new("--quiet"));
+        }
+        let out = demokit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "demokit: 2 files: 2 ok, 0 partial, 0 failed, 0 skipped\n"
+        );
+    }
 }
 
 /// `trim` takes ticks, seconds and timeline markers; `--to` (or `--from`) may be left out;

@@ -479,7 +479,7 @@ fn info_and_validate_over_a_directory() {
     let tmp = TempDir::new("dir");
     let dir = tmp.path("archive");
     let th201 = read("teehistorian/v2_ddnet201_dm1.teehistorian");
-    let demo = read("twdemo/v6_ddnet_client_sixup_tinycave.demo");
+    let demo = read("twdemo/v3_tw061_server_dm1.demo");
     let good = [
         tmp.write(
             "archive/b/v1.teehistorian",
@@ -501,11 +501,12 @@ fn info_and_validate_over_a_directory() {
     let mut garbage_header = th201[..16].to_vec();
     garbage_header.extend_from_slice(b"{not json\0\x40");
     let bad_header = tmp.write("archive/garbage.teehistorian", &garbage_header);
-    let skipped = [
-        tmp.write(
-            "archive/garbage.bin",
-            b"\x13\x37 random garbage bytes \xff\xfe",
-        ),
+    let skipped = [tmp.write(
+        "archive/garbage.bin",
+        b"\x13\x37 random garbage bytes \xff\xfe",
+    )];
+    // Named like recordings, and none: failed, not passed over.
+    let not_recordings = [
         tmp.write(
             "archive/a/kog.teehistorian",
             &read("negative/kog_dummy_invalid.teehistorian"),
@@ -513,7 +514,12 @@ fn info_and_validate_over_a_directory() {
         tmp.write("archive/empty.demo", b""),
     ];
     let broken = [cut_th, cut_demo, bad_header];
-    let mut all: Vec<&PathBuf> = good.iter().chain(&broken).chain(&skipped).collect();
+    let mut all: Vec<&PathBuf> = good
+        .iter()
+        .chain(&broken)
+        .chain(&skipped)
+        .chain(&not_recordings)
+        .collect();
     all.sort();
 
     for command in ["info", "validate"] {
@@ -530,10 +536,11 @@ fn info_and_validate_over_a_directory() {
         for line in &lines {
             let file = PathBuf::from(line["file"].as_str().unwrap());
             let name = file.display().to_string();
+            // The closing note lists each file not read whole: partial (`info` shows
+            // what comes before the break) or failed.
             let named_failed = err
                 .lines()
-                .skip_while(|l| !l.contains("failed:"))
-                .any(|l| l.trim() == name);
+                .any(|l| l == format!("  failed: {name}") || l == format!("  partial: {name}"));
             if skipped.contains(&file) {
                 assert!(line["skipped"].is_string(), "{command}: {line}");
                 // Listed in the JSON only; stderr just counts them.
@@ -543,6 +550,10 @@ fn info_and_validate_over_a_directory() {
                     "{command}: {err}"
                 );
                 assert!(!named_failed, "{command}: {name}");
+            } else if not_recordings.contains(&file) {
+                assert!(named_failed, "{command}: {name} named as failed: {err}");
+                assert!(err.contains(&format!("demokit: {name}: ")), "{command}: {err}");
+                assert!(line["error"]["message"].is_string(), "{command}: {line}");
             } else if broken.contains(&file) {
                 assert!(named_failed, "{command}: {name} named as failed: {err}");
                 let line_err = format!("demokit: {name}: at byte ");
@@ -574,8 +585,13 @@ fn info_and_validate_over_a_directory() {
             assert_eq!(by_file(&broken[1])["format"], "twdemo");
             assert_eq!(by_file(&good[4])["map_name"], "Kobra 3 Solo");
         }
+        // `info` shows what comes before a cut (partial); `validate` rejects the file.
+        let counts = match command {
+            "info" => "5 ok, 2 partial, 3 failed, 1 skipped",
+            _ => "5 ok, 0 partial, 5 failed, 1 skipped",
+        };
         assert!(
-            err.contains("demokit: 11 files: 5 ok, 3 skipped, 3 failed:\n"),
+            err.contains(&format!("demokit: 11 files: {counts}\n")),
             "{command}: {err}"
         );
 
@@ -604,7 +620,10 @@ fn several_files_are_reported_in_sorted_order() {
     args.extend(files.iter().map(|p| p.as_os_str()));
     let out = demokit(&args);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("demokit: {n} files: {n} ok, 0 partial, 0 failed, 0 skipped\n", n = files.len())
+    );
     assert_no_progress_bar(&out);
     let got: Vec<PathBuf> = json_lines(&out)
         .iter()
@@ -634,7 +653,7 @@ fn several_files_are_reported_in_sorted_order() {
         "{}: at byte 0: unknown format",
         negative.display()
     )));
-    assert!(err.contains("5 files: 4 ok, 1 failed:"), "{err}");
+    assert!(err.contains("5 files: 4 ok, 0 partial, 1 failed, 0 skipped"), "{err}");
     assert_eq!(
         stdout(&out).lines().filter(|l| l.ends_with(": ok")).count(),
         4
@@ -671,5 +690,5 @@ fn missing_file_among_several_is_an_io_error() {
             .unwrap()
             .starts_with("cannot read")
     );
-    assert!(stderr(&out).contains(&format!("  {}", missing.display())));
+    assert!(stderr(&out).contains(&format!("  failed: {}", missing.display())));
 }
