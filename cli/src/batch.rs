@@ -526,13 +526,7 @@ impl Tally {
     /// not read whole. E.g. `demokit: 11 files: 5 ok, 1 partial, 2 failed, 3 skipped`,
     /// then `  partial: FILE` and `  failed: FILE` lines.
     fn report(&self, total: usize) {
-        let text = closing_note(
-            total,
-            &self.partial,
-            &self.failed,
-            self.skipped,
-            "",
-        );
+        let text = closing_note(total, &self.partial, &self.failed, self.skipped, "");
         let _ = io::stderr().lock().write_all(text.as_bytes());
     }
 }

@@ -90,49 +90,47 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             }
         }
     };
-    walk_jobs(paths.to_vec())
-        .par_bridge()
-        .for_each(|job| {
-            let mut exporter = Exporter::new();
-            let path = job.path.to_string_lossy();
-            let modified_ns = modified_ns(&job.path);
-            let unchanged = std::fs::metadata(&job.path).is_ok_and(|m| {
-                exported.contains(&ExportedFile {
-                    path: path.to_string(),
-                    bytes: m.len(),
-                    modified_ns,
-                })
-            });
-            if unchanged {
-                bar.inc(1);
-                count(&job.path, How::Unchanged);
-                return;
-            }
-            // One exporter per file: its batches are all the file's, in its partition.
-            let (how, partition) = match read_for_export(&job) {
-                Ok(Some(ExportFile::Recording(recording))) => {
-                    let partition = Partition::of_recording(&recording, modified_ns);
-                    let mut sink = |table, batch| write(table, &partition, batch);
-                    let end = exporter.add_recording(&path, modified_ns, &recording, &mut sink);
-                    (How::of(&job.path, end), partition)
-                }
-                Ok(Some(ExportFile::Other(data))) => {
-                    let partition = Partition::of(&data, modified_ns);
-                    let mut sink = |table, batch| write(table, &partition, batch);
-                    let end = exporter.add_modified(&path, modified_ns, &data, &mut sink);
-                    (How::of(&job.path, end), partition)
-                }
-                Ok(None) => (How::Skipped, Partition::unreadable()),
-                Err(why) => {
-                    exporter.add_unreadable(&path, &why);
-                    complain(&job.path, &why);
-                    (How::Failed(Exit::Io), Partition::unreadable())
-                }
-            };
-            exporter.finish(&mut |table, batch| write(table, &partition, batch));
-            bar.inc(1);
-            count(&job.path, how);
+    walk_jobs(paths.to_vec()).par_bridge().for_each(|job| {
+        let mut exporter = Exporter::new();
+        let path = job.path.to_string_lossy();
+        let modified_ns = modified_ns(&job.path);
+        let unchanged = std::fs::metadata(&job.path).is_ok_and(|m| {
+            exported.contains(&ExportedFile {
+                path: path.to_string(),
+                bytes: m.len(),
+                modified_ns,
+            })
         });
+        if unchanged {
+            bar.inc(1);
+            count(&job.path, How::Unchanged);
+            return;
+        }
+        // One exporter per file: its batches are all the file's, in its partition.
+        let (how, partition) = match read_for_export(&job) {
+            Ok(Some(ExportFile::Recording(recording))) => {
+                let partition = Partition::of_recording(&recording, modified_ns);
+                let mut sink = |table, batch| write(table, &partition, batch);
+                let end = exporter.add_recording(&path, modified_ns, &recording, &mut sink);
+                (How::of(&job.path, end), partition)
+            }
+            Ok(Some(ExportFile::Other(data))) => {
+                let partition = Partition::of(&data, modified_ns);
+                let mut sink = |table, batch| write(table, &partition, batch);
+                let end = exporter.add_modified(&path, modified_ns, &data, &mut sink);
+                (How::of(&job.path, end), partition)
+            }
+            Ok(None) => (How::Skipped, Partition::unreadable()),
+            Err(why) => {
+                exporter.add_unreadable(&path, &why);
+                complain(&job.path, &why);
+                (How::Failed(Exit::Io), Partition::unreadable())
+            }
+        };
+        exporter.finish(&mut |table, batch| write(table, &partition, batch));
+        bar.inc(1);
+        count(&job.path, how);
+    });
     let tally = tally.into_inner().unwrap_or_else(|p| p.into_inner());
     bar.finish_and_clear();
     if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -209,7 +207,6 @@ struct ExportTally {
     /// The worst exit status a failed file earned (`None`: none failed).
     worst: Option<Exit>,
 }
-
 
 impl How {
     /// How a file read into the tables went, said on stderr when not whole (its `files`

@@ -59,14 +59,16 @@ formats and are refused.
 
 `info`, `validate`, `chat`, `players`, `events` and `dump` take several files and directories.
 Directories are searched recursively for recordings of the supported formats by their magic
-bytes; any other file found there is passed over quietly and counted in the closing note
-(`--json` lists it with the reason). `dump` goes through the files one after the other, each
-under a `==> FILE <==` line. The files are read in parallel on all cores and reported in sorted path order (with
---json: one JSON object per line, each with a \"file\" field, and \"file_hex\" with the
-name's bytes when it is not UTF-8; a file that cannot be read at all gets an \"error\":
-{offset, message}). A progress bar counting the files is drawn when stderr is a terminal.
-If any file was skipped or failed, a closing note on stderr counts the files as the bar
-does, how many were ok, skipped and failed, and names those that failed.
+bytes; any other file found there is passed over quietly and counted as skipped (`--json`
+lists it with the reason), unless its name ends like a recording's (.demo, .teehistorian,
+.dem): then it fails. `dump` goes through the files one after the other, each under a
+`==> FILE <==` line. The files are read in parallel on all cores and reported in sorted path
+order (with --json: one JSON object per line, each with a \"file\" field, and \"file_hex\"
+with the name's bytes when it is not UTF-8; a file that cannot be read at all gets an
+\"error\": {offset, message}). A progress bar counting the files is drawn when stderr is a
+terminal. A closing note on stderr counts the files, how many were ok, partial (read up to
+a break), failed and skipped, and names those not read whole; --quiet keeps only that note
+and the exit status on stderr.
 
 A FILE or INPUT of - is standard input (a file named - is ./-); an OUTPUT of - is
 standard output (refused when that is a terminal), and the command's report then goes to
@@ -87,10 +89,11 @@ its name (or path under the directory named) in DIR, every output checked before
 
 Errors go to stderr as `demokit: FILE: at byte N: message`.
 
-Exit codes:
-  0  success
-  1  the file is invalid or could not be read as its format (a format error), its format
-     is not supported, or `validate` rejects it
+Exit codes (one rule for every command):
+  0  every input was read whole (for validate: accepted) and every output written
+  1  some input was not read whole: cut short, broken, no recording, of a format demokit
+     does not read, or rejected by validate, whether named or found in a directory (what
+     could be read is still shown or written, and the error says where)
   2  usage error: a bad command line (an empty trim range included), or an output refused
      (the input itself, an existing file without --force, not a regular file)
   3  I/O error: a file could not be opened, read or written

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
@@ -30,6 +31,7 @@ __all__ = [
     "ReadWriteError",
     "InvalidRecordingError",
     "UsageError",
+    "PartialReadWarning",
     "Recording",
     "open",
     "scan",
@@ -102,6 +104,41 @@ class UsageError(DemokitError, ValueError):
     input or exists, a recorder call out of order."""
 
 
+class PartialReadWarning(UserWarning):
+    """A recording was read in part: it breaks off, or is damaged past its start. The
+    tables hold what came before the break; :attr:`Recording.error` (or the ``error``
+    column of ``files``) says where and why. The command-line tool exits 1 in the same
+    case. Turn it into an exception with ``warnings.simplefilter("error",
+    demokit.PartialReadWarning)``."""
+
+
+def _warn_partial(path: str, message: str, offset: Optional[int]) -> None:
+    where = f"at byte {offset}: " if offset is not None and f"at byte {offset}" not in message else ""
+    warnings.warn(
+        PartialReadWarning(f"{path}: read in part, up to the error: {where}{message}"),
+        stacklevel=4,
+    )
+
+
+def _warn_partial_files(files: pa.Table) -> None:
+    """Warns once for a table of files some of which were not read whole."""
+    errors = [
+        (path, error)
+        for path, error in zip(files["path"].to_pylist(), files["error"].to_pylist())
+        if error is not None
+    ]
+    if errors:
+        shown = "; ".join(f"{path}: {error}" for path, error in errors[:3])
+        more = f"; and {len(errors) - 3} more" if len(errors) > 3 else ""
+        warnings.warn(
+            PartialReadWarning(
+                f"{len(errors)} of {files.num_rows} files were not read whole (see the "
+                f"error column of files): {shown}{more}"
+            ),
+            stacklevel=3,
+        )
+
+
 _KINDS = {
     "not_found": NotFoundError,
     "permission_denied": PermissionDeniedError,
@@ -153,9 +190,13 @@ class Recording:
 
     @property
     def _read(self) -> Any:
-        # A file from `open` is read (the tables it was opened with) when first needed.
+        # A file from `open` is read (the tables it was opened with) when first needed; a
+        # reading that stops at an error says so once.
         if self._read_now is None:
             self._read_now = self._reread(self._first_tables)
+            if self._read_now.error is not None:
+                message, offset = self._read_now.error
+                _warn_partial(self._path, message, offset)
         return self._read_now
 
     @property
@@ -264,6 +305,37 @@ class Recording:
         kinds = [kind] if isinstance(kind, str) else list(kind)
         return table.filter(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
 
+    def _tick_span(self) -> Optional[Tuple[int, int]]:
+        """The first and last tick of play, as ``info`` gives them (over every file for a
+        directory), or ``None`` when the recording has no ticks."""
+        if self._reread is not None:
+            first, last = self.header.get("first_tick"), self.header.get("last_tick")
+        else:
+            files = self.table("files")
+            firsts = [t for t in files["first_tick"].to_pylist() if t is not None]
+            lasts = [t for t in files["last_tick"].to_pylist() if t is not None]
+            first, last = (min(firsts), max(lasts)) if firsts and lasts else (None, None)
+        if first is None or last is None:
+            return None
+        return (min(first, last), max(first, last))
+
+    def _check_ticks(self, ticks: range) -> None:
+        """Raises :class:`UsageError` for a tick range that is empty or lies outside the
+        recording's ticks: a selection of nothing is a mistake, never 0 rows."""
+        if len(ticks) == 0:
+            raise UsageError(f"the tick range {ticks!r} is empty", None, self.path)
+        span = self._tick_span()
+        if span is None:
+            raise UsageError(f"the tick range {ticks!r} selects nothing: the recording has no ticks", None, self.path)
+        first, last = span
+        if ticks.stop <= first or ticks.start > last:
+            raise UsageError(
+                f"the tick range {ticks!r} (ticks {ticks.start} to {ticks.stop - 1}) is outside "
+                f"the recording's ticks {first} to {last}",
+                None,
+                self.path,
+            )
+
     def ticks(
         self,
         columns: Optional[Sequence[str]] = None,
@@ -276,11 +348,15 @@ class Recording:
         those client ids; ``ticks`` (a ``range``, step 1) only those ticks. For a file
         opened with :func:`open` the selection is pushed into the reading: the rows left
         out are never made, and the reading stops after the last selected tick. For
-        :func:`scan` and :func:`read_bytes` it filters the table read."""
+        :func:`scan` and :func:`read_bytes` it filters the table read. A ``ticks`` range
+        that is empty or outside the recording's ticks raises :class:`UsageError` (a
+        ``ValueError``) naming the recording's ticks."""
         if columns is None and players is None and ticks is None:
             return self.table("ticks")
         if ticks is not None and (not isinstance(ticks, range) or ticks.step != 1):
             raise UsageError("ticks is a range of step 1", None, self.path)
+        if ticks is not None:
+            self._check_ticks(ticks)
         if self._reread is not None:
             read = _wrapped(
                 _demokit.read_file,
@@ -336,8 +412,11 @@ def open(path: PathLike, tables: Optional[Sequence[str]] = None) -> Recording:  
 
 def scan(path: PathLike) -> Recording:
     """Reads every recording under a directory (other files are left out) into one set of
-    tables, joined on ``path``."""
-    return Recording(_wrapped(_demokit.read_dir, os.fspath(path)))
+    tables, joined on ``path``. Files not read whole (their ``files`` row's ``error``)
+    raise one :class:`PartialReadWarning` naming them."""
+    recording = Recording(_wrapped(_demokit.read_dir, os.fspath(path)))
+    _warn_partial_files(recording.files())
+    return recording
 
 
 def read_bytes(data: bytes, path: str, modified_ns: Optional[int] = None) -> Recording:

@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
 
-from . import READ_FORMATS, detect_format, read_bytes
+from . import READ_FORMATS, _demokit, detect_format, read_bytes
 from . import schema as demokit_schema
 
 
@@ -60,10 +60,13 @@ def expand(table: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.Recor
             contents = batch.column("content")
             for i, uri in enumerate(paths):
                 data = contents[i].as_py()
-                if detect_format(data) not in READ_FORMATS:
+                # As `demokit export DIR`: other files are passed over, unless named like
+                # a recording (their `files` row says what they are).
+                path = local_path(uri)
+                if detect_format(data) not in READ_FORMATS and not _demokit.named_like_a_recording(path):
                     continue
                 modified_ns = None if times[i] is None else times[i] * 1000
-                rows = read_bytes(data, local_path(uri), modified_ns).table(table)
+                rows = read_bytes(data, path, modified_ns).table(table)
                 for out in rows.cast(schema).to_batches():
                     yield out
 

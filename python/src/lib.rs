@@ -347,6 +347,13 @@ fn detect_format(data: &[u8]) -> Option<&'static str> {
     detect(data).map(Format::id)
 }
 
+/// Whether a file's name ends like a recording's (`.demo`, `.teehistorian`, `.dem`): found
+/// in a directory and no recording, such a file is counted as failed, not passed over.
+#[pyfunction]
+fn named_like_a_recording(path: PathBuf) -> bool {
+    Format::by_extension(&path).is_some()
+}
+
 /// Reads the bytes of one file as `demokit export` reads a file: never an exception for
 /// what the bytes hold (a file that is no recording, or breaks off, names its error in its
 /// `files` row). For engines that hand over file contents, such as Spark's `binaryFile`.
@@ -386,8 +393,8 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Reads every recording under a directory into one set of tables (files of no format
-/// demokit reads are left out; recordings that break off keep their rows and name their
-/// error in `files`). The GIL is released meanwhile.
+/// demokit reads are left out unless their names end like a recording's; recordings that
+/// break off keep their rows and name their error in `files`), as `demokit export DIR`. The GIL is released meanwhile.
 #[pyfunction]
 fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
     let read = py.detach(|| -> Result<Read, EditError> {
@@ -404,10 +411,21 @@ fn read_dir(py: Python<'_>, path: PathBuf) -> PyResult<Read> {
             let name = file.to_string_lossy();
             match Recording::open(file) {
                 Ok(recording) => {
-                    exporter.add_recording(&name, modified_ns(file), &recording, &mut sink)
+                    exporter.add_recording(&name, modified_ns(file), &recording, &mut sink);
                 }
-                // Files of other formats found in a directory are left out.
-                Err(Error::UnknownFormat { .. }) => {}
+                // Files of no format demokit reads are left out, as `demokit export DIR`
+                // passes them over, unless named like a recording: then their `files`
+                // row says what they are.
+                Err(Error::UnknownFormat { .. }) if Format::by_extension(file).is_none() => {}
+                Err(Error::UnknownFormat { .. }) => {
+                    match demokit::recording::read_input(file, demokit::recording::Limits::DEFAULT)
+                    {
+                        Ok(data) => {
+                            exporter.add_modified(&name, modified_ns(file), &data, &mut sink);
+                        }
+                        Err(e) => exporter.add_unreadable(&name, &e.to_string()),
+                    }
+                }
                 Err(e) => exporter.add_unreadable(&name, &e.to_string()),
             }
         }
@@ -898,6 +916,7 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_dir, m)?)?;
     m.add_function(wrap_pyfunction!(read_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
+    m.add_function(wrap_pyfunction!(named_like_a_recording, m)?)?;
     m.add_function(wrap_pyfunction!(empty_table, m)?)?;
     m.add_function(wrap_pyfunction!(summary, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite_file, m)?)?;

@@ -141,8 +141,12 @@ def test_a_cut_recording_opens_with_its_error_and_the_rows_before():
 def test_scan_gives_the_rows_demokit_export_writes(tmp_path):
     fixtures = shared()
     out = tmp_path / "dataset"
-    subprocess.run([demokit_bin(), "export", fixtures, "-o", out], check=True, capture_output=True)
-    scanned = demokit.scan(fixtures)
+    # negative/ holds two files named like recordings that are none: the export writes
+    # their rows and exits 1, the scan has the same rows and warns.
+    done = subprocess.run([demokit_bin(), "export", fixtures, "-o", out], capture_output=True)
+    assert done.returncode == 1 and b"2 failed" in done.stderr, done.stderr
+    with pytest.warns(demokit.PartialReadWarning, match="2 of"):
+        scanned = demokit.scan(fixtures)
     files = ds.dataset(out / "files", format="parquet", partitioning="hive").to_table()
     partition_of = {
         path: (fmt, date)
@@ -454,3 +458,47 @@ def test_render_returns_a_picture():
     assert png[:4] == b"\x89PNG"
     with pytest.raises(demokit.UsageError, match="no player named"):
         demokit.open(demo).render(players=["nobody here"])
+
+
+def test_a_tick_range_outside_the_recording_is_a_value_error():
+    rec = demokit.open(FIXTURE)  # ticks 1000 to 1398
+    with pytest.raises(ValueError) as caught:
+        rec.ticks(columns=["tick", "x", "y"], players=[0], ticks=range(0, 500))
+    assert isinstance(caught.value, demokit.UsageError)
+    assert "outside the recording's ticks 1000 to 1398" in caught.value.message, caught.value
+    with pytest.raises(demokit.UsageError, match="empty"):
+        rec.ticks(ticks=range(1200, 1200))
+    # A range that overlaps the recording's ticks is read, even past its end.
+    assert rec.ticks(ticks=range(1390, 2000)).num_rows > 0
+    # The same for a directory's tables.
+    scanned = demokit.read_bytes(FIXTURE.read_bytes(), str(FIXTURE))
+    with pytest.raises(demokit.UsageError, match="1000 to 1398"):
+        scanned.ticks(ticks=range(0, 500))
+
+
+def test_a_recording_read_in_part_warns(tmp_path):
+    data = (shared() / "teehistorian" / "v2_ddnet201_dm1.teehistorian").read_bytes()
+    cut = tmp_path / "cut.teehistorian"
+    cut.write_bytes(data[: len(data) // 2])
+    rec = demokit.open(cut)
+    with pytest.warns(demokit.PartialReadWarning, match="read in part") as caught:
+        rows = rec.chat().num_rows
+    assert len(caught) == 1
+    assert rec.error is not None and rec.error.offset is not None
+    assert rows >= 0
+    # Once per reading: the next table asks no more.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", demokit.PartialReadWarning)
+        rec.players()
+    # An error for those who want one.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", demokit.PartialReadWarning)
+        with pytest.raises(demokit.PartialReadWarning):
+            demokit.open(cut).ticks()
+    # A directory warns once, naming the files not read whole.
+    (tmp_path / "whole.demo").write_bytes(FIXTURE.read_bytes())
+    with pytest.warns(demokit.PartialReadWarning, match="1 of 2 files were not read whole") as caught:
+        demokit.scan(tmp_path)
+    assert len(caught) == 1 and "cut.teehistorian" in str(caught[0].message)

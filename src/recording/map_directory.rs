@@ -78,7 +78,10 @@ impl MapDirectory {
     ) -> Result<Vec<u8>, String> {
         let mut likely = vec![self.dir.join(format!("{name}.map"))];
         if let Some(sha256) = sha256 {
-            likely.push(self.dir.join(format!("{name}_{}.map", sha256.to_lowercase())));
+            likely.push(
+                self.dir
+                    .join(format!("{name}_{}.map", sha256.to_lowercase())),
+            );
         }
         for path in likely {
             if let Ok(bytes) = read_input(&path, Limits::DEFAULT)
@@ -171,11 +174,17 @@ mod tests {
         let crc = format!("{:08x}", crc32fast::hash(&map));
         let shelf = MapDirectory::new(&dir);
         assert_eq!(shelf.find("dm1", Some(&sha), None).unwrap(), map);
-        assert_eq!(shelf.find("dm1", Some(&sha.to_uppercase()), None).unwrap(), map);
+        assert_eq!(
+            shelf.find("dm1", Some(&sha.to_uppercase()), None).unwrap(),
+            map
+        );
         assert_eq!(shelf.find("dm1", None, Some(&crc)).unwrap(), map);
         assert_eq!(shelf.find("dm1", None, None).unwrap(), other);
         let missing = shelf.find("dm1", Some(&"0".repeat(64)), None).unwrap_err();
-        assert!(missing.contains("no map with SHA-256 000") && missing.contains("2 .map files"), "{missing}");
+        assert!(
+            missing.contains("no map with SHA-256 000") && missing.contains("2 .map files"),
+            "{missing}"
+        );
         assert!(shelf.find("dm2", None, None).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -66,15 +66,24 @@ fn note(notes: &Mutex<BTreeMap<String, BTreeSet<String>>>, reason: &str) {
 extern "C" fn report() {
     let mut text = String::new();
     for (notes, heading) in [
-        (&SKIPPED, "SKIPPED {} tests of this binary (they checked nothing)"),
-        (&PARTLY, "PARTLY RUN {} tests of this binary (some of their inputs were missing)"),
+        (
+            &SKIPPED,
+            "SKIPPED {} tests of this binary (they checked nothing)",
+        ),
+        (
+            &PARTLY,
+            "PARTLY RUN {} tests of this binary (some of their inputs were missing)",
+        ),
     ] {
         let notes = notes.lock().unwrap_or_else(|e| e.into_inner());
         let count: usize = notes.values().map(BTreeSet::len).sum();
         if count == 0 {
             continue;
         }
-        text.push_str(&format!("\n{}:\n", heading.replace("{}", &count.to_string())));
+        text.push_str(&format!(
+            "\n{}:\n",
+            heading.replace("{}", &count.to_string())
+        ));
         for (reason, tests) in notes.iter() {
             let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
             text.push_str(&format!("  {reason}: {}\n", tests.join(", ")));

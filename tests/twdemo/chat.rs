@@ -559,8 +559,9 @@ fn real_demos_list_what_demo_extract_chat_prints() {
         let own = root.join("fixtures").join(file);
         match &shared {
             _ if own.exists() => Some(own),
-            Some(shared) => Some(shared.join("real-fixtures/twdemo").join(file))
-                .filter(|path| path.is_file()),
+            Some(shared) => {
+                Some(shared.join("real-fixtures/twdemo").join(file)).filter(|path| path.is_file())
+            }
             None => None,
         }
     };

@@ -703,7 +703,10 @@ fn the_cli_exports_a_directory() {
         }
     }
     assert_eq!(failed, 2);
-    assert!(said.contains(&format!("exported {} files", n + failed)), "{said}");
+    assert!(
+        said.contains(&format!("exported {} files", n + failed)),
+        "{said}"
+    );
     assert!(
         said.contains(&format!(": {n} ok, 0 partial, 2 failed, {skipped} skipped")),
         "{said}"

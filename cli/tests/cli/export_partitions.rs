@@ -62,7 +62,12 @@ fn cli_export_exiting(inputs: &[PathBuf], out: &Path, extra: &[&str], code: i32)
     args.extend(["-o".as_ref(), out.as_os_str()]);
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     let run = crate::run::demokit(&args);
-    assert_eq!(run.status.code(), Some(code), "{}", crate::run::stderr(&run));
+    assert_eq!(
+        run.status.code(),
+        Some(code),
+        "{}",
+        crate::run::stderr(&run)
+    );
     crate::run::stderr(&run)
 }
 
@@ -143,12 +148,20 @@ fn the_default_layout_partitions_the_real_recordings_by_format_and_date() {
     common::check_total("the corpus's recordings", recordings, 17);
     let out = TempDir::new("partitions-out");
     let said = cli_export(&input.0, &out.0, &[]);
-    assert!(said.contains(&format!("exported {recordings} files")), "{said}");
+    assert!(
+        said.contains(&format!("exported {recordings} files")),
+        "{said}"
+    );
     // Demos and teehistorian files by the date their headers give (facts.json has the
     // demos' timestamps), Source demos (which give none) by their modification date in UTC.
     let mut expected: BTreeSet<String> = common::twdemo_facts(&shared)
         .iter()
-        .map(|(_, f)| format!("format=twdemo/date={}", &f["timestamp"].as_str().unwrap()[..10]))
+        .map(|(_, f)| {
+            format!(
+                "format=twdemo/date={}",
+                &f["timestamp"].as_str().unwrap()[..10]
+            )
+        })
         .collect();
     expected.insert("format=teehistorian/date=2026-11-22".into());
     expected.insert("format=source/date=2001-02-03".into());

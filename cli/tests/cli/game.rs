@@ -98,7 +98,8 @@ fn chat_lists_broadcasts_and_reads_sixup_demos_as_the_client_does() {
     let text = stdout(&out);
     let file_of = |l: &str| l.split(".demo: ").next().map(str::to_owned);
     assert!(
-        text.lines().all(|l| file_of(l).is_some_and(|f| l.starts_with(&f))),
+        text.lines()
+            .all(|l| file_of(l).is_some_and(|f| l.starts_with(&f))),
         "{text}"
     );
     assert!(
@@ -114,7 +115,11 @@ fn chat_lists_broadcasts_and_reads_sixup_demos_as_the_client_does() {
                 .ends_with("v4_tw075_client_dm1.demo: [00:01] chat: nameless tee: hello")),
             "{text}"
         );
-        assert_eq!(text.lines().count(), 3 + 3 + 1 + 2 + 1 + 1 + 40 + 1, "{text}");
+        assert_eq!(
+            text.lines().count(),
+            3 + 3 + 1 + 2 + 1 + 1 + 40 + 1,
+            "{text}"
+        );
     } else {
         // The repository's demos: the three server demos, multeasymap's 40 and rainymore2.
         assert_eq!(text.lines().count(), 48, "{text}");

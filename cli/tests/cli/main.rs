@@ -13,6 +13,7 @@ mod commands;
 mod edit;
 mod edit_many;
 mod endless;
+mod exit_status;
 mod export;
 mod export_partitions;
 mod game;

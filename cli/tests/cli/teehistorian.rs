@@ -552,7 +552,10 @@ fn info_and_validate_over_a_directory() {
                 assert!(!named_failed, "{command}: {name}");
             } else if not_recordings.contains(&file) {
                 assert!(named_failed, "{command}: {name} named as failed: {err}");
-                assert!(err.contains(&format!("demokit: {name}: ")), "{command}: {err}");
+                assert!(
+                    err.contains(&format!("demokit: {name}: ")),
+                    "{command}: {err}"
+                );
                 assert!(line["error"]["message"].is_string(), "{command}: {line}");
             } else if broken.contains(&file) {
                 assert!(named_failed, "{command}: {name} named as failed: {err}");
@@ -622,7 +625,10 @@ fn several_files_are_reported_in_sorted_order() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
-        format!("demokit: {n} files: {n} ok, 0 partial, 0 failed, 0 skipped\n", n = files.len())
+        format!(
+            "demokit: {n} files: {n} ok, 0 partial, 0 failed, 0 skipped\n",
+            n = files.len()
+        )
     );
     assert_no_progress_bar(&out);
     let got: Vec<PathBuf> = json_lines(&out)
@@ -653,7 +659,10 @@ fn several_files_are_reported_in_sorted_order() {
         "{}: at byte 0: unknown format",
         negative.display()
     )));
-    assert!(err.contains("5 files: 4 ok, 0 partial, 1 failed, 0 skipped"), "{err}");
+    assert!(
+        err.contains("5 files: 4 ok, 0 partial, 1 failed, 0 skipped"),
+        "{err}"
+    );
     assert_eq!(
         stdout(&out).lines().filter(|l| l.ends_with(": ok")).count(),
         4

@@ -54,7 +54,10 @@ fn real_demos() -> Vec<(PathBuf, Vec<u8>)> {
         .collect();
     paths.sort();
     let expected = if common::has_full_corpus() { 10 } else { 6 };
-    assert!(paths.len() >= expected, "real demos went missing: {paths:?}");
+    assert!(
+        paths.len() >= expected,
+        "real demos went missing: {paths:?}"
+    );
     paths
         .into_iter()
         .map(|p| {
