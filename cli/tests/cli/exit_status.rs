@@ -27,6 +27,23 @@ fn dm1() -> Vec<u8> {
     common::read_shared("real-fixtures/maps/dm1_0.6.map").unwrap()
 }
 
+/// `data`, a demo, cut in the middle of the payload of its middle data chunk.
+fn cut_inside_a_chunk(data: &[u8]) -> Vec<u8> {
+    let slice = demokit::twdemo::DemoSlice::parse(data).unwrap();
+    let chunks: Vec<(usize, usize)> = slice
+        .chunks()
+        .map(Result::unwrap)
+        .filter_map(|item| match item.chunk {
+            demokit::twdemo::Chunk::Data(d) if d.payload.len() >= 4 => {
+                Some((item.offset as usize + item.header.len(), d.payload.len()))
+            }
+            _ => None,
+        })
+        .collect();
+    let (start, len) = chunks[chunks.len() / 2];
+    data[..start + len / 2].to_vec()
+}
+
 fn run(args: &[&OsStr]) -> std::process::Output {
     demokit(args)
 }
@@ -38,7 +55,7 @@ fn run(args: &[&OsStr]) -> std::process::Output {
 fn a_directory_with_a_cut_demo_and_a_text_file_named_like_a_recording_fails() {
     let dir = TempDir::new("exit-dir");
     let demo = server_demo();
-    dir.write("cut.demo", &demo[..demo.len() / 2]);
+    dir.write("cut.demo", &cut_inside_a_chunk(&demo));
     dir.write("x.teehistorian", b"invalid data\n");
     dir.write("notes.txt", b"not a recording");
     dir.write("ok.demo", &demo);
@@ -213,7 +230,7 @@ fn a_named_file_that_is_no_recording_fails_every_command() {
 fn a_picture_or_page_of_a_cut_recording_says_so_and_exits_1() {
     let dir = TempDir::new("exit-cut-picture");
     let demo = server_demo();
-    let cut = dir.write("cut.demo", &demo[..demo.len() * 3 / 4]);
+    let cut = dir.write("cut.demo", &cut_inside_a_chunk(&demo));
     for (command, out) in [("render", "cut.png"), ("report", "cut.html")] {
         let target = dir.path(out);
         let run = run(&[
