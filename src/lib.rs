@@ -35,6 +35,8 @@
 //! * [`report`] holds what the tools of every format report in the same shape.
 //! * [`scrub`] holds the pseudonyms, chat filters and name mapping that every format's
 //!   scrub uses; what each format rewrites stays in the format.
+//! * [`shown`] escapes text from a recording before it is shown to a person, so that it
+//!   cannot drive a terminal.
 //! * [`time`] holds tick ranges and time as every format counts them: the server's tick
 //!   rate, a range of ticks, and range bounds in ticks, seconds or timeline markers.
 //!
@@ -77,6 +79,7 @@ pub mod report;
 pub mod scrub;
 #[cfg(feature = "serde")]
 mod serde_util;
+pub mod shown;
 pub mod source;
 pub mod teehistorian;
 pub mod time;

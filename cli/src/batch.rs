@@ -16,7 +16,7 @@ use rayon::iter::{ParallelBridge, ParallelIterator};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -379,11 +379,10 @@ pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sy
 /// recording that could not be read).
 pub(crate) fn no_files(paths: &[PathBuf]) -> Outcome {
     let names: Vec<String> = paths.iter().map(|p| shown_name(p)).collect();
-    let _ = writeln!(
-        io::stderr().lock(),
-        "demokit: no files found in {}",
+    super::output::to_stderr(&format!(
+        "demokit: no files found in {}\n",
         names.join(", ")
-    );
+    ));
     Ok(())
 }
 
@@ -527,7 +526,7 @@ impl Tally {
     /// then `  partial: FILE` and `  failed: FILE` lines.
     fn report(&self, total: usize) {
         let text = closing_note(total, &self.partial, &self.failed, self.skipped, "");
-        let _ = io::stderr().lock().write_all(text.as_bytes());
+        super::output::to_stderr(&text);
     }
 }
 
@@ -606,6 +605,6 @@ fn print_done(out: &mut Output, done: &Done, flush: bool) -> Outcome {
     if flush || !done.err.is_empty() {
         out.flush()?;
     }
-    let _ = io::stderr().lock().write_all(done.err.as_bytes());
+    super::output::to_stderr(&done.err);
     Ok(())
 }

@@ -16,7 +16,6 @@ use demokit::twdemo::edit::repair::ExtractedMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::{Display, Write as _};
-use std::io::{self, Write as _};
 use std::path::Path;
 
 /// Prints `report` as one JSON line (naming `named` first, for a run over several files),
@@ -109,9 +108,8 @@ pub(crate) fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
     if report.error.is_none() || report.written > 0 {
         output.commit(sink)?;
     }
-    let _ = writeln!(
-        io::stderr().lock(),
-        "demokit: {} -> {}: {}{} bytes; {}",
+    super::output::to_stderr(&format!(
+        "demokit: {} -> {}: {}{} bytes; {}\n",
         shown_name(input),
         output.name(),
         if report.error.is_some() {
@@ -121,7 +119,7 @@ pub(crate) fn rewrite_file(input: &Path, output: &Destination) -> Outcome {
         },
         report.written,
         report.stats,
-    );
+    ));
     match &report.error {
         None => Ok(()),
         Some(e) => Err(failure(input, e)),

@@ -11,7 +11,7 @@ use demokit::export::{
 };
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::HashSet;
-use std::io::{self, Write};
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -165,7 +165,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
         tally.skipped,
         &unchanged,
     );
-    let _ = io::stderr().lock().write_all(text.as_bytes());
+    super::output::to_stderr(&text);
     // As every batch: a file not read whole (its rows in `files` say why) makes the exit
     // status 1, or 3 when a file could not be opened or read.
     let partial = (!tally.partial.is_empty()).then_some(Exit::Invalid);
@@ -234,6 +234,6 @@ impl How {
 }
 
 fn failed(e: ExportError) -> Stop {
-    let _ = writeln!(io::stderr().lock(), "demokit: export: {e}");
+    super::output::to_stderr(&format!("demokit: export: {e}\n"));
     Stop(Exit::Io)
 }

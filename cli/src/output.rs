@@ -2,6 +2,13 @@
 //! aligned `key value` rows, file names, and `demokit: FILE: message` lines on stderr. It
 //! knows no format.
 //!
+//! Everything shown to a person (text on stdout, every message on stderr) goes through
+//! [`demokit::shown::for_terminal`]: a name, chat line or file name holding an escape
+//! sequence or a bidirectional override is printed with it escaped, never raw. JSON keeps
+//! the exact text, with C1 controls and U+2028/U+2029 escaped as well
+//! ([`demokit::shown::for_json`]); bytes written as a file's content (`-` as OUTPUT) are
+//! left alone.
+//!
 //! File names are printed so that two different names never print alike: a name that is
 //! not UTF-8 shows each byte that is not part of a UTF-8 character as `\xNN` (the Unix
 //! bytes of the name; on Windows, its WTF-8 bytes), where a lossy conversion would turn
@@ -31,13 +38,22 @@ pub(crate) fn escaped_name(path: &Path) -> String {
     text
 }
 
-/// How a file is named in messages: `<stdin>` for `-`, else [`escaped_name`].
+/// How a file is named in messages: `<stdin>` for `-`, else [`escaped_name`] with any
+/// character that could drive a terminal escaped.
 pub(crate) fn shown_name(path: &Path) -> String {
     if super::input::is_stdin(path) {
         "<stdin>".into()
     } else {
-        escaped_name(path)
+        demokit::shown::for_terminal(&escaped_name(path)).into_owned()
     }
+}
+
+/// Writes `text`, meant for a person, to stderr with every character that could drive a
+/// terminal escaped; a failing stderr is ignored.
+pub(crate) fn to_stderr(text: &str) {
+    let _ = io::stderr()
+        .lock()
+        .write_all(demokit::shown::for_terminal(text).as_bytes());
 }
 
 /// A file's name in JSON, flattened into the object that names it.
@@ -68,7 +84,8 @@ pub(crate) fn complaint(file: &Path, message: impl Display) -> String {
     if quiet() {
         return String::new();
     }
-    format!("demokit: {}: {message}\n", shown_name(file))
+    let line = format!("demokit: {}: {message}\n", shown_name(file));
+    demokit::shown::for_terminal(&line).into_owned()
 }
 
 /// `--quiet`: no messages about single files and no progress bar on stderr; a batch's
@@ -87,15 +104,13 @@ pub(crate) fn quiet() -> bool {
 
 /// Prints `demokit: FILE: message` to stderr, ignoring a failing stderr.
 pub(crate) fn complain(file: &Path, message: impl Display) {
-    let _ = io::stderr()
-        .lock()
-        .write_all(complaint(file, message).as_bytes());
+    to_stderr(&complaint(file, message));
 }
 
 /// Prints `demokit: message` to stderr, for a message about the command line rather than
 /// one file; ignores a failing stderr.
 pub(crate) fn say(message: impl Display) {
-    let _ = writeln!(io::stderr().lock(), "demokit: {message}");
+    to_stderr(&format!("demokit: {message}\n"));
 }
 
 /// Warns that a demo replay skipped `skipped` snapshots or deltas (none: no warning).
@@ -155,28 +170,29 @@ impl Output {
         }
     }
 
-    /// Writes formatted text.
+    /// Writes formatted text for a person, escaped as [`Output::write_str`] escapes it.
     pub(crate) fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> Outcome {
-        let result = self.inner.write_fmt(args);
-        result.map_err(|e| self.failed(e))
+        match args.as_str() {
+            Some(text) => self.write_str(text),
+            None => self.write_str(&args.to_string()),
+        }
     }
 
-    /// Writes text as it is.
+    /// Writes text for a person (or JSON lines, which [`json_line`] made safe already):
+    /// any character that could drive a terminal is written as a visible escape.
     pub(crate) fn write_str(&mut self, text: &str) -> Outcome {
-        self.write_bytes(text.as_bytes())
+        self.write_bytes(demokit::shown::for_terminal(text).as_bytes())
     }
 
-    /// Writes bytes as they are.
+    /// Writes bytes as they are (a file's content, a completion script).
     pub(crate) fn write_bytes(&mut self, bytes: &[u8]) -> Outcome {
         let result = self.inner.write_all(bytes);
         result.map_err(|e| self.failed(e))
     }
 
-    /// Writes `value` as one line of JSON.
+    /// Writes `value` as one line of JSON ([`json_line`]).
     pub(crate) fn json_line(&mut self, value: &impl Serialize) -> Outcome {
-        let result = serde_json::to_writer(&mut self.inner, value);
-        result.map_err(|e| self.failed(e.into()))?;
-        self.write_bytes(b"\n")
+        self.write_bytes(json_line(value).as_bytes())
     }
 
     /// Writes `record` as one line of JSON, naming `file` first when there is one (a
@@ -210,10 +226,12 @@ pub(crate) struct WithFile<'a, T: Serialize> {
     pub(crate) record: T,
 }
 
-/// `value` as one line of JSON, newline included.
+/// `value` as one line of JSON, newline included: the exact text of every string, with
+/// C0 and C1 controls and U+2028/U+2029 escaped ([`demokit::shown::for_json`]).
 pub(crate) fn json_line(value: &impl Serialize) -> String {
     // Only plain structs, strings and numbers go in: serializing them cannot fail.
-    let mut line = serde_json::to_string(value).expect("JSON of plain data");
+    let line = serde_json::to_string(value).expect("JSON of plain data");
+    let mut line = demokit::shown::for_json(&line).into_owned();
     line.push('\n');
     line
 }

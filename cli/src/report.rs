@@ -250,7 +250,7 @@ pub(crate) fn report_dir(
     ))?;
     out.flush()?;
     let note = super::batch::closing_note(total, &partial, &failed, skipped, "");
-    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), note.as_bytes());
+    super::output::to_stderr(&note);
     if partial.is_empty() && failed.is_empty() {
         Ok(())
     } else {

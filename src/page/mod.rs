@@ -267,11 +267,16 @@ impl Page {
         } else {
             format!("{} – {}", self.file, self.title)
         };
-        PAGE.replace("{{title}}", &xml_escape(&title))
-            .replace("{{style}}", STYLE)
-            .replace("{{picture}}", &picture)
-            .replace("{{data}}", &data)
-            .replace("{{script}}", PAGE_SCRIPT)
+        fill_slots(
+            PAGE,
+            &[
+                ("title", &xml_escape(&title)),
+                ("style", STYLE),
+                ("picture", &picture),
+                ("data", &data),
+                ("script", PAGE_SCRIPT),
+            ],
+        )
     }
 
     /// This recording's line in an index page; `page` is the link to its own page.
@@ -389,19 +394,63 @@ pub fn index_html(title: &str, rows: &[IndexRow]) -> String {
         title,
         rows,
     });
-    INDEX
-        .replace("{{title}}", &xml_escape(title))
-        .replace("{{style}}", STYLE)
-        .replace("{{data}}", &data)
-        .replace("{{script}}", INDEX_SCRIPT)
+    fill_slots(
+        INDEX,
+        &[
+            ("title", &xml_escape(title)),
+            ("style", STYLE),
+            ("data", &data),
+            ("script", INDEX_SCRIPT),
+        ],
+    )
 }
 
-/// `value` as JSON that is safe inside a `<script>` element: `<` is written `\u003c`, so
-/// no text in a recording (a chat line saying `</script>`) can end the element.
+/// `template` with each `{{name}}` slot replaced by its value from `values`, in one pass
+/// from left to right: a value is never scanned again, so text from a recording that
+/// holds `{{script}}` stays that text. Every slot of the template must have a value (a
+/// template is the crate's own: a slot without one is a bug, caught by the tests).
+fn fill_slots(template: &str, values: &[(&str, &str)]) -> String {
+    let capacity = template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>();
+    let mut out = String::with_capacity(capacity);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start + 2..].find("}}") else {
+            break;
+        };
+        let name = &rest[start + 2..start + 2 + len];
+        out.push_str(&rest[..start]);
+        match values.iter().find(|(slot, _)| *slot == name) {
+            Some((_, value)) => out.push_str(value),
+            None => {
+                debug_assert!(false, "the template's slot {name:?} has no value");
+                out.push_str(&rest[start..start + 4 + len]);
+            }
+        }
+        rest = &rest[start + 4 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `value` as JSON that is safe inside a `<script>` element and in any HTML parser:
+/// `<`, `>` and `&` are written `\u003c`, `\u003e` and `\u0026` (no text in a recording,
+/// such as a chat line saying `</script>` or `<!--`, can end the element or start a
+/// comment), and U+2028 and U+2029 as `\u2028` and `\u2029` (line terminators to older
+/// JavaScript parsers). The JSON value is the same.
 fn script_json(value: &impl Serialize) -> String {
-    serde_json::to_string(value)
-        .expect("report data serializes")
-        .replace('<', "\\u003c")
+    let json = serde_json::to_string(value).expect("report data serializes");
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The recording page's HTML, with `{{...}}` slots.
@@ -450,9 +499,40 @@ mod tests {
 
     #[test]
     fn script_json_cannot_end_its_element() {
-        let text = script_json(&"</script><script>alert(1)</script>");
-        assert!(!text.contains('<'), "{text}");
+        let said = "</script><script>alert(1)</script><!-- & \u{2028}\u{2029} -->";
+        let text = script_json(&said);
+        for c in ['<', '>', '&', '\u{2028}', '\u{2029}'] {
+            assert!(!text.contains(c), "{text}");
+        }
         let back: String = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, "</script><script>alert(1)</script>");
+        assert_eq!(back, said);
+    }
+
+    /// A value holding a slot's name is not filled again: `{{script}}` in a map name
+    /// stays those ten characters (the defect of chained `replace`s).
+    #[test]
+    fn slots_are_filled_once() {
+        let filled = fill_slots(
+            "<title>{{title}}</title><script>{{script}}</script>",
+            &[("title", "{{script}}x{{style}}"), ("script", "run()")],
+        );
+        assert_eq!(
+            filled,
+            "<title>{{script}}x{{style}}</title><script>run()</script>"
+        );
+        // Every slot of the crate's templates is filled.
+        for template in [PAGE, INDEX] {
+            let slots: Vec<&str> = template
+                .split("{{")
+                .skip(1)
+                .map(|s| s.split("}}").next().unwrap())
+                .collect();
+            for slot in slots {
+                assert!(
+                    ["title", "style", "picture", "data", "script"].contains(&slot),
+                    "{slot}"
+                );
+            }
+        }
     }
 }
