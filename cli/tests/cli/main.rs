@@ -17,6 +17,7 @@ mod exit_status;
 mod export;
 mod export_partitions;
 mod game;
+mod hostile_text;
 mod interrupted;
 mod output_safety;
 mod python_package;
