@@ -527,26 +527,38 @@ pub(crate) fn scrub_file(
 
 /// `demokit scrub --output-dir DIR FILE|DIR...`: every recording found scrubbed as
 /// [`scrub_file`] scrubs one. `--mapping` gets one JSON object, each input's mapping under
-/// its name as messages show it, written once every file has had its turn (holding the
-/// files written, also when others failed), only for its owner to read.
+/// its name as messages show it, only for its owner to read, written before any output:
+/// the mapping is the one file that can undo the pseudonyms, so no scrubbed file may
+/// exist without it. A first pass scrubs every file into nothing to learn its mapping;
+/// once the mapping is written (atomically), the second pass writes the outputs. A run
+/// stopped before the mapping lands leaves no output; one stopped later leaves the
+/// mapping of every file, some not written yet.
 pub(crate) fn scrub_many(dir: OutputDir<'_>, request: &ScrubRequest<'_>, json: bool) -> Outcome {
     let scrub = request.prepare(None)?;
     let plan = output_dir::plan(dir, Naming::Same, request.mapping, json)?;
     let mut mappings = BTreeMap::new();
-    let ran = output_dir::run(&plan, json, |input, output, named| {
-        let mapping = scrub.file(input, output, None, json, named)?;
-        mappings.insert(shown_name(input), mapping);
-        Ok(())
-    });
-    let written = match plan.side() {
-        None => Ok(()),
-        Some(side) => mapping_json(side, &mappings).and_then(|text| write_private(side, &text)),
-    };
-    match (ran, written) {
-        (Err(Stop(a)), Err(Stop(b))) => Err(Stop(a.max(b))),
-        (Err(stop), Ok(())) | (Ok(()), Err(stop)) => Err(stop),
-        (Ok(()), Ok(())) => Ok(()),
+    if let Some(side) = plan.side() {
+        for input in plan.inputs() {
+            // A file that fails here fails again in its turn, which says why.
+            if let Some(mapping) = scrub.mapping_of(input) {
+                mappings.insert(shown_name(input), mapping);
+            }
+        }
+        write_private(side, &mapping_json(side, &mappings)?)?;
     }
+    output_dir::run(&plan, json, |input, output, named| {
+        let mapping = scrub.file(input, output, None, json, named)?;
+        if plan.side().is_some() && mappings.get(&shown_name(input)) != Some(&mapping) {
+            // The scrub is deterministic: the same file gives the same mapping twice.
+            complain(
+                input,
+                "its mapping differs from the one written first (was the file changed \
+                 during the run?): run the scrub again",
+            );
+            return Err(Stop(Exit::Invalid));
+        }
+        Ok(())
+    })
 }
 
 /// `mapping` as `--mapping` writes it: pretty JSON and a final newline.
@@ -591,6 +603,15 @@ impl Scrub<'_> {
             });
         }
         options
+    }
+
+    /// The mapping scrubbing `input` gives, the output thrown away; `None` when the file
+    /// cannot be scrubbed (its turn says why).
+    fn mapping_of(&self, input: &Path) -> Option<Mapping> {
+        let recording = super::input::open(input).ok()?;
+        let options = self.options(&recording);
+        let report = recording.scrub(&options, &mut std::io::sink()).ok()?;
+        Some(report.mapping().clone())
     }
 
     /// Scrubs `input` into `output` and prints the report (naming `named` on its JSON

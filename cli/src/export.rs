@@ -54,7 +54,17 @@ impl From<PartitionArg> for Partitioning {
 pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) -> Outcome {
     // The writer first: it locks the dataset, so what it holds cannot change under us.
     let writer = DatasetWriter::with_partitioning(out, partitioning).map_err(failed)?;
-    let exported: HashSet<ExportedFile> = writer.exported().map_err(failed)?.into_iter().collect();
+    // The files the dataset holds, by their resolved paths: a file exported as `a.demo`
+    // is unchanged when named `./a.demo` in a later run.
+    let exported: HashSet<ExportedFile> = writer
+        .exported()
+        .map_err(failed)?
+        .into_iter()
+        .map(|file| ExportedFile {
+            path: resolved(Path::new(&file.path)),
+            ..file
+        })
+        .collect();
     // The writer encodes on the calling worker's thread and locks only to append a full
     // row group; the first error stops the writes (the dataset is not finished then).
     let error = Mutex::new(None::<ExportError>);
@@ -90,13 +100,26 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             }
         }
     };
+    // One file named twice, or under two spellings (`a.demo`, `./a.demo`, a link), is
+    // exported once: the first of them.
+    let seen = Mutex::new(HashSet::new());
     walk_jobs(paths.to_vec()).par_bridge().for_each(|job| {
+        if let Some(identity) = identity(&job.path)
+            && !seen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(identity)
+        {
+            bar.inc(1);
+            tally.lock().unwrap_or_else(|p| p.into_inner()).repeated += 1;
+            return;
+        }
         let mut exporter = Exporter::new();
         let path = job.path.to_string_lossy();
         let modified_ns = modified_ns(&job.path);
         let unchanged = std::fs::metadata(&job.path).is_ok_and(|m| {
             exported.contains(&ExportedFile {
-                path: path.to_string(),
+                path: resolved(&job.path),
                 bytes: m.len(),
                 modified_ns,
             })
@@ -150,13 +173,23 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
     );
     // The files counted as the other batch commands count them; a file unchanged since an
     // earlier export was read whole then.
-    let unchanged = if tally.unchanged > 0 {
-        format!(
-            " ({} unchanged since an earlier export, counted ok)",
+    let mut notes = Vec::new();
+    if tally.unchanged > 0 {
+        notes.push(format!(
+            "{} unchanged since an earlier export, counted ok",
             tally.unchanged
-        )
-    } else {
+        ));
+    }
+    if tally.repeated > 0 {
+        notes.push(format!(
+            "{} named again under another path or spelling, exported once",
+            tally.repeated
+        ));
+    }
+    let unchanged = if notes.is_empty() {
         String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
     };
     text += &closing_note(
         tally.total,
@@ -198,6 +231,8 @@ struct ExportTally {
     exported: usize,
     /// Files in the dataset already.
     unchanged: usize,
+    /// Paths that named a file already exported in this run.
+    repeated: usize,
     /// Files passed over.
     skipped: usize,
     /// Files read in part.
@@ -206,6 +241,30 @@ struct ExportTally {
     failed: Vec<PathBuf>,
     /// The worst exit status a failed file earned (`None`: none failed).
     worst: Option<Exit>,
+}
+
+/// `path` resolved (symbolic links followed, `.` and `..` gone) as text, or as it is
+/// when it cannot be.
+fn resolved(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// What makes a file the same file under any path: its device and inode on Unix, its
+/// resolved path elsewhere; `None` when it cannot be told (the path is read as it is).
+fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some((meta.dev(), meta.ino(), PathBuf::new()))
+    }
+    #[cfg(not(unix))]
+    {
+        Some((0, 0, std::fs::canonicalize(path).ok()?))
+    }
 }
 
 impl How {

@@ -85,7 +85,55 @@ pub(crate) fn complaint(file: &Path, message: impl Display) -> String {
         return String::new();
     }
     let line = format!("demokit: {}: {message}\n", shown_name(file));
-    demokit::shown::for_terminal(&line).into_owned()
+    one_location(&demokit::shown::for_terminal(&line))
+}
+
+/// `line` with every `at byte N: ` after the first that names the same N left out: an
+/// error wrapped by another that names the same place (`at byte 7: cannot scrub: at byte
+/// 7: ...`) says where once.
+fn one_location(line: &str) -> String {
+    const AT: &str = "at byte ";
+    let mut out = String::with_capacity(line.len());
+    let mut seen: Vec<&str> = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(AT) {
+        let after = &rest[i + AT.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let number = &after[..digits];
+        let whole = digits > 0 && after[digits..].starts_with(": ");
+        out.push_str(&rest[..i]);
+        if whole && seen.contains(&number) {
+            // The repeat and its ": " go.
+        } else {
+            out.push_str(&rest[i..i + AT.len() + digits + if whole { 2 } else { 0 }]);
+            if whole {
+                seen.push(number);
+            }
+        }
+        rest = &after[digits + if whole { 2 } else { 0 }..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_location;
+
+    #[test]
+    fn a_place_is_named_once() {
+        assert_eq!(
+            one_location("demokit: f: at byte 7: cannot scrub: at byte 7: cut\n"),
+            "demokit: f: at byte 7: cannot scrub: cut\n"
+        );
+        assert_eq!(
+            one_location("demokit: f: at byte 2051: at byte 2051: a delta\n"),
+            "demokit: f: at byte 2051: a delta\n"
+        );
+        // Two places, or a number that is no location, stay.
+        let two = "demokit: f: at byte 7: the map at byte 9: bad; at byte x\n";
+        assert_eq!(one_location(two), two);
+    }
 }
 
 /// `--quiet`: no messages about single files and no progress bar on stderr; a batch's

@@ -70,6 +70,14 @@ impl Plan {
     pub(crate) fn side(&self) -> Option<&Destination> {
         self.side.as_ref()
     }
+
+    /// The inputs that will be read (not those settled while planning), in turn order.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = &Path> {
+        self.items.iter().filter_map(|item| match item.work {
+            Work::Write(_) => Some(item.input.as_path()),
+            Work::Settled(_) => None,
+        })
+    }
 }
 
 /// Runs an editing command's one-file `work` (the input, its checked output, and the file

@@ -140,7 +140,10 @@ pub(crate) fn report_dir(
         );
         return Err(Stop(Exit::Usage));
     }
-    check_output(&index, overwrite, &[]).map_err(|e| output_failure(&e, ""))?;
+    // The recordings first: the index may not be (or replace) one of them.
+    let (jobs, _) = collect_jobs(&[dir.to_path_buf()]);
+    let inputs: Vec<&Path> = jobs.iter().map(|job| job.path.as_path()).collect();
+    check_output(&index, overwrite, &inputs).map_err(|e| output_failure(&e, ""))?;
     std::fs::create_dir_all(&pages).map_err(|e| {
         complain(
             &pages,
@@ -167,22 +170,23 @@ pub(crate) fn report_dir(
         .filter(|m: &Manifest| m.version == env!("CARGO_PKG_VERSION") && m.settings == settings)
         .unwrap_or_default();
     let maps = maps.map(MapDirectory::new);
+    // Everything written or removed below lies in the pages folder, resolved.
+    let pages_real = std::fs::canonicalize(&pages).map_err(|e| {
+        complain(&pages, format_args!("cannot resolve the pages directory: {e}"));
+        Stop(Exit::Io)
+    })?;
+    let confined = Confined {
+        parent: &parent,
+        pages_name: &pages_name,
+        pages_real: &pages_real,
+    };
 
-    let (jobs, _) = collect_jobs(&[dir.to_path_buf()]);
     let bar = progress_bar(jobs.len());
     let made: Vec<(String, Made)> = jobs
         .par_iter()
         .map(|job| {
             let rel = relative(dir, &job.path);
-            let made = index_one(
-                job,
-                &rel,
-                &old,
-                &pages,
-                &pages_name,
-                maps.as_ref(),
-                &options,
-            );
+            let made = index_one(job, &rel, &old, &confined, maps.as_ref(), &options);
             bar.inc(1);
             (rel, made)
         })
@@ -220,12 +224,13 @@ pub(crate) fn report_dir(
         }
         manifest.files.insert(rel, entry);
     }
-    // Pages of files that are gone.
+    // Pages of files that are gone: only where the manifest (input like any other) names
+    // a file in the pages folder.
     for (rel, entry) in &old.files {
         if !manifest.files.contains_key(rel)
-            && let Some(page) = &entry.row.page
+            && let Some(page) = entry.row.page.as_deref().and_then(|p| confined.page(p))
         {
-            let _ = std::fs::remove_file(parent.join(page));
+            let _ = std::fs::remove_file(page);
         }
     }
     let rows: Vec<IndexRow> = manifest.files.values().map(|e| e.row.clone()).collect();
@@ -269,6 +274,65 @@ fn settings(options: &PageOptions, maps: Option<&Path>) -> String {
     )
 }
 
+/// Where an index's pages may be: in its pages folder, resolved. The manifest is read
+/// from disk like any input, so a page path it names is taken only when it is relative,
+/// starts with the pages folder's name, has only plain names after it (no `..`, no root)
+/// and resolves, symbolic links followed, to a place inside the pages folder.
+struct Confined<'a> {
+    /// The index's directory, which page paths are relative to.
+    parent: &'a Path,
+    /// The pages folder's name (`INDEX-stem.pages`).
+    pages_name: &'a str,
+    /// The pages folder, resolved.
+    pages_real: &'a Path,
+}
+
+impl Confined<'_> {
+    /// The file a manifest's page path names, if it lies in the pages folder.
+    fn page(&self, page: &str) -> Option<std::path::PathBuf> {
+        use std::path::Component;
+        let mut components = Path::new(page).components();
+        if components.next() != Some(Component::Normal(self.pages_name.as_ref())) {
+            return None;
+        }
+        let rest: Vec<_> = components.collect();
+        if rest.is_empty() || !rest.iter().all(|c| matches!(c, Component::Normal(_))) {
+            return None;
+        }
+        let path = self.parent.join(page);
+        self.holds(&path).then_some(path)
+    }
+
+    /// Whether `path` (in the pages folder by name) lies there once resolved: its
+    /// directory resolves inside the folder and it is no symbolic link itself.
+    fn holds(&self, path: &Path) -> bool {
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        let inside = std::fs::canonicalize(dir).is_ok_and(|d| d.starts_with(self.pages_real));
+        let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        inside && !link
+    }
+
+    /// The page of the recording at `rel` (its path under the directory, found by the
+    /// walk), its directories made: `None` when it would not lie in the pages folder.
+    fn page_of(&self, rel: &str) -> Result<std::path::PathBuf, String> {
+        let page = format!("{}/{rel}.html", self.pages_name);
+        let path = self.parent.join(&page);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", shown_name(dir)))?;
+        }
+        self.page(&page).ok_or_else(|| {
+            format!(
+                "its page {} would lie outside {} (a symbolic link on the way): not written",
+                shown_name(&path),
+                shown_name(self.pages_real)
+            )
+        })
+    }
+}
+
 /// `path` relative to `dir`, with `/` between its parts.
 fn relative(dir: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(dir).unwrap_or(path);
@@ -291,8 +355,7 @@ fn index_one(
     job: &Job,
     rel: &str,
     old: &Manifest,
-    pages: &Path,
-    pages_name: &str,
+    confined: &Confined<'_>,
     maps: Option<&MapDirectory>,
     options: &PageOptions,
 ) -> Made {
@@ -307,7 +370,7 @@ fn index_one(
             .row
             .page
             .as_ref()
-            .is_none_or(|_| pages.join(format!("{rel}.html")).is_file())
+            .is_none_or(|page| confined.page(page).is_some_and(|p| p.is_file()))
     {
         return Made::Kept(entry.clone());
     }
@@ -365,19 +428,15 @@ fn index_one(
         Ok(page) => page,
         Err(e) => return Made::Fresh(entry(failed(e.to_string(), format))),
     };
-    let target = pages.join(format!("{rel}.html"));
-    if let Some(dir) = target.parent()
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        return Made::Fresh(entry(failed(
-            format!("cannot create {}: {e}", shown_name(dir)),
-            format,
-        )));
-    }
+    let target = match confined.page_of(rel) {
+        Ok(target) => target,
+        Err(why) => return Made::Fresh(entry(failed(why, format))),
+    };
     if let Err(e) = write_atomically(&target, Overwrite::Replace, page.to_html().as_bytes()) {
         return Made::Fresh(entry(failed(e.to_string(), format)));
     }
-    Made::Fresh(entry(
-        page.row(rel.to_owned(), Some(format!("{pages_name}/{rel}.html"))),
-    ))
+    Made::Fresh(entry(page.row(
+        rel.to_owned(),
+        Some(format!("{}/{rel}.html", confined.pages_name)),
+    )))
 }

@@ -155,6 +155,65 @@ fn lock_dataset(dir: &Path) -> Result<File, ExportError> {
 /// Removes every temporary part under `dir` (`.part-<n>.parquet.partial`, and
 /// `part-<n>.parquet.partial` as earlier versions named them): only called with the
 /// dataset's lock held, so none is another run's part in progress.
+/// The commit journal in the dataset's directory: the parts a finishing run is moving into
+/// place, one path (relative to the directory) per line. Written and synced before the
+/// first rename and removed after the last, so that a run killed between them is
+/// completed by the next one ([`roll_forward`]): no part of a committed run is lost, and
+/// none of a run that never committed appears.
+pub const COMMIT_JOURNAL: &str = ".demokit-commit";
+
+/// Completes the commit a killed run began, if its journal is there: every part it names
+/// that is still under its temporary name is moved into place, then the journal goes.
+fn roll_forward(dir: &Path) -> Result<(), ExportError> {
+    let journal = dir.join(COMMIT_JOURNAL);
+    let text = match std::fs::read_to_string(&journal) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => return Err(ExportError::Io { path: journal, source }),
+    };
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let relative = Path::new(line);
+        // Only parts under the dataset's directory: the journal is a file like any other.
+        if !relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        {
+            continue;
+        }
+        let path = dir.join(relative);
+        let from = temporary(&path);
+        if from.is_file() {
+            std::fs::rename(&from, &path).map_err(|source| ExportError::Io { path, source })?;
+        }
+    }
+    sync_tree(dir)?;
+    std::fs::remove_file(&journal).map_err(|source| ExportError::Io { path: journal, source })
+}
+
+/// Syncs `dir` and the directories under it (on Unix; elsewhere a rename is as durable
+/// as the file system makes it).
+fn sync_tree(dir: &Path) -> Result<(), ExportError> {
+    #[cfg(unix)]
+    {
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let io = |source| ExportError::Io {
+                path: dir.clone(),
+                source,
+            };
+            File::open(&dir).and_then(|d| d.sync_all()).map_err(io)?;
+            for entry in std::fs::read_dir(&dir).map_err(io)?.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    stack.push(entry.path());
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
 fn remove_abandoned_parts(dir: &Path) -> Result<(), ExportError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -492,6 +551,9 @@ impl DatasetWriter {
             source,
         })?;
         let lock = lock_dataset(&dir)?;
+        // A run killed while moving its parts into place is completed first; what is
+        // left under a temporary name then belongs to a run that never committed.
+        roll_forward(&dir)?;
         remove_abandoned_parts(&dir)?;
         let mut run = 0;
         for &table in Table::ALL {
@@ -817,9 +879,34 @@ impl DatasetWriter {
         for open in parts.open {
             closed.push(close(open)?);
         }
-        for path in closed {
-            std::fs::rename(temporary(&path), &path)
-                .map_err(|source| ExportError::Io { path, source })?;
+        // The journal first (synced with every part it names), then the renames, then the
+        // journal goes: a run killed among the renames is completed by the next one.
+        // `files` goes last, so that a reader never finds a file recorded before its rows.
+        closed.sort_by_key(|path| path.starts_with(self.dir.join(Table::Files.name())));
+        let journal = self.dir.join(COMMIT_JOURNAL);
+        let mut lines = String::new();
+        for path in &closed {
+            if let Ok(relative) = path.strip_prefix(&self.dir) {
+                lines.push_str(&relative.to_string_lossy());
+                lines.push('\n');
+            }
+        }
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ExportError::Io { path, source }
+        };
+        if !closed.is_empty() {
+            let mut file = File::create(&journal).map_err(io(&journal))?;
+            std::io::Write::write_all(&mut file, lines.as_bytes()).map_err(io(&journal))?;
+            file.sync_all().map_err(io(&journal))?;
+            sync_tree(&self.dir)?;
+        }
+        for path in &closed {
+            std::fs::rename(temporary(path), path).map_err(io(path))?;
+        }
+        if !closed.is_empty() {
+            sync_tree(&self.dir)?;
+            std::fs::remove_file(&journal).map_err(io(&journal))?;
         }
         Ok(Table::ALL
             .iter()

@@ -666,8 +666,14 @@ const DATAFILE_MAGICS: [&[u8; 4]; 2] = [b"DATA", b"ATAD"];
 /// `extract-map` wrote), as a [`Summary::Map`]; `Ok(None)` when the file does not start
 /// like a datafile. A map is no recording, so [`Recording::open`] refuses it; a front end
 /// that was handed one asks here. The file is read whole, up to [`Limits::DEFAULT`].
+/// Only a regular file is looked at (`Ok(None)` for anything else): a pipe or a device
+/// was read once already by whoever asks, and opening it again would wait for a writer
+/// that never comes.
 pub fn map_summary(path: impl AsRef<Path>) -> Result<Option<Summary>, Error> {
     let path = path.as_ref();
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
     let mut head = Vec::with_capacity(4);
     File::open(path)
         .map_err(Error::read)?

@@ -344,8 +344,25 @@ pub const TILE: f64 = 32.0;
 const GLYPH: f64 = 8.0;
 
 impl Scene {
-    /// Where world position (`x`, `y`) lands on the canvas, in pixels (fractions kept).
+    /// Where world position (`x`, `y`) lands on the canvas, in pixels (fractions kept),
+    /// held within a margin of the canvas as wide as the canvas is long (a position from a
+    /// damaged recording, 2^31 units out, would otherwise reach the rasterizer as a
+    /// coordinate it cannot take); anything not finite lands on the canvas's corner.
     pub fn project(&self, x: f64, y: f64) -> (f64, f64) {
+        let (px, py) = self.project_unbounded(x, y);
+        let margin = f64::from(self.width.max(self.height));
+        let hold = |v: f64, side: u32| {
+            if v.is_finite() {
+                v.clamp(-margin, f64::from(side) + margin)
+            } else {
+                0.0
+            }
+        };
+        (hold(px, self.width), hold(py, self.height))
+    }
+
+    /// [`project`](Self::project) without the margin.
+    fn project_unbounded(&self, x: f64, y: f64) -> (f64, f64) {
         let [vx, vy, vw, vh] = self.view;
         let [ax, ay, aw, ah] = self.area;
         let (ox, oy) = (
@@ -423,17 +440,16 @@ impl Scene {
         }
         if let Some(spacing) = self.grid {
             let [vx, vy, vw, vh] = self.view;
-            let mut x = (vx / spacing).ceil() * spacing;
-            while x <= vx + vw {
+            // Lines counted, not stepped to: far from 0 a step of `spacing` can be lost in
+            // the float (x + spacing == x), and a view from a damaged recording can span
+            // more lines than a picture could show.
+            for x in grid_lines(vx, vw, spacing) {
                 let (px, _) = self.project(x, vy);
                 c.rect(px, top, 1.0, bottom - top, [52, 58, 72], 1.0);
-                x += spacing;
             }
-            let mut y = (vy / spacing).ceil() * spacing;
-            while y <= vy + vh {
+            for y in grid_lines(vy, vh, spacing) {
                 let (_, py) = self.project(vx, y);
                 c.rect(left, py, right - left, 1.0, [52, 58, 72], 1.0);
-                y += spacing;
             }
         }
         if let Some(heat) = &self.heat {
@@ -907,15 +923,54 @@ fn tiles_in(map: &PhysicsLayers, view: [f64; 4]) -> (Vec<TileRun>, Vec<TileKind>
     (tiles, tile_kinds)
 }
 
+/// At most this many grid lines per axis: a wider view (a damaged recording's positions
+/// far apart) gets its lines at a multiple of the spacing.
+const MAX_GRID_LINES: f64 = 256.0;
+
+/// The positions of the grid lines from `start` over `span`, `spacing` apart (or a power
+/// of two times that, so that there are at most [`MAX_GRID_LINES`]); none when the view
+/// is not finite.
+fn grid_lines(start: f64, span: f64, spacing: f64) -> impl Iterator<Item = f64> {
+    let mut spacing = spacing.max(1.0);
+    let usable = start.is_finite() && span.is_finite() && span >= 0.0;
+    while usable && span / spacing > MAX_GRID_LINES {
+        spacing *= 2.0;
+    }
+    let first = (start / spacing).ceil() * spacing;
+    let count = if usable {
+        ((start + span - first) / spacing).floor().max(-1.0) as i64 + 1
+    } else {
+        0
+    };
+    (0..count.min(MAX_GRID_LINES as i64 + 2)).map(move |i| first + i as f64 * spacing)
+}
+
+/// At most this many cells in a heat map's grid: a view that spans more (a damaged
+/// recording's positions far apart) gets larger cells.
+const MAX_HEAT_CELLS: f64 = 1_048_576.0;
+
 /// Positions per cell of a grid over `view`.
 fn heat_in(g: &Gathered, view: [f64; 4], source: bool) -> Heat {
-    let cell = if source { 64.0 } else { TILE as f32 };
+    let base = if source { 64.0 } else { TILE };
+    // Cells large enough that the grid stays within MAX_HEAT_CELLS.
+    let spans = (view[2].abs() + 2.0 * base) * (view[3].abs() + 2.0 * base);
+    let cell = if spans.is_finite() && spans / (base * base) <= MAX_HEAT_CELLS {
+        base
+    } else if spans.is_finite() {
+        (spans / MAX_HEAT_CELLS).sqrt().max(base)
+    } else {
+        f64::from(f32::MAX)
+    } as f32;
+    let view = view.map(|v| if v.is_finite() { v } else { 0.0 });
     let origin = [
         ((view[0] / cell as f64).floor() * cell as f64) as f32,
         ((view[1] / cell as f64).floor() * cell as f64) as f32,
     ];
+    // `as` saturates; the cell size above keeps the product within MAX_HEAT_CELLS (a
+    // couple of cells more for the rounding).
     let columns = ((view[0] + view[2] - origin[0] as f64) / cell as f64).ceil() as usize + 1;
     let rows = ((view[1] + view[3] - origin[1] as f64) / cell as f64).ceil() as usize + 1;
+    let (columns, rows) = (columns.min(4096), rows.min(4096));
     let mut counts = vec![0u32; columns * rows];
     for track in g.tracks.values() {
         for &(_, x, y) in &track.samples {

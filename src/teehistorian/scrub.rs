@@ -372,13 +372,31 @@ fn clear_header(header: &mut Header, options: &ScrubOptions) -> Result<Vec<Strin
                     "--clear-header {key:?}: {variable:?} is no {table} variable's name"
                 )));
             }
-            // A variable a file does not list has its default value: nothing to clear.
+            // A variable the file does not list is no value to clear: most likely a typo
+            // (`config.sv_nmae`), which must not pass as done.
+            let held: Vec<String> = pairs
+                .iter()
+                .flatten()
+                .map(|(k, _)| k.clone())
+                .collect();
+            if !held.iter().any(|k| k == variable) {
+                let shown: Vec<&str> = held.iter().take(40).map(String::as_str).collect();
+                return Err(ScrubError::Options(format!(
+                    "--clear-header {key:?}: this file's {table} holds no {variable:?} ({})",
+                    if shown.is_empty() {
+                        format!("it holds no {table} variable")
+                    } else {
+                        format!(
+                            "it holds {}{}",
+                            shown.join(", "),
+                            if held.len() > shown.len() { ", …" } else { "" }
+                        )
+                    }
+                )));
+            }
             if let Some(pairs) = pairs {
-                let before = pairs.len();
                 pairs.retain(|(k, _)| k != variable);
-                if pairs.len() != before {
-                    note(&mut cleared, key.clone());
-                }
+                note(&mut cleared, key.clone());
             }
             continue;
         }

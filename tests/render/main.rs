@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod attack;
 mod page;
 
 use demokit::datafile::physics_layers;
