@@ -172,7 +172,10 @@ pub(crate) fn report_dir(
     let maps = maps.map(MapDirectory::new);
     // Everything written or removed below lies in the pages folder, resolved.
     let pages_real = std::fs::canonicalize(&pages).map_err(|e| {
-        complain(&pages, format_args!("cannot resolve the pages directory: {e}"));
+        complain(
+            &pages,
+            format_args!("cannot resolve the pages directory: {e}"),
+        );
         Stop(Exit::Io)
     })?;
     let confined = Confined {

@@ -169,7 +169,12 @@ fn roll_forward(dir: &Path) -> Result<(), ExportError> {
     let text = match std::fs::read_to_string(&journal) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => return Err(ExportError::Io { path: journal, source }),
+        Err(source) => {
+            return Err(ExportError::Io {
+                path: journal,
+                source,
+            });
+        }
     };
     for line in text.lines().filter(|l| !l.is_empty()) {
         let relative = Path::new(line);
@@ -187,7 +192,10 @@ fn roll_forward(dir: &Path) -> Result<(), ExportError> {
         }
     }
     sync_tree(dir)?;
-    std::fs::remove_file(&journal).map_err(|source| ExportError::Io { path: journal, source })
+    std::fs::remove_file(&journal).map_err(|source| ExportError::Io {
+        path: journal,
+        source,
+    })
 }
 
 /// Syncs `dir` and the directories under it (on Unix; elsewhere a rename is as durable

@@ -374,11 +374,7 @@ fn clear_header(header: &mut Header, options: &ScrubOptions) -> Result<Vec<Strin
             }
             // A variable the file does not list is no value to clear: most likely a typo
             // (`config.sv_nmae`), which must not pass as done.
-            let held: Vec<String> = pairs
-                .iter()
-                .flatten()
-                .map(|(k, _)| k.clone())
-                .collect();
+            let held: Vec<String> = pairs.iter().flatten().map(|(k, _)| k.clone()).collect();
             if !held.iter().any(|k| k == variable) {
                 let shown: Vec<&str> = held.iter().take(40).map(String::as_str).collect();
                 return Err(ScrubError::Options(format!(
@@ -389,7 +385,11 @@ fn clear_header(header: &mut Header, options: &ScrubOptions) -> Result<Vec<Strin
                         format!(
                             "it holds {}{}",
                             shown.join(", "),
-                            if held.len() > shown.len() { ", …" } else { "" }
+                            if held.len() > shown.len() {
+                                ", …"
+                            } else {
+                                ""
+                            }
                         )
                     }
                 )));

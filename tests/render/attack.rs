@@ -96,14 +96,20 @@ fn survive(name: &str, data: Vec<u8>, map: Option<Vec<u8>>) {
 
 #[test]
 fn the_inputs_that_broke_the_renderer_render() {
-    let teehistorian = common::read_shared("real-fixtures/teehistorian/v1_ddnet1101_dm1.teehistorian");
+    let teehistorian =
+        common::read_shared("real-fixtures/teehistorian/v1_ddnet1101_dm1.teehistorian");
     let map = common::read_shared("real-fixtures/maps/dm1_0.6.map");
     let mut teehistorian = teehistorian.unwrap();
     teehistorian[4102..4106].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f]);
     survive("v1 teehistorian with 0x7fffffff at 4102", teehistorian, map);
-    let mut portal = common::read_shared("real-fixtures/source/portal2_sp_laser_relays.dem").unwrap();
+    let mut portal =
+        common::read_shared("real-fixtures/source/portal2_sp_laser_relays.dem").unwrap();
     portal[441_064] = 0x5a;
-    survive("portal2_sp_laser_relays.dem with 0x5a at 441064", portal, None);
+    survive(
+        "portal2_sp_laser_relays.dem with 0x5a at 441064",
+        portal,
+        None,
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod run;
 
 mod browser;
 mod commands;
+mod confinement;
 mod edit;
 mod edit_many;
 mod endless;
