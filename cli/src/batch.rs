@@ -311,25 +311,31 @@ pub(crate) enum ExportFile {
     Other(Vec<u8>),
 }
 
-/// A job's file for `demokit export`: `Ok(None)` when it is skipped, `Err` with the
-/// message when it cannot be read.
-pub(crate) fn read_for_export(job: &Job) -> Result<Option<ExportFile>, String> {
+/// A job's file for `demokit export`: `Ok(None)` when it is skipped, `Err` with the exit
+/// status it earns and the message when it cannot be read.
+pub(crate) fn read_for_export(job: &Job) -> Result<Option<ExportFile>, (Exit, String)> {
     match &job.settled {
         Some(Settled::Skip(_)) => return Ok(None),
-        Some(Settled::Fail(why)) => return Err(why.clone()),
+        Some(Settled::Fail(why)) => return Err((Exit::Io, why.clone())),
         None => {}
     }
     match open(&job.path) {
         Ok(recording) => Ok(Some(ExportFile::Recording(recording))),
         Err(Error::UnknownFormat { .. }) if job.found && passed_over(&job.path) => Ok(None),
-        // Bounded as the entry point bounds a stream: a device or a pipe is no file to
-        // read to its end.
+        // A regular file is read again for its `files` row; a pipe or a device was read
+        // once already (opening it again would wait for a writer that never comes).
+        Err(e @ Error::UnknownFormat { .. })
+            if !is_stdin(&job.path) && !std::fs::metadata(&job.path).is_ok_and(|m| m.is_file()) =>
+        {
+            Err((exit_of(&e), e.to_string()))
+        }
+        // Bounded as the entry point bounds a stream.
         Err(Error::UnknownFormat { .. }) if !is_stdin(&job.path) => {
             read_input(&job.path, Limits::DEFAULT)
                 .map(|data| Some(ExportFile::Other(data)))
-                .map_err(|e| format!("cannot read: {e}"))
+                .map_err(|e| (Exit::Io, format!("cannot read: {e}")))
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err((exit_of(&e), e.to_string())),
     }
 }
 

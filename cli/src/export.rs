@@ -144,10 +144,10 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
                 (How::of(&job.path, end), partition)
             }
             Ok(None) => (How::Skipped, Partition::unreadable()),
-            Err(why) => {
+            Err((exit, why)) => {
                 exporter.add_unreadable(&path, &why);
                 complain(&job.path, &why);
-                (How::Failed(Exit::Io), Partition::unreadable())
+                (How::Failed(exit), Partition::unreadable())
             }
         };
         exporter.finish(&mut |table, batch| write(table, &partition, batch));

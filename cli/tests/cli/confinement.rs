@@ -222,10 +222,10 @@ fn a_commit_cut_short_is_completed_by_the_next_run() {
     assert_eq!(files_rows(&dataset), rows_before);
 }
 
-/// `info` on a named pipe reads it once and returns (it used to open it again to try it
-/// as a map, waiting for a writer forever).
+/// Every command on a named pipe reads it once and returns (`info` used to open it again
+/// to try it as a map, waiting for a writer forever).
 #[test]
-fn info_on_a_named_pipe_returns() {
+fn every_command_on_a_named_pipe_returns() {
     let dir = TempDir::new("confined-fifo");
     let fifo = dir.path("pipe.demo");
     let made = std::process::Command::new("mkfifo")
@@ -233,32 +233,69 @@ fn info_on_a_named_pipe_returns() {
         .status()
         .expect("mkfifo runs");
     assert!(made.success());
-    let writer = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::write(fifo, b"invalid data\n").unwrap())
-    };
-    let mut child = crate::run::command()
-        .arg("info")
-        .arg(&fifo)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
+    let out = |name: &str| dir.path(name).into_os_string();
+    let commands: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["info".into()],
+        vec!["validate".into()],
+        vec!["chat".into()],
+        vec!["players".into()],
+        vec!["events".into()],
+        vec!["dump".into()],
+        vec!["export".into(), "-o".into(), out("ds")],
+        vec!["render".into(), "-o".into(), out("x.png")],
+        vec!["report".into(), "-o".into(), out("x.html")],
+        vec!["rewrite".into()],
+        vec!["extract-map".into()],
+    ];
+    for mut args in commands {
+        let name = args[0].clone();
+        args.insert(1, fifo.clone().into_os_string());
+        if name == "rewrite" || name == "extract-map" {
+            args.push(out("out"));
         }
-        if started.elapsed() > std::time::Duration::from_secs(30) {
-            let _ = child.kill();
-            // Let the writer finish if it is still waiting.
-            let _ = std::fs::File::open(&fifo);
-            panic!("info on a named pipe did not return");
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let _ = std::fs::write(fifo, b"invalid data\n");
+            })
+        };
+        let mut child = crate::run::command()
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(30) {
+                let _ = child.kill();
+                release_writer(&fifo);
+                panic!("{name:?} on a named pipe did not return");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        // A writer still waiting (the command refused the pipe unread) is let go.
+        if !writer.is_finished() {
+            release_writer(&fifo);
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    writer.join().unwrap();
-    assert_eq!(status.code(), Some(1));
+        writer.join().unwrap();
+        assert_ne!(status.code(), Some(0), "{name:?}");
+        assert!(status.code().is_some(), "{name:?} was killed by a signal");
+    }
+}
+
+/// Lets a writer blocked opening `fifo` go: a reader opened without blocking (a plain open
+/// would wait for a writer when there is none).
+fn release_writer(fifo: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    const O_NONBLOCK: i32 = 0o4000;
+    let _ = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(fifo);
 }
 
 /// With `--output-dir` and `--mapping`, a mapping that cannot be written leaves no
@@ -339,4 +376,80 @@ fn clearing_a_setting_the_file_lacks_is_refused() {
         let places: Vec<&str> = line.matches("at byte ").collect();
         assert!(places.len() <= 1, "{line}");
     }
+}
+
+/// An output that is the input, under any spelling, is refused by every command that
+/// writes one, the input left as it was (exit 2): the pictures, the page and the export
+/// as much as the editors.
+#[test]
+fn no_command_writes_over_its_input() {
+    let dir = TempDir::new("confined-output-input");
+    let demo = server_demo();
+    let input = dir.write("in.demo", &demo);
+    let spelled = dir.path("./in.demo");
+    let link = dir.path("link.demo");
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    for output in [&input, &spelled, &link] {
+        let o = output.as_os_str();
+        let i = input.as_os_str();
+        let commands: Vec<Vec<&OsStr>> = vec![
+            vec![
+                "render".as_ref(),
+                i,
+                "-o".as_ref(),
+                o,
+                "--format".as_ref(),
+                "png".as_ref(),
+                "-f".as_ref(),
+            ],
+            vec!["report".as_ref(), i, "-o".as_ref(), o, "-f".as_ref()],
+            vec!["rewrite".as_ref(), i, o, "-f".as_ref()],
+            vec!["repair".as_ref(), i, o, "-f".as_ref()],
+            vec!["scrub".as_ref(), "--all".as_ref(), i, o, "-f".as_ref()],
+            vec![
+                "convert".as_ref(),
+                "--version".as_ref(),
+                "5".as_ref(),
+                i,
+                o,
+                "-f".as_ref(),
+            ],
+            vec![
+                "trim".as_ref(),
+                "--from".as_ref(),
+                "200".as_ref(),
+                i,
+                o,
+                "-f".as_ref(),
+            ],
+            vec!["extract-map".as_ref(), i, o, "-f".as_ref()],
+            vec![
+                "markers".as_ref(),
+                i,
+                "--add".as_ref(),
+                "300".as_ref(),
+                "-o".as_ref(),
+                o,
+                "-f".as_ref(),
+            ],
+        ];
+        for args in commands {
+            let out = run(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+            assert_eq!(
+                std::fs::read(&input).unwrap(),
+                demo,
+                "{args:?} changed its input"
+            );
+        }
+    }
+    // The export's dataset directory is no file: naming the input as it is refused.
+    let out = run(&[
+        "export".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        input.as_os_str(),
+    ]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&input).unwrap(), demo);
 }
