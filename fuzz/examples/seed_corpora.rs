@@ -52,9 +52,9 @@ fn name_of(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-const TW: &[&str] = &["twdemo_read", "twdemo_roundtrip", "twdemo_tools"];
-const TH: &[&str] = &["teehistorian_read", "teehistorian_roundtrip"];
-const SRC: &[&str] = &["source_read", "source_roundtrip"];
+const TW: &[&str] = &["twdemo_read", "twdemo_roundtrip", "twdemo_tools", "render_page"];
+const TH: &[&str] = &["teehistorian_read", "teehistorian_roundtrip", "render_page"];
+const SRC: &[&str] = &["source_read", "source_roundtrip", "render_page"];
 
 /// A demo cut to its prelude plus [`BODY`] bytes of chunks and repaired, or `None` when its
 /// prelude is too large.

@@ -1014,3 +1014,35 @@ pub fn source_entity(data: &[u8]) {
         }
     }
 }
+
+/// A recording of any format made into pictures and a page, as `render` and `report` make
+/// them (PNG and SVG, with and without a heat map, the page's HTML): never a panic, a
+/// hang or an allocation sized by the input beyond what a picture can hold, and the page
+/// keeps its structure (its two script elements) whatever the recording's text.
+///
+/// Input: a recording (the first byte also picks the picture's size, 64 to 319 pixels a
+/// side).
+pub fn render_page(data: &[u8]) {
+    use demokit::page::PageOptions;
+    use demokit::recording::Recording;
+    use demokit::render::RenderOptions;
+    let Ok(recording) = Recording::from_bytes(data.to_vec()) else {
+        return;
+    };
+    let side = 64 + u32::from(data.first().copied().unwrap_or(0));
+    for heatmap in [false, true] {
+        let mut options = RenderOptions::default();
+        options.size = (side, side * 3 / 4);
+        options.heatmap = heatmap;
+        if let Ok(scene) = recording.scene(&options) {
+            assert!(scene.to_png().starts_with(b"\x89PNG"));
+            assert!(scene.to_svg().starts_with("<svg"));
+        }
+    }
+    let mut options = PageOptions::default();
+    options.render.size = (side, side * 3 / 4);
+    options.max_samples = 5_000;
+    if let Ok(page) = recording.page(&options) {
+        assert_eq!(page.to_html().matches("</script>").count(), 2);
+    }
+}

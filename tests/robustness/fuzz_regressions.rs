@@ -40,6 +40,7 @@ fn check_of(target: &str) -> Option<fn(&[u8])> {
         "varint" => fuzz_checks::varint,
         "snapshot_delta" => fuzz_checks::snapshot_delta,
         "source_entity" => fuzz_checks::source_entity,
+        "render_page" => fuzz_checks::render_page,
         _ => return None,
     })
 }
@@ -59,7 +60,7 @@ fn every_fuzz_target_is_covered() {
         .filter_map(|l| l.strip_suffix('"'))
         .filter(|n| *n != "demokit-fuzz")
         .collect();
-    assert_eq!(targets.len(), 11, "targets in fuzz/Cargo.toml: {targets:?}");
+    assert_eq!(targets.len(), 12, "targets in fuzz/Cargo.toml: {targets:?}");
     for target in targets {
         assert!(
             check_of(target).is_some(),
@@ -105,9 +106,19 @@ fn fuzz_checks_hold_on_every_fixture() {
     for path in &inputs {
         let data = std::fs::read(path).unwrap();
         let targets: &[&str] = match path.extension().and_then(|e| e.to_str()) {
-            Some("demo") => &["twdemo_read", "twdemo_roundtrip", "twdemo_tools"],
-            Some("teehistorian") => &["teehistorian_read", "teehistorian_roundtrip"],
-            Some("dem") => &["source_read", "source_roundtrip", "source_entity"],
+            Some("demo") => &[
+                "twdemo_read",
+                "twdemo_roundtrip",
+                "twdemo_tools",
+                "render_page",
+            ],
+            Some("teehistorian") => &["teehistorian_read", "teehistorian_roundtrip", "render_page"],
+            Some("dem") => &[
+                "source_read",
+                "source_roundtrip",
+                "source_entity",
+                "render_page",
+            ],
             _ => continue,
         };
         for target in targets {

@@ -8,6 +8,7 @@ mod common;
 
 mod run;
 
+mod attack;
 mod browser;
 mod commands;
 mod confinement;
