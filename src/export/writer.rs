@@ -878,6 +878,13 @@ impl DatasetWriter {
     /// every file of this run into place; returns the tables written, in
     /// [`Table::ALL`]'s order.
     pub fn finish(self) -> Result<Vec<Table>, ExportError> {
+        self.finish_observed(|_| {})
+    }
+
+    /// [`finish`](Self::finish), calling `moved` with each part's path once it is in
+    /// place: for a progress display, or a test that stops a run in the middle of its
+    /// commit (the next run completes it, see [`COMMIT_JOURNAL`]).
+    pub fn finish_observed(self, mut moved: impl FnMut(&Path)) -> Result<Vec<Table>, ExportError> {
         self.flush()?;
         let parts = self
             .parts
@@ -911,6 +918,7 @@ impl DatasetWriter {
         }
         for path in &closed {
             std::fs::rename(temporary(path), path).map_err(io(path))?;
+            moved(path);
         }
         if !closed.is_empty() {
             sync_tree(&self.dir)?;

@@ -7,6 +7,9 @@
 //! * A killed export leaves only hidden temporary parts (which pyarrow, DuckDB's
 //!   `*.parquet` globs and Spark pass over); the next run removes them and its rows are
 //!   exact.
+//! * An export killed in the middle of its commit (some parts moved into place, the
+//!   others not) is completed by the next run from its commit journal: no row is lost and
+//!   none doubled.
 //! * A killed writer (and a killed `demokit scrub`) leaves its hidden temporary file; the
 //!   next write of the same output removes it, and never the temporary file of a writer
 //!   still alive.
@@ -167,6 +170,112 @@ fn a_killed_export_leaves_nothing_readers_see() {
         "abandoned parts stayed: {left:?}"
     );
     assert_eq!(listed_files(&dataset).len(), inputs().len());
+}
+
+#[test]
+fn an_export_killed_during_its_commit_is_completed_by_the_next_run() {
+    let dir = TempDir::new("export-killed-commit");
+    let dataset = dir.path("ds");
+    let child = test_name(module_path!(), "child_commits_until_killed");
+    let seen = record_then_kill(&child, DIR_ENV, &dataset, "moved ", 1);
+    assert_eq!(seen, 1, "the child did not begin its commit");
+    let left = all_names(&dataset);
+    assert!(left.iter().any(|n| n == ".demokit-commit"), "{left:?}");
+    assert!(
+        left.iter().any(|n| n.ends_with(".parquet.partial")),
+        "{left:?}"
+    );
+    // The next run, over the same inputs: the killed run's parts come into place, its
+    // files are found exported, nothing is exported twice and nothing is missing.
+    let o = export(&dataset).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{} unchanged", inputs().len())),
+        "{}",
+        stderr(&o)
+    );
+    let left = all_names(&dataset);
+    assert!(
+        !left
+            .iter()
+            .any(|n| n.ends_with(".partial") || n == ".demokit-commit"),
+        "{left:?}"
+    );
+    let mut expected: Vec<String> = inputs()
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    expected.sort();
+    assert_eq!(listed_files(&dataset), expected);
+    // Every table's rows: those of one clean export of the same inputs.
+    let clean = dir.path("clean");
+    let o = export(&clean).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for table in Table::ALL {
+        assert_eq!(
+            rows(&dataset.join(table.name())),
+            rows(&clean.join(table.name())),
+            "{}",
+            table.name()
+        );
+    }
+}
+
+/// The rows of every visible Parquet part under `dir`.
+fn rows(dir: &Path) -> usize {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for path in entries.map(|e| e.unwrap().path()) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if name.ends_with(".parquet") && !name.starts_with('.') {
+                let file = std::fs::File::open(&path).unwrap();
+                total +=
+                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                        .unwrap()
+                        .build()
+                        .unwrap()
+                        .map(|b| b.unwrap().num_rows())
+                        .sum::<usize>();
+            }
+        }
+    }
+    total
+}
+
+/// Child of [`an_export_killed_during_its_commit_is_completed_by_the_next_run`]: exports
+/// the inputs as `demokit export` names them into the dataset in `DIR_ENV`, moves the
+/// first part into place, says so, and waits to be killed.
+#[test]
+#[ignore = "a child process of an_export_killed_during_its_commit_is_completed_by_the_next_run, run by it"]
+fn child_commits_until_killed() {
+    let Ok(dir) = std::env::var(DIR_ENV) else {
+        return;
+    };
+    let writer = DatasetWriter::create(&dir).unwrap();
+    for input in inputs() {
+        let data = std::fs::read(&input).unwrap();
+        let modified = demokit::export::modified_ns(&input);
+        let mut exporter = Exporter::new();
+        let mut sink = |table: Table, batch| writer.write(table, &batch).unwrap();
+        exporter.add_modified(&input.to_string_lossy(), modified, &data, &mut sink);
+        exporter.finish(&mut sink);
+    }
+    let mut moved = 0;
+    writer
+        .finish_observed(|_| {
+            moved += 1;
+            // On a line of its own: the harness has printed the test's name.
+            println!("\nmoved {moved}");
+            std::io::stdout().flush().unwrap();
+            std::thread::sleep(std::time::Duration::from_secs(600));
+        })
+        .unwrap();
 }
 
 /// Child of [`a_killed_write_is_cleaned_up_by_the_next_run`]: begins writing the file
