@@ -36,7 +36,8 @@ mod writer;
 pub use arrow_array::RecordBatch;
 pub use partition::{NULL_PARTITION, Partition, Partitioning};
 pub use writer::{
-    DatasetWriter, ExportError, ExportedFile, LOCK_FILE, MAX_OPEN_PARTS, MAX_ROW_GROUPS_PER_PART,
+    COMMIT_JOURNAL, DatasetWriter, ExportError, ExportedFile, LOCK_FILE, MAX_OPEN_PARTS,
+    MAX_ROW_GROUPS_PER_PART,
 };
 
 use crate::gamenet::names::{country_code, team_name, weapon_name};
