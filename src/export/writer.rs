@@ -158,7 +158,7 @@ fn lock_dataset(dir: &Path) -> Result<File, ExportError> {
 /// The commit journal in the dataset's directory: the parts a finishing run is moving into
 /// place, one path (relative to the directory) per line. Written and synced before the
 /// first rename and removed after the last, so that a run killed between them is
-/// completed by the next one ([`roll_forward`]): no part of a committed run is lost, and
+/// completed by the next one, which opens the dataset: no part of a committed run is lost, and
 /// none of a run that never committed appears.
 pub const COMMIT_JOURNAL: &str = ".demokit-commit";
 
