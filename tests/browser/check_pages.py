@@ -169,6 +169,9 @@ def check_page(browser: Browser, html: pathlib.Path, expect: dict) -> None:
     browser.open(html)
     offline(browser, html)
     check(browser.eval("typeof window.demokitReport") == "object", "the page's script did not run")
+    # Script a recording's text carried never ran.
+    for name in expect.get("undefined", []):
+        check(browser.eval(f"typeof window.{name}") == "undefined", f"window.{name} was set: the page ran a recording's text")
     names = browser.eval(
         "[...document.querySelectorAll('#players tbody tr')].map(r => r.cells[2].textContent)"
     )

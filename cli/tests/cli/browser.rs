@@ -154,6 +154,16 @@ fn real(dir: &str, name: &str) -> Option<PathBuf> {
 
 /// Writes `input`'s page with the tool and checks it in the browser.
 fn page_in_browser(input: &Path, extra: &[&std::ffi::OsStr], out_name: &str) {
+    page_in_browser_expecting(input, extra, out_name, expectations(input));
+}
+
+/// [`page_in_browser`] with the expectations given.
+fn page_in_browser_expecting(
+    input: &Path,
+    extra: &[&std::ffi::OsStr],
+    out_name: &str,
+    expect: serde_json::Value,
+) {
     let Some((chromium, python)) = browser() else {
         return;
     };
@@ -168,7 +178,33 @@ fn page_in_browser(input: &Path, extra: &[&std::ffi::OsStr], out_name: &str) {
     args.extend_from_slice(extra);
     let run = demokit(&args);
     assert!(run.status.success(), "{}", stderr(&run));
-    check(&python, &chromium, "page", &html, &expectations(input));
+    check(&python, &chromium, "page", &html, &expect);
+}
+
+/// A recording whose map, server and player names and chat hold markup, the template's
+/// slot names, a comment opener, U+2028 and script (`<script>`, an `onerror` handler):
+/// its page loads without a script error, shows every text literally (the names in the
+/// players table, the chat lines) and runs none of it.
+#[test]
+fn a_page_of_hostile_text_shows_it_literally_and_runs_none() {
+    let Some(map) = real("maps", "dm1_0.6.map") else {
+        return;
+    };
+    let hostile = "{{script}}{{style}}{{data}}</script><script>window.pwned=1</script>\
+                   <img src=x onerror=\"window.pwned=2\"><!--\u{2028}&amp;";
+    let dir = TempDir::new("browser-hostile");
+    let input = dir.write(
+        "{{script}}<!--.teehistorian",
+        &crate::hostile_text::teehistorian_with(hostile),
+    );
+    let mut expect = expectations(&input);
+    expect["undefined"] = json!(["pwned"]);
+    page_in_browser_expecting(
+        &input,
+        &["--map".as_ref(), map.as_os_str()],
+        "hostile.html",
+        expect,
+    );
 }
 
 #[test]

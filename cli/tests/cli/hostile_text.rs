@@ -26,7 +26,7 @@ fn raw_controls(text: &str) -> Vec<char> {
 
 /// A teehistorian file whose map name, server name, player names and chat all hold
 /// `text`.
-fn teehistorian_with(text: &str) -> Vec<u8> {
+pub(crate) fn teehistorian_with(text: &str) -> Vec<u8> {
     let header = Header {
         map_name: Some(format!("map{text}")),
         server_name: Some(format!("server{text}")),
