@@ -416,6 +416,16 @@ impl FileEnd {
     }
 }
 
+/// One player's state at one tick of a Source demo, waiting for its `ticks` row.
+#[derive(Debug, Clone)]
+struct SourceSample {
+    slot: i32,
+    name: String,
+    x: i32,
+    y: i32,
+    health: Option<i32>,
+}
+
 /// What a file's reading ended with, for its `files` row.
 #[derive(Default)]
 struct Ending {
@@ -1022,6 +1032,10 @@ impl Exporter {
         };
         // The players' names by slot, as the walk has met them so far.
         let mut names: Vec<(i32, String)> = Vec::new();
+        // One row per player per tick: the walk can hand out several updates of one tick
+        // (a packet per view split, frames of one tick), so the rows of the latest tick
+        // wait here, each player's last state kept, until another tick comes.
+        let mut pending: Option<(i32, Vec<SourceSample>)> = None;
         // Rows go to their builders as the walk hands them out: memory does not grow with
         // the demo's length.
         let walked = crate::source::game::game_log_reader_with(data, options, |item| match item {
@@ -1043,6 +1057,11 @@ impl Exporter {
                 names.push((*slot, player.name.clone()));
             }
             Item::Players { tick, players } if positions => {
+                if pending.as_ref().is_some_and(|(t, _)| t != tick) {
+                    let (t, samples) = pending.take().unwrap_or_default();
+                    self.source_ticks(path, t, &samples, sink);
+                }
+                let (_, samples) = pending.get_or_insert_with(|| (*tick, Vec::new()));
                 for p in players.iter().filter(|p| p.in_pvs) {
                     let slot = p.index as i32 - 1;
                     let Some([x, y, _]) = p.origin else { continue };
@@ -1053,25 +1072,24 @@ impl Exporter {
                         .iter()
                         .find(|n| n.0 == slot)
                         .map_or("", |n| n.1.as_str());
-                    self.ticks.push(&TickRow {
-                        path,
-                        tick: *tick,
-                        client_id: slot,
-                        name,
+                    let sample = SourceSample {
+                        slot,
+                        name: name.to_owned(),
                         x: x.round() as i32,
                         y: y.round() as i32,
-                        vel_x: None,
-                        vel_y: None,
-                        weapon: None,
-                        weapon_name: None,
                         health: p.health.and_then(|h| i32::try_from(h).ok()),
-                        armor: None,
-                    });
-                    self.flush(false, sink);
+                    };
+                    match samples.iter_mut().find(|s| s.slot == slot) {
+                        Some(earlier) => *earlier = sample,
+                        None => samples.push(sample),
+                    }
                 }
             }
             _ => {}
         });
+        if let Some((tick, samples)) = pending {
+            self.source_ticks(path, tick, &samples, sink);
+        }
         let (log, error) = match walked {
             Ok(walked) => walked,
             Err(e) => {
@@ -1088,6 +1106,35 @@ impl Exporter {
         }
         self.game_log_named(path, log, Names::Source);
         self.flush(false, sink);
+    }
+
+    /// The `ticks` rows of one tick of a Source demo, in slot order.
+    fn source_ticks(
+        &mut self,
+        path: &str,
+        tick: i32,
+        samples: &[SourceSample],
+        sink: &mut dyn FnMut(Table, RecordBatch),
+    ) {
+        let mut order: Vec<&SourceSample> = samples.iter().collect();
+        order.sort_by_key(|s| s.slot);
+        for s in order {
+            self.ticks.push(&TickRow {
+                path,
+                tick,
+                client_id: s.slot,
+                name: &s.name,
+                x: s.x,
+                y: s.y,
+                vel_x: None,
+                vel_y: None,
+                weapon: None,
+                weapon_name: None,
+                health: s.health,
+                armor: None,
+            });
+            self.flush(false, sink);
+        }
     }
 
     /// The chat lines, player stints and game events of a file.

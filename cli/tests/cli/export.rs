@@ -1203,3 +1203,57 @@ fn real_ticks_rows_name_their_players() {
         "only {checked} recordings had named ticks rows"
     );
 }
+
+/// One `ticks` row per player per tick in every real recording of every format: a Source
+/// demo's walk hands out several updates of one tick (TF2's gullywash had 111 rows for
+/// 100 (tick, client) pairs, Left 4 Dead 1.0.0.5's 5,584 for 5,544), and the row keeps
+/// the player's last state in that tick.
+#[test]
+fn no_two_ticks_rows_share_a_tick_and_a_client() {
+    let shared = common::shared_dir().unwrap();
+    let mut files = common::source_demos();
+    for format in ["twdemo", "teehistorian"] {
+        files.extend(
+            common::facts_files(&shared, format)
+                .into_iter()
+                .map(|(p, _)| p),
+        );
+    }
+    if common::has_full_corpus() || std::env::var_os("DEMOKIT_CSGO_DEMO").is_some() {
+        files.extend(common::csgo_demo());
+    } else {
+        common::skip::partly("no CS:GO demo (none is committed; set DEMOKIT_SHARED)");
+    }
+    let mut checked = 0;
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        let batches = batches_of(|e, sink| e.add("f", &data, sink));
+        let mut seen = std::collections::HashSet::new();
+        let mut rows = 0;
+        for (table, batch) in &batches {
+            if *table != Table::Ticks {
+                continue;
+            }
+            let ticks = batch
+                .column_by_name("tick")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            let ids = batch
+                .column_by_name("client_id")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            for i in 0..batch.num_rows() {
+                rows += 1;
+                assert!(
+                    seen.insert((ticks.value(i), ids.value(i))),
+                    "{}: two rows of client {} at tick {}",
+                    path.display(),
+                    ids.value(i),
+                    ticks.value(i)
+                );
+            }
+        }
+        checked += usize::from(rows > 0);
+    }
+    assert!(checked >= 15, "only {checked} recordings had ticks rows");
+}
