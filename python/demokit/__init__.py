@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,6 +32,7 @@ __all__ = [
     "InvalidRecordingError",
     "UsageError",
     "PartialReadWarning",
+    "EVENT_KINDS",
     "Recording",
     "open",
     "scan",
@@ -298,11 +299,19 @@ class Recording:
     def events(self, kind: Union[str, Sequence[str], None] = None) -> pa.Table:
         """One row per game event (kills, deaths, finishes, votes called, joins, leaves,
         name and team changes); ``kind`` keeps only events of that kind or kinds
-        (``"kill"``, ``["join", "leave"]``)."""
+        (``"kill"``, ``["join", "leave"]``). A kind that does not exist raises
+        :class:`UsageError` listing the kinds (:data:`EVENT_KINDS`)."""
         table = self.table("events")
         if kind is None:
             return table
         kinds = [kind] if isinstance(kind, str) else list(kind)
+        unknown = [k for k in kinds if k not in EVENT_KINDS]
+        if unknown:
+            raise UsageError(
+                f"no event kind {', '.join(map(repr, unknown))}: the kinds are {', '.join(EVENT_KINDS)}",
+                None,
+                self.path,
+            )
         return table.filter(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
 
     def _tick_span(self) -> Optional[Tuple[int, int]]:
@@ -336,16 +345,42 @@ class Recording:
                 self.path,
             )
 
+    def _client_ids(self, players: Sequence[Union[int, str]], check: bool) -> List[int]:
+        """The client ids of ``players``, given by id or by name (every stint of that
+        name). A name is looked up in :meth:`players` (a pass over the file, the first
+        time); ids are checked there only with ``check`` (when a selection came out
+        empty), so that a selection by id keeps the reading's fast path. One the recording
+        does not have raises :class:`UsageError` listing those it has."""
+        out: List[int] = [int(p) for p in players if not isinstance(p, str)]
+        by_name = [p for p in players if isinstance(p, str)]
+        if not by_name and not check:
+            return sorted(set(out))
+        table = self.players()
+        ids = table["client_id"].to_pylist()
+        names = table["name"].to_pylist()
+        for player in by_name:
+            found = [i for i, n in zip(ids, names) if n == player]
+            if not found:
+                known = ", ".join(sorted({repr(n) for n in names})) or "none"
+                raise UsageError(f"no player named {player!r}: the players are {known}", None, self.path)
+            out.extend(found)
+        for player in out:
+            if check and player not in ids:
+                known = ", ".join(str(i) for i in sorted(set(ids))) or "none"
+                raise UsageError(f"no player with client id {player}: the ids are {known}", None, self.path)
+        return sorted(set(out))
+
     def ticks(
         self,
         columns: Optional[Sequence[str]] = None,
-        players: Optional[Sequence[int]] = None,
+        players: Optional[Sequence[Union[int, str]]] = None,
         ticks: Optional[range] = None,
     ) -> pa.Table:
         """One row per tick per character (demos) or player position (teehistorian).
 
         ``columns`` keeps only those columns, in that order; ``players`` only the rows of
-        those client ids; ``ticks`` (a ``range``, step 1) only those ticks. For a file
+        those players, by client id or by name (a player the recording does not have
+        raises :class:`UsageError` listing those it has); ``ticks`` (a ``range``, step 1) only those ticks. For a file
         opened with :func:`open` the selection is pushed into the reading: the rows left
         out are never made, and the reading stops after the last selected tick. For
         :func:`scan` and :func:`read_bytes` it filters the table read. A ``ticks`` range
@@ -357,6 +392,9 @@ class Recording:
             raise UsageError("ticks is a range of step 1", None, self.path)
         if ticks is not None:
             self._check_ticks(ticks)
+        asked = players
+        if players is not None:
+            players = self._client_ids(players, check=False)
         if self._reread is not None:
             read = _wrapped(
                 _demokit.read_file,
@@ -366,16 +404,20 @@ class Recording:
                 None if ticks is None else (ticks.start, ticks.stop),
                 None if columns is None else list(columns),
             )
-            return pa.table(read.table("ticks"))
-        table = self.table("ticks")
-        if players is not None:
-            table = table.filter(pc.is_in(table["client_id"], value_set=pa.array(list(players), pa.int32())))
-        if ticks is not None:
-            table = table.filter(
-                pc.and_(pc.greater_equal(table["tick"], ticks.start), pc.less(table["tick"], ticks.stop))
-            )
-        if columns is not None:
-            table = table.select(list(columns))
+            table = pa.table(read.table("ticks"))
+        else:
+            table = self.table("ticks")
+            if players is not None:
+                table = table.filter(pc.is_in(table["client_id"], value_set=pa.array(list(players), pa.int32())))
+            if ticks is not None:
+                table = table.filter(
+                    pc.and_(pc.greater_equal(table["tick"], ticks.start), pc.less(table["tick"], ticks.stop))
+                )
+            if columns is not None:
+                table = table.select(list(columns))
+        if asked is not None and table.num_rows == 0:
+            # Nothing selected: an id the recording does not have is a mistake, said so.
+            self._client_ids(asked, check=True)
         return table
 
     def inputs(self) -> pa.Table:
@@ -432,6 +474,9 @@ def detect_format(data: bytes) -> Optional[str]:
     ``None``."""
     return _demokit.detect_format(data)
 
+
+#: The kinds of the ``events`` table's rows, as :meth:`Recording.events` takes them.
+EVENT_KINDS: Tuple[str, ...] = tuple(_demokit.event_kinds())
 
 #: The formats demokit reads, as :func:`detect_format` names them.
 READ_FORMATS = ("twdemo", "teehistorian", "source")

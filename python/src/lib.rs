@@ -347,6 +347,16 @@ fn detect_format(data: &[u8]) -> Option<&'static str> {
     detect(data).map(Format::id)
 }
 
+/// The kinds of the `events` table's rows (`join`, `kill`, ...), as the library names
+/// them.
+#[pyfunction]
+fn event_kinds() -> Vec<&'static str> {
+    demokit::gamenet::summary::EventKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect()
+}
+
 /// Whether a file's name ends like a recording's (`.demo`, `.teehistorian`, `.dem`): found
 /// in a directory and no recording, such a file is counted as failed, not passed over.
 #[pyfunction]
@@ -917,6 +927,7 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
     m.add_function(wrap_pyfunction!(named_like_a_recording, m)?)?;
+    m.add_function(wrap_pyfunction!(event_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(empty_table, m)?)?;
     m.add_function(wrap_pyfunction!(summary, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite_file, m)?)?;

@@ -506,3 +506,20 @@ def test_a_recording_read_in_part_warns(tmp_path):
     with pytest.warns(demokit.PartialReadWarning, match="1 of 2 files were not read whole") as caught:
         demokit.scan(tmp_path)
     assert len(caught) == 1 and "cut.teehistorian" in str(caught[0].message)
+
+
+def test_selections_name_what_exists():
+    demo = demokit.open(shared() / "twdemo" / "v6_ddnet201_server_dm1.demo")
+    # Players by name: every stint of that name.
+    by_name = demo.ticks(columns=["tick", "client_id"], players=["mover1"])
+    by_id = demo.ticks(columns=["tick", "client_id"], players=[0])
+    assert by_name.num_rows > 0 and by_name.equals(by_id)
+    with pytest.raises(demokit.UsageError, match="no player named 'mover3': the players are 'mover1', 'mover2'"):
+        demo.ticks(players=["mover3"])
+    with pytest.raises(demokit.UsageError, match="no player with client id 7: the ids are 0, 1"):
+        demo.ticks(players=[7])
+    # Event kinds: a misspelt one is an error listing the kinds, never 0 rows.
+    assert "kill" in demokit.EVENT_KINDS
+    with pytest.raises(demokit.UsageError, match="no event kind 'kil': the kinds are join, leave"):
+        demo.events(kind="kil")
+    assert demo.events(kind=["join"]).num_rows == 2
