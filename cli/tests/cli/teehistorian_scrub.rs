@@ -77,6 +77,30 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// `bytes` with every occurrence of each of `pseudonyms` replaced by one 0xff byte (no
+/// text holds it), longest first.
+fn mask<'a>(bytes: &[u8], pseudonyms: impl Iterator<Item = &'a String>) -> Vec<u8> {
+    let mut pseudonyms: Vec<&[u8]> = pseudonyms
+        .map(|p| p.as_bytes())
+        .filter(|p| !p.is_empty())
+        .collect();
+    pseudonyms.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    'bytes: while i < bytes.len() {
+        for p in &pseudonyms {
+            if bytes[i..].starts_with(p) {
+                out.push(0xff);
+                i += p.len();
+                continue 'bytes;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
 type Messages = Vec<(i32, String, Vec<u8>)>;
 
 /// Aligns the output's messages with the input's: each input message is kept (the same
@@ -159,12 +183,15 @@ fn check_scrub(input: &[u8], options: &ScrubOptions, secrets: &[&[u8]]) -> (Vec<
     );
     // Same ticks, positions, inputs, connected clients.
     assert_eq!(worlds(&out), worlds(input));
-    // No name left.
+    // No name left. The pseudonyms put in are masked first: a name can appear across a
+    // pseudonym and the text beside it without being in the output (`e p` in the
+    // rewritten `bye player-2`, a case proptest found).
     if options.names.is_some() {
+        let masked = mask(&out, report.mapping.names.values());
         for name in names(input) {
             if name.len() > 2 && !report.mapping.names.values().any(|p| *p == name) {
                 assert!(
-                    !contains(&out, name.as_bytes()),
+                    !contains(&masked, name.as_bytes()),
                     "name {name:?} left in the output"
                 );
             }
