@@ -1,6 +1,6 @@
 //! Protocol profiles: how one game's build lays out the frames of the common container.
 //!
-//! Three things vary (checked on 34 real files, see `../shared/conformance/source-dem.md`):
+//! Three things vary (checked on 34 real files, see `the corpus's conformance/source-dem.md`):
 //! the command numbers above 7, how many 76-byte view-info blocks a signon or packet frame
 //! carries (one per split screen), and whether each frame header ends in a player-slot
 //! byte. The header says most of it; where it cannot, [`Profile::detect`] tries the

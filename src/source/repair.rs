@@ -12,7 +12,7 @@
 //! * a missing stop command is appended, written in full (the tick, and the slot byte when
 //!   the profile has one);
 //! * the four header fields are recomputed from the kept frames, by the rules every finished
-//!   real recording follows (`../shared/conformance/source-dem.md`, sections 5 and 6). All
+//!   real recording follows (`the corpus's conformance/source-dem.md`, sections 5 and 6). All
 //!   other header bytes stay as they were.
 //!
 //! A finished file comes back unchanged. Left to others: reading and writing files (the

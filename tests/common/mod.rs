@@ -1,6 +1,6 @@
 //! Test support shared by the test binaries (each `main.rs` declares `mod common;` with a
 //! `#[path]` to this file, and its modules use what they need): locating the repository and
-//! the test corpus (`fixtures/shared`, or the whole `../shared` where `DEMOKIT_SHARED`
+//! the test corpus (`fixtures/shared`, or the whole corpus where `DEMOKIT_SHARED`
 //! points) with its facts, and the modules below: temporary files and directories
 //! (`temp`), the counting allocator (`alloc`), a reader that returns a few bytes at a time
 //! (`read`), crash-test children (`child`), small recorded demos (`recorded`) and a simulated
@@ -23,8 +23,8 @@ pub fn root() -> PathBuf {
 }
 
 /// The environment variable naming the full test corpus: a directory laid out as the
-/// project's `../shared` (`real-fixtures/` with `facts.json`, `conformance/`). CI points it
-/// at `../shared`.
+/// project's shared corpus (`real-fixtures/` with `facts.json`, `conformance/`). CI points it
+/// at the shared corpus beside the repository.
 pub const SHARED_VAR: &str = "DEMOKIT_SHARED";
 
 /// Whether this run must not skip for missing data (`CI=true`).
@@ -33,13 +33,13 @@ pub fn required() -> bool {
 }
 
 /// The part of the corpus that ships with the repository: `fixtures/shared`, laid out as
-/// `../shared` and holding what may be redistributed (see `fixtures/README.md`).
+/// the shared corpus and holding what may be redistributed (see `fixtures/README.md`).
 pub fn bundled_dir() -> PathBuf {
     root().join("fixtures/shared")
 }
 
 /// The corpus the tests read: the directory `DEMOKIT_SHARED` names when it is set (the
-/// whole of `../shared`), else the part that ships with the repository. Never `None`: the
+/// whole shared corpus), else the part that ships with the repository. Never `None`: the
 /// `Option` stays so that the call sites read as "if the corpus is there"; a file that
 /// only the full corpus holds is reached through [`shared_file`], which skips (or, in CI,
 /// fails) when it is absent.
@@ -66,13 +66,13 @@ pub fn full_corpus() -> Option<PathBuf> {
             Some(dir)
         }
         None if required() => panic!(
-            "CI=true but {SHARED_VAR} is not set: CI points it at ../shared so that every test runs"
+            "CI=true but {SHARED_VAR} is not set: CI points it at the shared corpus so that every test runs"
         ),
         None => None,
     }
 }
 
-/// A file of the corpus by its path under `../shared` (`real-fixtures/twdemo/x.demo`):
+/// A file of the corpus by its path in the corpus (`real-fixtures/twdemo/x.demo`):
 /// from `DEMOKIT_SHARED` when set, else from the repository's `fixtures/shared` when it
 /// ships there. `None`, noting the skip, when only the full corpus holds it (recordings
 /// whose licence keeps them out of the repository) and `DEMOKIT_SHARED` is unset.
@@ -96,7 +96,7 @@ pub fn shared_file(relative: &str) -> Option<PathBuf> {
 
 /// Why a file is missing without `DEMOKIT_SHARED`.
 pub const NOT_BUNDLED: &str =
-    "only the full corpus holds some files (not redistributable; set DEMOKIT_SHARED=../shared)";
+    "only the full corpus holds some files (not redistributable; set DEMOKIT_SHARED to the shared corpus)";
 
 /// [`shared_file`] for one of several files a test checks: a file only the full corpus
 /// holds is left out (`None`), and the test is noted as run in part rather than skipped.
@@ -125,7 +125,7 @@ pub fn has_full_corpus() -> bool {
     full_corpus().is_some()
 }
 
-/// Reads a corpus file by its path under `../shared`, or `None` (noting the skip) as
+/// Reads a corpus file by its path in the corpus, or `None` (noting the skip) as
 /// [`shared_file`] says.
 pub fn read_shared(relative: &str) -> Option<Vec<u8>> {
     let path = shared_file(relative)?;

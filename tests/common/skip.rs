@@ -1,12 +1,12 @@
 //! Skipped tests, counted where a reader sees them. A test whose prerequisite is missing
-//! (`../shared`, a Python with the right packages, `/usr/bin/time`) cannot tell libtest that
+//! (the shared corpus, a Python with the right packages, `/usr/bin/time`) cannot tell libtest that
 //! it skipped, so it returns early after calling [`skipped`], which notes the test's name
 //! and the reason. When the test binary exits, the notes are written straight to the
 //! process's standard error (not the captured output), after libtest's own summary:
 //!
 //! ```text
 //! SKIPPED 12 tests of this binary (they checked nothing):
-//!   ../shared not found (tests on real recordings need ../shared): real::facts_agree, ...
+//!   only the full corpus holds some files (...): real::facts_agree, ...
 //! ```
 //!
 //! so a plain `cargo test` shows how many tests did not run, and why. In CI (`CI=true`)

@@ -1,7 +1,7 @@
 //! demokit's game protocol layer (`demokit::gamenet`) against libtw2's, an independent
 //! implementation (`pre-rfc3243-libtw2-gamenet-ddnet` for Teeworlds 0.6 with DDNet's
 //! extensions, `pre-rfc3243-libtw2-gamenet-teeworlds-0-7` for 0.7), on every snapshot item and
-//! every message chunk of the real demos in `../shared/real-fixtures/twdemo`.
+//! every message chunk of the real demos in the corpus's `real-fixtures/twdemo`.
 //!
 //! What it proves, for each demo (0.6/DDNet ones against libtw2's DDNet crate, the 0.7 ones
 //! against its 0.7 crate, except DDNet's extended objects and messages, which both sides type

@@ -1,4 +1,4 @@
-//! The game layer on the real recordings of `../shared/real-fixtures`:
+//! The game layer on the real recordings of the corpus's `real-fixtures`:
 //!
 //! * every snapshot item and message chunk of every real demo is typed (no `Raw`), with one
 //!   named exception, and re-encodes to exactly its ints and bytes;

@@ -1,5 +1,5 @@
 //! The datafile reader and DDNet's map-load checks on real maps: the files in
-//! `../shared/real-fixtures/maps` and the maps embedded in every real demo.
+//! the corpus's `real-fixtures/maps` and the maps embedded in every real demo.
 
 use crate::common;
 

@@ -1,6 +1,6 @@
 //! Bad Source demo input: other formats' stamps, short headers, unknown command bytes,
 //! negative lengths, lengths larger than the file, files without a stop command, and the
-//! real files of `../shared/real-fixtures/source` cut at many offsets. Each gives a typed
+//! real files of the corpus's `real-fixtures/source` cut at many offsets. Each gives a typed
 //! error with its offset, after every frame before it, from both readers alike, with no
 //! panic and no allocation sized by a length field.
 
@@ -454,7 +454,7 @@ fn files_without_stop_end_in_a_truncation_after_every_frame() {
     }
 }
 
-/// `../shared/real-fixtures`, or `None` (see [`common::shared_dir`]).
+/// the corpus's `real-fixtures`, or `None` (see [`common::shared_dir`]).
 fn real_fixtures() -> Option<PathBuf> {
     Some(common::shared_dir()?.join("real-fixtures"))
 }

@@ -1,4 +1,4 @@
-//! The real Source demos in `../shared/real-fixtures/source` against `facts.json`: header,
+//! The real Source demos in the corpus's `real-fixtures/source` against `facts.json`: header,
 //! profile, frame counts, stop tail; byte-identical rewrite; both readers agree; the
 //! header/frame invariants that `validate` checks hold.
 

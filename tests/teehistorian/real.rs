@@ -1,6 +1,6 @@
 //! The teehistorian module against real files: the three DDNet server recordings in
-//! ../shared/real-fixtures/teehistorian and the conformance reference written by DDNet's own
-//! CTeeHistorian (../shared/conformance/ddnet-recorder/ref.teehistorian).
+//! the corpus's real-fixtures/teehistorian and the conformance reference written by DDNet's own
+//! CTeeHistorian (the corpus's conformance/ddnet-recorder/ref.teehistorian).
 //!
 //! Counts by kind agree with facts.json, the reference body is the one the conformance
 //! document annotates (ticks included), the typed header writer reproduces every stored

@@ -2,7 +2,7 @@
 //! the [`Recorder`] read back as the positions, inputs and ticks the sequence says, and any
 //! bytes go through the layer without a panic. Case counts follow PROPTEST_CASES; failures
 //! persist under proptest-regressions/. Also: the semantic layer over the real recordings
-//! and DDNet's reference file in ../shared.
+//! and DDNet's reference file of the corpus.
 
 use crate::common;
 
@@ -303,7 +303,7 @@ fn run_to_end(data: &[u8]) {
     walk_matches_events(data);
 }
 
-/// Every file in ../shared reads through the semantic layer without a state error, and
+/// Every file of the corpus reads through the semantic layer without a state error, and
 /// the reference file gives the positions and inputs of the conformance description.
 #[test]
 fn real_files_and_reference() {

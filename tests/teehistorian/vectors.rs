@@ -762,7 +762,7 @@ fn ddnet_128_client_vectors() {
         Ok(())
     });
     // The cases are about client ids 64..127: most of their player records are there. (0
-    // when ../shared is missing outside CI, where check_vectors skipped.)
+    // when the corpus is missing outside CI, where check_vectors skipped.)
     assert!(
         high_cids >= 40 || common::shared_dir().is_none(),
         "only {high_cids} player records for cids 64..127"

@@ -10,7 +10,7 @@
 //! formats. Each expectation below says which rule it shows.
 //!
 //! The real recordings: `real_demos_list_what_demo_extract_chat_prints` holds, for every
-//! demo of `../shared/real-fixtures/twdemo` and `fixtures/`, the tool's output worked out
+//! demo of the corpus's `real-fixtures/twdemo` and `fixtures/`, the tool's output worked out
 //! the same way from the demo's `Sv_Chat` and `Sv_Broadcast` chunks, its first tick and
 //! (for player lines) the names its snapshots give before each line.
 
@@ -283,7 +283,7 @@ enum End {
 
 /// DDNet's tool's output for a real demo, worked out by hand from the demo's messages.
 struct Expected {
-    /// File name under `fixtures` or `../shared/real-fixtures/twdemo`.
+    /// File name under `fixtures` or the corpus's `real-fixtures/twdemo`.
     file: &'static str,
     /// How the player ends it.
     end: End,

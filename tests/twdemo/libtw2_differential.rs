@@ -5,7 +5,7 @@
 //! Huffman-decoded bytes and the ints unpacked from them, the latter with libtw2_packer; for
 //! messages the ints as little-endian bytes, which is what libtw2 hands out).
 //!
-//! Where libtw2 and DDNet disagree, demokit follows DDNet (`../shared/conformance`). Such
+//! Where libtw2 and DDNet disagree, demokit follows DDNet (the corpus's `conformance/`). Such
 //! cases are never skipped: each is a named test below that asserts what each reader does
 //! and says why DDNet's behaviour is the one taken. The real recordings all read alike; the
 //! table in [`REAL_DEMOS`] pins that, with the warnings libtw2 raises, so a change on either
@@ -328,7 +328,7 @@ impl Item {
 // ---------------------------------------------------------------------------------------------
 // The real recordings.
 
-/// Every real demo, by its path under `../shared`, with the warnings libtw2 raises on it.
+/// Every real demo, by its path in the corpus, with the warnings libtw2 raises on it.
 ///
 /// libtw2 reads all of them to the same header and chunk stream as demokit, including the
 /// version-3 file and the version-4 demo of a 0.7 client (libtw2 does not look at the

@@ -1,4 +1,4 @@
-//! The library against the real recordings in ../shared/real-fixtures/twdemo: counts agree
+//! The library against the real recordings in the corpus's real-fixtures/twdemo: counts agree
 //! with facts.json, the slice and streaming readers agree, the Huffman length rule of every
 //! chunk is detected as the independent reader found, and a rewrite is byte-identical.
 

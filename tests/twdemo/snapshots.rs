@@ -1,4 +1,4 @@
-//! Snapshots and deltas of the real recordings in ../shared/real-fixtures/twdemo: every
+//! Snapshots and deltas of the real recordings in the corpus's real-fixtures/twdemo: every
 //! keyframe parses, every delta applies to the snapshot before it and gives a valid
 //! snapshot, and creating the delta again from the rebuilt pair gives the stored ints.
 

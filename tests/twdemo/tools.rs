@@ -1,5 +1,5 @@
 //! Version conversion, repair of cut-off recordings and map extraction, on the real
-//! recordings in ../shared/real-fixtures/twdemo, read in place.
+//! recordings in the corpus's real-fixtures/twdemo, read in place.
 //!
 //! * Converting changes only the container: every demo converted to every version 3..=6
 //!   reads back to the same chunk stream (ticks, keyframe flags, kinds, stored payloads and

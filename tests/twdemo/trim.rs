@@ -1,6 +1,6 @@
 //! Trimming demos at any tick ([`demokit::twdemo::edit::trim`]).
 //!
-//! On every real recording in ../shared/real-fixtures/twdemo (read in place), trimmed at
+//! On every real recording in the corpus's real-fixtures/twdemo (read in place), trimmed at
 //! ranges that start at ticks whose marker is not a keyframe, and over its whole range:
 //!
 //! * the output passes `validate`, has the input's header fields, map and Huffman rule,

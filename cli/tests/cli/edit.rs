@@ -20,7 +20,7 @@ fn scratch(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("demokit-cli-edit-{}-{name}", std::process::id()))
 }
 
-/// The real DDNet 20.1 server demo, if ../shared is there.
+/// The real DDNet 20.1 server demo, from the test corpus.
 fn server_demo() -> Option<PathBuf> {
     let shared = common::shared_dir()?;
     Some(shared.join("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"))
@@ -186,7 +186,7 @@ fn repair_of_a_cut_demo_validates() {
 
 /// `repair` of a demo cut so early that DDNet could not play what is left (no keyframe, or
 /// one tick marker): exit 1, a message saying why, and no output file. Works on crafted
-/// demos, so it needs no ../shared.
+/// demos, so it needs no corpus.
 #[test]
 fn repair_refuses_what_ddnet_cannot_play() {
     let dir = common::root().join("fixtures/validate");

@@ -22,7 +22,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-/// The real recording `name` (a path under real-fixtures), if ../shared is there.
+/// The real recording `name` (a path under real-fixtures), from the test corpus.
 fn real(name: &str) -> Option<PathBuf> {
     Some(common::shared_dir()?.join("real-fixtures").join(name))
 }

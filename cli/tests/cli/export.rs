@@ -1,4 +1,4 @@
-//! `demokit::export` on the real recordings of `../shared/real-fixtures`: the Parquet
+//! `demokit::export` on the real recordings of the corpus's `real-fixtures`: the Parquet
 //! dataset reads back (with the parquet crate's own Arrow reader) with exactly the rows the
 //! library's readers count by other routes, one `files` row per recording with no error,
 //! the schema version in every file; a cut recording keeps its rows before the cut and

@@ -12,7 +12,7 @@
 //! * an output whose parent is a file is an I/O error (exit 3) that creates nothing.
 //!
 //! The inputs are made here (with a map, messages and frames enough for every output to be
-//! well past the file-size limit), so the tests need nothing from `../shared`.
+//! well past the file-size limit), so the tests need nothing from the corpus.
 
 use crate::common;
 

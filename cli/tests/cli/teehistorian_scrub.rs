@@ -5,7 +5,7 @@
 //! name (of three bytes or more) nor removed credential is left anywhere in its bytes; the
 //! messages it did not change are the input's, byte for byte and at their ticks; and
 //! scrubbing the output again changes nothing. Checked on every real teehistorian file in
-//! ../shared and on generated recordings with names, chat, commands and drops (a property
+//! the corpus and on generated recordings with names, chat, commands and drops (a property
 //! test; case counts follow PROPTEST_CASES; failures persist under proptest-regressions/).
 //! Also: pseudonyms across files with a key, and the CLI.
 

@@ -6,7 +6,7 @@
 //! layer gives the same positions, inputs and connected clients as the input at every tick,
 //! and the game layer the same players (name, clan, country, skin, team, protocol, DDNet
 //! version) and, after the first tick, the same events. Checked on every real file and
-//! DDNet's reference file in ../shared at many cut points, on a recording with every kind
+//! DDNet's reference file of the corpus at many cut points, on a recording with every kind
 //! of state record, and on generated recordings with random cut points (a property test;
 //! case counts follow PROPTEST_CASES; failures persist under proptest-regressions/). Also:
 //! the header marker, the refusals, and the CLI.
@@ -244,7 +244,7 @@ fn check_cut(data: &[u8], from: i32, to: i32) -> (Vec<u8>, TrimReport) {
 // Real files
 // ---------------------------------------------------------------------------------------
 
-/// The real teehistorian files of ../shared and DDNet's reference file.
+/// The real teehistorian files of the corpus and DDNet's reference file.
 fn real_files(shared: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<_> = std::fs::read_dir(shared.join("real-fixtures/teehistorian"))
         .unwrap()

@@ -1,7 +1,7 @@
 //! Timeline markers: `twdemo::edit::markers` and `demokit markers`.
 //!
-//! * Every real demo in `../shared/real-fixtures/twdemo` and DDNet's own reference demo
-//!   (`../shared/conformance/ddnet-recorder/ref_client.demo`, markers 103 and 351): setting
+//! * Every real demo in the corpus's `real-fixtures/twdemo` and DDNet's own reference demo
+//!   (`the corpus's conformance/ddnet-recorder/ref_client.demo`, markers 103 and 351): setting
 //!   the markers a demo has gives back its bytes; adding and removing markers gives a demo
 //!   that reads back (with demokit and with libtw2, an independent reader) with exactly the
 //!   markers asked for and differs from the input only inside the 260-byte marker block.
@@ -42,7 +42,7 @@ const BLOCK: Range<usize> =
     TIMELINE_MARKERS_OFFSET as usize..TIMELINE_MARKERS_OFFSET as usize + TIMELINE_MARKERS_SIZE;
 
 /// The real demos, sorted by name, with their bytes (none, with a note, without
-/// `../shared` outside CI).
+/// the corpus outside CI).
 fn real_demos() -> Vec<(PathBuf, Vec<u8>)> {
     let Some(shared) = shared_dir() else {
         return Vec::new();

@@ -7,7 +7,7 @@
 //! of the output holds an original name of three bytes or more, and none is `Sv_Chat` when
 //! chat is dropped; every chunk the report says was kept is the input's, byte for byte, in
 //! order; scrubbing the output again gives the same bytes. Checked on every real demo in
-//! ../shared/real-fixtures/twdemo, on fixtures/recorded_v*.demo, and on generated
+//! the corpus's real-fixtures/twdemo, on fixtures/recorded_v*.demo, and on generated
 //! recordings with players, renames and chat (a property test; case counts follow
 //! PROPTEST_CASES; failures persist under proptest-regressions/). Also: the refused
 //! options, and the CLI.

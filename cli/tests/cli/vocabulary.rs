@@ -5,7 +5,7 @@
 //! the edit commands' `--json`), and its tables are these tables, so they are covered too.
 //!
 //! The JSON comes from running every reading command and every editing command with
-//! `--json` on every real recording of `../shared`. Keys that are data rather than field
+//! `--json` on every real recording of the corpus. Keys that are data rather than field
 //! names (message names in a count, `EX:` UUIDs) are those that are not lowercase snake
 //! case; every field name must be.
 

@@ -5,7 +5,7 @@
 //! protocol and game directory say which fork wrote a demo ([`Protocol::of_header`]);
 //! two details are learned from the data itself ([`Protocol::learn`]). Every layout
 //! decision of the message layer asks the [`Protocol`], never the game. The rules were
-//! checked on real demos of every branch (`../shared/real-fixtures/source` and the sample
+//! checked on real demos of every branch (the corpus's `real-fixtures/source` and the sample
 //! demos of UntitledParser); `docs/source-net.md` lists them with their evidence.
 
 use super::message::{MessageKind, NetMessage};
