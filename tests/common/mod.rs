@@ -96,7 +96,7 @@ pub fn shared_file(relative: &str) -> Option<PathBuf> {
 
 /// Why a file is missing without `DEMOKIT_SHARED`.
 pub const NOT_BUNDLED: &str =
-    "only the full corpus holds some files (not redistributable; set DEMOKIT_SHARED to the shared corpus)";
+    "only the full corpus holds some files (not redistributable; set DEMOKIT_SHARED)";
 
 /// [`shared_file`] for one of several files a test checks: a file only the full corpus
 /// holds is left out (`None`), and the test is noted as run in part rather than skipped.
