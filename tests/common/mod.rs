@@ -213,6 +213,41 @@ pub fn csgo_ok_dem() -> Option<Vec<u8>> {
     Some(data)
 }
 
+/// `count` damaged copies of `data`, the same for the same `seed`, each with what was
+/// done to it: in turn a flipped bit, an int set to `0x7fffffff`, a cut (at pseudo-random
+/// places, xorshift64).
+pub fn mutations(data: &[u8], seed: u64, count: u64) -> Vec<(String, Vec<u8>)> {
+    let mut state = seed | 1;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    };
+    (0..count)
+        .map(|i| {
+            let mut copy = data.to_vec();
+            let at = next(copy.len());
+            let what = match i % 3 {
+                0 if !copy.is_empty() => {
+                    copy[at] ^= 1 << next(8);
+                    format!("bit flipped at {at}")
+                }
+                1 => {
+                    let end = (at + 4).min(copy.len());
+                    copy[at..end].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f][..end - at]);
+                    format!("0x7fffffff at {at}")
+                }
+                _ => {
+                    copy.truncate(at);
+                    format!("cut at {at}")
+                }
+            };
+            (what, copy)
+        })
+        .collect()
+}
+
 /// The SHA-256 of `data` in lowercase hex.
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Digest;

@@ -20,39 +20,6 @@ const MUTATIONS: u64 = 30;
 /// How long one input may take through every step.
 const WATCHDOG: Duration = Duration::from_secs(60);
 
-/// The mutated copies of `data`, deterministic.
-fn mutations(data: &[u8], seed: u64) -> Vec<(String, Vec<u8>)> {
-    let mut state = seed | 1;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n.max(1) as u64) as usize
-    };
-    let mut out = Vec::new();
-    for i in 0..MUTATIONS {
-        let mut copy = data.to_vec();
-        let at = next(copy.len());
-        let what = match i % 3 {
-            0 => {
-                copy[at] ^= 1 << next(8);
-                format!("bit flipped at {at}")
-            }
-            1 => {
-                let end = (at + 4).min(copy.len());
-                copy[at..end].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f][..end - at]);
-                format!("0x7fffffff at {at}")
-            }
-            _ => {
-                copy.truncate(at);
-                format!("cut at {at}")
-            }
-        };
-        out.push((what, copy));
-    }
-    out
-}
-
 /// Renders and pages `data` every way, in a thread the watchdog watches.
 fn survive(name: &str, data: Vec<u8>, map: Option<Vec<u8>>) {
     let (done, wait) = mpsc::channel();
@@ -126,7 +93,7 @@ fn mutated_real_recordings_render_without_panic_or_hang() {
     for (n, path) in files.iter().enumerate() {
         let data = std::fs::read(path).unwrap();
         let teehistorian = path.extension().is_some_and(|e| e == "teehistorian");
-        for (what, copy) in mutations(&data, 0x9e37_79b9_7f4a_7c15 ^ n as u64) {
+        for (what, copy) in common::mutations(&data, 0x9e37_79b9_7f4a_7c15 ^ n as u64, MUTATIONS) {
             let name = format!("{}: {what}", path.display());
             survive(&name, copy, teehistorian.then(|| map.clone()));
             runs += 1;

@@ -17,39 +17,6 @@ const MUTATIONS: u64 = 9;
 /// How long one command may take on one input.
 const WATCHDOG: Duration = Duration::from_secs(60);
 
-/// The mutated copies of `data`, deterministic.
-fn mutations(data: &[u8], seed: u64) -> Vec<(String, Vec<u8>)> {
-    let mut state = seed | 1;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n.max(1) as u64) as usize
-    };
-    (0..MUTATIONS)
-        .map(|i| {
-            let mut copy = data.to_vec();
-            let at = next(copy.len());
-            let what = match i % 3 {
-                0 => {
-                    copy[at] ^= 1 << next(8);
-                    format!("bit flipped at {at}")
-                }
-                1 => {
-                    let end = (at + 4).min(copy.len());
-                    copy[at..end].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f][..end - at]);
-                    format!("0x7fffffff at {at}")
-                }
-                _ => {
-                    copy.truncate(at);
-                    format!("cut at {at}")
-                }
-            };
-            (what, copy)
-        })
-        .collect()
-}
-
 /// Every command on `input`, its outputs in `out`.
 fn commands(input: &Path, out: &Path, map: &Path) -> Vec<Vec<OsString>> {
     let i = || input.as_os_str().to_owned();
@@ -131,7 +98,7 @@ fn mutated_recordings_through_every_command() {
     for (n, path) in files.iter().enumerate() {
         let data = std::fs::read(path).unwrap();
         let extension = path.extension().unwrap().to_string_lossy().into_owned();
-        for (k, (what, copy)) in mutations(&data, 0x2545_f491 ^ (n as u64) << 8)
+        for (k, (what, copy)) in common::mutations(&data, 0x2545_f491 ^ (n as u64) << 8, MUTATIONS)
             .into_iter()
             .enumerate()
         {

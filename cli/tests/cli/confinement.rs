@@ -107,26 +107,7 @@ fn report_never_replaces_a_recording_with_its_index() {
 
 /// The number of `files` rows in a dataset.
 fn files_rows(dataset: &Path) -> usize {
-    let mut rows = 0;
-    let mut stack = vec![dataset.join("files")];
-    while let Some(dir) = stack.pop() {
-        for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                stack.push(path);
-            } else if name.ends_with(".parquet") && !name.starts_with('.') {
-                let file = std::fs::File::open(&path).unwrap();
-                rows +=
-                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                        .unwrap()
-                        .build()
-                        .unwrap()
-                        .map(|b| b.unwrap().num_rows())
-                        .sum::<usize>();
-            }
-        }
-    }
-    rows
+    crate::export::visible_rows(&dataset.join("files"))
 }
 
 /// One file named twice, or by two spellings in two runs, is exported once.

@@ -662,7 +662,29 @@ fn files_under(dir: &Path) -> Vec<String> {
 }
 
 /// The rows of a Parquet file.
-fn parquet_rows(path: &Path) -> usize {
+/// The rows of every visible Parquet part under `dir`, recursively (hidden parts, a run's
+/// temporary ones, left out as readers leave them out).
+pub(crate) fn visible_rows(dir: &Path) -> usize {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for path in entries.map(|e| e.unwrap().path()) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if name.ends_with(".parquet") && !name.starts_with('.') {
+                total += parquet_rows(&path);
+            }
+        }
+    }
+    total
+}
+
+/// The rows of one Parquet file.
+pub(crate) fn parquet_rows(path: &Path) -> usize {
     let file = std::fs::File::open(path).unwrap();
     ParquetRecordBatchReaderBuilder::try_new(file)
         .unwrap()

@@ -213,39 +213,12 @@ fn an_export_killed_during_its_commit_is_completed_by_the_next_run() {
     assert!(o.status.success(), "{}", stderr(&o));
     for table in Table::ALL {
         assert_eq!(
-            rows(&dataset.join(table.name())),
-            rows(&clean.join(table.name())),
+            crate::export::visible_rows(&dataset.join(table.name())),
+            crate::export::visible_rows(&clean.join(table.name())),
             "{}",
             table.name()
         );
     }
-}
-
-/// The rows of every visible Parquet part under `dir`.
-fn rows(dir: &Path) -> usize {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for path in entries.map(|e| e.unwrap().path()) {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                stack.push(path);
-            } else if name.ends_with(".parquet") && !name.starts_with('.') {
-                let file = std::fs::File::open(&path).unwrap();
-                total +=
-                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                        .unwrap()
-                        .build()
-                        .unwrap()
-                        .map(|b| b.unwrap().num_rows())
-                        .sum::<usize>();
-            }
-        }
-    }
-    total
 }
 
 /// Child of [`an_export_killed_during_its_commit_is_completed_by_the_next_run`]: exports
