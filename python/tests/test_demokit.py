@@ -212,7 +212,7 @@ def test_events_select_their_kinds_and_name_their_players():
     assert set(both.column("kind").to_pylist()) <= {"join", "leave"}
     assert both.num_rows == sum(1 for k in events.column("kind").to_pylist() if k in ("join", "leave"))
     # Units ride in the schema.
-    assert rec.ticks().schema.field("x").metadata[b"unit"] == b"world units (32 to a tile)"
+    assert rec.ticks().schema.field("x").metadata[b"unit"] == b"world units (Teeworlds/DDNet: 32 to a tile; Source: Hammer units)"
 
 
 def test_a_source_demo_gives_its_players_chat_and_typed_game_events():

@@ -8,8 +8,11 @@ pub const UNIT_KEY: &str = "unit";
 /// The unit of a column named `column`, if it is a quantity with one.
 pub fn unit(column: &str) -> Option<&'static str> {
     Some(match column {
-        "tick" | "first_tick" | "last_tick" => "server ticks (50 a second)",
-        "x" | "y" => "world units (32 to a tile)",
+        // One schema serves every format: the unit says what differs between them.
+        "tick" | "first_tick" | "last_tick" => {
+            "server ticks (Teeworlds/DDNet: 50 a second; Source: the demo's own tick rate)"
+        }
+        "x" | "y" => "world units (Teeworlds/DDNet: 32 to a tile; Source: Hammer units)",
         "vel_x" | "vel_y" => "1/256 world units per tick",
         "target_x" | "target_y" => "world units from the character",
         "time_ms" => "milliseconds",

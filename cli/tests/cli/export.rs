@@ -334,8 +334,14 @@ fn the_events_table_counts_what_the_game_layers_report() {
             .get("unit")
             .cloned()
     };
-    assert_eq!(unit("x").as_deref(), Some("world units (32 to a tile)"));
-    assert_eq!(unit("tick").as_deref(), Some("server ticks (50 a second)"));
+    assert_eq!(
+        unit("x").as_deref(),
+        Some("world units (Teeworlds/DDNet: 32 to a tile; Source: Hammer units)")
+    );
+    assert_eq!(
+        unit("tick").as_deref(),
+        Some("server ticks (Teeworlds/DDNet: 50 a second; Source: the demo's own tick rate)")
+    );
     assert_eq!(unit("client_id"), None);
 }
 
