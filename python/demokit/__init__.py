@@ -314,6 +314,24 @@ class Recording:
             )
         return table.filter(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
 
+    def _tick_bounds(self, start: Union[int, str, None], end: Union[int, str, None]) -> range:
+        """The ticks ``start`` to ``end``, both kept, as ``demokit trim --from/--to`` takes
+        them: a tick (``1500``), seconds (``"30s"``), a demo's timeline marker (``"m1"``)
+        or ``None`` (open). Seconds and markers need a file opened with :func:`open`."""
+        if self._reread is None:
+            if not all(b is None or isinstance(b, int) for b in (start, end)):
+                raise UsageError("(from, to) of a directory or bytes are ticks", None, self.path)
+            first = -(2**31) if start is None else start
+            last = 2**31 - 1 if end is None else end
+        else:
+            first, last = _wrapped(
+                _demokit.tick_range,
+                self._path,
+                None if start is None else str(start),
+                None if end is None else str(end),
+            )
+        return range(first, last + 1)
+
     def _tick_span(self) -> Optional[Tuple[int, int]]:
         """The first and last tick of play, as ``info`` gives them (over every file for a
         directory), or ``None`` when the recording has no ticks."""
@@ -374,13 +392,15 @@ class Recording:
         self,
         columns: Optional[Sequence[str]] = None,
         players: Optional[Sequence[Union[int, str]]] = None,
-        ticks: Optional[range] = None,
+        ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None] = None,
     ) -> pa.Table:
         """One row per tick per character (demos) or player position (teehistorian).
 
         ``columns`` keeps only those columns, in that order; ``players`` only the rows of
         those players, by client id or by name (a player the recording does not have
-        raises :class:`UsageError` listing those it has); ``ticks`` (a ``range``, step 1) only those ticks. For a file
+        raises :class:`UsageError` listing those it has); ``ticks`` only those ticks: a
+        ``range`` (step 1), or ``(from, to)`` with both kept, each a tick, seconds
+        (``"30s"``) or a timeline marker (``"m1"``) as ``demokit trim`` takes them. For a file
         opened with :func:`open` the selection is pushed into the reading: the rows left
         out are never made, and the reading stops after the last selected tick. For
         :func:`scan` and :func:`read_bytes` it filters the table read. A ``ticks`` range
@@ -388,8 +408,10 @@ class Recording:
         ``ValueError``) naming the recording's ticks."""
         if columns is None and players is None and ticks is None:
             return self.table("ticks")
+        if isinstance(ticks, tuple):
+            ticks = self._tick_bounds(*ticks)
         if ticks is not None and (not isinstance(ticks, range) or ticks.step != 1):
-            raise UsageError("ticks is a range of step 1", None, self.path)
+            raise UsageError("ticks is a range of step 1, or (from, to)", None, self.path)
         if ticks is not None:
             self._check_ticks(ticks)
         asked = players

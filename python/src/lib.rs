@@ -347,6 +347,34 @@ fn detect_format(data: &[u8]) -> Option<&'static str> {
     detect(data).map(Format::id)
 }
 
+/// The ticks `from..=to` of the recording at `path`, each bound a tick, seconds (`"30s"`)
+/// or a timeline marker (`"m1"`) as `trim` takes them (`None`: open), as the first and
+/// last tick; a bound the recording cannot have is a usage error saying why.
+#[pyfunction]
+#[pyo3(signature = (path, start=None, end=None))]
+fn tick_range(
+    py: Python<'_>,
+    path: PathBuf,
+    start: Option<String>,
+    end: Option<String>,
+) -> PyResult<(i32, i32)> {
+    let bound = |text: Option<String>| -> PyResult<Option<RangeBound>> {
+        text.map(|t| t.parse::<RangeBound>().map_err(|e| usage_error(e, &path)))
+            .transpose()
+    };
+    let (from, to) = (bound(start)?, bound(end)?);
+    let range = py.detach(|| -> Result<Option<demokit::time::TickRange>, Error> {
+        Recording::open(&path)?.tick_range(from, to)
+    });
+    match range {
+        Ok(Some(range)) => Ok((range.from, range.to)),
+        Ok(None) => Ok((i32::MIN, i32::MAX)),
+        // What does not fit, without the operation's name.
+        Err(Error::Argument { message, .. }) => Err(usage_error(message, &path)),
+        Err(e) => Err(native_error(edit_error(e), &path)),
+    }
+}
+
 /// The kinds of the `events` table's rows (`join`, `kill`, ...), as the library names
 /// them.
 #[pyfunction]
@@ -928,6 +956,7 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
     m.add_function(wrap_pyfunction!(named_like_a_recording, m)?)?;
     m.add_function(wrap_pyfunction!(event_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(tick_range, m)?)?;
     m.add_function(wrap_pyfunction!(empty_table, m)?)?;
     m.add_function(wrap_pyfunction!(summary, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite_file, m)?)?;

@@ -523,3 +523,21 @@ def test_selections_name_what_exists():
     with pytest.raises(demokit.UsageError, match="no event kind 'kil': the kinds are join, leave"):
         demo.events(kind="kil")
     assert demo.events(kind=["join"]).num_rows == 2
+
+
+def test_a_tick_range_is_written_as_trim_writes_it():
+    demo = demokit.open(shared() / "twdemo" / "v6_ddnet201_server_dm1.demo")
+    # (from, to), both kept: ticks, seconds from the first tick, open ends.
+    as_range = demo.ticks(columns=["tick"], ticks=range(300, 401))
+    assert demo.ticks(columns=["tick"], ticks=(300, 400)).equals(as_range)
+    first = demo.header["first_tick"]
+    by_seconds = demo.ticks(columns=["tick"], ticks=("2s", "3s"))
+    ticks = by_seconds["tick"].to_pylist()
+    assert ticks and min(ticks) >= first + 100 and max(ticks) <= first + 150, (first, ticks[:3], ticks[-3:])
+    assert demo.ticks(columns=["tick"], ticks=(900, None)).num_rows > 0
+    # A marker the demo lacks is a ValueError naming it.
+    with pytest.raises(demokit.UsageError, match="m1"):
+        demo.ticks(ticks=("m1", None))
+    # A directory's tables take ticks only.
+    with pytest.raises(demokit.UsageError):
+        demokit.read_bytes(FIXTURE.read_bytes(), str(FIXTURE)).ticks(ticks=("2s", None))

@@ -34,7 +34,7 @@ impl Recording {
         options: &RenderOptions,
     ) -> Result<(Gathered, Option<PhysicsLayers>), Error> {
         let map = self.render_map(options)?;
-        let range = self.render_range(options.from, options.to)?;
+        let range = self.range_for(Operation::Render, options.from, options.to)?;
         // A map given that does not load is refused; a demo's embedded one is left out,
         // and the picture says why.
         let mut map_note = None;
@@ -70,9 +70,22 @@ impl Recording {
         })
     }
 
-    /// The ticks `from..=to` as the format counts them (`None` for the whole recording).
-    fn render_range(
+    /// The ticks `from..=to` as the format counts them, each bound a tick, seconds (`30s`)
+    /// or a demo's timeline marker (`m1`) as `trim` and `render` take them: `None` for
+    /// the whole recording (no bound given). A bound the recording cannot have (a marker
+    /// it lacks, seconds in a Source demo) or an empty range is an [`Error::Argument`].
+    pub fn tick_range(
         &self,
+        from: Option<RangeBound>,
+        to: Option<RangeBound>,
+    ) -> Result<Option<TickRange>, Error> {
+        self.range_for(Operation::GameLog, from, to)
+    }
+
+    /// [`tick_range`](Self::tick_range), its errors naming `operation`.
+    fn range_for(
+        &self,
+        operation: Operation,
         from: Option<RangeBound>,
         to: Option<RangeBound>,
     ) -> Result<Option<TickRange>, Error> {
@@ -80,7 +93,7 @@ impl Recording {
             return Ok(None);
         }
         let argument = |e: &dyn std::fmt::Display| Error::Argument {
-            operation: Operation::Render,
+            operation,
             message: e.to_string(),
         };
         match self.format {
