@@ -338,6 +338,26 @@ impl GameLogBuilder {
         self.log.events.push(event);
     }
 
+    /// `client_id` is named `name`: whether that is no rename to log. Its first name
+    /// since it joined goes to its join event (a format that records the join before the
+    /// name, as teehistorian does, names the joining player as a demo does), and a name
+    /// the player has already (recorded twice, by two messages) is no change: `true`,
+    /// the log holding the name. `false`: a rename, which the caller logs.
+    pub fn name_join(&mut self, client_id: i32, name: &str) -> bool {
+        let last = self.log.events.iter_mut().rev().find(|e| {
+            e.client_id == Some(client_id)
+                && matches!(e.kind, EventKind::Join | EventKind::Leave | EventKind::Name)
+        });
+        match last {
+            Some(join) if join.kind == EventKind::Join && join.name.is_empty() => {
+                join.name = name.to_owned();
+                true
+            }
+            Some(same) if same.kind != EventKind::Leave && same.name == name => true,
+            _ => false,
+        }
+    }
+
     /// A kill happened.
     pub fn kill(&mut self) {
         self.log.kills += 1;

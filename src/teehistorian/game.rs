@@ -507,7 +507,11 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
             None
         }
         GameEvent::Name { cid, name } => {
-            log.event(line(LineKind::Name).by(*cid, name));
+            // DDNet records a join, then the player's name: the first name completes the
+            // join (as a demo's join names its player), a later one is a rename.
+            if !log.name_join(*cid, name) {
+                log.event(line(LineKind::Name).by(*cid, name));
+            }
             Some(*cid)
         }
         GameEvent::Team { cid, team } => {

@@ -53,6 +53,8 @@ fn expected_events(path: &Path) -> BTreeMap<&'static str, usize> {
     use demokit::teehistorian::game::GameEvent as ThEvent;
     let mut counts = BTreeMap::new();
     let mut add = |kind: &'static str| *counts.entry(kind).or_insert(0) += 1;
+    // Teehistorian: each client's name since it joined (`None`: not named yet).
+    let mut names: BTreeMap<i32, Option<String>> = BTreeMap::new();
     let recording = Recording::open(path).unwrap();
     if recording.format() == Format::SourceDemo {
         // Source events come from the game log alone: joins, leaves, renames, team
@@ -79,9 +81,22 @@ fn expected_events(path: &Path) -> BTreeMap<&'static str, usize> {
                 _ => {}
             },
             GameEvent::Teehistorian(at) => match at.event {
-                ThEvent::Join { .. } => add("join"),
-                ThEvent::Drop { .. } => add("leave"),
-                ThEvent::Name { .. } => add("name"),
+                ThEvent::Join { cid, .. } => {
+                    names.insert(cid, None);
+                    add("join")
+                }
+                ThEvent::Drop { cid, .. } => {
+                    names.remove(&cid);
+                    add("leave")
+                }
+                // The first name after a join names the join; the same name again is no
+                // change; any other is a rename.
+                ThEvent::Name { cid, name } => {
+                    let known = names.insert(cid, Some(name.to_owned()));
+                    if matches!(known, Some(Some(ref old)) if *old != name) || known.is_none() {
+                        add("name")
+                    }
+                }
                 ThEvent::Team { .. } => add("team"),
                 ThEvent::Finish { .. } => add("finish"),
                 ThEvent::TeamFinish { .. } => add("team_finish"),

@@ -393,3 +393,40 @@ fn dump_objects_text_has_no_embedded_json() {
         }
     }
 }
+
+/// The same game recorded both ways by DDNet 20.1's server names its players on their
+/// joins in both: DDNet's teehistorian records a join, then the player's name, which
+/// completes the join (it is no rename); a later name is a rename.
+#[test]
+fn joins_name_their_players_in_the_demo_and_the_teehistorian_file_alike() {
+    use demokit::gamenet::summary::EventKind;
+    let joins = |relative: &str| {
+        let path = common::shared_file(relative).unwrap();
+        let (log, error) = demokit::recording::Recording::open(&path)
+            .unwrap()
+            .game_log()
+            .unwrap();
+        assert!(error.is_none());
+        let names: Vec<(i32, String)> = log
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::Join)
+            .map(|e| (e.client_id.unwrap(), e.name.clone()))
+            .collect();
+        let renames = log
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::Name)
+            .count();
+        (names, renames)
+    };
+    let expected = vec![(0, "mover1".to_owned()), (1, "mover2".to_owned())];
+    assert_eq!(
+        joins("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"),
+        (expected.clone(), 0)
+    );
+    assert_eq!(
+        joins("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian"),
+        (expected, 0)
+    );
+}
