@@ -282,3 +282,105 @@ fn a_source_repair_can_settle_an_open_profile_differently() {
     let same = SourceSlice::with_profile(&repaired.bytes, *input.profile()).unwrap();
     assert!(same.frames().all(|f| f.is_ok()));
 }
+
+/// A fuzzing run without a fuzzer, for a fixed time budget: the fuzz checks of the file
+/// readers, the Source entity walk and the pictures and pages (`render_page`) on inputs
+/// made by stacking random damage (flipped bits, `0x7fffffff` ints, cuts, copied runs) on
+/// the fixtures and the corpus's recordings. `DEMOKIT_FUZZ_SECONDS` sets the budget (CI
+/// gives it a minute; 3 seconds otherwise). The run's seed is printed and taken from
+/// `DEMOKIT_FUZZ_SEED` when set, so a failure reproduces; a failing input is also written
+/// to `target/fuzz-failures/`.
+#[test]
+fn random_damage_for_a_time_budget() {
+    let seconds: u64 = std::env::var("DEMOKIT_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let seed: u64 = std::env::var("DEMOKIT_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("random damage: seed {seed} (DEMOKIT_FUZZ_SEED), {seconds} s");
+    let mut seeds: Vec<PathBuf> = files(&project().join("fixtures"));
+    seeds.extend(files(&project().join("fixtures/source")));
+    let shared = common::shared_dir().unwrap();
+    for format in ["twdemo", "teehistorian", "source"] {
+        seeds.extend(
+            common::facts_files(&shared, format)
+                .into_iter()
+                .map(|(p, _)| p),
+        );
+    }
+    // Small inputs mutate and read faster: the large recordings are cut to their first
+    // 256 KiB (their headers, maps and first ticks).
+    let inputs: Vec<(PathBuf, Vec<u8>)> = seeds
+        .into_iter()
+        .map(|p| {
+            let mut data = std::fs::read(&p).unwrap();
+            data.truncate(256 << 10);
+            (p, data)
+        })
+        .collect();
+    let mut state = seed | 1;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n.max(1)
+    };
+    let started = std::time::Instant::now();
+    let mut runs = 0u64;
+    while started.elapsed().as_secs() < seconds {
+        let (path, data) = &inputs[next(inputs.len() as u64) as usize];
+        let mut input = data.clone();
+        for _ in 0..=next(4) {
+            if input.is_empty() {
+                break;
+            }
+            let at = next(input.len() as u64) as usize;
+            match next(4) {
+                0 => input[at] ^= 1 << next(8),
+                1 => {
+                    let end = (at + 4).min(input.len());
+                    input[at..end].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f][..end - at]);
+                }
+                2 => input.truncate(at),
+                _ => {
+                    let from = next(input.len() as u64) as usize;
+                    let len = (next(64) as usize).min(input.len() - at.max(from));
+                    let run = input[from..from + len].to_vec();
+                    input[at..at + len].copy_from_slice(&run);
+                }
+            }
+        }
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let targets: &[&str] = match extension {
+            "demo" => &["twdemo_read", "render_page"],
+            "teehistorian" => &["teehistorian_read", "render_page"],
+            "dem" => &["source_read", "source_entity", "render_page"],
+            _ => &["twdemo_read", "teehistorian_read", "source_read"],
+        };
+        for target in targets {
+            let check = check_of(target).unwrap();
+            if std::panic::catch_unwind(|| check(&input)).is_err() {
+                let dir = project().join("target/fuzz-failures");
+                std::fs::create_dir_all(&dir).unwrap();
+                let kept = dir.join(format!("{target}-{seed}-{runs}"));
+                std::fs::write(&kept, &input).unwrap();
+                panic!(
+                    "{target} failed on damaged {} (seed {seed}, run {runs}); the input is {}",
+                    path.display(),
+                    kept.display()
+                );
+            }
+        }
+        runs += 1;
+    }
+    eprintln!("random damage: {runs} inputs in {seconds} s, seed {seed}");
+    assert!(runs > 0);
+}
