@@ -637,37 +637,56 @@ class TeehistorianRecorder:
         return _wrapped(lambda: self._native.tick)
 
     def begin_tick(self, tick: int) -> None:
+        """Starts tick ``tick`` (above the previous one); nothing is written until something
+        is recorded in it."""
         _wrapped(self._native.begin_tick, tick)
 
     def begin_players(self) -> None:
+        """Opens the tick's players phase."""
         _wrapped(self._native.begin_players)
 
     def record_player(self, cid: int, x: int, y: int) -> None:
+        """Client ``cid``'s character is at (``x``, ``y``): written as new, as a move, or not at
+        all if it stood still. Players come in ascending client id order."""
         _wrapped(self._native.record_player, cid, x, y)
 
     def record_dead_player(self, cid: int) -> None:
+        """Client ``cid`` has no character (it died or is a spectator)."""
         _wrapped(self._native.record_dead_player, cid)
 
     def end_players(self) -> None:
+        """Closes the players phase."""
         _wrapped(self._native.end_players)
 
     def begin_inputs(self) -> None:
+        """Opens the tick's inputs phase."""
         _wrapped(self._native.begin_inputs)
 
     def record_player_input(self, cid: int, unique_client_id: int, input: Sequence[int]) -> None:  # noqa: A002
+        """Client ``cid``'s input this tick: its ten ints (direction, target x and y, jump,
+        fire, hook, player flags, wanted, next and previous weapon); written as new or as
+        the difference from the last one."""
         _wrapped(self._native.record_player_input, cid, unique_client_id, list(input))
 
     def end_inputs(self) -> None:
+        """Closes the inputs phase."""
         _wrapped(self._native.end_inputs)
 
     def end_tick(self) -> None:
+        """Ends the tick; the recorder hands its bytes to the file."""
         _wrapped(self._native.end_tick)
 
     def record_player_join(self, cid: int, protocol: int = 6) -> None:
         """A client joins: ``protocol`` 6 (0.6/DDNet) or 7 (0.7)."""
         _wrapped(self._native.record_player_join, cid, protocol)
 
+    def record_player_name(self, cid: int, name: str) -> None:
+        """The client's name, as DDNet records it when a player joins or is renamed (the
+        name the ``players`` and ``ticks`` tables give the client's rows from then on)."""
+        _wrapped(self._native.record_player_name, cid, name)
+
     def record_player_drop(self, cid: int, reason: str = "") -> None:
+        """Client ``cid`` leaves the server, for ``reason``."""
         _wrapped(self._native.record_player_drop, cid, reason)
 
     def record_player_message(self, cid: int, data: bytes) -> None:
@@ -675,6 +694,8 @@ class TeehistorianRecorder:
         _wrapped(self._native.record_player_message, cid, data)
 
     def record_console_command(self, cid: int, flag_mask: int, cmd: str, args: Sequence[str] = ()) -> None:
+        """A console command ``cmd`` with ``args`` run by client ``cid`` (-1: the server),
+        with the command's flag mask."""
         _wrapped(self._native.record_console_command, cid, flag_mask, cmd, list(args))
 
     def finish(self) -> None:

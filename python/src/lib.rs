@@ -908,6 +908,12 @@ impl TeehistorianRecorder {
         self.call(|r| r.record_player_join(cid, protocol))
     }
 
+    /// EX PLAYER_NAME: client `cid`'s name (DDNet records it when a player joins or is
+    /// renamed).
+    fn record_player_name(&mut self, cid: i32, name: &str) -> PyResult<()> {
+        self.call(|r| r.record_player_name(cid, name))
+    }
+
     fn record_player_drop(&mut self, cid: i32, reason: &str) -> PyResult<()> {
         self.call(|r| r.record_player_drop(cid, reason))
     }
