@@ -6,6 +6,11 @@ under a directory; both give a :class:`Recording` whose tables (``files``, ``cha
 from Rust through the Arrow C stream interface without copying. Reading releases the GIL,
 so threads read files in parallel. The columns are those of ``demokit export``.
 
+``demokit.info`` and ``demokit.validate`` give what ``demokit info --json`` and ``demokit
+validate --json`` print, as dicts. ``Recording.to_pandas`` (or :func:`pandas_types` as
+pyarrow's ``types_mapper``) keeps nullable integer columns integers in pandas, and
+:func:`sort_by` sorts by the dictionary-encoded columns pyarrow's ``sort_by`` refuses.
+
 ``demokit.rewrite``, ``repair``, ``trim`` and ``convert`` turn one recording into another
 file as the command-line tool's commands of those names do: never a partial output, never
 over the input, over an existing file only with ``overwrite=True``; each returns the
@@ -39,6 +44,10 @@ __all__ = [
     "read_bytes",
     "detect_format",
     "schema",
+    "info",
+    "validate",
+    "pandas_types",
+    "sort_by",
     "rewrite",
     "repair",
     "trim",
@@ -113,11 +122,11 @@ class PartialReadWarning(UserWarning):
     demokit.PartialReadWarning)``."""
 
 
-def _warn_partial(path: str, message: str, offset: Optional[int]) -> None:
+def _warn_partial(path: str, message: str, offset: Optional[int], stacklevel: int = 4) -> None:
     where = f"at byte {offset}: " if offset is not None and f"at byte {offset}" not in message else ""
     warnings.warn(
         PartialReadWarning(f"{path}: read in part, up to the error: {where}{message}"),
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 
@@ -455,6 +464,13 @@ class Recording:
         object keyed by the demo's own descriptor."""
         return self.table("game_events")
 
+    def to_pandas(self, table: str) -> "pandas.DataFrame":  # noqa: F821
+        """The table ``table`` (one of :attr:`TABLES`) as a pandas DataFrame whose integer
+        and boolean columns stay nullable (pandas' ``Int32``, ``UInt64``, ``boolean``...:
+        a missing value is ``<NA>``, and an int column with one stays ints, not floats);
+        see :func:`pandas_types`. Needs pandas."""
+        return self.table(table).to_pandas(types_mapper=pandas_types)
+
     def __repr__(self) -> str:
         return f"<demokit.Recording {self.format} {self.path!r}>"
 
@@ -507,6 +523,85 @@ READ_FORMATS = ("twdemo", "teehistorian", "source")
 def schema(table: str) -> pa.Schema:
     """The Arrow schema of ``table`` (one of :attr:`Recording.TABLES`)."""
     return pa.table(_demokit.empty_table(table)).schema
+
+
+def info(path: PathLike) -> Dict[str, Any]:
+    """What ``demokit info --json PATH`` prints, as a dict: ``file`` (the path), the
+    library's summary of the recording (its format, header fields, tick range, counts;
+    for a Teeworlds/DDNet map, the map's facts) and, for a recording that breaks off,
+    ``error`` (``{"offset", "message"}``: the summary is of what came before; a
+    :class:`PartialReadWarning` says so too). Raises :class:`DemokitError` for a file that
+    is neither a recording demokit reads nor a map, or whose header cannot be read."""
+    path = os.fspath(path)
+    summary = json.loads(_wrapped(_demokit.info, path))
+    error = summary.get("error")
+    if error is not None:
+        _warn_partial(path, error["message"], error["offset"], stacklevel=3)
+    return summary
+
+
+def validate(path: PathLike) -> Dict[str, Any]:
+    """What ``demokit validate --json PATH`` prints, as a dict: ``file`` (the path), then the
+    library's findings: ``format``, ``accepted`` (no fatal problem), for a demo ``verdict``
+    (how DDNet's client ends with it: ``plays``, ``rejects`` or ``crashes``) and
+    ``problems`` (each with its ``offset``, ``message``, ``fatal``, ...; the warnings,
+    then the fatal problem the check stopped at). A rejected file is a result, not an
+    exception; a file that is no recording demokit reads raises :class:`DemokitError`."""
+    return json.loads(_wrapped(_demokit.validate, os.fspath(path)))
+
+
+# Arrow's integer and boolean types and pandas' nullable dtype of each (filled in when
+# first asked for: pandas is imported only then).
+_PANDAS_TYPES: Dict[pa.DataType, Any] = {}
+
+
+def pandas_types(arrow_type: pa.DataType) -> Optional[Any]:
+    """A ``types_mapper`` for pyarrow's ``to_pandas``: pandas' nullable dtype of an Arrow
+    integer or boolean type (``Int32``, ``UInt64``, ``boolean``...), ``None`` (pyarrow's
+    default) for any other. With it a column with nulls (``victim``, ``weapon`` and
+    ``x`` of ``events``, ``first_tick`` of ``files``...) stays integers with ``<NA>``
+    where pyarrow alone makes floats with NaN::
+
+        df = recording.events().to_pandas(types_mapper=demokit.pandas_types)
+
+    (:meth:`Recording.to_pandas` does this.) Dictionary-encoded columns become pandas
+    categoricals, strings Python strings, as pyarrow makes them. Needs pandas."""
+    if not _PANDAS_TYPES:
+        import pandas as pd
+
+        _PANDAS_TYPES.update(
+            {
+                pa.int8(): pd.Int8Dtype(),
+                pa.int16(): pd.Int16Dtype(),
+                pa.int32(): pd.Int32Dtype(),
+                pa.int64(): pd.Int64Dtype(),
+                pa.uint8(): pd.UInt8Dtype(),
+                pa.uint16(): pd.UInt16Dtype(),
+                pa.uint32(): pd.UInt32Dtype(),
+                pa.uint64(): pd.UInt64Dtype(),
+                pa.bool_(): pd.BooleanDtype(),
+            }
+        )
+    return _PANDAS_TYPES.get(arrow_type)
+
+
+def sort_by(table: pa.Table, sorting: Union[str, Sequence[Tuple[str, str]]]) -> pa.Table:
+    """``table.sort_by(sorting)`` that also sorts by the dictionary-encoded string columns
+    (``path``, the ``name`` of ``ticks`` and ``events``...), which pyarrow's ``sort_by``
+    refuses ("ArrowNotImplementedError: dictionary<values=string, ...>"). ``sorting`` as
+    pyarrow takes it: a column name (ascending), or ``[(name, "ascending" or
+    "descending"), ...]``. The rows are sorted by the columns' values (not by dictionary
+    index); the table returned keeps its schema, dictionaries included."""
+    keys = [(sorting, "ascending")] if isinstance(sorting, str) else list(sorting)
+    # The key columns alone, the dictionary-encoded ones decoded, give the order.
+    columns = {}
+    for name, _ in keys:
+        column = table[name]
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        columns[name] = column
+    order = pc.sort_indices(pa.table(columns), sort_keys=keys)
+    return table.take(order)
 
 
 def _edited(call, input: PathLike, output: PathLike, *args) -> Dict[str, Any]:

@@ -320,6 +320,109 @@ fn summary(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     json.map_err(|e| native_error(e, &path))
 }
 
+/// The file's name as `demokit info --json` and `validate --json` give it, flattened into
+/// the object that names it (the tool's `FileJson`).
+#[derive(serde::Serialize)]
+struct FileJson {
+    /// The path, bytes that are not UTF-8 as `\xNN`.
+    file: String,
+    /// All bytes of the path in hex, when it is not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_hex: Option<String>,
+}
+
+impl FileJson {
+    fn of(path: &Path) -> FileJson {
+        use std::fmt::Write as _;
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let mut file = String::with_capacity(bytes.len());
+        for chunk in bytes.utf8_chunks() {
+            file.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                let _ = write!(file, "\\x{b:02x}");
+            }
+        }
+        let file_hex = std::str::from_utf8(bytes).is_err().then(|| {
+            bytes.iter().fold(String::new(), |mut hex, b| {
+                let _ = write!(hex, "{b:02x}");
+                hex
+            })
+        });
+        FileJson { file, file_hex }
+    }
+}
+
+/// A read error as `demokit info --json` gives it.
+#[derive(serde::Serialize)]
+struct ErrorJson {
+    offset: Option<u64>,
+    message: String,
+}
+
+/// One line of `demokit info --json` or `validate --json`: the file, the library's value
+/// (a summary or a validation) flattened after it, and the error that ended the reading
+/// early, if any (the tool's `InfoJson` and `ValidateJson`).
+#[derive(serde::Serialize)]
+struct WithFile<'a, T: serde::Serialize> {
+    #[serde(flatten)]
+    file: FileJson,
+    #[serde(flatten)]
+    value: &'a T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorJson>,
+}
+
+impl<'a, T: serde::Serialize> WithFile<'a, T> {
+    fn json(path: &Path, value: &'a T, error: Option<&Error>) -> String {
+        let line = WithFile {
+            file: FileJson::of(path),
+            value,
+            error: error.map(|e| ErrorJson {
+                offset: e.offset(),
+                message: e.message(),
+            }),
+        };
+        serde_json::to_string(&line).unwrap_or_default()
+    }
+}
+
+/// What `demokit info --json FILE` prints, as JSON: the file, the library's summary of the
+/// recording (of a map, for a Teeworlds/DDNet map file), and the error that ended the
+/// reading early (`{"offset", "message"}`), if any. The GIL is released meanwhile.
+#[pyfunction]
+fn info(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    let json = py.detach(|| -> Result<String, EditError> {
+        let recording = match Recording::open(&path) {
+            Ok(recording) => recording,
+            // A map named on its own gets its facts, as the tool gives them.
+            Err(refused) => {
+                return match demokit::recording::map_summary(&path) {
+                    Ok(Some(summary)) => Ok(WithFile::json(&path, &summary, None)),
+                    Err(e @ Error::Invalid { .. }) => Err(edit_error(e)),
+                    Ok(None) | Err(_) => Err(edit_error(refused)),
+                };
+            }
+        };
+        let (summary, error) = recording.summary().map_err(edit_error)?;
+        Ok(WithFile::json(&path, &summary, error.as_ref()))
+    });
+    json.map_err(|e| native_error(e, &path))
+}
+
+/// What `demokit validate --json FILE` prints, as JSON: the file, then the library's
+/// [`Validation`](demokit::recording::Validation) (`format`, `accepted`, a demo's
+/// `verdict`, `problems`). A rejected file is a result, not an error; a file that is no
+/// recording demokit reads raises. The GIL is released meanwhile.
+#[pyfunction]
+fn validate(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    let json = py.detach(|| -> Result<String, EditError> {
+        let recording = Recording::open(&path).map_err(edit_error)?;
+        let validation = recording.validate().map_err(edit_error)?;
+        Ok(WithFile::json(&path, &validation, None))
+    });
+    json.map_err(|e| native_error(e, &path))
+}
+
 /// The error the `files` row of a single file names.
 fn file_error(tables: &BTreeMap<Table, Vec<RecordBatch>>) -> Option<(String, Option<u64>)> {
     use arrow_array::{Array, StringArray, UInt64Array};
@@ -965,6 +1068,8 @@ fn _demokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tick_range, m)?)?;
     m.add_function(wrap_pyfunction!(empty_table, m)?)?;
     m.add_function(wrap_pyfunction!(summary, m)?)?;
+    m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite_file, m)?)?;
     m.add_function(wrap_pyfunction!(repair_file, m)?)?;
     m.add_function(wrap_pyfunction!(trim_file, m)?)?;

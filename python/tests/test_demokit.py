@@ -541,3 +541,75 @@ def test_a_tick_range_is_written_as_trim_writes_it():
     # A directory's tables take ticks only.
     with pytest.raises(demokit.UsageError):
         demokit.read_bytes(FIXTURE.read_bytes(), str(FIXTURE)).ticks(ticks=("2s", None))
+
+
+def cli_json(command: str, path: Path) -> dict:
+    """What ``demokit COMMAND --json PATH`` prints: one line of JSON."""
+    done = subprocess.run([demokit_bin(), command, "--json", str(path)], capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, (command, path, done.stdout, done.stderr)
+    return json.loads(lines[0])
+
+
+def test_info_and_validate_give_what_the_cli_prints(tmp_path):
+    import warnings
+
+    cut = tmp_path / "cut.teehistorian"
+    cut.write_bytes((shared() / "teehistorian" / "v2_ddnet201_dm1.teehistorian").read_bytes()[:7000])
+    folders = ("twdemo", "teehistorian", "source", "maps", "negative")
+    paths = [p for folder in folders for p in sorted((shared() / folder).iterdir())]
+    paths += [cut, FIXTURE, tmp_path / "missing.demo"]
+    checked = {"info": 0, "validate": 0, "errors": 0}
+    for path in paths:
+        for command, call in (("info", demokit.info), ("validate", demokit.validate)):
+            printed = cli_json(command, path)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    got = call(path)
+                except demokit.DemokitError as e:
+                    # What the tool prints of a file it cannot read: its name and the error.
+                    assert printed == {"file": str(path), "error": {"offset": e.offset, "message": e.message}}, (
+                        command,
+                        path,
+                        e,
+                    )
+                    checked["errors"] += 1
+                    continue
+            assert got == printed, (command, path)
+            # A summary of what came before an error says so.
+            assert [w.category for w in caught] == (
+                [demokit.PartialReadWarning] if command == "info" and "error" in got else []
+            ), (command, path)
+            checked[command] += 1
+    assert checked["info"] >= 18 and checked["validate"] >= 14 and checked["errors"] >= 8, checked
+    assert demokit.info(FIXTURE)["file"] == str(FIXTURE)
+    assert demokit.info(FIXTURE)["map_name"] == "demokit_fixture"
+    assert demokit.validate(FIXTURE)["accepted"] is False  # its embedded map does not load
+    assert demokit.info(shared() / "maps" / "dm1_0.6.map")["crc32"] == "f2159e6e"
+    with pytest.raises(demokit.InvalidRecordingError):
+        demokit.validate(shared() / "maps" / "dm1_0.6.map")
+
+
+def test_to_pandas_keeps_nullable_ints_and_sort_by_sorts_dictionary_columns():
+    pd = pytest.importorskip("pandas")
+    demo = demokit.open(shared() / "twdemo" / "v6_ddnet_client_multeasymap_2020.demo")
+    events = demo.events()
+    assert 0 < events["victim"].null_count < events.num_rows
+    frame = demo.to_pandas("events")
+    assert frame["victim"].dtype == pd.Int32Dtype()
+    assert frame["victim"].isna().sum() == events["victim"].null_count
+    assert frame["victim"].dropna().tolist() == [v for v in events["victim"].to_pylist() if v is not None]
+    assert frame["tick"].dtype == pd.Int32Dtype()
+    assert events.to_pandas(types_mapper=demokit.pandas_types)["victim"].dtype == pd.Int32Dtype()
+    files = demo.to_pandas("files")
+    assert files["records"].dtype == pd.UInt64Dtype() and files["finished"].dtype == pd.BooleanDtype()
+    assert demokit.pandas_types(pa.string()) is None
+    # Sorting by the dictionary-encoded columns (pyarrow's sort_by refuses them).
+    ticks = demo.ticks()
+    assert pa.types.is_dictionary(ticks.schema.field("name").type)
+    ordered = demokit.sort_by(ticks, [("name", "descending"), ("tick", "ascending")])
+    assert ordered.schema == ticks.schema
+    rows = ticks.to_pylist()
+    assert ordered.to_pylist() == sorted(sorted(rows, key=lambda r: r["tick"]), key=lambda r: r["name"], reverse=True)
+    assert demokit.sort_by(demo.events(), "name")["name"].to_pylist() == sorted(events["name"].to_pylist())
