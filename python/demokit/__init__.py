@@ -170,6 +170,51 @@ def _wrapped(call, *args):
         raise _error(e.args) from None
 
 
+# The ticks a table can hold (its `tick` column is an int32): an open end of a range.
+_TICK_MIN = -(2**31)
+_TICK_MAX = 2**31 - 1
+
+
+def _shown(ticks: range) -> str:
+    """A range of ticks in words: ``ticks 300 to 400``, ``ticks from 300 on``."""
+    first, last = ticks.start, ticks.stop - 1
+    if first <= _TICK_MIN and last >= _TICK_MAX:
+        return "ticks (all of them)"
+    if first <= _TICK_MIN:
+        return f"ticks up to {last}"
+    if last >= _TICK_MAX:
+        return f"ticks from {first} on"
+    return f"ticks {first} to {last}"
+
+
+def _in_ticks(column: Any, ticks: range) -> Any:
+    """The mask of the rows of ``column`` (a ``tick`` column) in ``ticks``."""
+    return pc.and_(pc.greater_equal(column, ticks.start), pc.less(column, ticks.stop))
+
+
+def _listed(players: Union[int, str, Sequence[Union[int, str]], None]) -> Optional[List[Union[int, str]]]:
+    """``players=`` as a list: one player (a client id or a name) or several."""
+    if players is None:
+        return None
+    if isinstance(players, (int, str)):
+        return [players]
+    return list(players)
+
+
+def _columns(table: str, columns: Sequence[str], path: str) -> List[str]:
+    """``columns`` of ``table`` as a list; one the table does not have raises
+    :class:`UsageError` listing its columns."""
+    names = schema(table).names
+    unknown = [c for c in columns if c not in names]
+    if unknown:
+        raise UsageError(
+            f"the {table} table has no column {', '.join(map(repr, unknown))}: its columns are {', '.join(names)}",
+            None,
+            path,
+        )
+    return list(columns)
+
+
 def __dir__() -> Sequence[str]:
     # The API only, not the modules this one imports (PEP 562).
     return sorted(__all__)
@@ -197,17 +242,32 @@ class Recording:
         self._format = format if read is None else read.format
         self._tables: Dict[str, pa.Table] = {}
         self._header: Optional[Dict[str, Any]] = None
+        # Whether a reading that stopped at an error has said so (once per recording).
+        self._warned = False
 
     @property
     def _read(self) -> Any:
-        # A file from `open` is read (the tables it was opened with) when first needed; a
-        # reading that stops at an error says so once.
+        # A file from `open` is read (the tables it was opened with) when first needed.
         if self._read_now is None:
             self._read_now = self._reread(self._first_tables)
-            if self._read_now.error is not None:
-                message, offset = self._read_now.error
-                _warn_partial(self._path, message, offset)
+            self._warn_once(self._read_now)
         return self._read_now
+
+    def _warn_once(self, read: Any) -> None:
+        """Warns (:class:`PartialReadWarning`) that a reading stopped at an error, once."""
+        if read.error is not None and not self._warned:
+            self._warned = True
+            message, offset = read.error
+            _warn_partial(self._path, message, offset)
+
+    def _table_alone(self, name: str) -> pa.Table:
+        """The table ``name``; for a file from :func:`open` of which nothing was read yet,
+        read alone (a pass that makes no other table) rather than with every table."""
+        if name not in self._tables and self._read_now is None and self._reread is not None:
+            read = self._reread([name])
+            self._warn_once(read)
+            self._tables[name] = pa.table(read.table(name))
+        return self.table(name)
 
     @property
     def path(self) -> str:
@@ -305,33 +365,66 @@ class Recording:
         """One row per player stint: a client id from joining to leaving."""
         return self.table("players")
 
-    def events(self, kind: Union[str, Sequence[str], None] = None) -> pa.Table:
+    def events(
+        self,
+        kind: Union[str, Sequence[str], None] = None,
+        players: Union[int, str, Sequence[Union[int, str]], None] = None,
+        ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None] = None,
+    ) -> pa.Table:
         """One row per game event (kills, deaths, finishes, votes called, joins, leaves,
-        name and team changes); ``kind`` keeps only events of that kind or kinds
-        (``"kill"``, ``["join", "leave"]``). A kind that does not exist raises
-        :class:`UsageError` listing the kinds (:data:`EVENT_KINDS`)."""
+        name and team changes). ``kind`` keeps only events of that kind or kinds
+        (``"kill"``, ``["join", "leave"]``); a kind that does not exist raises
+        :class:`UsageError` listing the kinds (:data:`EVENT_KINDS`). ``players`` and
+        ``ticks`` select as in :meth:`ticks`: the events of those players (by client id or
+        name; the player's ``client_id`` or ``victim``: a kill is its killer's and its
+        victim's), and of those ticks."""
+        kinds = None
+        if kind is not None:
+            kinds = [kind] if isinstance(kind, str) else list(kind)
+            unknown = [k for k in kinds if k not in EVENT_KINDS]
+            if unknown:
+                raise UsageError(
+                    f"no event kind {', '.join(map(repr, unknown))}: the kinds are {', '.join(EVENT_KINDS)}",
+                    None,
+                    self.path,
+                )
+        players = _listed(players)
+        selected_ticks = self._tick_selection(ticks)
+        ids = None if players is None else self._client_ids(players, check=False)
         table = self.table("events")
-        if kind is None:
-            return table
-        kinds = [kind] if isinstance(kind, str) else list(kind)
-        unknown = [k for k in kinds if k not in EVENT_KINDS]
-        if unknown:
-            raise UsageError(
-                f"no event kind {', '.join(map(repr, unknown))}: the kinds are {', '.join(EVENT_KINDS)}",
-                None,
-                self.path,
+        keep = []
+        if kinds is not None:
+            keep.append(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
+        if ids is not None:
+            value_set = pa.array(ids, pa.int32())
+            keep.append(
+                pc.or_(
+                    pc.fill_null(pc.is_in(table["client_id"], value_set=value_set), False),
+                    pc.fill_null(pc.is_in(table["victim"], value_set=value_set), False),
+                )
             )
-        return table.filter(pc.is_in(table["kind"], value_set=pa.array(kinds, pa.string())))
+        if selected_ticks is not None:
+            keep.append(_in_ticks(table["tick"], selected_ticks))
+        if keep:
+            mask = keep[0]
+            for more in keep[1:]:
+                mask = pc.and_(mask, more)
+            table = table.filter(mask)
+        if table.num_rows == 0:
+            self._check_selection(players, selected_ticks)
+        return table
 
     def _tick_bounds(self, start: Union[int, str, None], end: Union[int, str, None]) -> range:
         """The ticks ``start`` to ``end``, both kept, as ``demokit trim --from/--to`` takes
         them: a tick (``1500``), seconds (``"30s"``), a demo's timeline marker (``"m1"``)
-        or ``None`` (open). Seconds and markers need a file opened with :func:`open`."""
-        if self._reread is None:
-            if not all(b is None or isinstance(b, int) for b in (start, end)):
-                raise UsageError("(from, to) of a directory or bytes are ticks", None, self.path)
-            first = -(2**31) if start is None else start
-            last = 2**31 - 1 if end is None else end
+        or ``None`` (open). Ticks and open ends need no pass over the file; seconds and
+        markers are resolved by the library (``Recording::tick_range``) and need a file
+        opened with :func:`open`."""
+        if all(b is None or isinstance(b, int) for b in (start, end)):
+            first = _TICK_MIN if start is None else start
+            last = _TICK_MAX if end is None else end
+        elif self._reread is None:
+            raise UsageError("(from, to) of a directory or bytes are ticks", None, self.path)
         else:
             first, last = _wrapped(
                 _demokit.tick_range,
@@ -340,6 +433,21 @@ class Recording:
                 None if end is None else str(end),
             )
         return range(first, last + 1)
+
+    def _tick_selection(
+        self, ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None]
+    ) -> Optional[range]:
+        """``ticks=`` of :meth:`ticks` and :meth:`events` as a range of step 1 (``None``:
+        every tick); an empty one raises :class:`UsageError`."""
+        if ticks is None:
+            return None
+        if isinstance(ticks, tuple) and len(ticks) == 2:
+            ticks = self._tick_bounds(*ticks)
+        if not isinstance(ticks, range) or ticks.step != 1:
+            raise UsageError("ticks is a range of step 1, or (from, to)", None, self.path)
+        if len(ticks) == 0:
+            raise UsageError(f"the tick range {ticks!r} is empty", None, self.path)
+        return ticks
 
     def _tick_span(self) -> Optional[Tuple[int, int]]:
         """The first and last tick of play, as ``info`` gives them (over every file for a
@@ -356,33 +464,41 @@ class Recording:
         return (min(first, last), max(first, last))
 
     def _check_ticks(self, ticks: range) -> None:
-        """Raises :class:`UsageError` for a tick range that is empty or lies outside the
-        recording's ticks: a selection of nothing is a mistake, never 0 rows."""
-        if len(ticks) == 0:
-            raise UsageError(f"the tick range {ticks!r} is empty", None, self.path)
+        """Raises :class:`UsageError` for a tick range that lies outside the recording's
+        ticks: a selection of nothing is a mistake, never 0 rows. (Asked only when a
+        selection came out empty: the recording's tick range is a pass over the file.)"""
         span = self._tick_span()
         if span is None:
-            raise UsageError(f"the tick range {ticks!r} selects nothing: the recording has no ticks", None, self.path)
+            raise UsageError(f"the {_shown(ticks)} select nothing: the recording has no ticks", None, self.path)
         first, last = span
         if ticks.stop <= first or ticks.start > last:
             raise UsageError(
-                f"the tick range {ticks!r} (ticks {ticks.start} to {ticks.stop - 1}) is outside "
-                f"the recording's ticks {first} to {last}",
+                f"the {_shown(ticks)} are outside the recording's ticks {first} to {last}",
                 None,
                 self.path,
             )
 
+    def _check_selection(self, players: Optional[Sequence[Union[int, str]]], ticks: Optional[range]) -> None:
+        """For a selection that came out empty: raises :class:`UsageError` if it names
+        ticks outside the recording or a player it does not have."""
+        if ticks is not None:
+            self._check_ticks(ticks)
+        if players is not None:
+            self._client_ids(players, check=True)
+
     def _client_ids(self, players: Sequence[Union[int, str]], check: bool) -> List[int]:
         """The client ids of ``players``, given by id or by name (every stint of that
-        name). A name is looked up in :meth:`players` (a pass over the file, the first
-        time); ids are checked there only with ``check`` (when a selection came out
-        empty), so that a selection by id keeps the reading's fast path. One the recording
-        does not have raises :class:`UsageError` listing those it has."""
+        name). A name is looked up in :meth:`players` (read alone, the first time: a pass
+        over the file); ids are checked there only with ``check`` (when a selection came
+        out empty), so that a selection by id keeps the reading's fast path. One the
+        recording does not have raises :class:`UsageError` listing those it has."""
+        if not players:
+            raise UsageError("players=[] selects nothing", None, self.path)
         out: List[int] = [int(p) for p in players if not isinstance(p, str)]
         by_name = [p for p in players if isinstance(p, str)]
         if not by_name and not check:
             return sorted(set(out))
-        table = self.players()
+        table = self._table_alone("players")
         ids = table["client_id"].to_pylist()
         names = table["name"].to_pylist()
         for player in by_name:
@@ -400,55 +516,50 @@ class Recording:
     def ticks(
         self,
         columns: Optional[Sequence[str]] = None,
-        players: Optional[Sequence[Union[int, str]]] = None,
+        players: Union[int, str, Sequence[Union[int, str]], None] = None,
         ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None] = None,
     ) -> pa.Table:
         """One row per tick per character (demos) or player position (teehistorian).
 
-        ``columns`` keeps only those columns, in that order; ``players`` only the rows of
+        ``columns`` keeps only those columns, in that order (one the table does not have
+        raises :class:`UsageError` listing its columns); ``players`` only the rows of
         those players, by client id or by name (a player the recording does not have
         raises :class:`UsageError` listing those it has); ``ticks`` only those ticks: a
         ``range`` (step 1), or ``(from, to)`` with both kept, each a tick, seconds
-        (``"30s"``) or a timeline marker (``"m1"``) as ``demokit trim`` takes them. For a file
-        opened with :func:`open` the selection is pushed into the reading: the rows left
-        out are never made, and the reading stops after the last selected tick. For
-        :func:`scan` and :func:`read_bytes` it filters the table read. A ``ticks`` range
-        that is empty or outside the recording's ticks raises :class:`UsageError` (a
-        ``ValueError``) naming the recording's ticks."""
+        (``"30s"``), a timeline marker (``"m1"``) as ``demokit trim`` takes them, or ``None``
+        (open). For a file opened with :func:`open` the selection is pushed into the
+        reading: the rows left out are never made, the walk of a teehistorian file
+        follows only the selected players, and the reading stops after the last selected
+        tick. For :func:`scan` and :func:`read_bytes` it filters the table read. A
+        ``ticks`` range that is empty or outside the recording's ticks raises
+        :class:`UsageError` (a ``ValueError``) naming the recording's ticks.
+
+        A selection by name first reads the ``players`` table (a pass over the file, once
+        per recording); one by client id reads nothing but the selection."""
         if columns is None and players is None and ticks is None:
             return self.table("ticks")
-        if isinstance(ticks, tuple):
-            ticks = self._tick_bounds(*ticks)
-        if ticks is not None and (not isinstance(ticks, range) or ticks.step != 1):
-            raise UsageError("ticks is a range of step 1, or (from, to)", None, self.path)
-        if ticks is not None:
-            self._check_ticks(ticks)
-        asked = players
-        if players is not None:
-            players = self._client_ids(players, check=False)
+        if columns is not None:
+            columns = _columns("ticks", [columns] if isinstance(columns, str) else columns, self.path)
+        players = _listed(players)
+        selected_ticks = self._tick_selection(ticks)
+        ids = None if players is None else self._client_ids(players, check=False)
         if self._reread is not None:
-            read = _wrapped(
-                _demokit.read_file,
-                self._path,
-                ["ticks"],
-                None if players is None else [int(p) for p in players],
-                None if ticks is None else (ticks.start, ticks.stop),
-                None if columns is None else list(columns),
-            )
+            bounds = None
+            if selected_ticks is not None:
+                bounds = (max(selected_ticks.start, _TICK_MIN), min(selected_ticks.stop, _TICK_MAX))
+            read = _wrapped(_demokit.read_file, self._path, ["ticks"], ids, bounds, columns)
+            self._warn_once(read)
             table = pa.table(read.table("ticks"))
         else:
             table = self.table("ticks")
-            if players is not None:
-                table = table.filter(pc.is_in(table["client_id"], value_set=pa.array(list(players), pa.int32())))
-            if ticks is not None:
-                table = table.filter(
-                    pc.and_(pc.greater_equal(table["tick"], ticks.start), pc.less(table["tick"], ticks.stop))
-                )
+            if ids is not None:
+                table = table.filter(pc.is_in(table["client_id"], value_set=pa.array(ids, pa.int32())))
+            if selected_ticks is not None:
+                table = table.filter(_in_ticks(table["tick"], selected_ticks))
             if columns is not None:
-                table = table.select(list(columns))
-        if asked is not None and table.num_rows == 0:
-            # Nothing selected: an id the recording does not have is a mistake, said so.
-            self._client_ids(asked, check=True)
+                table = table.select(columns)
+        if table.num_rows == 0:
+            self._check_selection(players, selected_ticks)
         return table
 
     def inputs(self) -> pa.Table:

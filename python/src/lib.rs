@@ -217,10 +217,15 @@ fn read_file(
     columns: Option<Vec<String>>,
 ) -> PyResult<Read> {
     let columns = match &columns {
-        Some(columns) => Some(
-            TickSelection::column_indexes(columns)
-                .map_err(|c| usage_error(format!("the ticks table has no column {c:?}"), &path))?,
-        ),
+        Some(columns) => Some(TickSelection::column_indexes(columns).map_err(|c| {
+            let schema = Table::Ticks.schema();
+            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            let message = format!(
+                "the ticks table has no column {c:?}: its columns are {}",
+                names.join(", ")
+            );
+            usage_error(message, &path)
+        })?),
         None => None,
     };
     let selected_columns = columns.is_some();

@@ -543,6 +543,149 @@ def test_a_tick_range_is_written_as_trim_writes_it():
         demokit.read_bytes(FIXTURE.read_bytes(), str(FIXTURE)).ticks(ticks=("2s", None))
 
 
+def selection_bench():
+    """The selection benchmark's module (``python/benches/selection.py``): its generator
+    writes the 64-player server's file the tests below read a small piece of."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("selection_bench", ROOT / "python" / "benches" / "selection.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Path:
+    """300 ticks of the benchmark's 64-player server (about 270 KB)."""
+    path = tmp_path_factory.mktemp("server") / "server.teehistorian"
+    selection_bench().generate(str(path), ticks=300)
+    return path
+
+
+def test_a_selection_is_the_whole_table_filtered(server):
+    plain = selection_bench().plain
+    whole = demokit.open(server).ticks()
+    assert whole.num_rows > 300 * 60
+    client_id, tick = whole["client_id"], whole["tick"]
+
+    def expected(ids, first, last):
+        keep = pc.and_(
+            pc.is_in(client_id, value_set=pa.array(ids, pa.int32())),
+            pc.and_(pc.greater_equal(tick, first), pc.less_equal(tick, last)),
+        )
+        return whole.filter(keep)
+
+    everyone = list(range(64))
+    for players, ticks, ids, first, last in [
+        ([3], None, [3], 0, 10**6),
+        ("tee 3", None, [3], 0, 10**6),
+        ([3, 40, "tee 20"], None, [3, 20, 40], 0, 10**6),
+        (None, range(100, 201), everyone, 100, 200),
+        (None, (100, 200), everyone, 100, 200),
+        (None, (None, 50), everyone, 0, 50),
+        (None, (250, None), everyone, 250, 300),
+        ([63, 0], (1, 1), [0, 63], 1, 1),
+    ]:
+        for columns in (None, ["x", "y"], ["tick", "name", "client_id", "x"]):
+            opened = demokit.open(server)
+            got = opened.ticks(columns=columns, players=players, ticks=ticks)
+            want = expected(ids, first, last)
+            want = want if columns is None else want.select(columns)
+            assert got.num_rows > 0
+            assert plain(got).equals(plain(want)), (players, ticks, columns)
+            # A directory's or bytes' tables are filtered the same way.
+            scanned = demokit.read_bytes(server.read_bytes(), str(server))
+            assert plain(scanned.ticks(columns=columns, players=players, ticks=ticks)).equals(plain(want))
+
+
+def test_a_tick_range_reads_only_up_to_its_end(server, monkeypatch):
+    # The reading stops after the range: its `files` row ends there, unfinished.
+    read = demokit._demokit.read_file(str(server), ["ticks"], None, (1, 11))
+    files = pa.table(read.table("files")).to_pylist()[0]
+    assert (files["last_tick"], files["finished"]) == (10, False)
+    whole = pa.table(demokit._demokit.read_file(str(server), ["ticks"]).table("files")).to_pylist()[0]
+    assert (whole["last_tick"], whole["finished"]) == (300, True)
+    assert files["records"] < whole["records"] / 20
+    # And nothing passes over the whole file first: no summary, no range resolved by the
+    # library for ticks given as numbers.
+    def refused(*args):
+        raise AssertionError("a pass over the whole file")
+
+    monkeypatch.setattr(demokit._demokit, "summary", refused)
+    monkeypatch.setattr(demokit._demokit, "tick_range", refused)
+    rec = demokit.open(server)
+    assert set(rec.ticks(ticks=range(1, 11))["tick"].to_pylist()) == set(range(1, 11))
+    assert rec.ticks(columns=["tick"], players=[5], ticks=(1, 10))["tick"].to_pylist() == list(range(1, 11))
+    assert rec.ticks(columns=["tick"], players=[5], ticks=(None, 10)).num_rows == 10
+
+
+def test_selection_errors_list_what_exists(server):
+    rec = demokit.open(server)
+    names = demokit.schema("ticks").names
+    with pytest.raises(demokit.UsageError) as caught:
+        rec.ticks(columns=["x", "z"])
+    assert caught.value.message == f"the ticks table has no column 'z': its columns are {', '.join(names)}"
+    scanned = demokit.read_bytes(server.read_bytes(), str(server))
+    with pytest.raises(demokit.UsageError, match="no column 'z': its columns are path, tick"):
+        scanned.ticks(columns=["z"])
+    with pytest.raises(demokit.UsageError, match="no player named 'tee 99': the players are 'tee 0', 'tee 1'"):
+        rec.ticks(players=["tee 99"])
+    with pytest.raises(demokit.UsageError, match="no player with client id 64: the ids are 0, 1, 2, .*, 63$"):
+        rec.ticks(players=[64])
+    with pytest.raises(demokit.UsageError, match="selects nothing"):
+        rec.ticks(players=[])
+    with pytest.raises(demokit.UsageError, match="the ticks 400 to 500 are outside the recording's ticks 0 to 300"):
+        rec.ticks(players=[3], ticks=(400, 500))
+    with pytest.raises(demokit.UsageError, match="the ticks from 301 on are outside the recording's ticks 0 to 300"):
+        rec.ticks(ticks=(301, None))
+    with pytest.raises(demokit.UsageError, match="empty"):
+        rec.ticks(ticks=(200, 100))
+    with pytest.raises(demokit.UsageError, match="no event kind 'kil': the kinds are join, leave"):
+        rec.events(kind="kil")
+
+
+def test_events_take_the_selection_ticks_takes():
+    demo = demokit.open(shared() / "twdemo" / "v6_ddnet_client_multeasymap_2020.demo")
+    events = demo.events()
+    rows = events.to_pylist()
+    # (A race: every kill is the player's own.)
+    kills = [e for e in rows if e["kind"] == "kill"]
+    kill, other = kills[0], next(e for e in kills if e["client_id"] != kills[0]["client_id"])
+    victim, name = kill["victim"], kill["victim_name"]
+    # A player's events: those it did and those done to it; by id or by name (every stint
+    # of the name).
+    theirs = demo.events(players=victim)
+    assert kill in theirs.to_pylist()
+    assert theirs.to_pylist() == [e for e in rows if victim in (e["client_id"], e["victim"])]
+    players = demo.players().to_pylist()
+    ids = {p["client_id"] for p in players if p["name"] == name}
+    assert demo.events(players=[name]).to_pylist() == [e for e in rows if ids & {e["client_id"], e["victim"]}]
+    first, last = demo.header["first_tick"], demo.header["last_tick"]
+    middle = (kill["tick"], other["tick"])
+    pair = {victim, other["client_id"]}
+    selected = demo.events(kind=["kill", "leave"], players=sorted(pair), ticks=middle)
+    expected = [
+        e
+        for e in rows
+        if e["kind"] in ("kill", "leave")
+        and pair & {e["client_id"], e["victim"]}
+        and middle[0] <= e["tick"] <= middle[1]
+    ]
+    assert len(expected) >= 2 and selected.to_pylist() == expected
+    assert len(expected) < len([e for e in rows if pair & {e["client_id"], e["victim"]}])
+    assert demo.events(ticks=range(middle[0], middle[1] + 1)).equals(demo.events(ticks=middle))
+    with pytest.raises(demokit.UsageError, match=f"outside the recording's ticks {first} to {last}"):
+        demo.events(ticks=(last + 1, last + 100))
+    with pytest.raises(demokit.UsageError, match="no player with client id 99: the ids are 0, 1, 2"):
+        demo.events(players=[99])
+    with pytest.raises(demokit.UsageError, match="no player named 'nobody'"):
+        demo.events(players="nobody")
+    with pytest.raises(demokit.UsageError, match="empty"):
+        demo.events(ticks=range(5, 5))
+    # A selection that fits the recording and holds no event is 0 rows, no error.
+    assert demo.events(kind="vote_start", ticks=middle).num_rows == 0
+
+
 def cli_json(command: str, path: Path) -> dict:
     """What ``demokit COMMAND --json PATH`` prints: one line of JSON."""
     done = subprocess.run([demokit_bin(), command, "--json", str(path)], capture_output=True, text=True)
