@@ -68,6 +68,7 @@ pub mod detect;
 #[cfg(feature = "export")]
 pub mod export;
 pub mod gamenet;
+pub mod model;
 pub mod output;
 #[cfg(feature = "page")]
 pub mod page;

@@ -8,8 +8,8 @@ use super::output::{
     ErrorJson, FileJson, Output, WithFile, complain, complaint, json_line, shown_name, warn_skipped,
 };
 use super::{Exit, Outcome, Stop};
-use demokit::gamenet::names::{country_code, team_name};
-use demokit::gamenet::summary::PlayerStint;
+use demokit::gamenet::names::country_code;
+use demokit::gamenet::summary::GameLog;
 use demokit::recording::Error;
 use serde::Serialize;
 use serde_json::Value;
@@ -204,7 +204,7 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
             if json {
                 log.players.iter().for_each(|stint| lines.push(stint));
             } else {
-                lines.push_table(&players_table(&log.players));
+                lines.push_table(&players_table(&log));
             }
             error
         }),
@@ -235,7 +235,11 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
 
 /// The players as an aligned table: a header, then a row per stint, with the country's
 /// code and the team's name beside their numbers.
-fn players_table(players: &[PlayerStint]) -> String {
+fn players_table(log: &GameLog) -> String {
+    let players = &log.players;
+    let team_game = log
+        .team_game
+        .unwrap_or(demokit::model::TeamGame::TeeworldsFree);
     // The JSON's field names: one vocabulary.
     let header = [
         "client_id",
@@ -263,7 +267,10 @@ fn players_table(players: &[PlayerStint]) -> String {
                 } else {
                     named(country_code(p.country), p.country)
                 },
-                named(team_name(p.team), p.team),
+                match demokit::model::team(team_game, p.team) {
+                    Some((code, name)) => format!("{name} ({code})"),
+                    None => "-".to_owned(),
+                },
                 p.first_tick.to_string(),
                 p.last_tick.to_string(),
                 if p.left { "yes" } else { "no" }.to_owned(),

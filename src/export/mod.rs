@@ -40,7 +40,8 @@ pub use writer::{
     MAX_ROW_GROUPS_PER_PART,
 };
 
-use crate::gamenet::names::{country_code, team_name, weapon_name};
+use crate::gamenet::names::{country_code, weapon_name};
+use crate::model::Sample;
 use crate::recording::{Error, Recording, TeehistorianStream, Visitor};
 use crate::source::SourceSlice;
 use crate::teehistorian::game::EventLogger;
@@ -52,7 +53,7 @@ use crate::twdemo::game::{GameReplay, TickLogger};
 use table::tables;
 
 /// The version of the table schemas below.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Rows collected per table before a batch is handed on: with the batch being written, most
 /// of what a long file holds in memory.
@@ -106,7 +107,7 @@ tables! {
         /// The speaker's name then (empty if unknown).
         name: str,
         /// The channel as the protocol numbers it (see [`ChatLine`](crate::gamenet::summary::ChatLine)).
-        team: i32,
+        channel: i32,
         /// The text.
         text: str,
     }
@@ -126,10 +127,12 @@ tables! {
         /// The country as DDNet's flag names it: ISO 3166-1 alpha-2 (`DE`), or a
         /// subdivision (`GB-SCT`); null for none.
         country_code: (opt str),
-        /// The last team it was in (-1 spectators).
-        team: i32,
-        /// The team's name: `spectators`, `red`, `blue` (in a game without teams, everyone
-        /// playing is `red`).
+        /// The last team it was in, as the game numbers it; null for none (a player in a
+        /// Teeworlds game without teams). See [`crate::model::team`].
+        team: (opt i32),
+        /// The team's name as the game names it: `spectators`, `red`, `blue`, DDNet's
+        /// `team N`; Source: `Unassigned`, `Spectator`, TF2's `RED`/`BLU`, CS's
+        /// `TERRORIST`/`CT`, ...
         team_name: (opt str),
         /// The tick it appeared at.
         first_tick: i32,
@@ -162,6 +165,8 @@ tables! {
         weapon_name: (opt str),
         /// The team of a team change or a team's finish (teehistorian: DDNet's race team).
         team: (opt i32),
+        /// That team's name, as `players` names it.
+        team_name: (opt str),
         /// A finish's time.
         time_ms: (opt i64),
         /// Where a death happened.
@@ -172,8 +177,9 @@ tables! {
         text: (opt str),
     }
 
-    /// One row per tick per character (demos) or per player with a position
-    /// (teehistorian).
+    /// One row per player per tick in play: each character of a demo, each player with a
+    /// position of a teehistorian file, each player entity of a Source demo. Ticks the
+    /// format did not store are filled forward (see [`crate::model`]).
     Ticks "ticks", TickRow, TickColumns {
         /// The file.
         path: (runs str),
@@ -187,6 +193,9 @@ tables! {
         x: i32,
         /// Position.
         y: i32,
+        /// The tick the position is from: `tick`, but a demo's character is the physics
+        /// state DDNet last sent, which can be older (see [`crate::model`]).
+        position_tick: i32,
         /// Demos: velocity (in 1/256 units per tick).
         vel_x: (opt i32),
         /// Demos: velocity.
@@ -476,10 +485,11 @@ impl Visitor for Adding<'_, '_, '_> {
     fn teehistorian_stream(&mut self, reader: TeehistorianStream, len: u64) -> Self::Output {
         self.file.bytes = len;
         let strings = FileStrings::of_teehistorian(reader.header());
+        let team_game = team_game_of(reader.header());
         let walk = TickWalk::from_reader(reader);
-        let ending = self
-            .exporter
-            .teehistorian_walk(self.path, walk, &mut self.file, self.sink);
+        let ending =
+            self.exporter
+                .teehistorian_walk(self.path, walk, team_game, &mut self.file, self.sink);
         (strings, ending)
     }
 
@@ -642,7 +652,14 @@ impl Exporter {
         let mut file = FileRow::new(path, bytes, modified_ns);
         file.format = "teehistorian";
         let strings = FileStrings::of_teehistorian(reader.header());
-        let ending = self.teehistorian_walk(path, TickWalk::from_reader(reader), &mut file, sink);
+        let team_game = team_game_of(reader.header());
+        let ending = self.teehistorian_walk(
+            path,
+            TickWalk::from_reader(reader),
+            team_game,
+            &mut file,
+            sink,
+        );
         let end = FileEnd::of(&ending, true);
         self.push_file(file, &strings, &ending, sink);
         end
@@ -726,6 +743,9 @@ impl Exporter {
             self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events);
         let wants_ticks = self.wants(Table::Ticks);
         let stops_early = self.stops_early();
+        // The last tick sampled and its samples, for the ticks after it that have none.
+        let mut last_sampled: Option<i32> = None;
+        let mut previous: Vec<(Sample, String)> = Vec::new();
         let mut replay = GameReplay::new(&demo);
         while let Some(tick) = replay.next() {
             let tick = match tick {
@@ -746,29 +766,50 @@ impl Exporter {
                 }
                 continue;
             }
+            // Ticks without a snapshot of their own hold the last one's characters (the
+            // model's sampling rule), up to a minute of them.
+            if let Some(skipped) = crate::model::filled_ticks(last_sampled, tick.tick) {
+                for skipped in skipped {
+                    if !self.selection.keeps_tick(skipped) {
+                        continue;
+                    }
+                    for (sample, name) in &previous {
+                        self.ticks.push(&TickRow::of(path, skipped, name, sample));
+                    }
+                    self.flush(false, sink);
+                }
+            }
+            last_sampled = Some(tick.tick);
+            previous.clear();
             let selection = &self.selection;
             for c in tick
                 .world
                 .characters()
                 .filter(|c| selection.keeps(tick.tick, c.client_id))
             {
-                self.ticks.push(&TickRow {
-                    path,
-                    tick: tick.tick,
+                let sample = Sample {
                     client_id: c.client_id,
-                    name: tick
-                        .world
-                        .player(c.client_id)
-                        .map_or("", |p| p.name.as_str()),
                     x: c.x,
                     y: c.y,
+                    // DDNet's core as last sent (0 before the first: the spawn's).
+                    position_tick: if c.tick > 0 && c.tick <= tick.tick {
+                        c.tick
+                    } else {
+                        tick.tick
+                    },
                     vel_x: Some(c.vel_x),
                     vel_y: Some(c.vel_y),
                     weapon: Some(c.weapon),
-                    weapon_name: weapon_name(c.weapon),
                     health: Some(c.health),
                     armor: Some(c.armor),
-                });
+                };
+                let name = tick
+                    .world
+                    .player(c.client_id)
+                    .map_or("", |p| p.name.as_str());
+                self.ticks
+                    .push(&TickRow::of(path, tick.tick, name, &sample));
+                previous.push((sample, name.to_owned()));
             }
             self.flush(false, sink);
             if stops_early && self.selection.is_past(tick.tick) {
@@ -792,7 +833,13 @@ impl Exporter {
             Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
         };
         let strings = FileStrings::of_teehistorian(th.header());
-        let ending = self.teehistorian_walk(path, TickWalk::new(&th), file, sink);
+        let ending = self.teehistorian_walk(
+            path,
+            TickWalk::new(&th),
+            team_game_of(th.header()),
+            file,
+            sink,
+        );
         (strings, ending)
     }
 
@@ -801,6 +848,7 @@ impl Exporter {
         &mut self,
         path: &str,
         walk: TickWalk<S>,
+        team_game: crate::model::TeamGame,
         file: &mut FileRow<'_>,
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) -> Ending {
@@ -869,7 +917,13 @@ impl Exporter {
         file.records = end.records;
         file.finished = Some(end.finished);
         if let Some(log) = end.log {
-            self.game_log(path, log);
+            self.game_log(
+                path,
+                crate::gamenet::summary::GameLog {
+                    team_game: Some(team_game),
+                    ..log
+                },
+            );
         }
         end.ending
     }
@@ -938,6 +992,9 @@ impl Exporter {
                     name: names.get(client_id as usize).map_or("", String::as_str),
                     x,
                     y,
+                    // A teehistorian file records a position when it changed: the one
+                    // after the tick, filled forward or not.
+                    position_tick: tick,
                     vel_x: None,
                     vel_y: None,
                     weapon: None,
@@ -978,6 +1035,7 @@ impl Exporter {
             ..FileStrings::default()
         };
         let mut ending = Ending::default();
+        let mut play = crate::source::summary::PlayTicks::default();
         for (index, frame) in demo.frames().enumerate() {
             let frame = match frame {
                 Ok(frame) => frame,
@@ -986,11 +1044,10 @@ impl Exporter {
                     break;
                 }
             };
-            // Source ticks are not in order (sign-on frames, the stop frame): the range
-            // is the smallest and largest.
-            let tick = frame.frame.tick;
-            file.first_tick = Some(file.first_tick.map_or(tick, |t| t.min(tick)));
-            file.last_tick = Some(file.last_tick.map_or(tick, |t| t.max(tick)));
+            // Source ticks are not in order (sign-on frames, a level change): the ticks
+            // of play are the model's, as `info` gives them.
+            play.add(frame.frame.command(), frame.frame.tick);
+            (file.first_tick, file.last_tick) = (play.first, play.last);
             file.records += 1;
             if !self.wants(Table::Frames) {
                 continue;
@@ -1119,20 +1176,15 @@ impl Exporter {
         let mut order: Vec<&SourceSample> = samples.iter().collect();
         order.sort_by_key(|s| s.slot);
         for s in order {
-            self.ticks.push(&TickRow {
-                path,
-                tick,
+            let sample = Sample {
                 client_id: s.slot,
-                name: &s.name,
                 x: s.x,
                 y: s.y,
-                vel_x: None,
-                vel_y: None,
-                weapon: None,
-                weapon_name: None,
+                position_tick: tick,
                 health: s.health,
-                armor: None,
-            });
+                ..Sample::default()
+            };
+            self.ticks.push(&TickRow::of(path, tick, &s.name, &sample));
             self.flush(false, sink);
         }
     }
@@ -1146,6 +1198,9 @@ impl Exporter {
     fn game_log_named(&mut self, path: &str, log: crate::gamenet::summary::GameLog, names: Names) {
         let (chat, players) = (self.wants(Table::Chat), self.wants(Table::Players));
         let events = self.wants(Table::Events);
+        let team_game = log
+            .team_game
+            .unwrap_or(crate::model::TeamGame::TeeworldsFree);
         for e in log.events.iter().filter(|_| events) {
             self.events.push(&EventRow {
                 path,
@@ -1163,7 +1218,15 @@ impl Exporter {
                     }
                     Names::Source => None,
                 },
-                team: e.team,
+                team: e
+                    .team
+                    .and_then(|t| crate::model::team(team_game, t))
+                    .map(|t| t.0),
+                team_name: e
+                    .team
+                    .and_then(|t| crate::model::team(team_game, t))
+                    .map(|t| t.1)
+                    .as_deref(),
                 time_ms: e.time_ms,
                 x: e.x,
                 y: e.y,
@@ -1179,11 +1242,12 @@ impl Exporter {
                 tick: line.tick,
                 client_id: line.client_id,
                 name: &line.name,
-                team: line.team,
+                channel: line.channel,
                 text: &line.text,
             });
         }
         for p in log.players.iter().filter(|_| players) {
+            let team = crate::model::team(team_game, p.team);
             self.players.push(&PlayerRow {
                 path,
                 client_id: p.client_id,
@@ -1191,16 +1255,18 @@ impl Exporter {
                 clan: &p.clan,
                 country: p.country,
                 country_code: country_code(p.country),
-                team: p.team,
-                team_name: match names {
-                    Names::Teeworlds => team_name(p.team),
-                    Names::Source => None,
-                },
+                team: team.as_ref().map(|t| t.0),
+                team_name: team.as_ref().map(|t| t.1.as_ref()),
                 first_tick: p.first_tick,
                 last_tick: p.last_tick,
             });
         }
     }
+}
+
+/// The kind of game a teehistorian file is of, by its header's `game_type`.
+fn team_game_of(header: &Header) -> crate::model::TeamGame {
+    crate::model::TeamGame::of_game_type(header.game_type.as_deref().unwrap_or(""))
 }
 
 /// Gives client id `client_id` (from a walk's world: `0..128`) the name `name` in `names`.
@@ -1286,7 +1352,12 @@ fn walk_rows<S: WalkSource>(
     // The name each client id's rows were last given, and the roster they came from.
     let mut named = vec![String::new(); crate::teehistorian::format::MAX_CLIENTS as usize];
     let mut names_seen = 0;
+    // The positions after the last tick the walk met, for the ticks the file skips (it
+    // stores a tick only when something changed): the game model fills them forward.
+    let mut previous: Vec<[i32; 3]> = Vec::new();
+    let mut last_tick: Option<i32> = None;
     loop {
+        let inputs_before = rows.inputs.len();
         let inputs = &mut rows.inputs;
         let tick = match walk.next_tick(|event| {
             if let Some(log) = &mut log {
@@ -1305,13 +1376,26 @@ fn walk_rows<S: WalkSource>(
                 break;
             }
         };
+        if wanted.positions
+            && let Some(skipped) = crate::model::filled_ticks(last_tick, tick)
+            && !previous.is_empty()
+        {
+            for skipped in skipped {
+                if selected.is_some_and(|s| !s.selection.keeps_tick(skipped)) {
+                    continue;
+                }
+                rows.positions.extend_from_slice(&previous);
+                rows.ticks
+                    .push((skipped, inputs_before, rows.positions.len()));
+            }
+        }
+        last_tick = Some(tick);
         let first_position = rows.positions.len();
         match selected {
             _ if !wanted.positions => {}
             None => rows
                 .positions
                 .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
-            Some(Selected { selection, .. }) if !selection.keeps_tick(tick) => {}
             // A few players of many: looked up rather than filtered out.
             Some(Selected {
                 client_ids: Some(ids),
@@ -1326,6 +1410,15 @@ fn walk_rows<S: WalkSource>(
             Some(Selected { .. }) => rows
                 .positions
                 .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
+        }
+        if wanted.positions {
+            previous.clear();
+            previous.extend_from_slice(&rows.positions[first_position..]);
+            // Computed for the ticks before a selected range too, which may fill into
+            // it; not kept as rows.
+            if selected.is_some_and(|s| !s.selection.keeps_tick(tick)) {
+                rows.positions.truncate(first_position);
+            }
         }
         // When a player came, went or was renamed, every client id's name is compared with
         // the one its rows were given, and a rename noted for those that differ (from this
@@ -1375,7 +1468,7 @@ pub fn modified_ns(path: &std::path::Path) -> Option<i64> {
 
 /// A demo's `start_time`: its header's timestamp.
 fn demo_start_time(demo: &DemoSlice<'_>) -> String {
-    lossy(demo.prelude().header.timestamp.text_bytes())
+    crate::model::start_time_of_demo(&lossy(demo.prelude().header.timestamp.text_bytes()))
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -1401,6 +1494,27 @@ impl FileStrings {
             game_uuid: header.game_uuid.clone(),
             start_time: header.start_time.clone(),
             server: header.server_version.clone(),
+        }
+    }
+}
+
+impl<'a> TickRow<'a> {
+    /// The row of a model [`Sample`].
+    fn of(path: &'a str, tick: i32, name: &'a str, sample: &Sample) -> Self {
+        TickRow {
+            path,
+            tick,
+            client_id: sample.client_id,
+            name,
+            x: sample.x,
+            y: sample.y,
+            position_tick: sample.position_tick,
+            vel_x: sample.vel_x,
+            vel_y: sample.vel_y,
+            weapon: sample.weapon,
+            weapon_name: sample.weapon.and_then(weapon_name),
+            health: sample.health,
+            armor: sample.armor,
         }
     }
 }

@@ -17,8 +17,9 @@ pub struct ChatLine {
     /// The speaker's name at that time (empty for the server or an unknown client).
     pub name: String,
     /// The channel as the protocol numbers it (0.6: 0 all, 1 team, DDNet 2 and 3
-    /// whispers; 0.7: 1 all, 2 team, 3 whisper; teehistorian: -1, the server's console).
-    pub team: i32,
+    /// whispers; 0.7: 1 all, 2 team, 3 whisper; teehistorian: -1, the server's console;
+    /// Source: 0 all, 1 team).
+    pub channel: i32,
     /// The text (invalid UTF-8 replaced).
     pub text: String,
 }
@@ -237,6 +238,10 @@ pub struct GameLog {
     pub events: Vec<EventLine>,
     /// Kills reported (demos: the server's kill messages).
     pub kills: usize,
+    /// The kind of game, which names its teams ([`crate::model::team`]), where the
+    /// format says.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub team_game: Option<crate::model::TeamGame>,
 }
 
 impl Stints {
@@ -261,7 +266,9 @@ impl Stints {
             }
             s.country = country;
             s.team = team;
-            s.last_tick = tick;
+            // Never before its join (a format may record what a joining player sent
+            // in the tick before the one it joins at).
+            s.last_tick = s.last_tick.max(tick);
         }
     }
 
@@ -270,7 +277,9 @@ impl Stints {
         if let Some(s) = self.get(client_id) {
             s.country = country;
             s.team = team;
-            s.last_tick = tick;
+            // Never before its join (a format may record what a joining player sent
+            // in the tick before the one it joins at).
+            s.last_tick = s.last_tick.max(tick);
         }
     }
 }
@@ -358,6 +367,11 @@ impl GameLogBuilder {
         }
     }
 
+    /// The kind of game the recording is of, which names its teams.
+    pub fn team_game(&mut self, game: crate::model::TeamGame) {
+        self.log.team_game = Some(game);
+    }
+
     /// A kill happened.
     pub fn kill(&mut self) {
         self.log.kills += 1;
@@ -366,6 +380,48 @@ impl GameLogBuilder {
     /// The log; the stints still open end at `last_tick`.
     pub fn finish(mut self, last_tick: i32) -> GameLog {
         self.log.players = self.stints.finish(last_tick);
+        // The game model names every actor: an event whose player the recording had not
+        // named yet at that tick (a client demo can see a character die before it sees
+        // the player's info) takes the name of the player's stint around it.
+        let players = &self.log.players;
+        let stint_name = |client_id: i32, tick: i32| {
+            players
+                .iter()
+                .filter(|p| p.client_id == client_id && !p.name.is_empty())
+                .min_by_key(|p| {
+                    if (p.first_tick..=p.last_tick).contains(&tick) {
+                        0
+                    } else {
+                        i64::from(p.first_tick)
+                            .abs_diff(i64::from(tick))
+                            .min(i64::from(p.last_tick).abs_diff(i64::from(tick)))
+                            .saturating_add(1)
+                    }
+                })
+                .map(|p| p.name.clone())
+        };
+        for event in &mut self.log.events {
+            if let Some(id) = event.client_id.filter(|&id| id >= 0)
+                && event.name.is_empty()
+                && let Some(name) = stint_name(id, event.tick)
+            {
+                event.name = name;
+            }
+            if let Some(id) = event.victim.filter(|&id| id >= 0)
+                && event.victim_name.is_empty()
+                && let Some(name) = stint_name(id, event.tick)
+            {
+                event.victim_name = name;
+            }
+        }
+        for line in &mut self.log.chat {
+            if line.client_id >= 0
+                && line.name.is_empty()
+                && let Some(name) = stint_name(line.client_id, line.tick)
+            {
+                line.name = name;
+            }
+        }
         self.log
     }
 }

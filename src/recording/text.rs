@@ -103,8 +103,8 @@ fn demo_summary(f: &mut Formatter<'_>, s: &DemoSummary) -> fmt::Result {
         ),
         ("type", s.kind.clone()),
         ("length", format!("{} s", s.length)),
-        ("timestamp", s.timestamp.clone()),
-        ("timeline markers", tick_list(&s.timeline_markers)),
+        ("start time", s.start_time.clone()),
+        ("markers", tick_list(&s.markers)),
         (
             "map offset",
             format!("{} (chunks at {})", s.map_offset, s.chunks_offset),
@@ -258,7 +258,7 @@ fn source_summary(f: &mut Formatter<'_>, s: &SourceSummary) -> fmt::Result {
         ),
         ("server", s.server.clone()),
         ("client", s.client.clone()),
-        ("map", s.map.clone()),
+        ("map", s.map_name.clone()),
         ("game dir", s.game_dir.clone()),
         ("playback time", format!("{} s", seconds(s.playback_time))),
         ("ticks", s.ticks.to_string()),
@@ -475,7 +475,7 @@ impl Display for ConvertReport {
             "version",
             format_args!("{} -> {}", self.from_version, self.to_version),
         )?;
-        row(f, "timeline markers", block_change(self.timeline_markers))?;
+        row(f, "markers", block_change(self.markers))?;
         if !self.markers_dropped.is_empty() {
             row(f, "markers dropped", tick_list(&self.markers_dropped))?;
         }
@@ -545,7 +545,7 @@ fn demo_trim(f: &mut Formatter<'_>, report: &crate::twdemo::edit::trim::TrimRepo
         ),
     )?;
     row(f, "messages", report.messages)?;
-    row(f, "timeline markers", tick_list(&report.timeline_markers))?;
+    row(f, "markers", tick_list(&report.markers))?;
     let source = match report.rule_source {
         RuleSource::Given => "given".to_string(),
         RuleSource::Detected { offset } => format!("as the chunk at byte {offset}"),

@@ -25,7 +25,7 @@ pub struct Summary {
     /// Header client name.
     pub client: String,
     /// Header map name.
-    pub map: String,
+    pub map_name: String,
     /// Header game directory.
     pub game_dir: String,
     /// Header playback time in seconds.
@@ -51,20 +51,60 @@ pub struct Summary {
     pub counts: BTreeMap<&'static str, u64>,
     /// Offset of the first synctick frame, if any.
     pub first_synctick_offset: Option<u64>,
-    /// Tick of the first frame.
+    /// The first tick of play (see [`PlayTicks`]): the tick of the first frame from the
+    /// sign-on's synctick on.
     pub first_tick: Option<i32>,
-    /// Tick of the last frame before the stop command.
+    /// The last tick of play: the highest tick a frame from the synctick on holds.
     pub last_tick: Option<i32>,
+    /// Tick of the first frame (a sign-on frame holds the server's tick at connecting).
+    pub first_frame_tick: Option<i32>,
+    /// Tick of the last frame before the stop command.
+    pub last_frame_tick: Option<i32>,
     /// Offset of the stop command, if the file has one.
     pub stop_offset: Option<u64>,
     /// The tick the stop command's tail holds.
     pub stop_tick: Option<i32>,
+    /// What [`first_tick`](Self::first_tick) and [`last_tick`](Self::last_tick) come from.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub play: PlayTicks,
     /// Bytes after the stop command's byte (3, 4 or 5 in real files).
     pub stop_tail_len: Option<usize>,
     /// Those bytes in hex.
     pub stop_tail: Option<String>,
     /// Payload bytes of all frames (network data, commands, tables).
     pub payload_bytes: u64,
+}
+
+/// A Source demo's ticks of play, the game model's first and last tick: the sign-on
+/// frames hold the server's tick at connecting, the synctick starts the demo's own count
+/// (from 0), and frames after a level change can hold ticks below it (Left 4 Dead 2's
+/// last frames, at -4589): play runs from the first frame at or after the first synctick
+/// to the highest tick a frame from there on holds. The stop command's tick is the
+/// header's count, not a frame's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlayTicks {
+    synced: bool,
+    /// The first tick of play.
+    pub first: Option<i32>,
+    /// The last tick of play.
+    pub last: Option<i32>,
+}
+
+impl PlayTicks {
+    /// Takes in the next frame's command and tick.
+    pub fn add(&mut self, command: Command, tick: i32) {
+        if command == Command::Stop {
+            return;
+        }
+        self.synced |= command == Command::SyncTick;
+        if !self.synced {
+            return;
+        }
+        let first = *self.first.get_or_insert(tick);
+        if tick >= first {
+            self.last = Some(self.last.map_or(tick, |last| last.max(tick)));
+        }
+    }
 }
 
 impl Summary {
@@ -109,7 +149,7 @@ impl Summary {
             network_protocol: h.network_protocol,
             server: h.server.to_string_lossy(),
             client: h.client.to_string_lossy(),
-            map: h.map.to_string_lossy(),
+            map_name: h.map.to_string_lossy(),
             game_dir: h.game_dir.to_string_lossy(),
             playback_time: h.playback_time,
             ticks: h.ticks,
@@ -124,6 +164,9 @@ impl Summary {
             first_synctick_offset: None,
             first_tick: None,
             last_tick: None,
+            first_frame_tick: None,
+            last_frame_tick: None,
+            play: PlayTicks::default(),
             stop_offset: None,
             stop_tick: None,
             stop_tail_len: None,
@@ -147,8 +190,10 @@ impl Summary {
         if command == Command::SyncTick && self.first_synctick_offset.is_none() {
             self.first_synctick_offset = Some(item.offset);
         }
-        self.first_tick.get_or_insert(item.frame.tick);
-        self.last_tick = Some(item.frame.tick);
+        self.first_frame_tick.get_or_insert(item.frame.tick);
+        self.last_frame_tick = Some(item.frame.tick);
+        self.play.add(command, item.frame.tick);
+        (self.first_tick, self.last_tick) = (self.play.first, self.play.last);
     }
 
     /// How many frames of `command` were read.

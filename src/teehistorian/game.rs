@@ -481,6 +481,12 @@ impl EventLogger {
             .follow(event, |roster, e| note(roster, builder, e));
     }
 
+    /// The kind of game the file is of (from its header's `game_type`), which names its
+    /// teams.
+    pub fn team_game(&mut self, game: crate::model::TeamGame) {
+        self.builder.team_game(game);
+    }
+
     /// The log of the events added; `last_tick` closes the stints still open.
     pub fn finish(self, last_tick: i32) -> GameLog {
         self.builder.finish(last_tick)
@@ -490,19 +496,30 @@ impl EventLogger {
 /// Notes one game event in the log; `roster` is the players after it.
 fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
     let tick = event.tick;
+    // DDNet's server takes a tick's snapshot (and records its players' positions), then
+    // reads the network: a join, a drop, a name or a team a client sent, recorded under
+    // tick T, shows in the game from tick T + 1 on, where a demo of the same game sees
+    // it (the game model's rule: a join is the first tick the player is in the game, a
+    // leave the first tick it is gone). Messages the server sends back (chat, kills) it
+    // sends at T, and a demo records them at T.
+    let in_game = tick.saturating_add(1);
     let name = |cid: i32| roster.player(cid).map_or("", |p| p.name.as_str());
     let line = |kind| EventLine::new(tick, kind);
+    let seen = |kind| EventLine::new(in_game, kind);
+    let mut seen_at = tick;
     let cid = match &event.event {
         GameEvent::Join { cid, .. } => {
-            log.join(*cid, tick);
-            log.event(line(LineKind::Join).by(*cid, name(*cid)));
+            log.join(*cid, in_game);
+            log.event(seen(LineKind::Join).by(*cid, name(*cid)));
+            seen_at = in_game;
             Some(*cid)
         }
         GameEvent::Drop { cid, name, reason } => {
+            // In the game up to T: its stint's last tick.
             log.leave(*cid, tick);
             log.event(EventLine {
                 text: Some(reason.to_string_lossy().into_owned()),
-                ..line(LineKind::Leave).by(*cid, name)
+                ..seen(LineKind::Leave).by(*cid, name)
             });
             None
         }
@@ -510,15 +527,17 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
             // DDNet records a join, then the player's name: the first name completes the
             // join (as a demo's join names its player), a later one is a rename.
             if !log.name_join(*cid, name) {
-                log.event(line(LineKind::Name).by(*cid, name));
+                log.event(seen(LineKind::Name).by(*cid, name));
             }
+            seen_at = in_game;
             Some(*cid)
         }
         GameEvent::Team { cid, team } => {
             log.event(EventLine {
                 team: Some(*team),
-                ..line(LineKind::Team).by(*cid, name(*cid))
+                ..seen(LineKind::Team).by(*cid, name(*cid))
             });
+            seen_at = in_game;
             Some(*cid)
         }
         GameEvent::Finish { cid, time } => {
@@ -548,7 +567,7 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
                 tick,
                 client_id: *cid,
                 name: String::new(),
-                team: -1,
+                channel: -1,
                 text: args
                     .iter()
                     .next()
@@ -576,7 +595,7 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
         _ => None,
     };
     if let Some(p) = cid.and_then(|cid| roster.player(cid)) {
-        log.player(p.cid, tick, &p.name, &p.clan, p.country, p.team);
+        log.player(p.cid, seen_at, &p.name, &p.clan, p.country, p.team);
     }
 }
 
@@ -638,7 +657,11 @@ where
 /// that does not read is the error; what ended the walk early comes with the log.
 pub fn game_log_reader<R: Read>(input: R) -> Result<(GameLog, Option<SemanticError>), ReadError> {
     let mut logger = EventLogger::new();
-    let mut events = StreamEvents::new(TeehistorianReader::new(input)?);
+    let reader = TeehistorianReader::new(input)?;
+    logger.team_game(crate::model::TeamGame::of_game_type(
+        reader.header().game_type.as_deref().unwrap_or(""),
+    ));
+    let mut events = StreamEvents::new(reader);
     let mut error = None;
     while let Some(item) = events.next() {
         match item {

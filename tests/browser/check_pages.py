@@ -199,7 +199,9 @@ def check_page(browser: Browser, html: pathlib.Path, expect: dict) -> None:
                 check(False, f"tick {tick}: client {cid} at ({x}, {y}) is not drawn")
                 continue
             check(
-                d["tick"] == tick and abs(d["x"] - x) <= 1 and abs(d["y"] - y) <= 1,
+                # The page draws the last sample the recording stored; the library's row
+                # of a tick the file did not store repeats it (the model fills forward).
+                d["tick"] <= tick and abs(d["x"] - x) <= 1 and abs(d["y"] - y) <= 1,
                 f"tick {tick}: client {cid} drawn at ({d['x']}, {d['y']}) of tick {d['tick']}, the library has ({x}, {y})",
             )
             # The pixel under the tee's centre is its colour, unless another tee drawn

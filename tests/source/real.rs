@@ -49,7 +49,7 @@ fn headers_profiles_and_counts_agree_with_facts() {
         );
         assert_eq!(s.server, h["server"].as_str().unwrap(), "{name}");
         assert_eq!(s.client, h["client"].as_str().unwrap(), "{name}");
-        assert_eq!(s.map, h["map"].as_str().unwrap(), "{name}");
+        assert_eq!(s.map_name, h["map"].as_str().unwrap(), "{name}");
         assert_eq!(s.game_dir, h["game"].as_str().unwrap(), "{name}");
         // The facts print the f32 in decimal; compared as the f32 it names.
         assert_eq!(
@@ -109,7 +109,7 @@ fn headers_profiles_and_counts_agree_with_facts() {
             f["bytes_before_first_synctick"].as_u64().unwrap()
         );
         assert_eq!(
-            s.last_tick.map(i64::from),
+            s.last_frame_tick.map(i64::from),
             f["last_tick"].as_i64(),
             "{name}: the last frame's tick before the stop command"
         );

@@ -49,7 +49,11 @@ fn summaries_agree_with_facts() {
         assert_eq!(s.map_crc, f["map_crc"].as_str().unwrap(), "{name}");
         assert_eq!(s.kind, f["type"].as_str().unwrap(), "{name}");
         assert_eq!(s.length as i64, f["length_s"].as_i64().unwrap(), "{name}");
-        assert_eq!(s.timestamp, f["timestamp"].as_str().unwrap(), "{name}");
+        assert_eq!(
+            s.start_time,
+            demokit::model::start_time_of_demo(f["timestamp"].as_str().unwrap()),
+            "{name}"
+        );
         assert_eq!(s.map_sha256.as_deref(), f["map_sha256"].as_str(), "{name}");
         assert_eq!(
             s.map_offset as u64,
@@ -72,7 +76,7 @@ fn summaries_agree_with_facts() {
             "{name}"
         );
         if let Some(n) = f["num_timeline_markers"].as_u64() {
-            assert_eq!(s.timeline_markers.len() as u64, n, "{name}");
+            assert_eq!(s.markers.len() as u64, n, "{name}");
         }
         let c = &f["chunk_counts"];
         assert_eq!(s.counts.tick_markers, c["tick"].as_u64().unwrap(), "{name}");

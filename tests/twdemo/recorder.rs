@@ -207,7 +207,7 @@ fn every_version_reads_back_and_validates() {
             } else {
                 &[50, 123, 200, 301]
             };
-            assert_eq!(s.timeline_markers, expected);
+            assert_eq!(s.markers, expected);
             // Messages come back padded to whole words.
             let p = payloads(&data);
             assert_eq!(p[0], (ChunkKind::Message, vec![0x010c]));
@@ -238,13 +238,13 @@ fn cut_off_recording_still_reads() {
     let (s, err) = Summary::scan(&data).unwrap();
     assert!(err.is_none());
     assert_eq!(s.length, 0);
-    assert!(s.timeline_markers.is_empty());
+    assert!(s.markers.is_empty());
     assert_eq!((s.first_tick, s.last_tick), (Some(10), Some(12)));
     assert!(validate(&data).accepted());
     // And finishing afterwards patches what DDNet patches.
     let done = rec.finish().unwrap().into_inner();
     let (s, _) = Summary::scan(&done).unwrap();
-    assert_eq!(s.timeline_markers, [11]);
+    assert_eq!(s.markers, [11]);
     assert_eq!(done.len(), data.len());
 }
 

@@ -108,7 +108,7 @@ fn v6_to_v3_to_v6_is_identity() {
 
     let (v3, down) = convert(&data, 3).unwrap();
     assert_eq!(v3[7], 3);
-    assert_eq!(down.timeline_markers, BlockChange::Dropped);
+    assert_eq!(down.markers, BlockChange::Dropped);
     assert!(down.markers_dropped.is_empty());
     assert_eq!(down.sha256, BlockChange::Dropped);
     // Every one-byte marker loses its 0x20 flag; none needs another form (no gap of 0 or
@@ -117,7 +117,7 @@ fn v6_to_v3_to_v6_is_identity() {
     assert!(validate(&v3).accepted());
 
     let (back, up) = convert(&v3, 6).unwrap();
-    assert_eq!(up.timeline_markers, BlockChange::Added);
+    assert_eq!(up.markers, BlockChange::Added);
     assert_eq!(up.sha256, BlockChange::Added);
     assert_eq!(up.tick_markers_reencoded, down.tick_markers_reencoded);
     assert!(back == data, "v6 -> v3 -> v6 differs from the input");
@@ -202,7 +202,7 @@ fn convert_to_own_version_is_identity() {
         assert!(out == data, "{}: differs", path.display());
         assert_eq!(report.tick_markers_reencoded, 0, "{}", path.display());
         assert!(matches!(
-            report.timeline_markers,
+            report.markers,
             BlockChange::Kept | BlockChange::Absent
         ));
         assert!(matches!(

@@ -709,7 +709,7 @@ fn synthetic_markers_messages_and_snapshots() {
             } else {
                 Vec::new()
             };
-            assert_eq!(report.timeline_markers, want, "{what}");
+            assert_eq!(report.markers, want, "{what}");
             let prelude = *DemoSlice::parse(&out).unwrap().prelude();
             assert_eq!(prelude.markers_in_use(), want, "{what}");
             // The message before the first tick marker goes with the first tick.

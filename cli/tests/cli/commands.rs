@@ -77,7 +77,6 @@ fn info_json_agrees_with_facts() {
             ("map_crc", "map_crc"),
             ("type", "type"),
             ("length", "length_s"),
-            ("timestamp", "timestamp"),
             ("first_tick", "first_tick"),
             ("last_tick", "last_tick"),
             ("map_offset", "map_offset"),
@@ -85,6 +84,12 @@ fn info_json_agrees_with_facts() {
         ] {
             assert_eq!(info[ours], f[theirs], "{name}: {ours}");
         }
+        // The header's timestamp, as the game model writes start times (ISO 8601).
+        assert_eq!(
+            info["start_time"].as_str().unwrap(),
+            demokit::model::start_time_of_demo(f["timestamp"].as_str().unwrap()),
+            "{name}: start_time"
+        );
         let crc = info["map_crc"].as_str().unwrap();
         assert!(
             crc.len() == 8 && crc.chars().all(|c| c.is_ascii_hexdigit()),

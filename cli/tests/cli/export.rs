@@ -1187,6 +1187,21 @@ fn real_ticks_rows_name_their_players() {
     for path in recordings(&shared.join("real-fixtures")) {
         let data = std::fs::read(&path).unwrap();
         let mut want = Vec::new();
+        // The rows of the ticks walked, each tick the file did not store filled with the
+        // rows of the tick before (the game model's rule, `demokit::model::filled_ticks`).
+        let mut last: Option<(i32, Vec<(i32, String)>)> = None;
+        let mut filled_push =
+            |want: &mut Vec<(i32, i32, String)>, tick: i32, rows: Vec<(i32, String)>| {
+                if let Some((before, previous)) = &last
+                    && let Some(skipped) = demokit::model::filled_ticks(Some(*before), tick)
+                {
+                    for t in skipped {
+                        want.extend(previous.iter().map(|(c, n)| (t, *c, n.clone())));
+                    }
+                }
+                want.extend(rows.iter().map(|(c, n)| (tick, *c, n.clone())));
+                last = Some((tick, rows));
+            };
         match detect(&data) {
             Some(Format::TwDemo) => {
                 let Ok(demo) = DemoSlice::parse(&data) else {
@@ -1194,10 +1209,12 @@ fn real_ticks_rows_name_their_players() {
                 };
                 let mut replay = GameReplay::new(&demo);
                 while let Some(Ok(tick)) = replay.next() {
+                    let mut rows = Vec::new();
                     for c in tick.world.characters() {
                         let name = tick.world.player(c.client_id).map(|p| p.name.clone());
-                        want.push((tick.tick, c.client_id, name.unwrap_or_default()));
+                        rows.push((c.client_id, name.unwrap_or_default()));
                     }
+                    filled_push(&mut want, tick.tick, rows);
                 }
             }
             Some(Format::Teehistorian) => {
@@ -1205,10 +1222,12 @@ fn real_ticks_rows_name_their_players() {
                 let mut walk = TickWalk::new(&th);
                 let mut log = EventLogger::new();
                 while let Some(Ok(tick)) = walk.next_tick(|e| log.add(&e)) {
+                    let mut rows = Vec::new();
                     for (cid, _) in walk.world().players() {
                         let name = log.roster().player(cid).map(|p| p.name.clone());
-                        want.push((tick, cid, name.unwrap_or_default()));
+                        rows.push((cid, name.unwrap_or_default()));
                     }
+                    filled_push(&mut want, tick, rows);
                 }
             }
             _ => continue,

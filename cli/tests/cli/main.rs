@@ -19,6 +19,7 @@ mod exit_status;
 mod export;
 mod export_partitions;
 mod game;
+mod game_model;
 mod hostile_text;
 mod interrupted;
 mod output_safety;

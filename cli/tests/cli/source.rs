@@ -37,7 +37,7 @@ fn info_json_agrees_with_facts() {
         assert_eq!(j["network_protocol"], h["net_protocol"]);
         assert_eq!(j["server"], h["server"]);
         assert_eq!(j["client"], h["client"]);
-        assert_eq!(j["map"], h["map"]);
+        assert_eq!(j["map_name"], h["map"]);
         assert_eq!(j["game_dir"], h["game"]);
         assert_eq!(
             j["playback_time"].as_f64().unwrap() as f32,

@@ -462,6 +462,8 @@ fn clean(text: &str) -> String {
 pub struct WalkEnd {
     /// The tick of the last frame read.
     pub last_tick: i32,
+    /// The header's game directory (`tf`, `cstrike`, ...): the game, which names the teams.
+    pub game_dir: String,
     /// The error that ended the walk early; everything before it was handed out.
     pub error: Option<GameError>,
 }
@@ -586,7 +588,10 @@ pub fn walk_reader_with<R: Read>(
         userinfo: None,
     };
     let mut decoded = Vec::new();
-    let mut end = WalkEnd::default();
+    let mut end = WalkEnd {
+        game_dir: game_dir.clone(),
+        ..WalkEnd::default()
+    };
     let mut classes: Option<ServerClasses> = None;
     let mut entities = EntityState::new();
     let mut player_list: Vec<PlayerEntity>;
@@ -881,6 +886,9 @@ pub fn game_log_reader_with<R: Read>(
         each(&item);
         log_item(&mut log, &mut users, item)
     })?;
+    log.team_game(crate::model::TeamGame::Source(
+        crate::model::SourceGame::of_game_dir(&end.game_dir),
+    ));
     Ok((log.finish(end.last_tick), end.error))
 }
 
@@ -912,7 +920,7 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
                 tick: chat.tick,
                 client_id: chat.slot.unwrap_or(-1),
                 name: chat.name.clone(),
-                team: i32::from(chat.team_only()),
+                channel: i32::from(chat.team_only()),
                 text: chat.text.clone(),
             });
         }

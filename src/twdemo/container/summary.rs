@@ -49,10 +49,12 @@ pub struct Summary {
     pub kind: String,
     /// Header length in seconds.
     pub length: i32,
-    /// Header timestamp.
-    pub timestamp: String,
-    /// Timeline markers in use.
-    pub timeline_markers: Vec<i32>,
+    /// When the recording started: the header's timestamp (local time, DDNet writes
+    /// `2026-11-22_01-37-51`) in ISO 8601 (`2026-11-22T01:37:51`), as the game model
+    /// writes every start time ([`crate::model::start_time_of_demo`]).
+    pub start_time: String,
+    /// The timeline markers in use: their ticks.
+    pub markers: Vec<i32>,
     /// Offset of the embedded map.
     pub map_offset: usize,
     /// Offset of the first chunk.
@@ -133,8 +135,8 @@ impl Summary {
             map_sha256: p.map_sha256.map(|s| hex::encode(s.digest)),
             kind: h.kind.to_string_lossy(),
             length: h.length,
-            timestamp: h.timestamp.to_string_lossy(),
-            timeline_markers: p.markers_in_use().to_vec(),
+            start_time: crate::model::start_time_of_demo(&h.timestamp.to_string_lossy()),
+            markers: p.markers_in_use().to_vec(),
             map_offset,
             chunks_offset,
             first_tick: None,

@@ -56,7 +56,7 @@ pub struct ConvertReport {
     /// The result's version.
     pub to_version: u8,
     /// The timeline-marker block.
-    pub timeline_markers: BlockChange,
+    pub markers: BlockChange,
     /// The marker ticks in use that converting to version 3 dropped (empty otherwise).
     pub markers_dropped: Vec<i32>,
     /// The map SHA-256 block. Converting to version 6 leaves it [`Absent`](BlockChange::Absent)
@@ -183,7 +183,7 @@ pub fn convert_reader<R: Read, W: Write>(
     Ok(ConvertReport {
         from_version: source.version(),
         to_version: version,
-        timeline_markers: markers_change,
+        markers: markers_change,
         markers_dropped,
         sha256: sha256_change,
         tick_markers,
@@ -338,14 +338,14 @@ mod tests {
     fn reports_blocks() {
         let v6 = recorded(6, b"MAP");
         let (v3, r) = convert(&v6, 3).unwrap();
-        assert_eq!(r.timeline_markers, BlockChange::Dropped);
+        assert_eq!(r.markers, BlockChange::Dropped);
         assert_eq!(r.markers_dropped, vec![80]);
         assert_eq!(r.sha256, BlockChange::Dropped);
         // Every one-byte marker changes (the 0x20 flag goes), 80 -> 80 (delta 0) becomes
         // absolute and 40 -> 80 (delta 40) becomes one byte; keyframes stay as they are.
         assert_eq!(r.tick_markers_reencoded, 4);
         let (_, r) = convert(&v3, 6).unwrap();
-        assert_eq!(r.timeline_markers, BlockChange::Added);
+        assert_eq!(r.markers, BlockChange::Added);
         assert_eq!(r.sha256, BlockChange::Added);
         assert_eq!(
             convert(&v6, 7).unwrap_err().to_string(),

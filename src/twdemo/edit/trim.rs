@@ -125,10 +125,10 @@ pub struct TrimReport {
     /// Message chunks kept.
     pub messages: usize,
     /// Timeline markers kept.
-    pub timeline_markers: Vec<i32>,
+    pub markers: Vec<i32>,
     /// Timeline markers of the input in the range that the recorder refused (more than 64,
     /// or less than a second after the previous one, as in DDNet).
-    pub timeline_markers_refused: Vec<i32>,
+    pub markers_refused: Vec<i32>,
     /// Ticks in the range before the first snapshot of the input: nothing to show, so not
     /// written; their messages go with the first tick written.
     pub ticks_without_snapshot: usize,
@@ -680,8 +680,8 @@ impl<'a, W: Write + Seek> Output<'a, W> {
                 deltas: c.deltas,
                 unchanged_ticks: c.unchanged_ticks,
                 messages: c.messages,
-                timeline_markers: kept,
-                timeline_markers_refused: refused,
+                markers: kept,
+                markers_refused: refused,
                 ticks_without_snapshot: c.ticks_without_snapshot,
                 skipped_snapshots: replay.state.skipped,
                 unknown_chunks: c.unknown_chunks,

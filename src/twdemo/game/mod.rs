@@ -627,6 +627,8 @@ fn log_replay<C: ChunkSource>(mut replay: GameReplay<C>) -> (GameLog, Option<Rep
 pub(crate) struct TickLogger {
     builder: GameLogBuilder,
     last_tick: i32,
+    /// Whether the game info said the game has teams (`GAMEFLAG_TEAMS`).
+    teams_seen: bool,
     /// Each client id's team at the last tick it was there, for team changes.
     teams: Vec<Option<i32>>,
     /// The world's [`name_changes`](World::name_changes) when the names were last handed
@@ -638,6 +640,8 @@ impl TickLogger {
     /// Takes in the events and players of the next tick.
     pub(crate) fn tick(&mut self, tick: &GameTick<'_>) {
         let world = tick.world;
+        // GAMEFLAG_TEAMS, bit 0 in 0.6 and 0.7 alike.
+        self.teams_seen |= world.game().is_some_and(|g| g.game_flags & 1 != 0);
         let name = |client_id: i32| world.player(client_id).map_or("", |p| p.name.as_str());
         for event in world.events() {
             let line = |kind| EventLine::new(tick.tick, kind);
@@ -673,7 +677,7 @@ impl TickLogger {
                     tick: tick.tick,
                     client_id: *client_id,
                     name: name(*client_id).to_owned(),
-                    team: *team,
+                    channel: *team,
                     text: text.clone(),
                 }),
                 Event::Kill {
@@ -753,7 +757,13 @@ impl TickLogger {
     }
 
     /// The log of the ticks taken in; players still there end at the last tick.
-    pub(crate) fn finish(self) -> GameLog {
+    pub(crate) fn finish(mut self) -> GameLog {
+        // A game whose info ever said it has teams names them red and blue.
+        self.builder.team_game(if self.teams_seen {
+            crate::model::TeamGame::TeeworldsTeams
+        } else {
+            crate::model::TeamGame::TeeworldsFree
+        });
         self.builder.finish(self.last_tick)
     }
 }

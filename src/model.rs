@@ -1,0 +1,239 @@
+//! The game model: what a game is, whatever format recorded it, and the rules that make
+//! the three formats give the same tables for the same game.
+//!
+//! Each format's game layer ([`twdemo::game`](crate::twdemo::game),
+//! [`teehistorian::game`](crate::teehistorian::game), [`source::game`](crate::source::game))
+//! reads its own records; what it hands on follows the rules here, so that the export's
+//! `ticks`, `events`, `players` and `chat` tables, the CLI's listings, Python, the pictures
+//! and the page, which all read the game layers through [`Recording`](crate::recording::Recording),
+//! agree. The model is:
+//!
+//! - **Players** ([`PlayerStint`]): one client id from the first tick the player is in
+//!   the game to the last. A join is the first tick the player is in the game, a leave
+//!   the first tick it is gone: DDNet reads a join, a drop, a name or a team a client sent
+//!   after the tick's snapshot, so a teehistorian file's record of tick T shows in the
+//!   game (and in a demo of it) from T + 1.
+//! - **Samples** ([`Sample`]): one per player per tick in play, with the same sampling
+//!   rule in every format. A format that stores a tick only when something changed (a
+//!   teehistorian file skips ticks; a demo has no snapshot for some ticks) is filled
+//!   forward over gaps of up to [`MAX_FILLED_TICKS`]; a longer gap is a pause, left
+//!   empty. A sample's [`position_tick`](Sample::position_tick) says when its position
+//!   was true: a demo carries the physics core DDNet last sent for a character (DDNet
+//!   sends it again only when the clients' prediction would go wrong), which can be
+//!   ticks older than the snapshot; a teehistorian file's position is the one after the
+//!   tick. The demo's position at tick T equals the teehistorian file's at its
+//!   `position_tick` (tested on one game recorded both ways).
+//! - **Events** ([`EventLine`]) with kind, actor (`client_id` and `name`: an event that
+//!   has an actor names it both ways), target, weapon and position; **chat**
+//!   ([`ChatLine`]) with sender and channel.
+//! - **Teams** by the game's own names ([`team`]), the code beside the name.
+
+pub use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, PlayerStint};
+
+/// The longest gap between two stored ticks that is filled forward: a minute of
+/// Teeworlds ticks. A longer one (a paused server, a broken recording) gets no samples,
+/// so that a few bytes of a file saying "a million ticks later" make no million rows.
+pub const MAX_FILLED_TICKS: i32 = 50 * 60;
+
+/// The ticks a format skipped between `last` (the tick before, if any) and `tick`, to be
+/// filled forward with the samples of `last`; `None` when there are none or the gap is
+/// longer than [`MAX_FILLED_TICKS`].
+pub fn filled_ticks(last: Option<i32>, tick: i32) -> Option<std::ops::Range<i32>> {
+    let last = last?;
+    let gap = tick.checked_sub(last)?.checked_sub(1)?;
+    (gap > 0 && gap <= MAX_FILLED_TICKS).then(|| last + 1..tick)
+}
+
+/// A demo header's timestamp as the model writes start times, ISO 8601: DDNet's
+/// `2026-11-22_01-37-51` (local time, no zone) becomes `2026-11-22T01:37:51`, as a
+/// teehistorian file's `start_time` begins; anything else is kept as written.
+pub fn start_time_of_demo(timestamp: &str) -> String {
+    let b = timestamp.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let shaped = b.len() == 19
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'_'
+        && digits(11..13)
+        && b[13] == b'-'
+        && digits(14..16)
+        && b[16] == b'-'
+        && digits(17..19);
+    if !shaped {
+        return timestamp.to_owned();
+    }
+    format!(
+        "{}T{}:{}:{}",
+        &timestamp[..10],
+        &timestamp[11..13],
+        &timestamp[14..16],
+        &timestamp[17..19]
+    )
+}
+
+/// One player at one tick: what every format's `ticks` rows hold, as far as the format
+/// records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sample {
+    /// Client id (Source: the player's entity index - 1).
+    pub client_id: i32,
+    /// Position.
+    pub x: i32,
+    /// Position.
+    pub y: i32,
+    /// The tick the position is from (see the [module docs](self)).
+    pub position_tick: i32,
+    /// Velocity (Teeworlds demos: 1/256 units per tick).
+    pub vel_x: Option<i32>,
+    /// Velocity.
+    pub vel_y: Option<i32>,
+    /// The weapon held, as the protocol numbers it.
+    pub weapon: Option<i32>,
+    /// Health.
+    pub health: Option<i32>,
+    /// Armor.
+    pub armor: Option<i32>,
+}
+
+/// The kind of game a team number belongs to, which names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TeamGame {
+    /// A Teeworlds game with red and blue teams (TDM, CTF).
+    TeeworldsTeams,
+    /// A Teeworlds game without teams (deathmatch, DDNet's race): a player is in the game
+    /// or a spectator.
+    TeeworldsFree,
+    /// A Source game; the name is the demo's game directory (`tf`, `cstrike`, `csgo`, ...).
+    Source(SourceGame),
+}
+
+impl TeamGame {
+    /// The kind of a Teeworlds game by its game type's name (a teehistorian header's
+    /// `game_type`): the team modes (`TDM`, `CTF` and their variants, `iTDM`, `gCTF`, ...)
+    /// have teams; deathmatch and DDNet's race have none.
+    pub fn of_game_type(game_type: &str) -> TeamGame {
+        let upper = game_type.to_ascii_uppercase();
+        if upper.contains("TDM") || upper.contains("CTF") {
+            TeamGame::TeeworldsTeams
+        } else {
+            TeamGame::TeeworldsFree
+        }
+    }
+}
+
+/// The Source games whose team numbers have names of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SourceGame {
+    /// Team Fortress 2.
+    TeamFortress2,
+    /// Counter-Strike: Source and CS:GO.
+    CounterStrike,
+    /// Day of Defeat: Source.
+    DayOfDefeat,
+    /// Left 4 Dead 1 and 2.
+    Left4Dead,
+    /// Half-Life 2: Deathmatch.
+    Hl2Deathmatch,
+    /// Any other (Portal, HL2, mods): only the engine's own teams.
+    Other,
+}
+
+impl SourceGame {
+    /// The game of a demo's game directory (its header's `game_dir`).
+    pub fn of_game_dir(game_dir: &str) -> SourceGame {
+        match game_dir.to_ascii_lowercase().as_str() {
+            "tf" | "tf2" => SourceGame::TeamFortress2,
+            "cstrike" | "csgo" => SourceGame::CounterStrike,
+            "dod" => SourceGame::DayOfDefeat,
+            "left4dead" | "left4dead2" => SourceGame::Left4Dead,
+            "hl2mp" => SourceGame::Hl2Deathmatch,
+            _ => SourceGame::Other,
+        }
+    }
+}
+
+/// A team number as the game names it, or `None` where the number means no team: a
+/// Teeworlds game without teams (deathmatch, DDNet's race) has only spectators (-1) and
+/// DDNet's race teams (`team 1` ...); team 0 there is no team. A number a game has no
+/// name for is `team N`.
+pub fn team(game: TeamGame, code: i32) -> Option<(i32, std::borrow::Cow<'static, str>)> {
+    use std::borrow::Cow;
+    let named = |name: &'static str| Some((code, Cow::Borrowed(name)));
+    match (game, code) {
+        (TeamGame::TeeworldsTeams | TeamGame::TeeworldsFree, -1) => named("spectators"),
+        (TeamGame::TeeworldsTeams, 0) => named("red"),
+        (TeamGame::TeeworldsTeams, 1) => named("blue"),
+        (TeamGame::TeeworldsFree, 0) => None,
+        (TeamGame::Source(_), 0) => named("Unassigned"),
+        (TeamGame::Source(_), 1) => named("Spectator"),
+        (TeamGame::Source(game), 2 | 3) if game != SourceGame::Other => {
+            let [two, three] = match game {
+                SourceGame::TeamFortress2 => ["RED", "BLU"],
+                SourceGame::CounterStrike => ["TERRORIST", "CT"],
+                SourceGame::DayOfDefeat => ["Allies", "Axis"],
+                SourceGame::Left4Dead => ["Survivor", "Infected"],
+                _ => ["Combine", "Rebels"],
+            };
+            named(if code == 2 { two } else { three })
+        }
+        _ => Some((code, Cow::Owned(format!("team {code}")))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_fill_up_to_the_limit() {
+        assert_eq!(filled_ticks(None, 5), None);
+        assert_eq!(filled_ticks(Some(4), 5), None);
+        assert_eq!(filled_ticks(Some(4), 4), None);
+        assert_eq!(filled_ticks(Some(6), 4), None);
+        assert_eq!(filled_ticks(Some(4), 7), Some(5..7));
+        assert_eq!(
+            filled_ticks(Some(0), MAX_FILLED_TICKS + 1),
+            Some(1..MAX_FILLED_TICKS + 1)
+        );
+        assert_eq!(filled_ticks(Some(0), MAX_FILLED_TICKS + 2), None);
+        assert_eq!(filled_ticks(Some(i32::MIN), i32::MAX), None);
+    }
+
+    #[test]
+    fn demo_start_times_are_iso_8601() {
+        assert_eq!(
+            start_time_of_demo("2026-11-22_01-37-51"),
+            "2026-11-22T01:37:51"
+        );
+        assert_eq!(start_time_of_demo("yesterday"), "yesterday");
+        assert_eq!(
+            start_time_of_demo("2026-11-22_01-37-5x"),
+            "2026-11-22_01-37-5x"
+        );
+    }
+
+    #[test]
+    fn teams_have_their_games_names() {
+        let name = |game, code| team(game, code).map(|(_, name)| name.into_owned());
+        let tf2 = TeamGame::Source(SourceGame::of_game_dir("tf"));
+        assert_eq!(name(tf2, 2).as_deref(), Some("RED"));
+        assert_eq!(name(tf2, 3).as_deref(), Some("BLU"));
+        assert_eq!(name(tf2, 1).as_deref(), Some("Spectator"));
+        let cs = TeamGame::Source(SourceGame::of_game_dir("csgo"));
+        assert_eq!(name(cs, 2).as_deref(), Some("TERRORIST"));
+        let portal = TeamGame::Source(SourceGame::of_game_dir("portal"));
+        assert_eq!(name(portal, 2).as_deref(), Some("team 2"));
+        assert_eq!(name(TeamGame::TeeworldsFree, 0), None);
+        assert_eq!(name(TeamGame::TeeworldsFree, 3).as_deref(), Some("team 3"));
+        assert_eq!(
+            name(TeamGame::TeeworldsFree, -1).as_deref(),
+            Some("spectators")
+        );
+        assert_eq!(name(TeamGame::TeeworldsTeams, 1).as_deref(), Some("blue"));
+    }
+}
