@@ -140,6 +140,15 @@ fn expected_events(path: &Path) -> BTreeMap<&'static str, usize> {
 
 /// The rows each table should get from `files`, counted through the format readers
 /// rather than through the exporter.
+/// The rows the model fills in before `tick`: the ticks skipped since the last tick
+/// (with its `n` rows), each with those rows.
+fn filled(last: Option<(i32, usize)>, tick: i32) -> usize {
+    last.and_then(|(before, n)| {
+        demokit::model::filled_ticks(Some(before), tick).map(|t| t.len() * n)
+    })
+    .unwrap_or(0)
+}
+
 fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
     let mut rows = BTreeMap::new();
     let mut add = |table: &'static str, n: usize| *rows.entry(table).or_insert(0) += n;
@@ -149,8 +158,14 @@ fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
         let data = std::fs::read(path).unwrap();
         if let Ok(demo) = DemoSlice::parse(&data) {
             let mut replay = GameReplay::new(&demo);
+            // Each tick's rows, and those of the ticks the demo has no snapshot of, which
+            // repeat the tick before (the model fills forward).
+            let mut last: Option<(i32, usize)> = None;
             while let Some(tick) = replay.next() {
-                add("ticks", tick.unwrap().world.characters().count());
+                let tick = tick.unwrap();
+                let n = tick.world.characters().count();
+                add("ticks", n + filled(last, tick.tick));
+                last = Some((tick.tick, n));
             }
             let (log, error) = demokit::twdemo::game::game_log(&demo);
             assert!(error.is_none());
@@ -158,10 +173,16 @@ fn expected_rows(files: &[PathBuf]) -> BTreeMap<&'static str, usize> {
             add("players", log.players.len());
         } else if let Ok(th) = TeehistorianSlice::parse(&data) {
             let mut events = Events::new(th.messages());
+            let mut last: Option<(i32, usize)> = None;
             while let Some(event) = events.next() {
-                match event.unwrap().kind {
+                let event = event.unwrap();
+                match event.kind {
                     EventKind::Input { .. } => add("inputs", 1),
-                    EventKind::TickEnd => add("ticks", events.world().players().count()),
+                    EventKind::TickEnd => {
+                        let n = events.world().players().count();
+                        add("ticks", n + filled(last, event.tick));
+                        last = Some((event.tick, n));
+                    }
                     _ => {}
                 }
             }
