@@ -185,6 +185,171 @@ pub fn team(game: TeamGame, code: i32) -> Option<(i32, std::borrow::Cow<'static,
     }
 }
 
+/// What a reader of a game's tables asks for: some kinds of event, a tick range, some
+/// players (by client id or by name). Empty lists and `None` select everything. The CLI's
+/// `--kind`, `--from/--to` and `--players` and Python's `kind=`, `ticks=` and `players=`
+/// are this.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Selection {
+    /// Event kinds by name (`join`, `kill`, ...; [`EventKind::name`]).
+    pub kinds: Vec<String>,
+    /// The ticks, both ends kept (resolved by
+    /// [`Recording::tick_range`](crate::recording::Recording::tick_range)).
+    pub ticks: Option<crate::time::TickRange>,
+    /// Players: a client id (`3`) or a name.
+    pub players: Vec<String>,
+}
+
+/// A [`Selection`] checked against a game: kinds that exist, client ids for the names.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Selected {
+    /// The kinds kept; `None` all.
+    pub kinds: Option<Vec<EventKind>>,
+    /// The ticks kept; `None` all.
+    pub ticks: Option<crate::time::TickRange>,
+    /// The client ids kept, ascending; `None` all.
+    pub client_ids: Option<Vec<i32>>,
+}
+
+impl Selection {
+    /// Whether it selects everything.
+    pub fn is_everything(&self) -> bool {
+        self.kinds.is_empty() && self.ticks.is_none() && self.players.is_empty()
+    }
+
+    /// Checks the selection against `log` (the game's players) and `span` (its first and
+    /// last tick): an error that lists what exists for a kind or a player the game does
+    /// not have, and for ticks outside the game's.
+    pub fn resolve(&self, log: &GameLog, span: Option<(i32, i32)>) -> Result<Selected, String> {
+        let kinds = if self.kinds.is_empty() {
+            None
+        } else {
+            let mut kinds = Vec::new();
+            for name in &self.kinds {
+                let kind = EventKind::ALL
+                    .iter()
+                    .find(|k| k.name() == name)
+                    .ok_or_else(|| {
+                        let all: Vec<_> = EventKind::ALL.iter().map(|k| k.name()).collect();
+                        format!("no event kind {name:?}: the kinds are {}", all.join(", "))
+                    })?;
+                kinds.push(*kind);
+            }
+            Some(kinds)
+        };
+        let client_ids = if self.players.is_empty() {
+            None
+        } else {
+            let mut ids = Vec::new();
+            for player in &self.players {
+                let named: Vec<i32> = log
+                    .players
+                    .iter()
+                    .filter(|p| p.name == *player)
+                    .map(|p| p.client_id)
+                    .collect();
+                match player.parse::<i32>() {
+                    _ if !named.is_empty() => ids.extend(named),
+                    Ok(id) if log.players.iter().any(|p| p.client_id == id) => ids.push(id),
+                    Ok(id) => {
+                        let mut known: Vec<i32> = log.players.iter().map(|p| p.client_id).collect();
+                        known.sort_unstable();
+                        known.dedup();
+                        let known: Vec<String> = known.iter().map(i32::to_string).collect();
+                        return Err(format!(
+                            "no player with client id {id}: the ids are {}",
+                            if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            }
+                        ));
+                    }
+                    Err(_) => {
+                        let mut known: Vec<String> = log
+                            .players
+                            .iter()
+                            .map(|p| format!("{:?}", p.name))
+                            .collect();
+                        known.sort();
+                        known.dedup();
+                        return Err(format!(
+                            "no player named {player:?}: the players are {}",
+                            if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            }
+                        ));
+                    }
+                }
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            Some(ids)
+        };
+        if let (Some(range), Some((first, last))) = (self.ticks, span)
+            && (range.to < first || range.from > last)
+        {
+            return Err(format!(
+                "ticks {}..={} are outside the recording's ticks {first}..={last}",
+                range.from, range.to
+            ));
+        }
+        Ok(Selected {
+            kinds,
+            ticks: self.ticks,
+            client_ids,
+        })
+    }
+}
+
+impl Selected {
+    /// Whether `tick` is kept.
+    pub fn keeps_tick(&self, tick: i32) -> bool {
+        self.ticks.is_none_or(|r| r.from <= tick && tick <= r.to)
+    }
+
+    /// Whether the player `client_id` is kept.
+    pub fn keeps_client(&self, client_id: i32) -> bool {
+        self.client_ids
+            .as_ref()
+            .is_none_or(|ids| ids.binary_search(&client_id).is_ok())
+    }
+
+    /// Whether an event is kept: its kind, its tick, and its actor or its victim.
+    pub fn keeps_event(&self, event: &EventLine) -> bool {
+        self.kinds.as_ref().is_none_or(|k| k.contains(&event.kind))
+            && self.keeps_tick(event.tick)
+            && (self.client_ids.is_none()
+                || [event.client_id, event.victim]
+                    .into_iter()
+                    .flatten()
+                    .any(|id| self.keeps_client(id)))
+    }
+
+    /// Whether a chat line is kept: its tick and its speaker.
+    pub fn keeps_chat(&self, line: &ChatLine) -> bool {
+        self.keeps_tick(line.tick) && self.keeps_client(line.client_id)
+    }
+
+    /// Whether a stint is kept: its player, and whether it overlaps the ticks.
+    pub fn keeps_player(&self, stint: &PlayerStint) -> bool {
+        self.keeps_client(stint.client_id)
+            && self
+                .ticks
+                .is_none_or(|r| stint.first_tick <= r.to && r.from <= stint.last_tick)
+    }
+
+    /// `log` with only what is kept.
+    pub fn apply(&self, mut log: GameLog) -> GameLog {
+        log.events.retain(|e| self.keeps_event(e));
+        log.chat.retain(|c| self.keeps_chat(c));
+        log.players.retain(|p| self.keeps_player(p));
+        log
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +367,46 @@ mod tests {
         );
         assert_eq!(filled_ticks(Some(0), MAX_FILLED_TICKS + 2), None);
         assert_eq!(filled_ticks(Some(i32::MIN), i32::MAX), None);
+    }
+
+    #[test]
+    fn selections_name_what_exists() {
+        let mut log = GameLog::default();
+        log.players.push(PlayerStint {
+            client_id: 3,
+            name: "mover1".into(),
+            clan: String::new(),
+            country: -1,
+            country_code: None,
+            team: None,
+            team_name: None,
+            first_tick: 10,
+            last_tick: 90,
+            left: false,
+        });
+        let select = |kinds: &[&str], players: &[&str]| Selection {
+            kinds: kinds.iter().map(|s| s.to_string()).collect(),
+            players: players.iter().map(|s| s.to_string()).collect(),
+            ticks: None,
+        };
+        let e = select(&["kil"], &[]).resolve(&log, None).unwrap_err();
+        assert!(e.contains("\"kil\"") && e.contains("kill, death"), "{e}");
+        let e = select(&[], &["mover2"]).resolve(&log, None).unwrap_err();
+        assert!(e.contains("\"mover1\""), "{e}");
+        let e = select(&[], &["4"]).resolve(&log, None).unwrap_err();
+        assert!(e.ends_with("the ids are 3"), "{e}");
+        let by_name = select(&["kill"], &["mover1"]).resolve(&log, None).unwrap();
+        assert_eq!(by_name.client_ids, Some(vec![3]));
+        assert_eq!(
+            by_name,
+            select(&["kill"], &["3"]).resolve(&log, None).unwrap()
+        );
+        let outside = Selection {
+            ticks: Some(crate::time::TickRange::new(100, 200)),
+            ..Selection::default()
+        };
+        let e = outside.resolve(&log, Some((1, 99))).unwrap_err();
+        assert!(e.contains("1..=99"), "{e}");
     }
 
     #[test]

@@ -42,6 +42,8 @@ fn fields_text(out: &mut String, value: &impl Serialize) {
         .filter_map(|key| Some((key.to_string(), fields.remove(key)?)))
         .collect();
     ordered.extend(fields);
+    // A field the record does not have (null in JSON) is left out of the text.
+    ordered.retain(|(_, value)| !value.is_null());
     let mut first = true;
     for (key, value) in ordered {
         field_text(out, &mut first, &key, value);
@@ -177,30 +179,64 @@ impl Lines {
 }
 
 /// `demokit chat`, `players` or `events` on one file.
-pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) -> Done {
+pub(crate) fn listing_job(
+    job: &Job,
+    listing: Listing,
+    json: bool,
+    select: &super::Select,
+    batch: bool,
+) -> Done {
     let path = &job.path;
     let recording = match open_job(job, json) {
         Ok(recording) => recording,
         Err(done) => return done,
     };
+    if !select.kind.is_empty() && listing != Listing::Events {
+        return Done::failed(
+            path,
+            Some(recording.format()),
+            Exit::Usage,
+            None,
+            "--kind selects events: `demokit events --kind ...`".to_owned(),
+            json,
+        );
+    }
+    let selected = match recording.select(&select.kind, &select.players, select.from, select.to) {
+        Ok(selected) => selected,
+        Err(e) => return Done::error(path, Some(recording.format()), &e, json),
+    };
+    // The game model's records, as the selection keeps them.
+    let log = || {
+        recording
+            .game_log()
+            .map(|(log, error)| (selected.apply(log), error))
+    };
     let mut lines = Lines::new(path, json, batch);
     let walked = match listing {
-        // A demo's chat as DDNet's own tool lists it; the other formats' from their log.
+        // A demo's chat as DDNet's own tool lists it (broadcasts and whispers too, each
+        // line's `kind` saying which); the other formats' from the model's log.
         Listing::Chat => match recording.chat() {
             Ok((chat, error)) => {
-                chat.iter().for_each(|line| lines.push_shown(line));
+                chat.iter()
+                    .filter(|line| {
+                        selected.keeps_tick(line.tick) && selected.keeps_client(line.client_id)
+                    })
+                    .for_each(|line| lines.push_shown(line));
                 Ok(error)
             }
-            Err(Error::Unsupported { .. }) => recording.game_log().map(|(log, error)| {
+            Err(Error::Unsupported { .. }) => log().map(|(log, error)| {
                 log.chat.iter().for_each(|line| lines.push(line));
                 error
             }),
             Err(e) => Err(e),
         },
-        Listing::Events => recording
-            .events(|event| lines.push(&event))
-            .map(|walk| walk.error),
-        Listing::Players => recording.game_log().map(|(log, error)| {
+        // The game model's events, for every format (each format's own records are
+        // `dump --objects`).
+        Listing::Events => log().map(|(log, error)| {
+            log.events.iter().for_each(|event| lines.push(event));
+            error
+        }),
+        Listing::Players => log().map(|(log, error)| {
             if json {
                 log.players.iter().for_each(|stint| lines.push(stint));
             } else {
@@ -237,9 +273,6 @@ pub(crate) fn listing_job(job: &Job, listing: Listing, json: bool, batch: bool) 
 /// code and the team's name beside their numbers.
 fn players_table(log: &GameLog) -> String {
     let players = &log.players;
-    let team_game = log
-        .team_game
-        .unwrap_or(demokit::model::TeamGame::TeeworldsFree);
     // The JSON's field names: one vocabulary.
     let header = [
         "client_id",
@@ -267,9 +300,9 @@ fn players_table(log: &GameLog) -> String {
                 } else {
                     named(country_code(p.country), p.country)
                 },
-                match demokit::model::team(team_game, p.team) {
-                    Some((code, name)) => format!("{name} ({code})"),
-                    None => "-".to_owned(),
+                match (&p.team_name, p.team) {
+                    (Some(name), Some(code)) => format!("{name} ({code})"),
+                    _ => "-".to_owned(),
                 },
                 p.first_tick.to_string(),
                 p.last_tick.to_string(),

@@ -48,6 +48,26 @@ use output_dir::Naming;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// What `chat`, `players` and `events` keep: the game model's selection
+/// (`demokit::model::Selection`), checked against each recording.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct Select {
+    /// Only these kinds of event, comma-separated (join, leave, name, team, kill, death,
+    /// finish, team_finish, vote_start); `events` only.
+    #[arg(long, value_delimiter = ',', value_name = "KIND,...")]
+    kind: Vec<String>,
+    /// From this tick on: TICK, SECONDSs or (demos) mMARKER, as `trim` takes it.
+    #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+    from: Option<RangeBound>,
+    /// Up to this tick (kept): TICK, SECONDSs or (demos) mMARKER.
+    #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
+    to: Option<RangeBound>,
+    /// Only these players, by client id or name, comma-separated: their chat, their
+    /// stints, the events they did or suffered.
+    #[arg(long, value_delimiter = ',', value_name = "ID|NAME,...")]
+    players: Vec<String>,
+}
+
 /// The text `demokit --help` prints after the usage, documenting the exit codes.
 const LONG_ABOUT: &str = "\
 Inspects, checks and rewrites game recordings byte for byte.
@@ -198,6 +218,9 @@ enum Command {
         /// Print JSON Lines (one object per line said) instead of text.
         #[arg(long)]
         json: bool,
+        /// What to keep.
+        #[command(flatten)]
+        select: Select,
     },
     /// Prints the players of recordings: one line per player and client id, with the ticks
     /// it was there and its last name, clan, country and team.
@@ -208,6 +231,9 @@ enum Command {
         /// Print JSON Lines (one object per player) instead of text.
         #[arg(long)]
         json: bool,
+        /// What to keep.
+        #[command(flatten)]
+        select: Select,
     },
     /// Prints what happened in recordings, tick by tick.
     ///
@@ -222,6 +248,9 @@ enum Command {
         /// Print JSON Lines (one object per event) instead of text.
         #[arg(long)]
         json: bool,
+        /// What to keep.
+        #[command(flatten)]
+        select: Select,
     },
     /// Decodes every chunk or message and encodes it again into a new file.
     ///
@@ -641,14 +670,26 @@ fn main() -> ExitCode {
             output,
             partition_by,
         } => export::export(files, output, (*partition_by).into()),
-        Command::Chat { files, json } => run_jobs(files, |job, batch| {
-            game::listing_job(job, game::Listing::Chat, *json, batch)
+        Command::Chat {
+            files,
+            json,
+            select,
+        } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Chat, *json, select, batch)
         }),
-        Command::Players { files, json } => run_jobs(files, |job, batch| {
-            game::listing_job(job, game::Listing::Players, *json, batch)
+        Command::Players {
+            files,
+            json,
+            select,
+        } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Players, *json, select, batch)
         }),
-        Command::Events { files, json } => run_jobs(files, |job, batch| {
-            game::listing_job(job, game::Listing::Events, *json, batch)
+        Command::Events {
+            files,
+            json,
+            select,
+        } => run_jobs(files, |job, batch| {
+            game::listing_job(job, game::Listing::Events, *json, select, batch)
         }),
         Command::Rewrite { input, output } => output.target(input.as_deref()).and_then(|target| {
             output_dir::edit(target, Naming::Same, false, |input, output, _| {

@@ -40,7 +40,7 @@ pub use writer::{
     MAX_ROW_GROUPS_PER_PART,
 };
 
-use crate::gamenet::names::{country_code, weapon_name};
+use crate::gamenet::names::weapon_name;
 use crate::model::Sample;
 use crate::recording::{Error, Recording, TeehistorianStream, Visitor};
 use crate::source::SourceSlice;
@@ -273,16 +273,6 @@ tables! {
         /// The player slot, in profiles that have one.
         slot: (opt i32),
     }
-}
-
-/// How a format's game log names teams and weapons in the tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Names {
-    /// Teeworlds numbers them; the names are the protocol's.
-    Teeworlds,
-    /// Source teams are the game's own numbers (TF2's 2 red and 3 blue, Left 4 Dead's 2
-    /// survivors and 3 infected): no name. A kill names its weapon itself (its `text`).
-    Source,
 }
 
 /// Reads recordings into the tables. Rows gather per table; every [`BATCH_ROWS`] rows (and
@@ -1161,7 +1151,7 @@ impl Exporter {
         {
             *ending = Ending::at(&e, e.offset());
         }
-        self.game_log_named(path, log, Names::Source);
+        self.game_log(path, log);
         self.flush(false, sink);
     }
 
@@ -1191,16 +1181,9 @@ impl Exporter {
 
     /// The chat lines, player stints and game events of a file.
     fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
-        self.game_log_named(path, log, Names::Teeworlds);
-    }
-
-    /// [`game_log`](Self::game_log) with teams and weapons named as `names` says.
-    fn game_log_named(&mut self, path: &str, log: crate::gamenet::summary::GameLog, names: Names) {
         let (chat, players) = (self.wants(Table::Chat), self.wants(Table::Players));
         let events = self.wants(Table::Events);
-        let team_game = log
-            .team_game
-            .unwrap_or(crate::model::TeamGame::TeeworldsFree);
+        // The log holds the model's values, teams and weapons named: the rows copy them.
         for e in log.events.iter().filter(|_| events) {
             self.events.push(&EventRow {
                 path,
@@ -1209,31 +1192,15 @@ impl Exporter {
                 client_id: e.client_id,
                 name: &e.name,
                 victim: e.victim,
-                victim_name: e.victim.map(|_| e.victim_name.as_str()),
+                victim_name: e.victim_name.as_deref(),
                 weapon: e.weapon,
-                weapon_name: match names {
-                    Names::Teeworlds => e.weapon.and_then(weapon_name),
-                    Names::Source if e.kind == crate::gamenet::summary::EventKind::Kill => {
-                        e.text.as_deref()
-                    }
-                    Names::Source => None,
-                },
-                team: e
-                    .team
-                    .and_then(|t| crate::model::team(team_game, t))
-                    .map(|t| t.0),
-                team_name: e
-                    .team
-                    .and_then(|t| crate::model::team(team_game, t))
-                    .map(|t| t.1)
-                    .as_deref(),
+                weapon_name: e.weapon_name.as_deref(),
+                team: e.team,
+                team_name: e.team_name.as_deref(),
                 time_ms: e.time_ms,
                 x: e.x,
                 y: e.y,
-                text: match names {
-                    Names::Source if e.kind == crate::gamenet::summary::EventKind::Kill => None,
-                    _ => e.text.as_deref(),
-                },
+                text: e.text.as_deref(),
             });
         }
         for line in log.chat.iter().filter(|_| chat) {
@@ -1247,16 +1214,15 @@ impl Exporter {
             });
         }
         for p in log.players.iter().filter(|_| players) {
-            let team = crate::model::team(team_game, p.team);
             self.players.push(&PlayerRow {
                 path,
                 client_id: p.client_id,
                 name: &p.name,
                 clan: &p.clan,
                 country: p.country,
-                country_code: country_code(p.country),
-                team: team.as_ref().map(|t| t.0),
-                team_name: team.as_ref().map(|t| t.1.as_ref()),
+                country_code: p.country_code.as_deref(),
+                team: p.team,
+                team_name: p.team_name.as_deref(),
                 first_tick: p.first_tick,
                 last_tick: p.last_tick,
             });

@@ -36,8 +36,14 @@ pub struct PlayerStint {
     pub clan: String,
     /// ISO 3166-1 numeric country code, -1 none.
     pub country: i32,
-    /// The last team it was in (-1 spectators).
-    pub team: i32,
+    /// The last team it was in, as the game numbers it; `None` for none (a player in a
+    /// Teeworlds game without teams). See [`crate::model::team`].
+    pub team: Option<i32>,
+    /// That team's name as the game names it.
+    pub team_name: Option<String>,
+    /// The country as DDNet's flag names it (ISO 3166-1 alpha-2, or a subdivision such as
+    /// `GB-SCT`); `None` for none.
+    pub country_code: Option<String>,
     /// The tick it appeared at.
     pub first_tick: i32,
     /// The last tick it was there.
@@ -68,7 +74,9 @@ impl Stints {
             name: String::new(),
             clan: String::new(),
             country: -1,
-            team: 0,
+            team: Some(0),
+            team_name: None,
+            country_code: None,
             first_tick: tick,
             last_tick: tick,
             left: false,
@@ -181,12 +189,19 @@ pub struct EventLine {
     pub name: String,
     /// A kill's victim.
     pub victim: Option<i32>,
-    /// The victim's name then (empty if unknown or no victim).
-    pub victim_name: String,
-    /// A kill's weapon, as the protocol numbers it ([`weapon_name`](super::names::weapon_name)).
+    /// The victim's name then (`None` without a victim).
+    pub victim_name: Option<String>,
+    /// A kill's weapon, as the protocol numbers it.
     pub weapon: Option<i32>,
-    /// The team of a team change or a team's finish.
+    /// The weapon's name: Teeworlds' `hammer` .. `ninja`, and `world`, `self`, `game` for
+    /// deaths by the map, self-kills and team changes
+    /// ([`weapon_name`](super::names::weapon_name)); a Source kill's weapon as its game
+    /// names it.
+    pub weapon_name: Option<String>,
+    /// The team of a team change or a team's finish (teehistorian: DDNet's race team).
     pub team: Option<i32>,
+    /// That team's name, as [`PlayerStint::team_name`].
+    pub team_name: Option<String>,
     /// A finish's time in milliseconds.
     pub time_ms: Option<i64>,
     /// Where a death happened, in world units (a tile is 32).
@@ -206,9 +221,11 @@ impl EventLine {
             client_id: None,
             name: String::new(),
             victim: None,
-            victim_name: String::new(),
+            victim_name: None,
             weapon: None,
+            weapon_name: None,
             team: None,
+            team_name: None,
             time_ms: None,
             x: None,
             y: None,
@@ -265,7 +282,7 @@ impl Stints {
                 s.clan.push_str(clan);
             }
             s.country = country;
-            s.team = team;
+            s.team = Some(team);
             // Never before its join (a format may record what a joining player sent
             // in the tick before the one it joins at).
             s.last_tick = s.last_tick.max(tick);
@@ -276,7 +293,7 @@ impl Stints {
     fn touch(&mut self, client_id: i32, tick: i32, country: i32, team: i32) {
         if let Some(s) = self.get(client_id) {
             s.country = country;
-            s.team = team;
+            s.team = Some(team);
             // Never before its join (a format may record what a joining player sent
             // in the tick before the one it joins at).
             s.last_tick = s.last_tick.max(tick);
@@ -380,6 +397,16 @@ impl GameLogBuilder {
     /// The log; the stints still open end at `last_tick`.
     pub fn finish(mut self, last_tick: i32) -> GameLog {
         self.log.players = self.stints.finish(last_tick);
+        let team_game = self
+            .log
+            .team_game
+            .unwrap_or(crate::model::TeamGame::TeeworldsFree);
+        for p in &mut self.log.players {
+            let team = p.team.and_then(|code| crate::model::team(team_game, code));
+            p.team = team.as_ref().map(|t| t.0);
+            p.team_name = team.map(|t| t.1.into_owned());
+            p.country_code = super::names::country_code(p.country).map(str::to_owned);
+        }
         // The game model names every actor: an event whose player the recording had not
         // named yet at that tick (a client demo can see a character die before it sees
         // the player's info) takes the name of the player's stint around it.
@@ -408,10 +435,24 @@ impl GameLogBuilder {
                 event.name = name;
             }
             if let Some(id) = event.victim.filter(|&id| id >= 0)
-                && event.victim_name.is_empty()
+                && event.victim_name.as_deref().is_none_or(str::is_empty)
                 && let Some(name) = stint_name(id, event.tick)
             {
-                event.victim_name = name;
+                event.victim_name = Some(name);
+            }
+            // Teams and weapons by the game's names, the codes beside them.
+            if let Some(code) = event.team {
+                let team = crate::model::team(team_game, code);
+                event.team = team.as_ref().map(|t| t.0);
+                event.team_name = team.map(|t| t.1.into_owned());
+            }
+            if event.weapon_name.is_none()
+                && !matches!(team_game, crate::model::TeamGame::Source(_))
+            {
+                event.weapon_name = event
+                    .weapon
+                    .and_then(super::names::weapon_name)
+                    .map(str::to_owned);
             }
         }
         for line in &mut self.log.chat {

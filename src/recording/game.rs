@@ -116,6 +116,44 @@ impl Recording {
         }
     }
 
+    /// Checks `selection` against this recording (the kinds that exist, its players by id
+    /// or name, its ticks), the bounds `from` and `to` given as `trim` takes them (ticks,
+    /// seconds, markers). A selection that names what the recording does not have is an
+    /// [`Error::Argument`] listing what it has. The game log is read for the players'
+    /// names only when the selection names players.
+    pub fn select(
+        &self,
+        kinds: &[String],
+        players: &[String],
+        from: Option<crate::time::RangeBound>,
+        to: Option<crate::time::RangeBound>,
+    ) -> Result<crate::model::Selected, Error> {
+        let ticks = self.tick_range(from, to)?;
+        let selection = crate::model::Selection {
+            kinds: kinds.to_vec(),
+            ticks,
+            players: players.to_vec(),
+        };
+        if selection.is_everything() {
+            return Ok(crate::model::Selected::default());
+        }
+        let log = if players.is_empty() {
+            GameLog::default()
+        } else {
+            self.game_log()?.0
+        };
+        let span = match ticks {
+            Some(_) => self.summary()?.0.ticks(),
+            None => None,
+        };
+        selection
+            .resolve(&log, span)
+            .map_err(|message| Error::Argument {
+                operation: Operation::GameLog,
+                message,
+            })
+    }
+
     /// A demo's chat lines as DDNet's `demo_extract_chat` tool prints them (0.7 demos read
     /// as DDNet's client reads them; see [`chat`](crate::twdemo::game::chat)), and the
     /// error that ended the walk early, if any. Only demos have such a listing: for the

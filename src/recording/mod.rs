@@ -659,6 +659,19 @@ pub enum Summary {
     Map(crate::datafile::MapFacts),
 }
 
+impl Summary {
+    /// The recording's first and last tick of play, as the game model counts them (a
+    /// map has none).
+    pub fn ticks(&self) -> Option<(i32, i32)> {
+        match self {
+            Summary::TwDemo(s) => s.first_tick.zip(s.last_tick),
+            Summary::Teehistorian(s) => s.first_tick.zip(s.last_tick),
+            Summary::Source(s) => s.first_tick.zip(s.last_tick),
+            Summary::Map(_) => None,
+        }
+    }
+}
+
 /// The magics a Teeworlds/DDNet map (a datafile) starts with.
 const DATAFILE_MAGICS: [&[u8; 4]; 2] = [b"DATA", b"ATAD"];
 

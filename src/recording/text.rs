@@ -728,7 +728,7 @@ impl Display for crate::twdemo::game::chat::DemoChatLine {
             write!(f, "[{:02}:{:02}] ", s / 60, s % 60)?;
         }
         let prefix = self.kind.prefix();
-        match (self.kind, self.team) {
+        match (self.kind, self.channel) {
             (ChatKind::Broadcast, _) => write!(f, "{prefix}: {}", self.text),
             _ if self.client_id < 0 => write!(f, "{prefix}: *** {}", self.text),
             (_, 2) => write!(f, "{prefix}: -> {}: {}", self.name, self.text),

@@ -585,7 +585,7 @@ fn note(roster: &Roster, log: &mut GameLogBuilder, event: GameEventAt<'_>) {
             // DDNet carries the request out as a kill by the self-kill weapon.
             log.event(EventLine {
                 victim: Some(*cid),
-                victim_name: name(*cid).to_owned(),
+                victim_name: Some(name(*cid).to_owned()),
                 weapon: Some(WEAPON_SELF),
                 ..line(LineKind::Kill).by(*cid, name(*cid))
             });

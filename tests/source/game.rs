@@ -115,7 +115,13 @@ fn the_game_log_gathers_kills_and_teams() {
     assert!(error.is_none());
     assert_eq!(log.players.len(), 4);
     // Survivors are team 2 in Left 4 Dead.
-    assert!(log.players.iter().all(|p| p.team == 2), "{:?}", log.players);
+    assert!(
+        log.players
+            .iter()
+            .all(|p| p.team == Some(2) && p.team_name.as_deref() == Some("Survivor")),
+        "{:?}",
+        log.players
+    );
     assert!(log.events.iter().any(|e| e.kind.name() == "team"));
     assert_eq!(
         log.kills,

@@ -264,7 +264,7 @@ fn a_seven_demo_is_read_as_ddnets_client_translates_it() {
     let (lines, _) = chat_lines(&demo);
     let whisper = &lines[2];
     assert_eq!(
-        (whisper.kind, whisper.team, whisper.client_id),
+        (whisper.kind, whisper.channel, whisper.client_id),
         (ChatKind::Whisper, 3, 1)
     );
     assert_eq!(lines[0].tick, 101);

@@ -100,7 +100,7 @@ fn info_json_agrees_with_facts() {
             None => assert!(info["map_sha256"].is_null(), "{name}: map_sha256"),
         }
         if let Some(n) = f.get("num_timeline_markers") {
-            let markers = info["timeline_markers"].as_array().unwrap();
+            let markers = info["markers"].as_array().unwrap();
             assert_eq!(markers.len() as u64, n.as_u64().unwrap(), "{name}: markers");
         }
         let counts = &info["counts"];

@@ -171,7 +171,7 @@ fn human_output_has_no_debug_formatting_or_float_artefacts() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert_no_debug(&text);
-    assert!(text.contains("timeline markers  dropped\n"), "{text}");
+    assert!(text.contains("markers           dropped\n"), "{text}");
     assert!(text.contains("map sha256        dropped\n"), "{text}");
 }
 

@@ -222,7 +222,18 @@ fn chat_players_and_events_of_source_demos() {
     assert_eq!(chat[0]["name"], "aciidz");
     assert_eq!(chat[0]["client_id"], 0);
 
+    // `events` is the game model's: joins by client id and name.
     let out = run("events", &file, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let model = json_lines(&out);
+    assert!(
+        model
+            .iter()
+            .any(|e| e["kind"] == "join" && e["name"] == "aciidz" && e["client_id"].is_i64()),
+        "{model:?}"
+    );
+    // The demo's own records, typed by its descriptors, are `dump --objects`.
+    let out = run("dump", &file, &["--objects", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_lines(&out);
     let deaths: Vec<_> = events
@@ -236,6 +247,6 @@ fn chat_players_and_events_of_source_demos() {
             .any(|e| e["record"] == "join" && e["player"]["name"] == "aciidz")
     );
     // Text lines show each event's own keys.
-    let out = run("events", &file, &[]);
+    let out = run("dump", &file, &["--objects"]);
     assert!(stdout(&out).contains("kind=player_spawn record=event userid="));
 }

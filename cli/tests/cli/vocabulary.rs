@@ -29,6 +29,8 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("map_crc32", "map_crc"),
     ("filename", "file"),
     ("file_path", "path"),
+    ("timestamp", "start_time"),
+    ("timeline_markers", "markers"),
 ];
 
 /// The names `docs/vocabulary.md` lists.
@@ -71,6 +73,92 @@ fn keys(value: &Value, command: &str, out: &mut BTreeMap<String, BTreeSet<String
     }
 }
 
+/// The kind of a JSON value, as a fact's type is compared across outputs: `integer`,
+/// `number`, `string`, `bool`, `object`, `array`; `None` for null (a fact a record does
+/// not have).
+fn kind_of(value: &Value) -> Option<&'static str> {
+    Some(match value {
+        Value::Null => return None,
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    })
+}
+
+/// Every field of `value`, recursively, with the kinds of value it has (as [`keys`] walks
+/// it: a Source event's `values` and an entity's `props` are data).
+fn kinds(value: &Value, out: &mut BTreeMap<String, BTreeSet<&'static str>>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                if let Some(kind) = kind_of(value) {
+                    out.entry(key.clone()).or_default().insert(kind);
+                }
+                let record = map.get("record");
+                if (key == "values" && record == Some(&Value::from("event")))
+                    || (key == "props" && record == Some(&Value::from("entity")))
+                {
+                    continue;
+                }
+                kinds(value, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| kinds(v, out)),
+        _ => {}
+    }
+}
+
+/// The kind of JSON value an Arrow column's values are.
+fn kind_of_column(data_type: &arrow_schema::DataType) -> &'static str {
+    use arrow_schema::DataType;
+    match data_type {
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64 => "integer",
+        DataType::Float32 | DataType::Float64 => "number",
+        DataType::Boolean => "bool",
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Dictionary(_, _) => "string",
+        other => panic!("a column of type {other}"),
+    }
+}
+
+/// The facts of the game model: each has one name and one type in the CLI's JSON, the
+/// tables and Python (whose dicts are the CLI's JSON and whose tables are these).
+const MODEL_FACTS: &[&str] = &[
+    "map_name",
+    "start_time",
+    "markers",
+    "client_id",
+    "name",
+    "clan",
+    "country",
+    "country_code",
+    "team",
+    "team_name",
+    "first_tick",
+    "last_tick",
+    "tick",
+    "position_tick",
+    "channel",
+    "victim",
+    "victim_name",
+    "weapon",
+    "weapon_name",
+    "time_ms",
+    "x",
+    "y",
+    "text",
+    "left",
+];
+
 /// A JSON value's `format` fields.
 fn formats(value: &Value, out: &mut BTreeSet<String>) {
     match value {
@@ -101,6 +189,7 @@ fn every_field_name_is_in_the_vocabulary() {
     let out = out.to_str().unwrap();
     let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut format_values = BTreeSet::new();
+    let mut found_kinds: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
     let mut lines = 0;
     for file in &files {
         let file = file.to_str().unwrap();
@@ -131,6 +220,7 @@ fn every_field_name_is_in_the_vocabulary() {
             for line in text.lines().filter(|l| l.starts_with('{')) {
                 let value: Value = serde_json::from_str(line).unwrap();
                 keys(&value, args[0], &mut found);
+                kinds(&value, &mut found_kinds);
                 formats(&value, &mut format_values);
                 lines += 1;
             }
@@ -142,6 +232,10 @@ fn every_field_name_is_in_the_vocabulary() {
                 .entry(field.name().clone())
                 .or_default()
                 .insert(format!("table {}", table.name()));
+            found_kinds
+                .entry(field.name().clone())
+                .or_default()
+                .insert(kind_of_column(field.data_type()));
         }
     }
     println!(
@@ -164,6 +258,18 @@ fn every_field_name_is_in_the_vocabulary() {
             !found.contains_key(*synonym) && !listed.contains(*synonym),
             "`{synonym}` ({:?}) says what `{name}` says",
             found.get(*synonym)
+        );
+    }
+    // Meanings, not only spellings: each fact of the game model has one type wherever
+    // it is written (a tick range is `first_tick`/`last_tick` integers everywhere, a map
+    // `map_name` a string, the markers an array of ticks, a team its number beside its
+    // name, an actor `client_id` beside `name`).
+    for fact in MODEL_FACTS {
+        let kinds = found_kinds.get(*fact);
+        assert!(
+            kinds.is_some_and(|k| k.len() == 1),
+            "`{fact}` has the types {kinds:?} (written by {:?})",
+            found.get(*fact)
         );
     }
     // A format is named by `Format::id` everywhere.

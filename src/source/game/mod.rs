@@ -101,7 +101,9 @@ impl GameError {
 pub struct SourceChat {
     /// The tick.
     pub tick: i32,
-    /// The speaker's player slot (entity index - 1), `None` the server.
+    /// The speaker's player slot (entity index - 1): its client id in the game model;
+    /// `None` the server.
+    #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
     pub slot: Option<i32>,
     /// The speaker's name as the message gives it (or the player's name).
     pub name: String,
@@ -186,7 +188,8 @@ pub enum Item<'a> {
     Join {
         /// The tick.
         tick: i32,
-        /// The slot (entity index - 1).
+        /// The slot (entity index - 1): the player's client id in the game model.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         slot: i32,
         /// The player.
         player: &'a PlayerInfo,
@@ -195,7 +198,8 @@ pub enum Item<'a> {
     Leave {
         /// The tick.
         tick: i32,
-        /// The slot.
+        /// The slot: the player's client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         slot: i32,
         /// The player as last seen.
         player: &'a PlayerInfo,
@@ -204,7 +208,8 @@ pub enum Item<'a> {
     Rename {
         /// The tick.
         tick: i32,
-        /// The slot.
+        /// The slot: the player's client id.
+        #[cfg_attr(feature = "serde", serde(rename = "client_id"))]
         slot: i32,
         /// The name before.
         old_name: &'a str,
@@ -937,9 +942,9 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
                     }
                     if let Some((slot, name)) = user("userid") {
                         line.victim = Some(slot);
-                        line.victim_name = name;
+                        line.victim_name = Some(name);
                     }
-                    line.text = event
+                    line.weapon_name = event
                         .get("weapon")
                         .and_then(EventValue::as_str)
                         .map(|w| w.to_string_lossy().into_owned());

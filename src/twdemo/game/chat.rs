@@ -106,7 +106,7 @@ pub struct DemoChatLine {
     pub client_id: i32,
     /// The channel in 0.6 numbering (0.7 chat modes translated as DDNet's client does):
     /// 0 all, 1 team, 2 whisper sent, 3 whisper received; 0 for broadcasts.
-    pub team: i32,
+    pub channel: i32,
     /// The speaker's name as the tool knows it (empty for the server and broadcasts).
     pub name: String,
     /// The text, as DDNet's checks leave it.
@@ -444,7 +444,7 @@ impl Walk {
             seconds: 0,
             kind: ChatKind::of_team(team),
             client_id,
-            team,
+            channel: team,
             name,
             text,
         });
@@ -465,7 +465,7 @@ impl Walk {
                     seconds: 0,
                     kind: ChatKind::Broadcast,
                     client_id: -1,
-                    team: 0,
+                    channel: 0,
                     name: String::new(),
                     text: String::from_utf8_lossy(piece).into_owned(),
                 });

@@ -689,7 +689,7 @@ impl TickLogger {
                     self.builder.kill();
                     self.builder.event(EventLine {
                         victim: Some(*victim),
-                        victim_name: name(*victim).to_owned(),
+                        victim_name: Some(name(*victim).to_owned()),
                         weapon: Some(*weapon),
                         ..line(EventKind::Kill).by(*killer, name(*killer))
                     });
