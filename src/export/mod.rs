@@ -344,11 +344,14 @@ impl TickSelection {
 
     /// Whether a row of `client_id` at `tick` is kept.
     fn keeps(&self, tick: i32, client_id: i32) -> bool {
-        self.keeps_tick(tick)
-            && self
-                .client_ids
-                .as_ref()
-                .is_none_or(|ids| ids.contains(&client_id))
+        self.keeps_tick(tick) && self.keeps_client(client_id)
+    }
+
+    /// Whether rows of `client_id` may be kept.
+    fn keeps_client(&self, client_id: i32) -> bool {
+        self.client_ids
+            .as_ref()
+            .is_none_or(|ids| ids.contains(&client_id))
     }
 
     /// Whether rows of `tick` may be kept.
@@ -750,7 +753,7 @@ impl Exporter {
             if wants_log {
                 log.tick(&tick);
             }
-            if !wants_ticks || !self.selection.keeps_tick(tick.tick) {
+            if !wants_ticks {
                 if stops_early && self.selection.is_past(tick.tick) {
                     break;
                 }
@@ -771,11 +774,14 @@ impl Exporter {
             }
             last_sampled = Some(tick.tick);
             previous.clear();
+            // A tick before the selection still gives the samples its following ticks
+            // are filled with, so a selection's rows are the whole read's.
+            let kept = self.selection.keeps_tick(tick.tick);
             let selection = &self.selection;
             for c in tick
                 .world
                 .characters()
-                .filter(|c| selection.keeps(tick.tick, c.client_id))
+                .filter(|c| selection.keeps_client(c.client_id))
             {
                 let sample = Sample {
                     client_id: c.client_id,
@@ -797,11 +803,15 @@ impl Exporter {
                     .world
                     .player(c.client_id)
                     .map_or("", |p| p.name.as_str());
-                self.ticks
-                    .push(&TickRow::of(path, tick.tick, name, &sample));
+                if kept {
+                    self.ticks
+                        .push(&TickRow::of(path, tick.tick, name, &sample));
+                }
                 previous.push((sample, name.to_owned()));
             }
-            self.flush(false, sink);
+            if kept {
+                self.flush(false, sink);
+            }
             if stops_early && self.selection.is_past(tick.tick) {
                 break;
             }
