@@ -305,6 +305,13 @@ impl Selection {
 }
 
 impl Selected {
+    /// A selection that keeps nothing: no kind, no player.
+    pub const NOTHING: Selected = Selected {
+        kinds: Some(Vec::new()),
+        ticks: None,
+        client_ids: Some(Vec::new()),
+    };
+
     /// Whether `tick` is kept.
     pub fn keeps_tick(&self, tick: i32) -> bool {
         self.ticks.is_none_or(|r| r.from <= tick && tick <= r.to)

@@ -61,6 +61,17 @@ pub enum RangeBound {
     Marker(usize),
 }
 
+/// The text form [`FromStr`](std::str::FromStr) reads back: `1500`, `30s`, `m2`.
+impl std::fmt::Display for RangeBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RangeBound::Tick(tick) => write!(f, "{tick}"),
+            RangeBound::Seconds(seconds) => write!(f, "{seconds}s"),
+            RangeBound::Marker(n) => write!(f, "m{n}"),
+        }
+    }
+}
+
 /// Why a text is not a [`RangeBound`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -143,6 +154,14 @@ mod tests {
             "", "m0", "m", "m-1", "-1s", "s", ".s", "1e3s", "nans", "infs", "1.5", "x",
         ] {
             assert!(p(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bounds_read_back_as_written() {
+        for text in ["1500", "-3", "30s", "12.5s", "m2"] {
+            let bound: RangeBound = text.parse().unwrap();
+            assert_eq!(bound.to_string(), text);
         }
     }
 }

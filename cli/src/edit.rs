@@ -57,15 +57,21 @@ fn failed_writing(input: &Path, output: &Destination, sink: &Sink, error: Error)
 }
 
 /// `demokit dump`: every stored record, in JSON each format's serde form.
-pub(crate) fn dump(file: &Path, json: bool, named: Option<&FileJson>) -> Outcome {
+pub(crate) fn dump(
+    file: &Path,
+    json: bool,
+    named: Option<&FileJson>,
+    ticks: &super::Ticks,
+) -> Outcome {
     let recording = open_for(file)?;
+    let range = ticks.of(file, &recording)?;
     let mut out = Output::new();
     if !json {
         writeln!(out, "{}", DumpRecord::header(recording.format()))?;
     }
     let mut written = Ok(());
     let end = recording.dump(|record| {
-        if written.is_err() {
+        if written.is_err() || range.is_some_and(|r| record.tick().is_none_or(|t| !r.contains(t))) {
             return;
         }
         written = if json {
@@ -363,12 +369,18 @@ pub(crate) fn extract_map_file(
 /// `demokit dump --snapshots`: the full snapshot at every tick, items sorted by type and id;
 /// in JSON the library's [`ReplayedTick`](demokit::twdemo::snapshot::replay::ReplayedTick)
 /// (see its docs for the fields).
-pub(crate) fn dump_snapshots(file: &Path, json: bool, named: Option<&FileJson>) -> Outcome {
+pub(crate) fn dump_snapshots(
+    file: &Path,
+    json: bool,
+    named: Option<&FileJson>,
+    ticks: &super::Ticks,
+) -> Outcome {
     let recording = open_for(file)?;
+    let range = ticks.of(file, &recording)?;
     let mut out = Output::new();
     let mut written = Ok(());
     let walked = recording.snapshots(|tick| {
-        if written.is_err() {
+        if written.is_err() || range.is_some_and(|r| !r.contains(tick.tick)) {
             return;
         }
         if json {

@@ -9,6 +9,7 @@ use demokit::export::{
     DatasetWriter, ExportError, ExportedFile, Exporter, FileEnd, Partition, Partitioning,
     RecordBatch, Table, modified_ns,
 };
+use demokit::model::Selected;
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::HashSet;
 
@@ -51,7 +52,28 @@ impl From<PartitionArg> for Partitioning {
 /// The directories are walked as the workers take files, not listed first, so that memory
 /// does not grow with the number of files (a first walk only counts them, for the progress
 /// bar).
-pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) -> Outcome {
+///
+/// With a selection (`select`), each recording's rows are those it selects (its players'
+/// names resolved in that file); a file where it selects nothing (no such player, its
+/// ticks outside the range) gets only its `files` row, and is named in the closing note.
+/// A selection that selects nothing in any file is a usage error.
+pub(crate) fn export(
+    paths: &[PathBuf],
+    out: &Path,
+    partitioning: Partitioning,
+    select: &super::Select,
+) -> Outcome {
+    // Kinds are the model's, the same in every file: a wrong one is known before any read.
+    if let Err(message) = (demokit::model::Selection {
+        kinds: select.kind.clone(),
+        ..Default::default()
+    })
+    .resolve(&Default::default(), None)
+    {
+        super::output::say(format!("export: {message}"));
+        return Err(Stop(Exit::Usage));
+    }
+    let described = select.described();
     // The writer first: it locks the dataset, so what it holds cannot change under us.
     let writer = DatasetWriter::with_partitioning(out, partitioning).map_err(failed)?;
     // The files the dataset holds, by their resolved paths: a file exported as `a.demo`
@@ -64,6 +86,8 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             path: resolved(Path::new(&file.path)),
             ..file
         })
+        // A file is unchanged for this run when exported with the same selection.
+        .filter(|file| file.selection == described)
         .collect();
     // The writer encodes on the calling worker's thread and locks only to append a full
     // row group; the first error stops the writes (the dataset is not finished then).
@@ -114,7 +138,6 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             tally.lock().unwrap_or_else(|p| p.into_inner()).repeated += 1;
             return;
         }
-        let mut exporter = Exporter::new();
         let path = job.path.to_string_lossy();
         let modified_ns = modified_ns(&job.path);
         let unchanged = std::fs::metadata(&job.path).is_ok_and(|m| {
@@ -122,6 +145,7 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
                 path: resolved(&job.path),
                 bytes: m.len(),
                 modified_ns,
+                selection: described.clone(),
             })
         });
         if unchanged {
@@ -130,14 +154,34 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             return;
         }
         // One exporter per file: its batches are all the file's, in its partition.
+        let mut exporter = Exporter::new();
         let (how, partition) = match read_for_export(&job) {
             Ok(Some(ExportFile::Recording(recording))) => {
+                if let Some(described) = &described {
+                    let selected = match recording.select(
+                        &select.kind,
+                        &select.players,
+                        select.ticks.from,
+                        select.ticks.to,
+                    ) {
+                        Ok(selected) => selected,
+                        Err(e) => {
+                            let mut tally = tally.lock().unwrap_or_else(|p| p.into_inner());
+                            tally.unselected.push((job.path.clone(), e.to_string()));
+                            Selected::NOTHING
+                        }
+                    };
+                    exporter = exporter.select_game(selected, described.clone());
+                }
                 let partition = Partition::of_recording(&recording, modified_ns);
                 let mut sink = |table, batch| write(table, &partition, batch);
                 let end = exporter.add_recording(&path, modified_ns, &recording, &mut sink);
                 (How::of(&job.path, end), partition)
             }
             Ok(Some(ExportFile::Other(data))) => {
+                if let Some(described) = &described {
+                    exporter = exporter.select_game(Selected::NOTHING, described.clone());
+                }
                 let partition = Partition::of(&data, modified_ns);
                 let mut sink = |table, batch| write(table, &partition, batch);
                 let end = exporter.add_modified(&path, modified_ns, &data, &mut sink);
@@ -180,6 +224,14 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
             tally.unchanged
         ));
     }
+    if !tally.unselected.is_empty() {
+        let (path, why) = &tally.unselected[0];
+        notes.push(format!(
+            "{} with nothing selected, e.g. {}: {why}",
+            tally.unselected.len(),
+            shown_name(path)
+        ));
+    }
     if tally.repeated > 0 {
         notes.push(format!(
             "{} named again under another path or spelling, exported once",
@@ -202,6 +254,12 @@ pub(crate) fn export(paths: &[PathBuf], out: &Path, partitioning: Partitioning) 
     // As every batch: a file not read whole (its rows in `files` say why) makes the exit
     // status 1, or 3 when a file could not be opened or read.
     let partial = (!tally.partial.is_empty()).then_some(Exit::Invalid);
+    // A selection that selects nothing anywhere is a mistake (a misspelt name, ticks past
+    // every file's end), not an empty answer.
+    let read = tally.exported - tally.failed.len();
+    if read > 0 && tally.unselected.len() == read {
+        return Err(Stop(Exit::Usage));
+    }
     match tally.worst.max(partial) {
         None => Ok(()),
         Some(exit) => Err(Stop(exit)),
@@ -241,6 +299,8 @@ struct ExportTally {
     failed: Vec<PathBuf>,
     /// The worst exit status a failed file earned (`None`: none failed).
     worst: Option<Exit>,
+    /// Recordings in which the selection selects nothing, and why.
+    unselected: Vec<(PathBuf, String)>,
 }
 
 /// `path` resolved (symbolic links followed, `.` and `..` gone) as text, or as it is

@@ -201,7 +201,12 @@ pub(crate) fn listing_job(
             json,
         );
     }
-    let selected = match recording.select(&select.kind, &select.players, select.from, select.to) {
+    let selected = match recording.select(
+        &select.kind,
+        &select.players,
+        select.ticks.from,
+        select.ticks.to,
+    ) {
         Ok(selected) => selected,
         Err(e) => return Done::error(path, Some(recording.format()), &e, json),
     };
@@ -355,12 +360,18 @@ fn aligned<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
 
 /// `demokit dump --objects`: every snapshot item and message of a demo typed, tick by
 /// tick; for a teehistorian file, its game events with every client message typed.
-pub(crate) fn dump_objects(file: &Path, json: bool, named: Option<&FileJson>) -> Outcome {
+pub(crate) fn dump_objects(
+    file: &Path,
+    json: bool,
+    named: Option<&FileJson>,
+    ticks: &super::Ticks,
+) -> Outcome {
     let recording = open_recording(file)?;
+    let range = ticks.of(file, &recording)?;
     let mut out = Output::new();
     let mut written = Ok(());
     let walked = recording.game_records(|record| {
-        if written.is_ok() {
+        if written.is_ok() && range.is_none_or(|r| r.contains(record.tick())) {
             written = write_record(&mut out, named, &record, json);
         }
     });

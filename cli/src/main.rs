@@ -42,10 +42,10 @@ mod validate;
 
 use batch::run_jobs;
 use clap::{CommandFactory, Parser, Subcommand};
-use demokit::time::RangeBound;
+use demokit::time::{RangeBound, TickRange};
 use destination::{ChangeOutputArgs, EditOutputArgs, NamedOutputArgs, OutputArgs, Target};
 use output_dir::Naming;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// What `chat`, `players` and `events` keep: the game model's selection
@@ -56,16 +56,63 @@ pub(crate) struct Select {
     /// finish, team_finish, vote_start); `events` only.
     #[arg(long, value_delimiter = ',', value_name = "KIND,...")]
     kind: Vec<String>,
+    /// The ticks.
+    #[command(flatten)]
+    ticks: Ticks,
+    /// Only these players, by client id or name, comma-separated: their chat, their
+    /// stints, the events they did or suffered.
+    #[arg(long, value_delimiter = ',', value_name = "ID|NAME,...")]
+    players: Vec<String>,
+}
+
+/// `--from`/`--to`: a range of ticks, both ends kept, written as `trim` takes it.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct Ticks {
     /// From this tick on: TICK, SECONDSs or (demos) mMARKER, as `trim` takes it.
     #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
     from: Option<RangeBound>,
     /// Up to this tick (kept): TICK, SECONDSs or (demos) mMARKER.
     #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
     to: Option<RangeBound>,
-    /// Only these players, by client id or name, comma-separated: their chat, their
-    /// stints, the events they did or suffered.
-    #[arg(long, value_delimiter = ',', value_name = "ID|NAME,...")]
-    players: Vec<String>,
+}
+
+impl Ticks {
+    /// The ticks of `recording` the options select (`None`: all), checked against the
+    /// recording's own: a range outside them fails, naming them.
+    fn of(
+        &self,
+        file: &Path,
+        recording: &demokit::recording::Recording,
+    ) -> Outcome<Option<TickRange>> {
+        if self.from.is_none() && self.to.is_none() {
+            return Ok(None);
+        }
+        recording
+            .select(&[], &[], self.from, self.to)
+            .map(|selected| selected.ticks)
+            .map_err(|e| input::failure(file, &e))
+    }
+}
+
+impl Select {
+    /// The selection as its options say it (`--kind kill --from 30s`), `None` when it
+    /// selects everything: what `export` records in each `files` row.
+    fn described(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.kind.is_empty() {
+            parts.push(format!("--kind {}", self.kind.join(",")));
+        }
+        if let Some(from) = self.ticks.from {
+            parts.push(format!("--from {from}"));
+        }
+        if let Some(to) = self.ticks.to {
+            parts.push(format!("--to {to}"));
+        }
+        if !self.players.is_empty() {
+            parts.push(format!("--players {}", self.players.join(",")));
+        }
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
 }
 
 /// The text `demokit --help` prints after the usage, documenting the exit codes.
@@ -186,6 +233,10 @@ enum Command {
         /// each client message typed), one JSON object per record with --json.
         #[arg(long)]
         objects: bool,
+        /// Only the records of these ticks (a demo's data chunks before its first tick
+        /// marker have none and are left out too).
+        #[command(flatten)]
+        ticks: Ticks,
     },
     /// Writes recordings as a Parquet dataset: one directory per table (files, chat,
     /// players, ticks, inputs, frames), for DuckDB, Spark, pandas or Polars.
@@ -204,6 +255,11 @@ enum Command {
         /// says, else the file's modification date in UTC), or `none` for the flat layout.
         #[arg(long, value_enum, value_name = "KEYS", default_value_t = export::PartitionArg::FormatDate)]
         partition_by: export::PartitionArg,
+        /// What to keep of the game model's tables (`ticks`, `events`, `chat`,
+        /// `players`); the format's own tables are then left out, and each file's `files`
+        /// row says the selection.
+        #[command(flatten)]
+        select: Select,
     },
     /// Prints the chat lines of recordings.
     ///
@@ -656,12 +712,13 @@ fn main() -> ExitCode {
             json,
             snapshots,
             objects,
+            ticks,
         } => batch::run_in_turn(
             files,
             |file, named| match (snapshots, objects) {
-                (true, _) => edit::dump_snapshots(file, *json, named),
-                (_, true) => game::dump_objects(file, *json, named),
-                _ => edit::dump(file, *json, named),
+                (true, _) => edit::dump_snapshots(file, *json, named, ticks),
+                (_, true) => game::dump_objects(file, *json, named, ticks),
+                _ => edit::dump(file, *json, named, ticks),
             },
             *json,
         ),
@@ -669,7 +726,8 @@ fn main() -> ExitCode {
             files,
             output,
             partition_by,
-        } => export::export(files, output, (*partition_by).into()),
+            select,
+        } => export::export(files, output, (*partition_by).into(), select),
         Command::Chat {
             files,
             json,

@@ -94,6 +94,9 @@ tables! {
         error: (opt str),
         /// Where that error is, in bytes from the start of the file.
         error_offset: (opt u64),
+        /// The selection the file's rows were exported with (`demokit export --kind`,
+        /// `--from`, `--to`, `--players`), as given; null when every row was.
+        selection: (opt str),
     }
 
     /// One row per chat line (teehistorian: the console's `say`).
@@ -287,6 +290,9 @@ pub struct Exporter {
     pipelined: bool,
     /// Which `ticks` rows are kept ([`select_ticks`](Self::select_ticks)).
     selection: TickSelection,
+    /// The game model's selection, and how it was given, for every table
+    /// ([`select_game`](Self::select_game)).
+    game_selection: Option<(crate::model::Selected, String)>,
     /// While a teehistorian file is walked: each client id's name for its `ticks` rows.
     tick_names: Vec<String>,
     files: FileColumns,
@@ -528,6 +534,23 @@ impl Exporter {
         self
     }
 
+    /// Keeps only what `selected` selects of the game model's tables: the `ticks` rows of
+    /// its ticks and players (as [`select_ticks`](Self::select_ticks)), the events of its
+    /// kinds, ticks and players, their chat lines and their stints that overlap the
+    /// ticks. The format's own tables (`inputs`, `game_events`, `frames`: whole-file
+    /// records, not the model's) are left out. Each `files` row says the selection as
+    /// `described` (how the user gave it), so that a later export can tell a file's
+    /// selected rows from its whole ones.
+    pub fn select_game(mut self, selected: crate::model::Selected, described: String) -> Self {
+        self.selection.ticks = selected.ticks.map(|r| r.from..r.to.saturating_add(1));
+        self.selection.client_ids = selected.client_ids.clone();
+        for table in [Table::Inputs, Table::GameEvents, Table::Frames] {
+            self.skipped |= 1 << table as u32;
+        }
+        self.game_selection = Some((selected, described));
+        self
+    }
+
     /// The schema of the batches of `table` handed on: the table's, with only the
     /// selected columns of `ticks`.
     pub fn schema(&self, table: Table) -> arrow_schema::SchemaRef {
@@ -673,7 +696,8 @@ impl Exporter {
         file.server = strings.server.as_deref();
         file.error = ending.error.as_deref();
         file.error_offset = ending.offset;
-        self.files.push(&file);
+        let selection = self.game_selection.as_ref().map(|(_, s)| s.as_str());
+        self.files.push(&FileRow { selection, ..file });
         self.flush(false, sink);
     }
 
@@ -1191,6 +1215,10 @@ impl Exporter {
 
     /// The chat lines, player stints and game events of a file.
     fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
+        let log = match &self.game_selection {
+            Some((selected, _)) => selected.apply(log),
+            None => log,
+        };
         let (chat, players) = (self.wants(Table::Chat), self.wants(Table::Players));
         let events = self.wants(Table::Events);
         // The log holds the model's values, teams and weapons named: the rows copy them.
@@ -1514,6 +1542,7 @@ impl<'a> FileRow<'a> {
             finished: None,
             error: None,
             error_offset: None,
+            selection: None,
         }
     }
 }

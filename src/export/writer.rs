@@ -293,12 +293,18 @@ fn read_exported(path: &Path, out: &mut Vec<ExportedFile>) -> Result<(), ExportE
         ) else {
             continue;
         };
+        let selections = column("selection");
+        let selections = selections
+            .as_ref()
+            .and_then(|s| s.as_any().downcast_ref::<StringArray>());
         for (row, path) in paths.into_iter().enumerate() {
             let Some(path) = path else { continue };
             out.push(ExportedFile {
                 path: path.to_owned(),
                 bytes: bytes.value(row),
                 modified_ns: modified.is_valid(row).then(|| modified.value(row)),
+                selection: selections
+                    .and_then(|s| s.is_valid(row).then(|| s.value(row).to_owned())),
             });
         }
     }
@@ -487,6 +493,8 @@ pub struct ExportedFile {
     pub bytes: u64,
     /// Its modification time then, when known.
     pub modified_ns: Option<i64>,
+    /// The selection its rows were exported with (the `files` column), `None` for all.
+    pub selection: Option<String>,
 }
 
 /// The number of a part file (`part-<n>.parquet`), if `name` is one.

@@ -140,6 +140,19 @@ impl Recording {
 const TEXT_INTS_SHOWN: usize = 16;
 
 impl DumpRecord<'_> {
+    /// The tick the record belongs to: a demo's tick marker's own, a data chunk's last
+    /// marker's (`None` before the first), a teehistorian message's, a Source frame's.
+    pub fn tick(&self) -> Option<i32> {
+        match self {
+            DumpRecord::TwDemo(line) => match line.chunk.chunk {
+                Chunk::Tick(marker) => Some(marker.tick),
+                Chunk::Data(_) => line.tick,
+            },
+            DumpRecord::Teehistorian(item) => Some(item.tick),
+            DumpRecord::Source(item) => Some(item.frame.tick),
+        }
+    }
+
     /// The header line of a text dump of a recording of `format` (without its newline).
     pub fn header(format: Format) -> String {
         match format {

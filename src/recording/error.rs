@@ -45,6 +45,9 @@ pub enum Operation {
     Render,
     /// `Recording::page` (with the `page` feature): a report page that plays the game.
     Page,
+    /// [`Recording::select`](super::Recording::select) and
+    /// [`Recording::tick_range`](super::Recording::tick_range): a selection of the game.
+    Select,
 }
 
 impl Operation {
@@ -65,6 +68,7 @@ impl Operation {
             Operation::GameObjects => "dump --objects",
             Operation::Render => "render",
             Operation::Page => "report",
+            Operation::Select => "select",
         }
     }
 }
@@ -83,7 +87,8 @@ impl Operation {
             | Operation::GameLog
             | Operation::GameObjects
             | Operation::Render
-            | Operation::Page => ALL,
+            | Operation::Page
+            | Operation::Select => ALL,
             Operation::Trim | Operation::Scrub => TEEWORLDS,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }

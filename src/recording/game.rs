@@ -57,6 +57,18 @@ pub enum GameRecord<'a> {
     Source(crate::source::game::Item<'a>),
 }
 
+impl GameRecord<'_> {
+    /// The tick the record belongs to.
+    pub fn tick(&self) -> i32 {
+        match self {
+            GameRecord::TwDemo(DemoRecord::Object { tick, .. })
+            | GameRecord::TwDemo(DemoRecord::Message { tick, .. }) => *tick,
+            GameRecord::Teehistorian(event) => event.tick,
+            GameRecord::Source(item) => item.tick(),
+        }
+    }
+}
+
 /// A demo's typed snapshot item or message of a tick.
 #[derive(Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -149,7 +161,7 @@ impl Recording {
         selection
             .resolve(&log, span)
             .map_err(|message| Error::Argument {
-                operation: Operation::GameLog,
+                operation: Operation::Select,
                 message,
             })
     }

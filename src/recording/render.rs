@@ -79,7 +79,7 @@ impl Recording {
         from: Option<RangeBound>,
         to: Option<RangeBound>,
     ) -> Result<Option<TickRange>, Error> {
-        self.range_for(Operation::GameLog, from, to)
+        self.range_for(Operation::Select, from, to)
     }
 
     /// [`tick_range`](Self::tick_range), its errors naming `operation`.

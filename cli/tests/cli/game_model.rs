@@ -32,7 +32,7 @@ fn rows(batches: &[(Table, RecordBatch)], table: Table) -> Vec<BTreeMap<String, 
 }
 
 /// One cell as JSON.
-fn cell(column: &dyn Array, row: usize) -> Value {
+pub(crate) fn cell(column: &dyn Array, row: usize) -> Value {
     use arrow_schema::DataType;
     if column.is_null(row) {
         return Value::Null;

@@ -27,6 +27,7 @@ mod python_package;
 mod reads_well;
 mod render;
 mod report;
+mod selection;
 mod source;
 mod teehistorian;
 mod teehistorian_crash;

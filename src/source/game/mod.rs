@@ -254,6 +254,22 @@ pub enum Item<'a> {
     },
 }
 
+impl Item<'_> {
+    /// The tick the item happened at.
+    pub fn tick(&self) -> i32 {
+        match self {
+            Item::Join { tick, .. }
+            | Item::Leave { tick, .. }
+            | Item::Rename { tick, .. }
+            | Item::Players { tick, .. }
+            | Item::Entity { tick, .. }
+            | Item::Text { tick, .. } => *tick,
+            Item::Chat(chat) => chat.tick,
+            Item::Event(event) => event.tick,
+        }
+    }
+}
+
 /// The walk's state between frames.
 struct WalkState {
     state: NetState,
