@@ -81,9 +81,11 @@ tables! {
         start_time: (opt str),
         /// Teehistorian: the server's version; Source: the server's name.
         server: (opt str),
-        /// The first tick (Source: the smallest).
+        /// The first tick of play, as `info` says it (a file read in part: of what was
+        /// read before its break).
         first_tick: (opt i32),
-        /// The last tick (Source: the largest).
+        /// The last tick of play, as `info` says it (a file read in part: of what was
+        /// read before its break).
         last_tick: (opt i32),
         /// Records read: demo chunks, teehistorian messages or Source frames.
         records: u64,

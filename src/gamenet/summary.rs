@@ -91,21 +91,27 @@ impl Stints {
             .as_mut()
     }
 
-    /// A stint ends at `last_tick`.
+    /// A stint ends at `last_tick`, or at its first tick if that is later: a stint holds
+    /// at least the tick it was first seen at (a teehistorian join recorded in a file's
+    /// last tick is seen at the tick after it).
     fn close(&mut self, client_id: i32, last_tick: i32) {
         if let Some(c) = usize::try_from(client_id).ok()
             && let Some(mut stint) = self.open.get_mut(c).and_then(Option::take)
         {
-            stint.last_tick = last_tick;
+            stint.last_tick = last_tick.max(stint.first_tick);
             stint.left = true;
             self.closed.push(stint);
         }
     }
 
-    /// Every stint, in the order they began; those still open end at `last_tick`.
+    /// Every stint, in the order they began; those still open end at `last_tick` (or, as
+    /// in [`close`](Self::close), at their first tick).
     fn finish(mut self, last_tick: i32) -> Vec<PlayerStint> {
         for stint in self.open.into_iter().flatten() {
-            self.closed.push(PlayerStint { last_tick, ..stint });
+            self.closed.push(PlayerStint {
+                last_tick: last_tick.max(stint.first_tick),
+                ..stint
+            });
         }
         self.closed
             .sort_by_key(|s| (s.first_tick, s.client_id, s.last_tick));

@@ -126,8 +126,11 @@ impl Summary {
     fn add(&mut self, kinds: &mut KindCounts, item: &MessageAt<'_>) {
         self.messages += 1;
         self.non_canonical_messages += u64::from(item.non_canonical > 0);
-        self.first_tick.get_or_insert(item.tick);
-        self.last_tick = Some(item.tick);
+        // FINISH closes the file, it is no tick of play: a file of nothing else has none.
+        if !matches!(item.message, Message::Finish) {
+            self.first_tick.get_or_insert(item.tick);
+            self.last_tick = Some(item.tick);
+        }
         kinds.add(&item.message);
     }
 
