@@ -247,7 +247,7 @@ fn keeps_the_rules(shown: &str, batches: &[(Table, RecordBatch)], info: &Value) 
             "{shown}: {player:?}"
         );
         assert!(
-            int(&player, "first_tick") <= int(&player, "last_tick"),
+            int(player, "first_tick") <= int(player, "last_tick"),
             "{shown}: {player:?}"
         );
     }
