@@ -9,7 +9,7 @@ pub const UNIT_KEY: &str = "unit";
 pub fn unit(column: &str) -> Option<&'static str> {
     Some(match column {
         // One schema serves every format: the unit says what differs between them.
-        "tick" | "first_tick" | "last_tick" => {
+        "tick" | "first_tick" | "last_tick" | "position_tick" => {
             "server ticks (Teeworlds/DDNet: 50 a second; Source: the demo's own tick rate)"
         }
         "x" | "y" => "world units (Teeworlds/DDNet: 32 to a tile; Source: Hammer units)",

@@ -849,6 +849,47 @@ fn the_readme_lists_the_schemas() {
         missing.join("\n")
     );
     assert!(doc.contains(&format!("schema version {SCHEMA_VERSION}")));
+    // The units table: every column with a unit is in the row of that unit, and every
+    // column the table names has that unit.
+    let units: Vec<(Vec<&str>, &str)> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| columns | unit |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let names = cells[0]
+                .trim_start_matches("| ")
+                .split(", ")
+                .map(|n| n.trim_matches('`'))
+                .collect();
+            (names, cells[1].trim_end_matches(" |"))
+        })
+        .collect();
+    assert!(!units.is_empty(), "docs/export.md has no units table");
+    for table in Table::ALL {
+        for field in table.schema().fields() {
+            let documented = units
+                .iter()
+                .find(|(names, _)| names.contains(&field.name().as_str()));
+            let declared = demokit::export::units::unit(field.name());
+            assert_eq!(
+                documented.is_some(),
+                declared.is_some(),
+                "{}.{}: docs/export.md's units and the declarations disagree",
+                table.name(),
+                field.name()
+            );
+        }
+    }
+    for (names, _) in &units {
+        for name in names {
+            assert!(
+                demokit::export::units::unit(name).is_some(),
+                "docs/export.md gives {name} a unit the declarations do not"
+            );
+        }
+    }
 }
 
 /// The Python with `duckdb` and `pyarrow` that `.ci/run` sets up (`DEMOKIT_PYTHON`), or
