@@ -38,6 +38,8 @@ __all__ = [
     "UsageError",
     "PartialReadWarning",
     "EVENT_KINDS",
+    "TickBound",
+    "Ticks",
     "Recording",
     "open",
     "scan",
@@ -187,6 +189,29 @@ def _shown(ticks: range) -> str:
     return f"ticks {first} to {last}"
 
 
+#: A bound of a tick range: a tick (``1500``), seconds from the start (``"30s"``), a
+#: demo's timeline marker (``"m1"``), or ``None`` (open), as ``demokit trim --from/--to``
+#: take them.
+TickBound = Union[int, str, None]
+
+#: ``ticks=`` of every call that takes a tick range: a ``range`` of step 1, or ``(from,
+#: to)`` (both kept) of :data:`TickBound`.
+Ticks = Union[range, Tuple[TickBound, TickBound], None]
+
+
+def _bounds(ticks: Ticks, path: Any = None) -> Tuple[Optional[str], Optional[str]]:
+    """``ticks=`` as the library's ``--from``/``--to`` texts (``None``: open)."""
+    if ticks is None:
+        return (None, None)
+    if isinstance(ticks, range):
+        if ticks.step != 1 or len(ticks) == 0:
+            raise UsageError(f"ticks={ticks!r}: a range of step 1 that holds a tick", None, path)
+        return (str(ticks.start), str(ticks.stop - 1))
+    if isinstance(ticks, tuple) and len(ticks) == 2:
+        return tuple(None if b is None else str(b) for b in ticks)  # type: ignore[return-value]
+    raise UsageError("ticks is a range of step 1, or (from, to)", None, path)
+
+
 def _in_ticks(column: Any, ticks: range) -> Any:
     """The mask of the rows of ``column`` (a ``tick`` column) in ``ticks``."""
     return pc.and_(pc.greater_equal(column, ticks.start), pc.less(column, ticks.stop))
@@ -317,8 +342,7 @@ class Recording:
         self,
         *,
         map: Optional[PathLike] = None,  # noqa: A002
-        start: Union[int, str, None] = None,
-        end: Union[int, str, None] = None,
+        ticks: Ticks = None,
         players: Optional[Sequence[str]] = None,
         heatmap: bool = False,
         size: Tuple[int, int] = (1024, 768),
@@ -327,7 +351,7 @@ class Recording:
         """A picture of the game, as ``demokit render`` draws it: the map's tiles (the
         demo's embedded map, or ``map``, the map file a teehistorian file needs), each
         player's path in its own colour, marks for spawns, deaths, kills and finishes, and
-        a title. ``start``/``end`` as :func:`trim` takes them, ``players`` by name,
+        a title. ``ticks`` as :meth:`ticks` takes them, ``players`` by name,
         ``heatmap`` for where the players were most, ``size`` as (width, height) in
         pixels. Returns the PNG's bytes (``format="svg"``: the SVG document's). A notebook
         shows it with ``IPython.display.Image(recording.render())``."""
@@ -335,17 +359,14 @@ class Recording:
             raise UsageError("only a recording opened with demokit.open can be drawn", None, self._path)
         if format not in ("png", "svg"):
             raise UsageError(f"format {format!r}: png or svg", None, self._path)
-
-        def bound(value: Union[int, str, None]) -> Optional[str]:
-            return None if value is None else str(value)
-
+        start, end = _bounds(ticks, self._path)
         width, height = size
         return _wrapped(
             _demokit.render_file,
             self._path,
             None if map is None else os.fspath(map),
-            bound(start),
-            bound(end),
+            start,
+            end,
             None if players is None else list(players),
             heatmap,
             int(width),
@@ -369,7 +390,7 @@ class Recording:
         self,
         kind: Union[str, Sequence[str], None] = None,
         players: Union[int, str, Sequence[Union[int, str]], None] = None,
-        ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None] = None,
+        ticks: Ticks = None,
     ) -> pa.Table:
         """One row per game event (kills, deaths, finishes, votes called, joins, leaves,
         name and team changes). ``kind`` keeps only events of that kind or kinds
@@ -435,7 +456,7 @@ class Recording:
         return range(first, last + 1)
 
     def _tick_selection(
-        self, ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None]
+        self, ticks: Ticks
     ) -> Optional[range]:
         """``ticks=`` of :meth:`ticks` and :meth:`events` as a range of step 1 (``None``:
         every tick); an empty one raises :class:`UsageError`."""
@@ -517,7 +538,7 @@ class Recording:
         self,
         columns: Optional[Sequence[str]] = None,
         players: Union[int, str, Sequence[Union[int, str]], None] = None,
-        ticks: Union[range, Tuple[Union[int, str, None], Union[int, str, None]], None] = None,
+        ticks: Ticks = None,
     ) -> pa.Table:
         """One row per tick per character (demos) or player position (teehistorian).
 
@@ -745,21 +766,17 @@ def trim(
     input: PathLike,  # noqa: A002
     output: PathLike,
     *,
-    start: Union[int, str, None] = None,
-    end: Union[int, str, None] = None,
+    ticks: Ticks = None,
     overwrite: bool = False,
 ) -> Dict[str, Any]:
-    """Keeps the ticks ``start`` to ``end`` (both kept) of a Teeworlds demo or a
-    teehistorian file. Each is a tick (``1500``), seconds (``"30s"``: from a demo's first
-    tick, from tick 0 in a teehistorian file) or a demo's timeline marker (``"m1"``);
-    ``None``: the first or the last tick. A demo starts with a rebuilt keyframe; a
-    teehistorian file with the state a reader needs (see ``demokit trim``). Returns the
-    report."""
-
-    def bound(value: Union[int, str, None]) -> Optional[str]:
-        return None if value is None else str(value)
-
-    return _edited(_demokit.trim_file, input, output, bound(start), bound(end), overwrite)
+    """Keeps the ticks ``ticks`` of a Teeworlds demo or a teehistorian file: a ``range``,
+    or ``(from, to)`` (both kept), each a tick (``1500``), seconds (``"30s"``: from a
+    demo's first tick, from tick 0 in a teehistorian file) or a demo's timeline marker
+    (``"m1"``); ``None``: the first or the last tick. A demo starts with a rebuilt
+    keyframe; a teehistorian file with the state a reader needs (see ``demokit trim``).
+    Returns the report."""
+    start, end = _bounds(ticks, input)
+    return _edited(_demokit.trim_file, input, output, start, end, overwrite)
 
 
 def convert(

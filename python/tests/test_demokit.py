@@ -110,7 +110,7 @@ def test_errors_are_the_standard_librarys_kinds_with_the_path_and_one_offset(tmp
         demokit.rewrite(FIXTURE, out)
     assert isinstance(caught.value, demokit.UsageError)
     with pytest.raises(demokit.UsageError):
-        demokit.trim(FIXTURE, tmp_path / "cut.demo", start="5")
+        demokit.trim(FIXTURE, tmp_path / "cut.demo", ticks=("5", None))
     # Only the API shows.
     assert "json" not in dir(demokit) and "pa" not in dir(demokit)
     assert "open" in dir(demokit) and "DemokitError" in dir(demokit)
@@ -342,13 +342,20 @@ def test_repair_trim_and_convert_give_files_that_open(tmp_path):
     header = demokit.open(FIXTURE).header
     first, last = header["first_tick"], header["last_tick"]
     trimmed = tmp_path / "trimmed.demo"
-    report = demokit.trim(FIXTURE, trimmed, start=first + 10, end="1s")
+    report = demokit.trim(FIXTURE, trimmed, ticks=(first + 10, "1s"))
     rec = demokit.open(trimmed)
     assert rec.error is None
     assert rec.header["first_tick"] == first + 10
     assert rec.header["last_tick"] <= first + 50
     with pytest.raises(demokit.DemokitError):
-        demokit.trim(FIXTURE, tmp_path / "reversed.demo", start=last, end=first)
+        demokit.trim(FIXTURE, tmp_path / "reversed.demo", ticks=(last, first))
+    # A range is the same ticks as (from, to), its end left out as Python's are.
+    as_range = tmp_path / "range.demo"
+    demokit.trim(FIXTURE, as_range, ticks=range(first + 10, rec.header["last_tick"] + 1))
+    assert as_range.read_bytes() == trimmed.read_bytes()
+    for bad in (range(first, first), range(first, last, 2), [first, last]):
+        with pytest.raises(demokit.UsageError):
+            demokit.trim(FIXTURE, tmp_path / "bad.demo", ticks=bad)
 
     v5 = tmp_path / "v5.demo"
     demokit.convert(FIXTURE, v5, 5)
@@ -366,7 +373,7 @@ def test_a_teehistorian_file_trims_to_the_same_positions():
     start = first + (last - first) // 3
     out = Path(os.environ.get("TMPDIR", "/tmp")) / f"demokit-trim-{os.getpid()}.teehistorian"
     try:
-        report = demokit.trim(path, out, start=start, end=last)
+        report = demokit.trim(path, out, ticks=(start, last))
         assert isinstance(report, dict)
         cut = demokit.open(out)
         assert cut.error is None
@@ -450,7 +457,7 @@ def test_render_returns_a_picture():
     # The IHDR chunk: width and height, big-endian.
     assert int.from_bytes(png[16:20], "big") == 320
     assert int.from_bytes(png[20:24], "big") == 200
-    svg = demokit.open(demo).render(format="svg", start="1s", end="5s")
+    svg = demokit.open(demo).render(format="svg", ticks=("1s", "5s"))
     assert svg.startswith(b"<svg")
     teehistorian = shared() / "teehistorian" / "v2_ddnet1261_dm1.teehistorian"
     with pytest.raises(demokit.UsageError, match="does not hold its map"):
