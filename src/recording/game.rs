@@ -6,7 +6,10 @@ use super::{Error, Format, Operation, Recording};
 use crate::gamenet::summary::GameLog;
 use crate::gamenet::{AnyMessage, Unpacked};
 use crate::teehistorian::game::GameEventAt;
+use crate::teehistorian::trim as th_trim;
+use crate::time::{RangeBound, TickRange};
 use crate::twdemo::DemoReader;
+use crate::twdemo::edit::trim as tw_trim;
 use crate::twdemo::game::chat::DemoChatLine;
 use crate::twdemo::game::{Event as DemoEvent, GameReplay, ObjectAt};
 
@@ -128,6 +131,65 @@ impl Recording {
         }
     }
 
+    /// The ticks `from..=to` as the format counts them, each bound a tick, seconds (`30s`)
+    /// or a demo's timeline marker (`m1`) as `trim` and `render` take them: `None` for
+    /// the whole recording (no bound given). A bound the recording cannot have (a marker
+    /// it lacks, seconds in a Source demo) or an empty range is an [`Error::Argument`].
+    pub fn tick_range(
+        &self,
+        from: Option<RangeBound>,
+        to: Option<RangeBound>,
+    ) -> Result<Option<TickRange>, Error> {
+        self.range_for(Operation::Select, from, to)
+    }
+
+    /// [`tick_range`](Self::tick_range), its errors naming `operation`.
+    pub(super) fn range_for(
+        &self,
+        operation: Operation,
+        from: Option<RangeBound>,
+        to: Option<RangeBound>,
+    ) -> Result<Option<TickRange>, Error> {
+        if from.is_none() && to.is_none() {
+            return Ok(None);
+        }
+        let argument = |e: &dyn std::fmt::Display| Error::Argument {
+            operation,
+            message: e.to_string(),
+        };
+        match self.format {
+            Format::TwDemo => tw_trim::resolve_range_reader(self.reader()?, from, to)
+                .map(Some)
+                .map_err(|e| match e {
+                    tw_trim::RangeError::Read(e) => e.into(),
+                    usage => argument(&usage),
+                }),
+            Format::Teehistorian => th_trim::resolve_range_reader(self.reader()?, from, to)
+                .map(Some)
+                .map_err(|e| match e {
+                    th_trim::RangeError::Read(e) => e.into(),
+                    usage => argument(&usage),
+                }),
+            _ => {
+                // Source ticks are the demo's own: only tick numbers name them.
+                let tick = |bound: Option<RangeBound>, open: i32| match bound {
+                    None => Ok(open),
+                    Some(RangeBound::Tick(t)) => Ok(t),
+                    Some(other) => Err(argument(&format!(
+                        "{other}: a Source demo's range is given in ticks (e.g. 1500)"
+                    ))),
+                };
+                let (from, to) = (tick(from, i32::MIN)?, tick(to, i32::MAX)?);
+                if from > to {
+                    return Err(argument(&format!(
+                        "the range is empty: it starts at tick {from}, after its end at tick {to}"
+                    )));
+                }
+                Ok(Some(TickRange::new(from, to)))
+            }
+        }
+    }
+
     /// Checks `selection` against this recording (the kinds that exist, its players by id
     /// or name, its ticks), the bounds `from` and `to` given as `trim` takes them (ticks,
     /// seconds, markers). A selection that names what the recording does not have is an
@@ -137,8 +199,8 @@ impl Recording {
         &self,
         kinds: &[String],
         players: &[String],
-        from: Option<crate::time::RangeBound>,
-        to: Option<crate::time::RangeBound>,
+        from: Option<RangeBound>,
+        to: Option<RangeBound>,
     ) -> Result<crate::model::Selected, Error> {
         let ticks = self.tick_range(from, to)?;
         let selection = crate::model::Selection {

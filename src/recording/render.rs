@@ -6,9 +6,6 @@ use super::{Error, Format, MapProblem, Operation, Recording};
 use crate::datafile::PhysicsLayers;
 use crate::render::{Gathered, Gatherer, ImageFormat, RenderOptions, Scene};
 use crate::teehistorian::TeehistorianReader;
-use crate::teehistorian::trim as th_trim;
-use crate::time::{RangeBound, TickRange};
-use crate::twdemo::edit::trim as tw_trim;
 use sha2::Digest;
 
 impl Recording {
@@ -68,65 +65,6 @@ impl Recording {
             ImageFormat::Png => scene.to_png(),
             ImageFormat::Svg => scene.to_svg().into_bytes(),
         })
-    }
-
-    /// The ticks `from..=to` as the format counts them, each bound a tick, seconds (`30s`)
-    /// or a demo's timeline marker (`m1`) as `trim` and `render` take them: `None` for
-    /// the whole recording (no bound given). A bound the recording cannot have (a marker
-    /// it lacks, seconds in a Source demo) or an empty range is an [`Error::Argument`].
-    pub fn tick_range(
-        &self,
-        from: Option<RangeBound>,
-        to: Option<RangeBound>,
-    ) -> Result<Option<TickRange>, Error> {
-        self.range_for(Operation::Select, from, to)
-    }
-
-    /// [`tick_range`](Self::tick_range), its errors naming `operation`.
-    fn range_for(
-        &self,
-        operation: Operation,
-        from: Option<RangeBound>,
-        to: Option<RangeBound>,
-    ) -> Result<Option<TickRange>, Error> {
-        if from.is_none() && to.is_none() {
-            return Ok(None);
-        }
-        let argument = |e: &dyn std::fmt::Display| Error::Argument {
-            operation,
-            message: e.to_string(),
-        };
-        match self.format {
-            Format::TwDemo => tw_trim::resolve_range_reader(self.reader()?, from, to)
-                .map(Some)
-                .map_err(|e| match e {
-                    tw_trim::RangeError::Read(e) => e.into(),
-                    usage => argument(&usage),
-                }),
-            Format::Teehistorian => th_trim::resolve_range_reader(self.reader()?, from, to)
-                .map(Some)
-                .map_err(|e| match e {
-                    th_trim::RangeError::Read(e) => e.into(),
-                    usage => argument(&usage),
-                }),
-            _ => {
-                // Source ticks are the demo's own: only tick numbers name them.
-                let tick = |bound: Option<RangeBound>, open: i32| match bound {
-                    None => Ok(open),
-                    Some(RangeBound::Tick(t)) => Ok(t),
-                    Some(other) => Err(argument(&format!(
-                        "{other:?}: a Source demo's range is given in ticks (e.g. 1500)"
-                    ))),
-                };
-                let (from, to) = (tick(from, i32::MIN)?, tick(to, i32::MAX)?);
-                if from > to {
-                    return Err(argument(&format!(
-                        "the range is empty: it starts at tick {from}, after its end at tick {to}"
-                    )));
-                }
-                Ok(Some(TickRange::new(from, to)))
-            }
-        }
     }
 
     /// The map to draw: the one given, checked against the recording's checksum, or a
