@@ -145,12 +145,25 @@ fn lock_dataset(dir: &Path) -> Result<File, ExportError> {
         .write(true)
         .open(&path)
         .map_err(io)?;
-    match lock.try_lock() {
-        Ok(()) => Ok(lock),
-        Err(std::fs::TryLockError::WouldBlock) => Err(ExportError::Locked { path }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    // A lock just released can look held for a moment: a process that starts a program
+    // (`fork`, then `exec`) holds a copy of every open file until the `exec`, the lock's
+    // too. So a held lock is asked again for a little while before it is another run's.
+    let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(lock),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(ExportError::Locked { path }),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
     }
 }
+
+/// How long a held lock is asked again before [`ExportError::Locked`] (see
+/// [`lock_dataset`]).
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Removes every temporary part under `dir` (`.part-<n>.parquet.partial`, and
 /// `part-<n>.parquet.partial` as earlier versions named them): only called with the
