@@ -179,6 +179,54 @@ fn demokit_walk_fold(data: &[u8]) -> Fold {
     fold
 }
 
+/// The client a following walk follows in the `walk` benchmarks: one of the 64, as
+/// `python/benches/selection.py` selects.
+const FOLLOWED: i32 = 3;
+
+/// How a `walk` benchmark walks the file: which clients it follows (`None`: every one, the
+/// default) and whether it steps over the inputs.
+#[derive(Clone, Copy)]
+struct WalkKind {
+    following: Option<&'static [i32]>,
+    skipping_inputs: bool,
+}
+
+/// Every client id of the generated server.
+const ALL_PLAYERS: [i32; 64] = {
+    let mut ids = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        ids[i] = i as i32;
+        i += 1;
+    }
+    ids
+};
+
+/// A [`TickWalk`](demokit::teehistorian::TickWalk) of the file as `kind` says, with no
+/// event handed on: [`FOLLOWED`]'s position after each tick folded into a checksum (what
+/// one player's `x`, `y` columns take), the tick count and the record count.
+fn demokit_walk_positions(data: &[u8], kind: WalkKind) -> (u64, u64, u64) {
+    use demokit::teehistorian::TickWalk;
+    let slice = TeehistorianSlice::parse(data).unwrap();
+    let mut walk = TickWalk::new(&slice);
+    if kind.skipping_inputs {
+        walk = walk.skipping_inputs();
+    }
+    if let Some(ids) = kind.following {
+        walk = walk.following(ids);
+    }
+    let (mut checksum, mut ticks) = (0u64, 0u64);
+    while let Some(tick) = walk.next_tick(|_| {}) {
+        let tick = tick.unwrap();
+        if let Some((x, y)) = walk.world().position(FOLLOWED) {
+            checksum = checksum.rotate_left(5) ^ (tick as u32 as u64) ^ ((x as u32 as u64) << 32);
+            checksum = checksum.rotate_left(5) ^ (y as u32 as u64);
+        }
+        ticks += 1;
+    }
+    (checksum, ticks, walk.records())
+}
+
 /// The `teehistorian` crate: every chunk of the file up to and including the end of
 /// stream, each `black_box`ed; returns the count.
 fn crate_parse(data: &[u8]) -> u64 {
@@ -221,6 +269,14 @@ fn crate_fold(data: &[u8]) -> Fold {
     }
 }
 
+/// Prints the ratio `label` of `ours` to `peer` (see [`Ratio`]), unless `DEMOKIT_RATIOS`
+/// leaves it out ([`ratio::wanted`]).
+fn compare(label: &str, ours: impl FnMut() -> u64, peer: impl FnMut() -> u64) {
+    if ratio::wanted(label) {
+        Ratio::measure(ours, peer).print(label);
+    }
+}
+
 /// The `teehistorian` group: parse throughput side by side, then recorder throughput.
 fn bench(c: &mut Criterion) {
     let data = large_file();
@@ -244,31 +300,89 @@ fn bench(c: &mut Criterion) {
 
     assert_eq!(demokit_parse_lent(&data), messages);
     assert_eq!(demokit_fold_lent(&data), fold);
-    Ratio::measure(|| demokit_parse(&data), || crate_parse(&data))
-        .print("teehistorian/parse demokit vs teehistorian crate");
-    Ratio::measure(|| demokit_parse_lent(&data), || crate_parse(&data))
-        .print("teehistorian/parse demokit-next_ref (lent) vs teehistorian crate");
-    Ratio::measure(|| demokit_stream(&data), || crate_parse(&data))
-        .print("teehistorian/parse demokit-stream vs teehistorian crate");
-    Ratio::measure(
+    compare(
+        "teehistorian/parse demokit vs teehistorian crate",
+        || demokit_parse(&data),
+        || crate_parse(&data),
+    );
+    compare(
+        "teehistorian/parse demokit-next_ref (lent) vs teehistorian crate",
+        || demokit_parse_lent(&data),
+        || crate_parse(&data),
+    );
+    compare(
+        "teehistorian/parse demokit-stream vs teehistorian crate",
+        || demokit_stream(&data),
+        || crate_parse(&data),
+    );
+    compare(
+        "teehistorian/fold demokit vs teehistorian crate",
         || demokit_fold(&data).messages,
         || crate_fold(&data).messages,
-    )
-    .print("teehistorian/fold demokit vs teehistorian crate");
-    Ratio::measure(
+    );
+    compare(
+        "teehistorian/fold demokit-next_ref (lent) vs teehistorian crate",
         || demokit_fold_lent(&data).messages,
         || crate_fold(&data).messages,
-    )
-    .print("teehistorian/fold demokit-next_ref (lent) vs teehistorian crate");
+    );
     assert_eq!(
         demokit_walk_fold(&data).messages,
         crate_fold(&data).messages
     );
-    Ratio::measure(
+    compare(
+        "teehistorian/fold demokit TickWalk (every event, absolute) vs teehistorian crate",
         || demokit_walk_fold(&data).messages,
         || crate_fold(&data).messages,
-    )
-    .print("teehistorian/fold demokit TickWalk (every event, absolute) vs teehistorian crate");
+    );
+    // One player's positions (inputs stepped over, the others' moves skimmed) against
+    // the walks that follow every player: what a selection of one player's `x`, `y`
+    // columns saves over the whole `ticks` table.
+    let walks = [
+        (
+            "one-player",
+            WalkKind {
+                following: Some(&ALL_PLAYERS[FOLLOWED as usize..FOLLOWED as usize + 1]),
+                skipping_inputs: true,
+            },
+        ),
+        (
+            "following-all",
+            WalkKind {
+                following: Some(&ALL_PLAYERS),
+                skipping_inputs: true,
+            },
+        ),
+        (
+            "skipping-inputs",
+            WalkKind {
+                following: None,
+                skipping_inputs: true,
+            },
+        ),
+        (
+            "whole",
+            WalkKind {
+                following: None,
+                skipping_inputs: false,
+            },
+        ),
+    ];
+    let one = demokit_walk_positions(&data, walks[0].1);
+    for (name, kind) in &walks[1..] {
+        assert_eq!(demokit_walk_positions(&data, *kind), one, "{name}");
+    }
+    for (name, kind) in &walks[1..] {
+        compare(
+            &format!("teehistorian/walk one-player vs {name}"),
+            || demokit_walk_positions(&data, walks[0].1).0,
+            || demokit_walk_positions(&data, *kind).0,
+        );
+    }
+    compare(
+        "teehistorian/walk one-player vs teehistorian crate fold",
+        || demokit_walk_positions(&data, walks[0].1).0,
+        || crate_fold(&data).messages,
+    );
     let mut group = c.benchmark_group("teehistorian");
     group.sample_size(SAMPLES);
     group.throughput(Throughput::Bytes(data.len() as u64));
@@ -298,6 +412,11 @@ fn bench(c: &mut Criterion) {
         &data,
         |b, d| b.iter(|| crate_fold(d)),
     );
+    for (name, kind) in walks {
+        group.bench_with_input(BenchmarkId::new("walk", name), &data, |b, d| {
+            b.iter(|| demokit_walk_positions(d, kind))
+        });
+    }
     group.sample_size(20);
     group.throughput(Throughput::Elements(record_messages));
     let mut buf = Vec::new();
@@ -412,9 +531,13 @@ fn bench_info(c: &mut Criterion) {
             ),
             ("slice", demokit_parse, summary_slice_count),
         ] {
+            let label = format!("info/{kind}/{name}");
+            if !ratio::wanted(&label) {
+                continue;
+            }
             let r = alternating_ratios(data, parse, summary);
             eprintln!(
-                "info/{kind}/{name}: parse time / summary time = {:.2} (quartiles {:.2} to {:.2}, \
+                "{label}: parse time / summary time = {:.2} (quartiles {:.2} to {:.2}, \
                  range {:.2} to {:.2})",
                 r[r.len() / 2],
                 r[r.len() / 4],
