@@ -951,7 +951,7 @@ pub(crate) fn skip_player_diff(window: &[u8; INT_WINDOW]) -> Option<usize> {
 /// The end of the ten ints from byte 2 of `window`, when they fit its bytes 2..18 in
 /// ints of at most four bytes (the common input); else [`skip_ints`].
 #[inline(always)]
-fn skip_ten_from_two(window: &[u8; INT_WINDOW]) -> Option<usize> {
+pub(crate) fn skip_ten_from_two(window: &[u8; INT_WINDOW]) -> Option<usize> {
     const EXTEND: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
     let low = u64::from_le_bytes(*window[2..].first_chunk::<8>()?);
@@ -994,25 +994,6 @@ pub(crate) fn decode_player_new_old(
         return None;
     };
     Some((message, cid, c.start))
-}
-
-/// Where the ints of `window`'s first 48 bytes end, one bit per byte (bit i: byte i has
-/// no extend bit), if none of the ints in its first 40 bytes may be longer than four
-/// bytes (no four extend bits in a row start there); `None` otherwise. Read as a stream
-/// of ints, the bytes tell their ends without being decoded.
-#[inline(always)]
-pub(crate) fn int_ends(window: &[u8; INT_WINDOW]) -> Option<u64> {
-    const EXTEND: u64 = 0x8080_8080_8080_8080;
-    // Multiplying a word with one bit at the bottom of each byte by this gathers the
-    // eight bits, in order, into its top byte (the other products fall outside it).
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let mut extended = 0u64;
-    for (i, word) in window[..48].chunks_exact(8).enumerate() {
-        let word = u64::from_le_bytes(*word.first_chunk::<8>()?);
-        extended |= (((word & EXTEND) >> 7).wrapping_mul(GATHER) >> 56) << (8 * i);
-    }
-    let runs = extended & extended >> 1 & extended >> 2 & extended >> 3;
-    (runs & ((1 << 40) - 1) == 0).then_some(!extended & ((1 << 48) - 1))
 }
 
 /// The end of the `count` ints (at most ten) from `start` in `window`, found eight bytes
@@ -1310,36 +1291,6 @@ mod tests {
             Message::Ex(Ex::PlayerReady { cid: 0 }).kind_name(),
             "EX:teehistorian-player-ready@ddnet.tw"
         );
-    }
-
-    /// The mask of int ends is the bytes without the extend bit, and says when a run of
-    /// four extend bits starts in the first 40 bytes.
-    #[test]
-    fn int_ends_marks_the_bytes_without_extend_bit() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for round in 0..2000u32 {
-            let mut window = [0u8; INT_WINDOW];
-            for b in &mut window {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                // Mostly ends, sometimes runs of extend bits.
-                *b = if state.is_multiple_of(5) {
-                    0x80 | state as u8
-                } else {
-                    state as u8 & 0x7F
-                };
-            }
-            if round.is_multiple_of(3) {
-                window[(state % 40) as usize..][..4].fill(0xFF);
-            }
-            let long = (0..40).any(|i| window[i..i + 4].iter().all(|b| b & 0x80 != 0));
-            let want: u64 = (0..48)
-                .filter(|&i| window[i] & 0x80 == 0)
-                .map(|i| 1 << i)
-                .sum();
-            assert_eq!(int_ends(&window), (!long).then_some(want), "{window:?}");
-        }
     }
 
     mod skipping {

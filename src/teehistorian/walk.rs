@@ -50,8 +50,8 @@
 use super::error::{ReadError, ReadErrorKind};
 use super::format::MAX_CLIENTS;
 use super::message::{
-    INT_WINDOW, Message, decode_player_diff, decode_player_new_old, int_ends, skip_input,
-    skip_player_diff,
+    INT_WINDOW, Message, decode_player_diff, decode_player_new_old, skip_input, skip_player_diff,
+    skip_ten_from_two,
 };
 use super::reader::{MessageAt, Messages, TeehistorianReader, TeehistorianSlice};
 use super::semantic::{Event, EventKind, SemanticError, SemanticErrorKind, World};
@@ -208,6 +208,8 @@ struct WalkState {
     /// The clients whose moves are followed, one bit per client id
     /// ([`TickWalk::following`]); every one by default.
     followed: u128,
+    /// What the runs of a following walk remember from one to the next.
+    skim: Skim,
 }
 
 /// Walks a teehistorian body tick by tick, keeping the [`World`]; see the module docs.
@@ -252,6 +254,7 @@ impl<S: WalkSource> TickWalk<S> {
                 done: false,
                 skip_inputs: false,
                 followed: u128::MAX,
+                skim: Skim::new(),
             },
             pending: None,
         }
@@ -361,10 +364,10 @@ impl<S: WalkSource> TickWalk<S> {
         loop {
             if state.followed != u128::MAX && state.tick.is_some() {
                 let (followed, skip_inputs) = (state.followed, state.skip_inputs);
-                let world = &mut state.world;
-                state.records += self
-                    .source
-                    .skim(|rest, last_cid| skim_run(rest, last_cid, followed, skip_inputs, world));
+                let (world, skim) = (&mut state.world, &mut state.skim);
+                state.records += self.source.skim(|rest, last_cid| {
+                    skim_run(rest, last_cid, followed, skip_inputs, world, skim)
+                });
             }
             let offset = self.source.position();
             // The commonest message first, applied straight to the world.
@@ -530,6 +533,104 @@ impl WalkState {
     }
 }
 
+/// What a walk that follows a few clients remembers from run to run (see [`skim_run`]):
+/// the shape of the last move and of the last input it measured, and the clients whose
+/// inputs it may step over unchecked. Only the bytes decide a shape, so a shape stays
+/// right whatever the world does; `inputs_known` is kept right as its doc says.
+#[derive(Debug, Clone)]
+struct Skim {
+    /// What of a move's first word is its shape: the top bits of its client id (one
+    /// byte below 64) and the extend bits of its bytes.
+    move_mask: u64,
+    /// A move whose first word, masked with `move_mask`, is this has the shape of the
+    /// last move measured...
+    move_bits: u64,
+    /// ...and so its length.
+    move_len: usize,
+    /// An input whose first word, masked with [`INPUT_MASK`], is this (INPUT_DIFF or
+    /// INPUT_NEW, a one-byte client id below 64, the extend bits of its bytes 2..8)...
+    input_bits: u64,
+    /// ...and whose second word, masked with this (the extend bits of its bytes 8 to
+    /// its end)...
+    input_mask_high: u64,
+    /// ...is this, has the shape of the last input measured...
+    input_bits_high: u64,
+    /// ...and so its length.
+    input_len: usize,
+    /// The clients below 64 with an input stepped over in a run, one bit per client id.
+    /// [`World::skip_input`] of theirs can no longer fail: it fails only for an
+    /// INPUT_DIFF of a client with neither an input nor one stepped over, and the world
+    /// forgets neither (a DROP, a JOIN or a character's going leaves both), so the bits
+    /// need no clearing. The world is the walk's own from its start, never replaced.
+    inputs_known: u64,
+}
+
+/// The extend bit of each byte of a word.
+const EXTEND: u64 = 0x8080_8080_8080_8080;
+
+/// What of an input's first word [`Skim`] checks: its id (INPUT_DIFF or INPUT_NEW, which
+/// differ in bit 0), that its client id is one byte below 64, and the extend bits of the
+/// ints after.
+const INPUT_MASK: u64 = EXTEND & !0xFFFF | 0xC0FE;
+
+impl Skim {
+    /// Nothing measured yet, nobody's inputs known.
+    fn new() -> Self {
+        // Bits outside their masks: nothing matches before a message is measured.
+        Skim {
+            move_mask: 0,
+            move_bits: 1,
+            move_len: 0,
+            input_bits: 1,
+            input_mask_high: 0,
+            input_bits_high: 0,
+            input_len: 0,
+            inputs_known: 0,
+        }
+    }
+
+    /// Notes the shape of a move of `len` bytes whose first word is `word`, if it fits
+    /// the word.
+    #[inline(always)]
+    fn measured_move(&mut self, word: u64, len: usize) {
+        // A move is at least three bytes, so the shift is 0..=40; a longer one than the
+        // word keeps the last shape (and is measured each time).
+        if len <= 8 {
+            self.move_mask = 0xC0 | EXTEND & (u64::MAX >> (64 - 8 * len));
+            self.move_bits = word & self.move_mask;
+            self.move_len = len;
+        }
+    }
+
+    /// Notes the shape of an input of `len` bytes whose first words are `low` and
+    /// `high`, if it fits the two.
+    #[inline(always)]
+    fn measured_input(&mut self, low: u64, high: u64, len: usize) {
+        // An input is at least twelve bytes, so the shift is 0..=32; a longer one than
+        // the two words keeps the last shape.
+        if (9..=16).contains(&len) {
+            self.input_bits = low & INPUT_MASK;
+            self.input_mask_high = EXTEND & (u64::MAX >> (128 - 8 * len));
+            self.input_bits_high = high & self.input_mask_high;
+            self.input_len = len;
+        }
+    }
+}
+
+/// The `INT_WINDOW` bytes from `pos` in `rest`, if there are that many.
+#[inline(always)]
+fn window_at(rest: &[u8], pos: usize) -> Option<&[u8; INT_WINDOW]> {
+    rest.get(pos..)?.first_chunk::<INT_WINDOW>()
+}
+
+/// The `i`th little-endian word of `window`.
+#[inline(always)]
+fn word(window: &[u8; INT_WINDOW], i: usize) -> u64 {
+    let mut bytes = [0; 8];
+    bytes.copy_from_slice(&window[8 * i..8 * i + 8]);
+    u64::from_le_bytes(bytes)
+}
+
 /// Steps over the run of messages at the start of `rest` that a walk following only the
 /// clients of `followed` need not hand on (see [`TickWalk::following`]), all in the tick
 /// whose last player record is `last_cid`'s: the bytes stepped over, the new last client
@@ -537,10 +638,15 @@ impl WalkState {
 /// any message but player records and, with `skip_inputs`, inputs, or one that would be
 /// an error) ends the run, for the walk's other paths.
 ///
-/// Moves of clients not followed, most of a server's file, are found from a mask of
-/// where the window's ints end, one bit per byte, made once for several moves: the next
-/// move's start then follows from the mask alone, not from loading the bytes of the one
-/// before (that load, in a chain from message to message, was most of the time).
+/// Moves of clients not followed and inputs, most of a server's file, each take a loop
+/// of their own. The length of a message is what ties one message to the next (where
+/// the next one starts), and measuring it from its bytes (its ints' extend bits) was
+/// most of the time: instead a message whose extend bits are those of the last one
+/// measured has its length, which the processor knows before it has the bytes (it
+/// predicts the comparison), so it reads on; a message of another shape is measured.
+/// The shape decides the length as the bytes do: an int ends at its first byte without
+/// the extend bit (or at its fifth), so ints whose bytes have the same extend bits have
+/// the same lengths, whatever their values.
 #[inline(always)]
 fn skim_run(
     rest: &[u8],
@@ -548,40 +654,80 @@ fn skim_run(
     followed: u128,
     skip_inputs: bool,
     world: &mut World,
+    skim: &mut Skim,
 ) -> (usize, i32, u64) {
     let (mut pos, mut skimmed) = (0, 0);
-    while let Some(window) = rest.get(pos..).and_then(|r| r.first_chunk::<INT_WINDOW>()) {
-        // A run of moves from the mask, while they start in the window's first 32 bytes
-        // (each ends within 9 bytes of its start, as no int in the window's first 40
-        // bytes is longer than four).
-        let mut moved = 0;
-        if window[0] < 0x40
-            && let Some(ends) = int_ends(window)
-        {
-            while moved < 32 {
-                let cid = i32::from(window[moved]);
-                if cid >= 0x40
-                    || cid <= last_cid
-                    || followed & 1 << cid != 0
-                    || world.position(cid).is_none()
-                {
+    // The clients below 64 not followed.
+    let skimmed_clients = !(followed as u64);
+    loop {
+        // Moves of clients not followed, with a character.
+        while let Some(window) = window_at(rest, pos) {
+            let low = word(window, 0);
+            let len = if low & skim.move_mask == skim.move_bits {
+                skim.move_len
+            } else {
+                if window[0] >= 0x40 {
                     break;
                 }
-                // Bit 0 is the move's first int's first byte; the second set bit ends it.
-                let after = ends >> (moved + 1);
-                let second = after & after.wrapping_sub(1);
-                if second == 0 {
+                let Some(len) = skip_player_diff(window) else {
                     break;
-                }
-                moved += second.trailing_zeros() as usize + 2;
-                last_cid = cid;
-                skimmed += 1;
+                };
+                skim.measured_move(low, len);
+                len
+            };
+            // Below 64, as the shape or the check above says: the shift stays inside
+            // the word.
+            let cid = window[0];
+            debug_assert!(cid < 64);
+            if i32::from(cid) <= last_cid
+                || skimmed_clients >> cid & 1 == 0
+                || world.positions()[usize::from(cid)].is_none()
+            {
+                break;
             }
+            last_cid = i32::from(cid);
+            pos += len;
+            skimmed += 1;
         }
-        if moved > 0 {
-            pos += moved;
-            continue;
+        // Inputs.
+        while skip_inputs && let Some(window) = window_at(rest, pos) {
+            let (low, high) = (word(window, 0), word(window, 1));
+            let len = if (low & INPUT_MASK ^ skim.input_bits)
+                | (high & skim.input_mask_high ^ skim.input_bits_high)
+                == 0
+            {
+                skim.input_len
+            } else {
+                if low & 0xC0FE != 0x44 {
+                    break;
+                }
+                let Some(len) = skip_ten_from_two(window) else {
+                    break;
+                };
+                skim.measured_input(low, high, len);
+                len
+            };
+            // Below 64 (one byte without its top bits, as the shape or the check above
+            // says), so the shifts stay inside the word.
+            let cid = window[1];
+            debug_assert!(cid < 64);
+            if skim.inputs_known >> cid & 1 == 0 {
+                if world.skip_input(i32::from(cid), low & 1 != 0).is_err() {
+                    break;
+                }
+                skim.inputs_known |= 1 << cid;
+            } else {
+                // What makes the bit right: the world would take the input anyway (and
+                // it changes nothing, the client's bit being set there already).
+                debug_assert!(world.skip_input(i32::from(cid), low & 1 != 0).is_ok());
+            }
+            pos += len;
+            skimmed += 1;
         }
+        // Any other message the run takes, one at a time.
+        let Some(window) = window_at(rest, pos) else {
+            break;
+        };
         let Some((len, cid)) = skim_one(window, last_cid, followed, skip_inputs, world) else {
             break;
         };

@@ -159,7 +159,13 @@ fn walk_matches_events(data: &[u8]) {
     // A walk that steps over the inputs, or follows only some clients' moves, or both,
     // gives the same ticks, the followed clients' positions after each, the same other
     // events, error, record count and finish (in memory and over a stream).
-    for ids in [None, Some(&[0][..]), Some(&[1, 3, 64][..]), Some(&[][..])] {
+    for ids in [
+        None,
+        Some(&[0][..]),
+        Some(&[1, 3, 64][..]),
+        Some(&[2, 5, 33, 63][..]),
+        Some(&[][..]),
+    ] {
         for skip_inputs in [false, true] {
             if ids.is_none() && !skip_inputs {
                 continue;
@@ -506,4 +512,126 @@ fn a_generated_server_walks_the_same_when_following_a_few() {
     // Cut inside a run of moves and inside an input, the same.
     walk_matches_events(&data[..data.len() / 2]);
     walk_matches_events(&data[..data.len() / 3 + 5]);
+}
+
+/// An int of a length drawn by `shape` (0: one byte, 1: two, 2: three or four, 3: five)
+/// from `random`.
+fn int_of_shape(shape: u64, random: u64) -> i32 {
+    let magnitude = match shape {
+        0 => random % 64,
+        1 => 64 + random % 8_128,
+        2 => 8_192 + random % (1 << 26),
+        _ => (1 << 27) + random % (1 << 31),
+    } as i32;
+    if random >> 40 & 1 == 0 {
+        magnitude
+    } else {
+        -1 - magnitude
+    }
+}
+
+/// A crowded server's file: the clients `clients` (ascending) moving and changing inputs
+/// for `ticks` ticks, by amounts whose ints take one to five bytes in proportions `shapes`
+/// (the chance of each length, in 256ths: one byte for the rest), dying now and then and
+/// coming back; each tick's players and inputs in runs, as a server writes them. Random
+/// from `seed`.
+fn crowded_server(seed: u64, clients: &[i32], ticks: i32, shapes: [u64; 3]) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let int = |next: &mut dyn FnMut() -> u64| {
+        let draw = next() % 256;
+        let shape = match draw {
+            d if d < shapes[0] => 1,
+            d if d < shapes[0] + shapes[1] => 2,
+            d if d < shapes[0] + shapes[1] + shapes[2] => 3,
+            _ => 0,
+        };
+        int_of_shape(shape, next())
+    };
+    let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
+    for &cid in clients {
+        rec.record_player_join(cid, demokit::gamenet::Protocol::Six)
+            .unwrap();
+    }
+    let mut positions = vec![(0i32, 0i32); MAX_CLIENTS as usize];
+    let mut inputs = vec![[0i32; INPUT_INTS]; MAX_CLIENTS as usize];
+    for tick in 1..=ticks {
+        rec.begin_tick(tick).unwrap();
+        rec.begin_players().unwrap();
+        for &cid in clients {
+            if next() % 16 == 0 {
+                rec.record_dead_player(cid).unwrap();
+            } else {
+                let (x, y) = &mut positions[cid as usize];
+                *x = x.wrapping_add(int(&mut next));
+                *y = y.wrapping_add(int(&mut next));
+                rec.record_player(cid, *x, *y).unwrap();
+            }
+        }
+        rec.end_players().unwrap();
+        rec.begin_inputs().unwrap();
+        for &cid in clients {
+            if next() % 4 == 0 {
+                continue;
+            }
+            let input = &mut inputs[cid as usize];
+            for v in input.iter_mut() {
+                if next() % 3 != 0 {
+                    *v = v.wrapping_add(int(&mut next));
+                }
+            }
+            // Now and then a new unique client id: an INPUT_NEW.
+            let id = 1 + (tick / 5 + cid) as u32 * u32::from(next() % 8 != 0);
+            rec.record_player_input(cid, id.max(1), input).unwrap();
+        }
+        rec.end_inputs().unwrap();
+        rec.end_tick().unwrap();
+    }
+    rec.finish().unwrap()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A crowded server's file, whole or damaged (a few bytes changed: an extend bit, a
+    /// sign or the low bit, which turns INPUT_NEW into INPUT_DIFF, or any bits, and maybe
+    /// cut), walks as [`Events`] reads it when following a few clients and stepping over
+    /// the inputs too: the runs of moves and inputs a following walk skims, of every
+    /// shape, with the errors of every kind inside them (a move of a client without a
+    /// character, an INPUT_DIFF without an input, client ids out of order or range). Some
+    /// clients of 64 and above, whose ids take two bytes, go between the others' runs.
+    #[test]
+    fn crowded_servers_walk_the_same_when_following_a_few(
+        seed in any::<u64>(),
+        players in 1i32..=64,
+        high in proptest::sample::subsequence(vec![64, 100, 127], 0..=3),
+        ticks in 1i32..6,
+        shapes in (0u64..256, 0u64..16, 0u64..4),
+        changes in proptest::collection::vec(
+            (any::<prop::sample::Index>(), prop_oneof![Just(0x80u8), Just(0x40), Just(0x01), any::<u8>()]),
+            0..4,
+        ),
+        cut in proptest::option::of(any::<prop::sample::Index>()),
+    ) {
+        let shapes = [shapes.0.min(255 - shapes.1 - shapes.2), shapes.1, shapes.2];
+        let clients: Vec<i32> = (0..players).chain(high).collect();
+        let mut data = crowded_server(seed, &clients, ticks, shapes);
+        // The header stays whole.
+        let body = 17 + data[16..].iter().position(|&b| b == 0).unwrap();
+        for (at, bits) in changes {
+            if data.len() > body {
+                let at = body + at.index(data.len() - body);
+                data[at] ^= bits;
+            }
+        }
+        if let Some(cut) = cut {
+            data.truncate(cut.index(data.len() + 1));
+        }
+        walk_matches_events(&data);
+    }
 }
