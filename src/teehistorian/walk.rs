@@ -534,7 +534,7 @@ impl WalkState {
 }
 
 /// What a walk that follows a few clients remembers from run to run (see [`skim_run`]):
-/// the shape of the last move and of the last input it measured, and the clients whose
+/// the shape of a move and of an input it measured, and the clients whose
 /// inputs it may step over unchecked. Only the bytes decide a shape, so a shape stays
 /// right whatever the world does; `inputs_known` is kept right as its doc says.
 #[derive(Debug, Clone)]
@@ -542,8 +542,8 @@ struct Skim {
     /// What of a move's first word is its shape: the top bits of its client id (one
     /// byte below 64) and the extend bits of its bytes.
     move_mask: u64,
-    /// A move whose first word, masked with `move_mask`, is this has the shape of the
-    /// last move measured...
+    /// A move whose first word, masked with `move_mask`, is this has the shape
+    /// remembered...
     move_bits: u64,
     /// ...and so its length.
     move_len: usize,
@@ -553,7 +553,7 @@ struct Skim {
     /// ...and whose second word, masked with this (the extend bits of its bytes 8 to
     /// its end)...
     input_mask_high: u64,
-    /// ...is this, has the shape of the last input measured...
+    /// ...is this, has the shape remembered...
     input_bits_high: u64,
     /// ...and so its length.
     input_len: usize,
@@ -641,9 +641,10 @@ fn word(window: &[u8; INT_WINDOW], i: usize) -> u64 {
 /// Moves of clients not followed and inputs, most of a server's file, each take a loop
 /// of their own. The length of a message is what ties one message to the next (where
 /// the next one starts), and measuring it from its bytes (its ints' extend bits) was
-/// most of the time: instead a message whose extend bits are those of the last one
-/// measured has its length, which the processor knows before it has the bytes (it
-/// predicts the comparison), so it reads on; a message of another shape is measured.
+/// most of the time: instead a message whose extend bits are those of one measured
+/// before has its length, which the processor knows before it has the bytes (it
+/// predicts the comparison), so it reads on; a message of another shape is measured,
+/// and its shape remembered if the message before was measured too.
 /// The shape decides the length as the bytes do: an int ends at its first byte without
 /// the extend bit (or at its fifth), so ints whose bytes have the same extend bits have
 /// the same lengths, whatever their values.
@@ -659,6 +660,12 @@ fn skim_run(
     let (mut pos, mut skimmed) = (0, 0);
     // The clients below 64 not followed.
     let skimmed_clients = !(followed as u64);
+    // Where the last move and the last input measured end: a message of another shape
+    // that starts there (the second in a row) becomes the shape remembered, not one
+    // between messages of the remembered shape, which would cost those a second
+    // measurement each (a server's moves and inputs have one common shape, and their
+    // ints' lengths vary around it).
+    let (mut move_missed, mut input_missed) = (usize::MAX, usize::MAX);
     loop {
         // Moves of clients not followed, with a character.
         while let Some(window) = window_at(rest, pos) {
@@ -672,7 +679,10 @@ fn skim_run(
                 let Some(len) = skip_player_diff(window) else {
                     break;
                 };
-                skim.measured_move(low, len);
+                if pos == move_missed || skim.move_len == 0 {
+                    skim.measured_move(low, len);
+                }
+                move_missed = pos + len;
                 len
             };
             // Below 64, as the shape or the check above says: the shift stays inside
@@ -704,7 +714,10 @@ fn skim_run(
                 let Some(len) = skip_ten_from_two(window) else {
                     break;
                 };
-                skim.measured_input(low, high, len);
+                if pos == input_missed || skim.input_len == 0 {
+                    skim.measured_input(low, high, len);
+                }
+                input_missed = pos + len;
                 len
             };
             // Below 64 (one byte without its top bits, as the shape or the check above
