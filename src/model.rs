@@ -27,6 +27,9 @@
 //!   has an actor names it both ways), target, weapon and position; **chat**
 //!   ([`ChatLine`]) with sender and channel.
 //! - **Teams** by the game's own names ([`team`]), the code beside the name.
+//! - **Ticks of play**: the recording's first to last tick as `info` gives them; every
+//!   event, chat line and stint lies within them ([`keep_in_play`]: what a Source demo's
+//!   signon says, on the recording client's clock, is in the game at the first tick).
 
 pub use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, PlayerStint};
 
@@ -182,6 +185,25 @@ pub fn team(game: TeamGame, code: i32) -> Option<(i32, std::borrow::Cow<'static,
             named(if code == 2 { two } else { three })
         }
         _ => Some((code, Cow::Owned(format!("team {code}")))),
+    }
+}
+
+/// Moves every tick of `log` into the ticks of play `first..=last` (a format whose records
+/// can carry ticks outside them: a Source demo's frames before its first sync tick hold
+/// the recording client's clock): what happened before the first tick of play is in the
+/// game at that tick, and no stint lasts past the last.
+pub fn keep_in_play(log: &mut GameLog, first: i32, last: i32) {
+    let last = last.max(first);
+    let clamp = |tick: &mut i32| *tick = (*tick).clamp(first, last);
+    for event in &mut log.events {
+        clamp(&mut event.tick);
+    }
+    for line in &mut log.chat {
+        clamp(&mut line.tick);
+    }
+    for stint in &mut log.players {
+        clamp(&mut stint.first_tick);
+        clamp(&mut stint.last_tick);
     }
 }
 

@@ -487,9 +487,14 @@ impl EventLogger {
         self.builder.team_game(game);
     }
 
-    /// The log of the events added; `last_tick` closes the stints still open.
+    /// The log of the events added; `last_tick` (the file's last tick) closes the stints
+    /// still open. A join, drop, name or team recorded in the last tick would show from
+    /// the tick after it, which the file does not have: it is at the last tick instead
+    /// ([`keep_in_play`](crate::model::keep_in_play)).
     pub fn finish(self, last_tick: i32) -> GameLog {
-        self.builder.finish(last_tick)
+        let mut log = self.builder.finish(last_tick);
+        crate::model::keep_in_play(&mut log, i32::MIN, last_tick);
+        log
     }
 }
 

@@ -210,6 +210,30 @@ fn keeps_the_rules(shown: &str, batches: &[(Table, RecordBatch)], info: &Value) 
         assert!(first <= last, "{shown}: ticks {first}..{last}");
     }
     let players = rows(batches, Table::Players);
+    // Every event, chat line and stint lies within the ticks of play.
+    if files[0]["error"].is_null()
+        && let (Some(first), Some(last)) = (
+            files[0]["first_tick"].as_i64(),
+            files[0]["last_tick"].as_i64(),
+        )
+    {
+        let within = |tick: i64, what: &dyn std::fmt::Debug| {
+            assert!(
+                (first..=last).contains(&tick),
+                "{shown}: tick {tick} outside {first}..={last}: {what:?}"
+            )
+        };
+        for row in rows(batches, Table::Events)
+            .iter()
+            .chain(&rows(batches, Table::Chat))
+        {
+            within(int(row, "tick"), row);
+        }
+        for p in &players {
+            within(int(p, "first_tick"), p);
+            within(int(p, "last_tick"), p);
+        }
+    }
     // Whether the recording names the player `client_id` at `tick` (a stint of that
     // client id then has a name): a teehistorian file of version 1 names no one.
     let named = |client_id: i64, tick: i64| {

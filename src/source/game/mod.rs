@@ -481,8 +481,10 @@ fn clean(text: &str) -> String {
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct WalkEnd {
-    /// The tick of the last frame read.
+    /// The highest tick of a frame read (signon frames counted at 0).
     pub last_tick: i32,
+    /// The ticks of play of the frames read, as `info` counts them.
+    pub play: crate::source::summary::PlayTicks,
     /// The header's game directory (`tf`, `cstrike`, ...): the game, which names the teams.
     pub game_dir: String,
     /// The error that ended the walk early; everything before it was handed out.
@@ -632,6 +634,7 @@ pub fn walk_reader_with<R: Read>(
         };
         let offset = frame.offset;
         end.last_tick = end.last_tick.max(tick);
+        end.play.add(frame.frame.command(), frame.frame.tick);
         match &frame.frame.body {
             Body::DataTables(data) if options.entities || options.objects => {
                 let read = DataTables::decode(data, walk.state.protocol)
@@ -910,7 +913,13 @@ pub fn game_log_reader_with<R: Read>(
     log.team_game(crate::model::TeamGame::Source(
         crate::model::SourceGame::of_game_dir(&end.game_dir),
     ));
-    Ok((log.finish(end.last_tick), end.error))
+    let mut log = log.finish(end.play.last.unwrap_or(end.last_tick));
+    // What the signon said (the players there before the demo began) is in the game from
+    // its first tick of play; nothing is after its last.
+    if let (Some(first), Some(last)) = (end.play.first, end.play.last) {
+        crate::model::keep_in_play(&mut log, first, last);
+    }
+    Ok((log, end.error))
 }
 
 /// Adds what one item says to the log; `users` maps user ids to slots and names.
