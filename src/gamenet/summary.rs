@@ -360,6 +360,27 @@ impl GameLogBuilder {
         self.stints.touch(client_id, tick, country, team);
     }
 
+    /// The player of `client_id` is named `name` at `tick`, its other facts unknown or as
+    /// they were (a format that names a player apart from its team: Source's `userinfo`).
+    pub fn player_name(&mut self, client_id: i32, tick: i32, name: &str) {
+        if let Some(s) = self.stints.get(client_id) {
+            if s.name != name {
+                s.name.clear();
+                s.name.push_str(name);
+            }
+            s.last_tick = s.last_tick.max(tick);
+        }
+    }
+
+    /// The player of `client_id` is in team `team` at `tick`, its other facts as they were
+    /// (Source: a `player_team` event, or the player entity's `m_iTeamNum`).
+    pub fn player_team(&mut self, client_id: i32, tick: i32, team: i32) {
+        if let Some(s) = self.stints.get(client_id) {
+            s.team = Some(team);
+            s.last_tick = s.last_tick.max(tick);
+        }
+    }
+
     /// A chat line was said.
     pub fn chat(&mut self, line: ChatLine) {
         self.log.chat.push(line);

@@ -123,8 +123,13 @@ impl Recording {
                 Ok((log, error.map(Into::into)))
             }
             Format::SourceDemo => {
-                // Streamed: memory does not grow with the file.
-                let (log, error) = crate::source::game::game_log_reader(self.reader()?)?;
+                // Streamed: memory does not grow with the file. The entities give every
+                // player's team, which the events say only for those who changed it.
+                let (log, error) = crate::source::game::game_log_reader_with(
+                    self.reader()?,
+                    crate::source::game::Walk::entities(),
+                    |_| {},
+                )?;
                 Ok((log, error.map(Into::into)))
             }
             _ => Err(self.unsupported(Operation::GameLog)),

@@ -250,3 +250,37 @@ fn chat_players_and_events_of_source_demos() {
     let out = run("dump", &file, &["--objects"]);
     assert!(stdout(&out).contains("kind=player_spawn record=event userid="));
 }
+
+/// Issue 49's D2 and D3 on the TF2 fixture (a SourceTV-less POV demo whose player never
+/// changed team, so no `player_team` event names it): `players` takes the team from the
+/// player's entity (RED, 2), and the stint lies within the ticks `info` gives, where the
+/// signon frames' client clock once made it end at tick 236 of a demo that ends at 115.
+#[test]
+fn source_players_have_the_entitys_team_and_stay_within_the_ticks_of_play() {
+    let Some(file) = common::shared_file("real-fixtures/source/tf2_cp_gullywash_small.dem") else {
+        return;
+    };
+    let info = json_lines(&run("info", &file, &["--json"]));
+    let (first, last) = (
+        info[0]["first_tick"].as_i64().unwrap(),
+        info[0]["last_tick"].as_i64().unwrap(),
+    );
+    let players = json_lines(&run("players", &file, &["--json"]));
+    assert_eq!(players.len(), 1, "{players:?}");
+    let p = &players[0];
+    assert_eq!(p["name"], "Icewind | demos.tf");
+    assert_eq!(
+        (&p["team"], &p["team_name"]),
+        (&Value::from(2), &Value::from("RED"))
+    );
+    for key in ["first_tick", "last_tick"] {
+        let tick = p[key].as_i64().unwrap();
+        assert!(
+            (first..=last).contains(&tick),
+            "{key} {tick} outside {first}..={last}"
+        );
+    }
+    // The text names the team the game's way, not Teeworlds' (D7).
+    let text = stdout(&run("players", &file, &[]));
+    assert!(text.contains("RED (2)"), "{text}");
+}

@@ -927,7 +927,8 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
     match item {
         Item::Join { tick, slot, player } => {
             log.join(slot, tick);
-            log.player(slot, tick, &player.name, "", -1, 0);
+            // The team is not the join's to say: a `player_team` event or the entity does.
+            log.player_name(slot, tick, &player.name);
             users.retain(|u| u.1 != slot);
             users.push((i64::from(player.user_id), slot, player.name.clone()));
             log.event(EventLine::new(tick, EventKind::Join).by(slot, &player.name));
@@ -939,7 +940,7 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
         Item::Rename {
             tick, slot, player, ..
         } => {
-            log.player(slot, tick, &player.name, "", -1, 0);
+            log.player_name(slot, tick, &player.name);
             if let Some(u) = users.iter_mut().find(|u| u.1 == slot) {
                 u.2.clone_from(&player.name);
             }
@@ -984,12 +985,21 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
                         let mut line = EventLine::new(event.tick, EventKind::Team).by(slot, &name);
                         line.team = Some(team as i32);
                         log.event(line);
-                        log.player(slot, event.tick, &name, "", -1, team as i32);
+                        log.player_team(slot, event.tick, team as i32);
                     }
                 }
                 _ => {}
             }
         }
-        Item::Text { .. } | Item::Players { .. } | Item::Entity { .. } => {}
+        // The entities know every player's team, also where no `player_team` event said it
+        // (SourceTV, players there before the recording began).
+        Item::Players { tick, players } => {
+            for p in players {
+                if let Some(team) = p.team {
+                    log.player_team(p.index as i32 - 1, tick, team as i32);
+                }
+            }
+        }
+        Item::Text { .. } | Item::Entity { .. } => {}
     }
 }
