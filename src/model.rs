@@ -276,15 +276,9 @@ impl Selection {
                     Ok(id) => {
                         let mut known: Vec<i32> = log.players.iter().map(|p| p.client_id).collect();
                         known.sort_unstable();
-                        known.dedup();
-                        let known: Vec<String> = known.iter().map(i32::to_string).collect();
                         return Err(format!(
                             "no player with client id {id}: the ids are {}",
-                            if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            }
+                            listed(known.iter().map(i32::to_string))
                         ));
                     }
                     Err(_) => {
@@ -294,14 +288,9 @@ impl Selection {
                             .map(|p| format!("{:?}", p.name))
                             .collect();
                         known.sort();
-                        known.dedup();
                         return Err(format!(
                             "no player named {player:?}: the players are {}",
-                            if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            }
+                            listed(known.into_iter())
                         ));
                     }
                 }
@@ -323,6 +312,17 @@ impl Selection {
             ticks: self.ticks,
             client_ids,
         })
+    }
+}
+
+/// `items` (sorted) joined by commas, each once, or `none`: what an error lists.
+fn listed(items: impl Iterator<Item = String>) -> String {
+    let mut items: Vec<String> = items.collect();
+    items.dedup();
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
     }
 }
 

@@ -158,12 +158,7 @@ pub(crate) fn export(
         let (how, partition) = match read_for_export(&job) {
             Ok(Some(ExportFile::Recording(recording))) => {
                 if let Some(described) = &described {
-                    let selected = match recording.select(
-                        &select.kind,
-                        &select.players,
-                        select.ticks.from,
-                        select.ticks.to,
-                    ) {
+                    let selected = match select.resolve(&recording) {
                         Ok(selected) => selected,
                         Err(e) => {
                             let mut tally = tally.lock().unwrap_or_else(|p| p.into_inner());

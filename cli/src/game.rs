@@ -201,12 +201,7 @@ pub(crate) fn listing_job(
             json,
         );
     }
-    let selected = match recording.select(
-        &select.kind,
-        &select.players,
-        select.ticks.from,
-        select.ticks.to,
-    ) {
+    let selected = match select.resolve(&recording) {
         Ok(selected) => selected,
         Err(e) => return Done::error(path, Some(recording.format()), &e, json),
     };

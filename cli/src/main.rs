@@ -95,6 +95,16 @@ impl Ticks {
 }
 
 impl Select {
+    /// The selection checked against `recording` (its players' names resolved): an
+    /// [`Error::Argument`](demokit::recording::Error) that lists what exists when it
+    /// selects nothing.
+    fn resolve(
+        &self,
+        recording: &demokit::recording::Recording,
+    ) -> Result<demokit::model::Selected, demokit::recording::Error> {
+        recording.select(&self.kind, &self.players, self.ticks.from, self.ticks.to)
+    }
+
     /// The selection as its options say it (`--kind kill --from 30s`), `None` when it
     /// selects everything: what `export` records in each `files` row.
     fn described(&self) -> Option<String> {
