@@ -59,6 +59,32 @@ fn tf2_gullywash_has_its_recorder_and_the_time_left() {
     assert_eq!(chat, [(String::new(), "#TF_timeleft 29 55".into())]);
 }
 
+/// Issue 49's D1: Portal 2's mods write `userinfo` in 140 bytes (the XUID layout padded
+/// to 4 bytes): the name is read after the XUID, not from its bytes (`"\x01\x10"`).
+#[test]
+fn portal_2_mods_name_their_player() {
+    for (file, map, guid) in [
+        (
+            "aperturetag_gg_a1_intro4.dem",
+            "gg_a1_intro4",
+            "STEAM_1:0:44791181",
+        ),
+        (
+            "portal_stories_mel_intro.dem",
+            "st_a1_mel_intro",
+            "STEAM_1:0:44791181",
+        ),
+        ("twtm_tm_map_02b.dem", "tm_map_02b", "STEAM_1:0:0"),
+    ] {
+        let (found_map, players, _) = facts(file).unwrap();
+        assert_eq!(found_map, map, "{file}");
+        assert_eq!(players.len(), 1, "{file}: {players:?}");
+        assert_eq!(players[0].0, "NeKz", "{file}");
+        assert_eq!(players[0].1, guid, "{file}");
+        assert!(!players[0].2, "{file}");
+    }
+}
+
 #[test]
 fn left_4_dead_has_one_player_and_three_bots() {
     let (map, players, chat) = facts("l4d1_37_v1005.dem").unwrap();

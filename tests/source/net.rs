@@ -142,7 +142,8 @@ fn every_packet_of_every_source_demo_decodes_and_encodes_back() {
             w.cut_short
         )
         .unwrap();
-        assert!(w.packets > 100 && w.messages > w.packets, "{name}: {w:?}");
+        // The shortest, a Portal 2 mod's speedrun segment, has 80 packets.
+        assert!(w.packets > 50 && w.messages > w.packets, "{name}: {w:?}");
         // Only the HLTV server's recording of the fixtures was never finished.
         assert_eq!(w.cut_short, name.contains("hltv_server"), "{name}");
         if w.unknown > 0 || !w.errors.is_empty() || w.re_encoded_differently > 0 {

@@ -4,7 +4,9 @@
 //! and Left 4 Dead 1.0.0.5), 144 bytes starting with a 64-bit XUID, whose XUID, user id
 //! and friends id are big-endian (Left 4 Dead from 1.0.4.0, Left 4 Dead 2, Portal 2), and
 //! CS:GO's 344 bytes: a 64-bit version, then the XUID and 128-byte names, its integers
-//! big-endian too.
+//! big-endian too. Portal 2's mods (Aperture Tag, Portal Stories: Mel, Thinking with Time
+//! Machine) write the XUID layout in 140 bytes: the same fields, the struct padded to 4
+//! bytes rather than 8 (a 132-byte entry has no XUID: Left 4 Dead 1.0.0.5).
 
 use binrw::{BinRead, binrw};
 use std::io::Cursor;
@@ -24,7 +26,8 @@ struct InfoLittle {
     is_hltv: u8,
 }
 
-/// The 144-byte layout (little-endian where a field does not say otherwise).
+/// The 144-byte layout (140 in Portal 2's mods; little-endian where a field does not say
+/// otherwise).
 #[binrw]
 #[brw(little)]
 #[derive(Debug, Clone)]
@@ -101,7 +104,7 @@ impl PlayerInfo {
                 hltv: i.is_hltv != 0,
                 xuid: Some(i.xuid),
             })
-        } else if data.len() >= 144 {
+        } else if data.len() >= 140 {
             let i = InfoXuid::read(&mut cursor).ok()?;
             Some(PlayerInfo {
                 name: text(&i.name),
