@@ -64,7 +64,7 @@ impl Operation {
             Operation::Convert => "convert",
             Operation::Markers => "markers",
             Operation::ExtractMap => "extract-map",
-            Operation::GameLog => "the game layer (chat, players, events)",
+            Operation::GameLog => "read the game (chat, players, events)",
             Operation::GameObjects => "dump --objects",
             Operation::Render => "render",
             Operation::Page => "report",

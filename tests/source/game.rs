@@ -60,7 +60,9 @@ fn tf2_gullywash_has_its_recorder_and_the_time_left() {
 }
 
 /// Issue 49's D1: Portal 2's mods write `userinfo` in 140 bytes (the XUID layout padded
-/// to 4 bytes): the name is read after the XUID, not from its bytes (`"\x01\x10"`).
+/// to 4 bytes): the name is read after the XUID, not from its bytes (`"\x01\x10"`). And
+/// D5 in part: Portal Reloaded is read (Portal Revolution, protocol 13703, is still
+/// refused: it has messages of its own).
 #[test]
 fn portal_2_mods_name_their_player() {
     for (file, map, guid) in [
@@ -75,6 +77,12 @@ fn portal_2_mods_name_their_player() {
             "STEAM_1:0:44791181",
         ),
         ("twtm_tm_map_02b.dem", "tm_map_02b", "STEAM_1:0:0"),
+        // Portal Reloaded numbers its protocol 1000; its messages are Portal 2's (D5).
+        (
+            "portalreloaded_sp_a1_pr_map_004.dem",
+            "sp_a1_pr_map_004",
+            "STEAM_1:0:44791181",
+        ),
     ] {
         let (found_map, players, _) = facts(file).unwrap();
         assert_eq!(found_map, map, "{file}");

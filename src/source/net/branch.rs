@@ -26,7 +26,8 @@ pub enum Branch {
     Left4Dead,
     /// Left 4 Dead 2 (demo protocol 4, game directory `left4dead2`).
     Left4Dead2,
-    /// Portal 2 and the mods built on it (demo protocol 4, network protocol 2001).
+    /// Portal 2 and the mods built on it (demo protocol 4, network protocol 2001), and
+    /// Portal Reloaded (1000).
     Portal2,
     /// Counter-Strike: Global Offensive (demo protocol 4, network protocol 13000 to 13999,
     /// game directory `csgo`): protobuf messages behind a varint number and size
@@ -85,6 +86,12 @@ impl Protocol {
                 Branch::Left4Dead
             }
             4 if network == 2001 => Branch::Portal2,
+            // Portal Reloaded, a game of its own on Portal 2's engine, numbers its protocol
+            // apart; its messages are Portal 2's. (Portal Revolution's 13703 is not: it
+            // sends a message 62 Portal 2 does not have.)
+            4 if network == 1000 && game_dir.eq_ignore_ascii_case(b"portalreloaded") => {
+                Branch::Portal2
+            }
             4 if game_dir.eq_ignore_ascii_case(b"csgo") && (13000..=13999).contains(&network) => {
                 Branch::CsGo
             }
