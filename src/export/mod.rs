@@ -902,10 +902,13 @@ impl Exporter {
         } else {
             walk.skipping_inputs()
         };
-        // Only the selected players' moves are followed (the others' are stepped over).
+        // Only the selected players' moves are followed (the others' are stepped over);
+        // no one's when no `ticks` row is wanted (the players, chat and events come from
+        // joins, drops, messages and commands, never from moves).
         let walk = match &self.selection.client_ids {
             Some(ids) => walk.following(ids),
-            _ => walk,
+            None if !wanted.positions => walk.following(&[]),
+            None => walk,
         };
         let end = if self.pipelined {
             // Batches of rows go to this thread, and their buffers come back for reuse.
@@ -1110,7 +1113,8 @@ impl Exporter {
         let typed = self.wants(Table::GameEvents);
         let positions = self.wants(Table::Ticks);
         let options = Walk {
-            entities: positions,
+            // The entities give the positions, and every player's team.
+            entities: positions || self.wants(Table::Players),
             ..Walk::default()
         };
         // The players' names by slot, as the walk has met them so far.

@@ -509,3 +509,31 @@ proptest! {
         }
     }
 }
+
+/// A read of the game log alone (no `ticks`, no `inputs`: a teehistorian walk that follows
+/// no one's moves and steps over the inputs) gives the `players`, `events` and `chat` rows
+/// of the whole read, on every real recording.
+#[test]
+fn the_game_log_alone_reads_as_the_whole() {
+    let recordings = recordings();
+    common::check_total("real recordings", recordings.len(), 17);
+    let log_tables = [Table::Players, Table::Events, Table::Chat];
+    for path in &recordings {
+        let whole = export(path);
+        let data = std::fs::read(path).unwrap();
+        let mut alone = Vec::new();
+        let mut exporter = Exporter::with_tables(&log_tables);
+        let mut sink = |table, batch| alone.push((table, batch));
+        exporter.add(&path.display().to_string(), &data, &mut sink);
+        exporter.finish(&mut sink);
+        for table in log_tables {
+            assert_eq!(
+                rows(&alone, table),
+                rows(&whole, table),
+                "{}: {}",
+                path.display(),
+                table.name()
+            );
+        }
+    }
+}
