@@ -223,7 +223,7 @@ impl Page {
             .collect();
         let samples_kept = players.iter().map(|p| p.track.tick.len()).sum();
         let seconds = match (g.first_tick, g.last_tick) {
-            (Some(a), Some(b)) if g.tick_rate > 0.0 => f64::from(b - a) / g.tick_rate,
+            (Some(a), Some(b)) if g.tick_rate > 0.0 => (f64::from(b) - f64::from(a)) / g.tick_rate,
             _ => 0.0,
         };
         let range = g.first_tick.zip(g.last_tick);

@@ -790,7 +790,7 @@ pub(crate) fn build(
         let _ = write!(title, " | {}", g.date);
     }
     if let Some((a, b)) = ticks {
-        let seconds = f64::from(b - a) / g.tick_rate;
+        let seconds = (f64::from(b) - f64::from(a)) / g.tick_rate;
         let _ = write!(title, " | {} (ticks {a}-{b})", duration(seconds));
     }
     let mut note = Vec::new();
