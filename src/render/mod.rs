@@ -1028,7 +1028,10 @@ fn segments(track: &Track, source: bool, tick_rate: f64, step: u32) -> Vec<Vec<[
     let mut last: Option<(i32, f32, f32)> = None;
     for &(tick, x, y) in &track.samples {
         let broken = last.is_none_or(|(t, lx, ly)| {
-            tick - t > max_gap || (x - lx).abs() > max_jump || (y - ly).abs() > max_jump
+            // In i64: a damaged recording's ticks can lie any distance apart.
+            i64::from(tick) - i64::from(t) > i64::from(max_gap)
+                || (x - lx).abs() > max_jump
+                || (y - ly).abs() > max_jump
         });
         if broken {
             out.push(Vec::new());
@@ -1063,7 +1066,7 @@ fn spawn_marks(g: &Gathered, players: &[PlayerPath]) -> Vec<Mark> {
             let spawn = match last {
                 None => true,
                 Some(t) => {
-                    tick - t > g.step.max(1) as i32
+                    i64::from(tick) - i64::from(t) > i64::from(g.step.max(1))
                         && died.is_some_and(|d| d.iter().any(|&dt| (t - 1..=tick).contains(&dt)))
                 }
             };
