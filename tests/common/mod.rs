@@ -7,7 +7,7 @@
 //! game server (`server`). The tool's tests add running the binary (`cli/tests/cli/run.rs`).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The repository's root directory: the package's own for the library's tests, the parent
 /// of `cli/` for the tool's.
@@ -50,6 +50,24 @@ pub fn bundled_dir() -> PathBuf {
 /// and `DEMOKIT_SHARED` is unset: CI must run every test.
 pub fn shared_dir() -> Option<PathBuf> {
     Some(full_corpus().unwrap_or_else(bundled_dir))
+}
+
+/// Every file under `dir` (searched recursively) whose extension is `extension`, sorted.
+pub fn files_with_extension(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == extension) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// The full corpus `DEMOKIT_SHARED` names, or `None` when the variable is unset (a panic in

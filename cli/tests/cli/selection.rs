@@ -12,38 +12,24 @@ use std::path::{Path, PathBuf};
 /// Every row of the Parquet files under `dir`, as column name to JSON value.
 fn parquet_rows(dir: &Path) -> Vec<BTreeMap<String, Value>> {
     let mut rows = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "parquet") {
-                continue;
-            }
-            let file = std::fs::File::open(&path).unwrap();
-            let reader =
-                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                    .unwrap()
-                    .build()
-                    .unwrap();
-            for batch in reader {
-                let batch = batch.unwrap();
-                let schema = batch.schema();
-                for row in 0..batch.num_rows() {
-                    rows.push(
-                        schema
-                            .fields()
-                            .iter()
-                            .zip(batch.columns())
-                            .map(|(f, c)| {
-                                (f.name().clone(), crate::game_model::cell(c.as_ref(), row))
-                            })
-                            .collect(),
-                    );
-                }
+    for path in common::files_with_extension(dir, "parquet") {
+        let file = std::fs::File::open(&path).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        for batch in reader {
+            let batch = batch.unwrap();
+            let schema = batch.schema();
+            for row in 0..batch.num_rows() {
+                rows.push(
+                    schema
+                        .fields()
+                        .iter()
+                        .zip(batch.columns())
+                        .map(|(f, c)| (f.name().clone(), crate::game_model::cell(c.as_ref(), row)))
+                        .collect(),
+                );
             }
         }
     }
