@@ -366,11 +366,16 @@ enum Command {
     /// and credentials, chat, drop reasons and header fields are taken out; everything else
     /// is kept byte for byte, at the same ticks.
     ///
-    /// Teehistorian files and Teeworlds/DDNet demos (a Source demo exits 1). In a demo the
-    /// names and clans of ClientInfo items and 0.7 Sv_ClientInfo messages become pseudonyms
-    /// (names in chat, broadcasts, the MOTD and votes too), --chat drops Sv_Chat chunks, and
-    /// --all means --names --chat all; --credentials, --drop-reasons and --clear-header mean
-    /// nothing for a demo and are refused (exit 2). Names become
+    /// Teehistorian files, Teeworlds/DDNet demos and Source demos (CS:GO's exit 1). In a
+    /// demo the names and clans of ClientInfo items and 0.7 Sv_ClientInfo messages become
+    /// pseudonyms (names in chat, broadcasts, the MOTD and votes too), --chat drops Sv_Chat
+    /// chunks, and --all means --names --chat all. In a Source demo the players' userinfo
+    /// entries get pseudonyms and lose their Steam ids and spray CRCs, names are replaced
+    /// in events, chat and console text, voice data goes, --chat drops chat lines and the
+    /// recorder's say commands, --server the server's name, address, host name, passwords
+    /// and connect/rcon commands, and --all means --names --chat all --server.
+    /// --credentials, --drop-reasons and --clear-header mean nothing for a demo of either
+    /// kind and are refused (exit 2). Names become
     /// `player-<8 hex>` and `clan-<6 hex>` from HMAC-SHA256 with the key of --key-file (the
     /// same name gets the same pseudonym in every file scrubbed with that key), or
     /// `player-1`, `player-2`, ... per file without one (so over several files, with
@@ -408,7 +413,8 @@ enum Command {
         drop_reasons: bool,
         /// Take out what identifies the server: its name, port and address, the free text
         /// of its version, and every config setting that is not a plain number (MOTD,
-        /// welcome text, ...); a demo's MOTD messages.
+        /// welcome text, ...); a demo's MOTD messages; a Source demo's server name and
+        /// address, host name, passwords and connect/rcon commands.
         #[arg(long)]
         server: bool,
         /// Empty this header key (repeatable), e.g. game_uuid, or take one setting out

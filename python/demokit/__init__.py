@@ -805,10 +805,11 @@ def scrub(
     mapping: Optional[PathLike] = None,
     overwrite: bool = False,
 ) -> Dict[str, Any]:
-    """Writes a teehistorian file or a Teeworlds demo with what the options name taken out,
-    as ``demokit scrub`` does: ``names`` (or a ``key``) gives players and clans pseudonyms
-    (with a key the same in every file), ``chat`` drops ``"all"`` chat, ``"whispers"`` or
-    ``"team"`` chat, ``server`` what identifies the server (its name, port, address,
+    """Writes a teehistorian file, a Teeworlds demo or a Source demo (not CS:GO's yet) with
+    what the options name taken out, as ``demokit scrub`` does: ``names`` (or a ``key``)
+    gives players and clans pseudonyms (with a key the same in every file; in a Source demo
+    Steam ids, addresses and voice go too), ``chat`` drops ``"all"`` chat, ``"whispers"``
+    or ``"team"`` chat, ``server`` what identifies the server (its name, port, address,
     MOTD and every free-text setting), ``credentials``, ``drop_reasons`` and
     ``clear_header`` (teehistorian only) drop credential commands, empty drop reasons and
     header keys (``config.NAME`` takes one setting out; a key no header holds raises);

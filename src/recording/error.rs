@@ -88,8 +88,9 @@ impl Operation {
             | Operation::GameObjects
             | Operation::Render
             | Operation::Page
-            | Operation::Select => ALL,
-            Operation::Trim | Operation::Scrub => TEEWORLDS,
+            | Operation::Select
+            | Operation::Scrub => ALL,
+            Operation::Trim => TEEWORLDS,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }
     }

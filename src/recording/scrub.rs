@@ -3,6 +3,7 @@
 
 use super::{Error, Format, Operation, Recording};
 use crate::scrub::{ChatFilter, Mapping, Pseudonyms, ScrubOptions};
+use crate::source::scrub::{ScrubError as SourceScrubError, ScrubReport as SourceScrubReport};
 use crate::teehistorian::scrub::{
     ScrubError as TeehistorianScrubError, ScrubReport as TeehistorianScrubReport,
 };
@@ -19,6 +20,8 @@ pub enum ScrubReport {
     TwDemo(DemoScrubReport),
     /// A teehistorian file's scrub.
     Teehistorian(TeehistorianScrubReport),
+    /// A Source demo's scrub.
+    Source(SourceScrubReport),
 }
 
 impl ScrubReport {
@@ -28,6 +31,7 @@ impl ScrubReport {
         match self {
             ScrubReport::TwDemo(report) => &report.mapping,
             ScrubReport::Teehistorian(report) => &report.mapping,
+            ScrubReport::Source(report) => &report.mapping,
         }
     }
 }
@@ -100,6 +104,27 @@ impl Recording {
                         e => failed(e.offset(), &e),
                     })?;
                 Ok(ScrubReport::Teehistorian(report))
+            }
+            Format::SourceDemo => {
+                // Read twice as a stream, as the others.
+                let open = || self.reader().map_err(std::io::Error::other);
+                let report = crate::source::scrub::scrub_reader(open, options, &mut out).map_err(
+                    |e| match e {
+                        SourceScrubError::Write {
+                            source: crate::source::WriteError::Io(e),
+                            ..
+                        } => Error::write(e),
+                        SourceScrubError::Options(_) => failed(None, &e),
+                        // A branch the scrub cannot rewrite yet: refused as an operation a
+                        // format lacks is.
+                        SourceScrubError::Unsupported(_) => Error::Refused {
+                            operation: Operation::Scrub,
+                            message: e.to_string(),
+                        },
+                        e => failed(e.offset(), &e),
+                    },
+                )?;
+                Ok(ScrubReport::Source(report))
             }
             _ => Err(self.unsupported(Operation::Scrub)),
         }

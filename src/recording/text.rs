@@ -711,6 +711,23 @@ impl Display for super::ScrubReport {
                 }
                 row(f, "pseudonyms", report.mapping.len())
             }
+            super::ScrubReport::Source(report) => {
+                if !report.changed() {
+                    row(f, "unchanged", "nothing to scrub was found")?;
+                }
+                row(f, "frames", report.frames)?;
+                row(f, "frames edited", report.frames_rewritten)?;
+                row(f, "players", report.players_rewritten)?;
+                row(f, "events", report.events_rewritten)?;
+                row(f, "texts", report.texts_rewritten)?;
+                for (kind, n) in &report.dropped {
+                    row(f, "dropped", format_args!("{n} {kind}"))?;
+                }
+                if !report.header_fields.is_empty() {
+                    row(f, "header changed", report.header_fields.join(", "))?;
+                }
+                row(f, "pseudonyms", report.mapping.len())
+            }
         }
     }
 }

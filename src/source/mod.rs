@@ -22,6 +22,7 @@ pub mod net;
 pub mod profile;
 pub mod reader;
 pub mod repair;
+pub mod scrub;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;
@@ -35,4 +36,5 @@ pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite, rewrite_read
 
 // The operations every format has, under the same names at the format's root.
 pub use repair::{RepairError, RepairOptions, RepairReport, repair, repair_reader};
+pub use scrub::{ScrubError, ScrubReport, scrub, scrub_reader};
 pub use summary::{Summary, validate};

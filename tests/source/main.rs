@@ -16,6 +16,7 @@ mod net_props;
 mod props;
 mod real;
 mod repair;
+mod scrub;
 mod streaming;
 mod tf_demo_parser;
 

@@ -284,3 +284,66 @@ fn source_players_have_the_entitys_team_and_stay_within_the_ticks_of_play() {
     let text = stdout(&run("players", &file, &[]));
     assert!(text.contains("RED (2)"), "{text}");
 }
+
+/// `scrub --all` of a Source demo: the output validates, the players and chat read back
+/// with pseudonyms and without chat, the JSON report counts the pseudonyms without naming
+/// anyone, and `--mapping` holds the one name it replaced. A CS:GO demo is refused by name
+/// (exit 1) and nothing is written.
+#[test]
+fn scrub_gives_source_players_pseudonyms_and_drops_their_chat() {
+    let input = common::root().join("fixtures/source/l4d2_2100_v2220.dem");
+    let output = scratch("scrubbed.dem");
+    let mapping = scratch("mapping.json");
+    let _ = std::fs::remove_file(&mapping);
+    let out = demokit(&[
+        "scrub".as_ref(),
+        "--all".as_ref(),
+        "--json".as_ref(),
+        "-f".as_ref(),
+        "--mapping".as_ref(),
+        mapping.as_os_str(),
+        input.as_os_str(),
+        output.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("aciidz"), "{text}");
+    let report = &json_lines(&out)[0];
+    assert_eq!(report["pseudonyms"], 1, "{report}");
+    assert_eq!(report["dropped"]["SayText2"], 1, "{report}");
+    let names: Value = serde_json::from_slice(&std::fs::read(&mapping).unwrap()).unwrap();
+    assert_eq!(names["names"]["aciidz"], "player-1", "{names}");
+
+    let out = run("validate", &output, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run("players", &output, &["--json"]);
+    let players = json_lines(&out);
+    assert_eq!(players[0]["name"], "player-1", "{players:?}");
+    let out = run("chat", &output, &["--json"]);
+    assert!(json_lines(&out).is_empty(), "{}", stdout(&out));
+    let bytes = std::fs::read(&output).unwrap();
+    assert!(
+        !bytes.windows(8).any(|w| w == b"STEAM_1:"),
+        "a SteamID is left"
+    );
+    let _ = std::fs::remove_file(&output);
+    let _ = std::fs::remove_file(&mapping);
+}
+
+/// A CS:GO demo's scrub is refused by name (exit 1), and nothing is written.
+#[test]
+fn scrub_refuses_a_csgo_demo_by_name() {
+    let Some(csgo) = common::csgo_demo() else {
+        return;
+    };
+    let refused = scratch("csgo.dem");
+    let out = demokit(&[
+        "scrub".as_ref(),
+        "--all".as_ref(),
+        csgo.as_os_str(),
+        refused.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("CS:GO"), "{}", stderr(&out));
+    assert!(!refused.exists());
+}

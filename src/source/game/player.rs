@@ -8,7 +8,7 @@
 //! Machine) write the XUID layout in 140 bytes: the same fields, the struct padded to 4
 //! bytes rather than 8 (a 132-byte entry has no XUID: Left 4 Dead 1.0.0.5).
 
-use binrw::{BinRead, binrw};
+use binrw::{BinRead, BinWrite, binrw};
 use std::io::Cursor;
 
 /// The 132-byte layout.
@@ -129,5 +129,90 @@ impl PlayerInfo {
         } else {
             None
         }
+    }
+}
+
+/// The bytes of a fixed string field before its first NUL.
+fn field_text(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    &bytes[..end]
+}
+
+/// Puts `text` into a fixed string field, cut to leave room for the NUL, the rest zeroed
+/// (so no byte of the old text stays behind it).
+fn set_field<const N: usize>(field: &mut [u8; N], text: &[u8]) {
+    *field = [0; N];
+    let len = text.len().min(N - 1);
+    field[..len].copy_from_slice(&text[..len]);
+}
+
+/// The network id a scrub leaves: `BOT` stays (it names no one), any other id goes.
+fn scrubbed_guid<const N: usize>(guid: &mut [u8; N]) {
+    if field_text(guid) != b"BOT" {
+        *guid = [0; N];
+    }
+}
+
+/// The fields every layout has that name or identify a player, for [`PlayerInfo::scrub`]:
+/// one body for the three layouts.
+macro_rules! scrub_fields {
+    ($info:expr, $rename:expr) => {{
+        let info = &mut $info;
+        let name = $rename(field_text(&info.name));
+        set_field(&mut info.name, &name);
+        let friends_name = $rename(field_text(&info.friends_name));
+        set_field(&mut info.friends_name, &friends_name);
+        scrubbed_guid(&mut info.guid);
+        info.friends_id = 0;
+    }};
+}
+
+impl PlayerInfo {
+    /// The names a `userinfo` entry's user data holds, in order: the player's name and
+    /// its Steam friends name (empty ones left out); nothing when it is no layout.
+    pub fn names(data: &[u8]) -> Vec<Vec<u8>> {
+        let mut found = Vec::new();
+        // The scrub's walk over the fields, renaming nothing.
+        PlayerInfo::scrub(data, |name| {
+            if !name.is_empty() {
+                found.push(name.to_vec());
+            }
+            name.to_vec()
+        });
+        found
+    }
+
+    /// `data` (a `userinfo` entry's user data) with the name and the Steam friends name
+    /// put through `rename`, and what identifies the player's account taken out: the
+    /// network id (a bot's `BOT` stays), the friends id, the XUID and the CRCs of the
+    /// player's custom files (sprays) with their download count. The user id, the bot
+    /// and SourceTV flags and the size stay. `None` when the data is no layout.
+    pub fn scrub(data: &[u8], mut rename: impl FnMut(&[u8]) -> Vec<u8>) -> Option<Vec<u8>> {
+        let mut out = Cursor::new(data.to_vec());
+        let mut input = Cursor::new(data);
+        if data.len() >= 340 {
+            let mut i = InfoCsgo::read(&mut input).ok()?;
+            scrub_fields!(i, rename);
+            i.xuid = 0;
+            i.write(&mut out).ok()?;
+        } else if data.len() >= 140 {
+            let mut i = InfoXuid::read(&mut input).ok()?;
+            scrub_fields!(i, rename);
+            i.xuid = 0;
+            i.write(&mut out).ok()?;
+        } else if data.len() >= 110 {
+            let mut i = InfoLittle::read(&mut input).ok()?;
+            scrub_fields!(i, rename);
+            i.write(&mut out).ok()?;
+        } else {
+            return None;
+        }
+        // After the bot and SourceTV bytes: two bytes of padding, the four CRCs of the
+        // custom files and the count of files downloaded (where the data is that long).
+        let end = out.position() as usize;
+        let mut bytes = out.into_inner();
+        let custom = (end + 2).min(bytes.len())..(end + 2 + 17).min(bytes.len());
+        bytes[custom].fill(0);
+        Some(bytes)
     }
 }
