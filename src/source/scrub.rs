@@ -8,17 +8,19 @@
 //! * **Names** ([`ScrubOptions::names`]): each `userinfo` string-table entry (in
 //!   `svc_CreateStringTable`, `svc_UpdateStringTable` and the `dem_stringtables` frame)
 //!   gets its name and Steam friends name replaced and loses what identifies the account:
-//!   the network id (SteamID; a bot's `BOT` stays), the friends id, the XUID and the CRCs of
+//!   the network id (SteamID: it becomes `STEAM_ID_LAN`, the engine's id of a player
+//!   without a Steam account; a bot's `BOT` stays), the friends id, the XUID and the CRCs of
 //!   the player's custom files (sprays) ([`PlayerInfo::scrub`]). Game events' `name`,
-//!   `oldname` and `newname` become pseudonyms; their `networkid`/`steamid`, `address`/`ip`
-//!   and `xuid` are emptied; names are replaced in every other string of an event, of the
+//!   `oldname` and `newname` become pseudonyms, their `networkid`/`steamid` `STEAM_ID_LAN`,
+//!   their `address`/`ip` and `xuid` are emptied; names are replaced in every other string of an event, of the
 //!   `SayText`, `SayText2` and `TextMsg` user messages, of `svc_Print`, console variables
 //!   and console commands (the free-text rule of every format: a name of one or two bytes
 //!   only where it is the whole text). The header's client name (the recording player, or
 //!   SourceTV's name) becomes a pseudonym. Voice data (`svc_VoiceData`) is dropped.
 //! * **Chat** ([`ScrubOptions::chat`]): the chat lines the game layer reads
 //!   ([`SourceChat`](super::game::SourceChat)) are dropped: `SayText2` chat lines (all, or
-//!   with [`ChatFilter::Team`] the team channels), plain `SayText` and raw plugin text,
+//!   with [`ChatFilter::Team`] the team channels), plain `SayText` and a plugin's raw text
+//!   sent in a player's name (the server's own raw text stays, names replaced),
 //!   the `player_say`/`player_chat` events, and the recording player's own `say` and
 //!   `say_team` console commands. Source has no whispers: that filter drops nothing.
 //!   Voice data goes with all chat too.
@@ -42,7 +44,7 @@
 
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::{HEADER_SIZE, Header};
-use super::game::player::PlayerInfo;
+use super::game::player::{PlayerInfo, SCRUBBED_GUID};
 use super::game::user_message::{SayText, SayText2, TextMessages, TextMsg};
 use super::net::game_event::EventValue;
 use super::net::message::{CreateStringTable, UpdateStringTable};
@@ -495,9 +497,12 @@ impl<'o, 'n> Walk<'o, 'n> {
         if !changed {
             return Ok(None);
         }
+        // The input's tail (the bits after its last message, fewer than a message number)
+        // is left out: after messages of another length it could make up a number with the
+        // padding. The padding is zeros: at most a `net_NOP` (number 0), as the engine pads.
         let packet = Packet {
             messages: kept,
-            tail: messages.tail(),
+            tail: Bits::default(),
         };
         let bits = packet
             .encode(self.state.protocol)
@@ -849,9 +854,11 @@ impl<'o, 'n> Walk<'o, 'n> {
                 let new = self.namer.name(text);
                 (new != text).then(|| string(&new)).flatten()
             }
-            "networkid" | "steamid" | "address" | "ip" => (!text.is_empty() && text != b"BOT")
-                .then(|| string(b""))
-                .flatten(),
+            "networkid" | "steamid" => {
+                let kept = text.is_empty() || text == b"BOT" || text == SCRUBBED_GUID.as_bytes();
+                (!kept).then(|| string(SCRUBBED_GUID.as_bytes())).flatten()
+            }
+            "address" | "ip" => (!text.is_empty()).then(|| string(b"")).flatten(),
             _ => self.namer.text(text).and_then(|new| string(&new)),
         }
     }
@@ -888,7 +895,9 @@ impl<'o, 'n> Walk<'o, 'n> {
             let token = say.message.to_string_lossy().into_owned();
             let raw = say.params.is_empty() || token.starts_with('\u{1}');
             let rename = token.contains("Name_Change");
-            if !rename {
+            // A plugin's raw text in no player's name (entity 0) is the server's, not chat.
+            let server_text = raw && say.client == 0;
+            if !rename && !server_text {
                 let team = token.contains("Team")
                     || token.contains("team")
                     || (token.starts_with("Cstrike_Chat_")

@@ -255,7 +255,8 @@ fn every_update_of_every_source_demo_decodes_exactly() {
         // Every demo starts with a full update, and every update decodes.
         assert!(w.full > 0, "{name}: no full update");
         assert_eq!(w.decoded, w.updates, "{name}");
-        assert!(w.entered > 100, "{name}: {w:?}");
+        // A listen server's item test map has a few dozen entities.
+        assert!(w.entered > 30, "{name}: {w:?}");
     }
     println!("{table}");
     assert!(failures.is_empty(), "{failures:#?}\n{table}");

@@ -335,6 +335,15 @@ impl WalkState {
         }
     }
 
+    /// Whether the player in `slot` is a SourceTV relay.
+    fn is_hltv(&self, slot: i32) -> bool {
+        usize::try_from(slot)
+            .ok()
+            .and_then(|s| self.players.get(s))
+            .and_then(|p| p.as_ref())
+            .is_some_and(|p| p.hltv)
+    }
+
     fn name_of_slot(&self, slot: i32) -> String {
         usize::try_from(slot)
             .ok()
@@ -384,7 +393,7 @@ impl WalkState {
                     .map(|()| say)
             };
             if let Some(say) = say {
-                let slot = (say.client > 0).then(|| i32::from(say.client) - 1);
+                let mut slot = (say.client > 0).then(|| i32::from(say.client) - 1);
                 let param = |i: usize| {
                     say.params
                         .get(i)
@@ -399,6 +408,11 @@ impl WalkState {
                 // A plugin's raw text (it starts with a colour byte, or has no
                 // parameters): the token is the text.
                 let (kind, name, text) = if say.params.is_empty() || token.starts_with('\u{1}') {
+                    // Sent in the name of SourceTV (a plugin's notice: "dax is joining the
+                    // server."): nobody's words, the server's.
+                    if slot.is_some_and(|s| self.is_hltv(s)) {
+                        slot = None;
+                    }
                     ("raw".to_owned(), String::new(), clean(&token))
                 } else {
                     (token, param(0), clean(&param(1)))

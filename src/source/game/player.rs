@@ -146,10 +146,15 @@ fn set_field<const N: usize>(field: &mut [u8; N], text: &[u8]) {
     field[..len].copy_from_slice(&text[..len]);
 }
 
-/// The network id a scrub leaves: `BOT` stays (it names no one), any other id goes.
+/// The network id a scrub leaves for a player: the engine's own id of a player without a
+/// Steam account. Not empty: readers take an entry without a network id for an empty slot.
+pub const SCRUBBED_GUID: &str = "STEAM_ID_LAN";
+
+/// The network id a scrub leaves: `BOT` stays (it names no one), any other id becomes
+/// [`SCRUBBED_GUID`].
 fn scrubbed_guid<const N: usize>(guid: &mut [u8; N]) {
     if field_text(guid) != b"BOT" {
-        *guid = [0; N];
+        set_field(guid, SCRUBBED_GUID.as_bytes());
     }
 }
 
@@ -184,7 +189,7 @@ impl PlayerInfo {
 
     /// `data` (a `userinfo` entry's user data) with the name and the Steam friends name
     /// put through `rename`, and what identifies the player's account taken out: the
-    /// network id (a bot's `BOT` stays), the friends id, the XUID and the CRCs of the
+    /// network id (becomes [`SCRUBBED_GUID`]; a bot's `BOT` stays), the friends id, the XUID and the CRCs of the
     /// player's custom files (sprays) with their download count. The user id, the bot
     /// and SourceTV flags and the size stay. `None` when the data is no layout.
     pub fn scrub(data: &[u8], mut rename: impl FnMut(&[u8]) -> Vec<u8>) -> Option<Vec<u8>> {
