@@ -26,6 +26,7 @@ pub mod scrub;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod summary;
+pub mod trim;
 pub mod writer;
 
 pub use error::{ReadError, ReadErrorKind, WriteError};
@@ -38,3 +39,4 @@ pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite, rewrite_read
 pub use repair::{RepairError, RepairOptions, RepairReport, repair, repair_reader};
 pub use scrub::{ScrubError, ScrubReport, scrub, scrub_reader};
 pub use summary::{Summary, validate};
+pub use trim::{TrimError, TrimReport, trim, trim_reader};

@@ -19,6 +19,7 @@ mod repair;
 mod scrub;
 mod streaming;
 mod tf_demo_parser;
+mod trim;
 
 /// Counts allocations for the tests that bound memory (armed per thread, so tests running
 /// in parallel do not see each other's).

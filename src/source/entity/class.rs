@@ -115,6 +115,28 @@ pub struct ServerClasses {
     by_id: HashMap<u16, usize>,
 }
 
+impl ServerClass {
+    /// The props of which several copies write one client variable (the origin's copies,
+    /// the eye angles'): the value shown is the copy written last, by update and then by
+    /// flat order ([`OriginLayout::origin`](super::player::OriginLayout::origin)), so a
+    /// writer of updates must keep the order in which they were written. Empty when the
+    /// class has one copy of each.
+    pub fn written_in_order(&self) -> Vec<usize> {
+        let mut props = Vec::new();
+        if self.origin.origins.len() > 1 {
+            props.extend(self.origin.props());
+        }
+        if let Some(player) = &self.player
+            && player.angles.len() > 1
+        {
+            props.extend(player.angle_props());
+        }
+        props.sort_unstable();
+        props.dedup();
+        props
+    }
+}
+
 impl ServerClasses {
     /// Flattens every class of `tables`.
     pub fn new(tables: DataTables, protocol: Protocol) -> Result<Self, EntityError> {

@@ -104,6 +104,13 @@ impl OriginLayout {
         layout
     }
 
+    /// The props of the origin's copies (and their cell), in flat order.
+    pub fn props(&self) -> impl Iterator<Item = usize> + '_ {
+        self.origins
+            .iter()
+            .flat_map(|o| std::iter::once(o.xy).chain(o.z))
+    }
+
     /// The world position of entity `e` of this class.
     ///
     /// Every copy of the origin writes the same variable on the client, so each
@@ -189,6 +196,14 @@ pub struct PlayerProps {
 }
 
 impl PlayerProps {
+    /// The props of the eye angles' copies, in flat order.
+    pub fn angle_props(&self) -> impl Iterator<Item = usize> + '_ {
+        self.angles.iter().flat_map(|a| match *a {
+            AngleProps::Pair(p, y) => vec![p, y],
+            AngleProps::Vector(i) => vec![i],
+        })
+    }
+
     /// The player props of class `index`, or `None` when it is not a player class; one
     /// pass over its props.
     pub fn of(classes: &ServerClasses, index: usize) -> Option<Self> {

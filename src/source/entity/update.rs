@@ -26,8 +26,8 @@
 
 use super::class::{ServerClass, ServerClasses};
 use super::error::{EntityError, EntityErrorKind};
-use super::prop::{Value, decode};
-use crate::codec::bits::{BitReader, Bits};
+use super::prop::{Value, decode, encode};
+use crate::codec::bits::{BitReader, BitWriter, Bits};
 use crate::source::net::message::PacketEntities;
 use crate::source::net::string_table::StringTable;
 use crate::source::net::{Branch, Protocol};
@@ -160,6 +160,49 @@ pub fn read_ubitint(r: &mut BitReader<'_>) -> Result<u32, EntityError> {
     Ok(low | high << 4)
 }
 
+/// Writes `v` as [`read_unary_ubitvar`] reads it.
+pub fn write_unary_ubitvar(w: &mut BitWriter, v: u32) {
+    // The value's width is the largest `n` with 2^n - 1 <= v.
+    let width = (u64::from(v) + 1).ilog2();
+    for _ in 0..width {
+        w.write_bool(false);
+    }
+    w.write_bool(true);
+    w.write_u64(u64::from(v) + 1 - (1 << width), width);
+}
+
+/// Writes `v` as [`read_ubitint`] reads it, in the shortest form.
+pub fn write_ubitint(w: &mut BitWriter, v: u32) {
+    w.write(v & 0xf, 4);
+    let high = v >> 4;
+    let (selector, bits) = match high {
+        0 => (0, 0),
+        1..16 => (1, 4),
+        16..256 => (2, 8),
+        _ => (3, 28),
+    };
+    w.write(selector, 2);
+    w.write(high, bits);
+}
+
+/// The step of a field index that marks the end of a prop list.
+const FIELD_INDEX_END: u32 = 0xfff;
+
+/// Writes the step of one field index (`index - last - 1`, or [`FIELD_INDEX_END`]) in the
+/// old form [`read_field_index`] reads (a writer never needs the new one).
+fn write_field_step(w: &mut BitWriter, step: u32) {
+    w.write(step & 0x1f, 5);
+    let high = step >> 5;
+    let (selector, bits) = match high {
+        0 => (0, 0),
+        1..4 => (1, 2),
+        4..16 => (2, 4),
+        _ => (3, 7),
+    };
+    w.write(selector, 2);
+    w.write(high, bits);
+}
+
 /// Reads one field index of demo protocol 4's prop lists after index `last`: `None` at the
 /// list's end mark.
 pub fn read_field_index(
@@ -268,6 +311,154 @@ pub fn read_props(
     Ok(count)
 }
 
+/// Writes one prop list of `class` as [`read_props`] reads it: every prop of `values` that
+/// has a value, in index order (a list of the "new way" writes the old form, which its
+/// bit allows).
+pub fn write_props(
+    w: &mut BitWriter,
+    class: &ServerClass,
+    layout: UpdateLayout,
+    values: &Values,
+) -> Result<(), EntityError> {
+    let sent = || {
+        values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, v.as_ref()?)))
+            .filter(|&(i, _)| i < class.props.len())
+    };
+    let value = |w: &mut BitWriter, i: usize, v: &Value| encode(w, &class.props[i].def, v);
+    let mut last: i64 = -1;
+    let step = |index: usize, last: i64| (index as i64 - last - 1) as u32;
+    if layout.indices_first || layout.field_indexes {
+        if layout.new_way_bit {
+            w.write_bool(false);
+        }
+        for (i, v) in sent() {
+            write_field_step(w, step(i, last));
+            last = i as i64;
+            if !layout.indices_first {
+                value(w, i, v)?;
+            }
+        }
+        write_field_step(w, FIELD_INDEX_END);
+        if layout.indices_first {
+            for (i, v) in sent() {
+                value(w, i, v)?;
+            }
+        }
+    } else {
+        for (i, v) in sent() {
+            w.write_bool(true);
+            if layout.unary {
+                write_unary_ubitvar(w, step(i, last));
+            } else {
+                w.write_ubitvar(step(i, last));
+            }
+            last = i as i64;
+            value(w, i, v)?;
+        }
+        w.write_bool(false);
+    }
+    Ok(())
+}
+
+/// One entity of an update [`write_update`] writes.
+#[derive(Debug, Clone, Copy)]
+pub enum EntityWrite<'a> {
+    /// It enters the PVS: its class, serial and every prop that has a value.
+    Enter {
+        /// The class id.
+        class: u16,
+        /// The serial number.
+        serial: u16,
+        /// The props.
+        values: &'a Values,
+    },
+    /// Props of an entity in the PVS change: every prop of `values` that has a value.
+    Change {
+        /// The entity's class id.
+        class: u16,
+        /// The props.
+        values: &'a Values,
+    },
+    /// It leaves the PVS, kept dormant.
+    Leave,
+}
+
+/// Writes the data of an `svc_PacketEntities` as [`EntityState::apply`] reads it: the
+/// entities of `entities`, in increasing index order, and for a delta update an empty list
+/// of explicit deletes. Returns the data and the number of entities.
+pub fn write_update(
+    classes: &ServerClasses,
+    entities: &[(usize, EntityWrite<'_>)],
+    delta: bool,
+) -> Result<(Bits, u16), EntityError> {
+    let layout = UpdateLayout::of(classes.protocol);
+    let mut w = BitWriter::new();
+    let mut last: i64 = -1;
+    for &(index, ref entity) in entities {
+        let step = (index as i64 - last - 1) as u32;
+        last = index as i64;
+        if layout.field_indexes {
+            write_ubitint(&mut w, step);
+        } else if layout.unary {
+            write_unary_ubitvar(&mut w, step);
+        } else {
+            w.write_ubitvar(step);
+        }
+        match *entity {
+            EntityWrite::Enter {
+                class,
+                serial,
+                values,
+            } => {
+                w.write(2, 2);
+                w.write(u32::from(class), classes.class_bits());
+                w.write(u32::from(serial), SERIAL_BITS);
+                let class = classes.by_id(class).ok_or_else(|| {
+                    EntityError::new(
+                        0,
+                        EntityErrorKind::NoClass {
+                            class: u32::from(class),
+                        },
+                    )
+                })?;
+                write_props(&mut w, class, layout, values)?;
+            }
+            EntityWrite::Change { class, values } => {
+                w.write(0, 2);
+                let class = classes.by_id(class).ok_or_else(|| {
+                    EntityError::new(
+                        0,
+                        EntityErrorKind::NoClass {
+                            class: u32::from(class),
+                        },
+                    )
+                })?;
+                write_props(&mut w, class, layout, values)?;
+            }
+            EntityWrite::Leave => w.write(1, 2),
+        }
+    }
+    if delta {
+        if layout.counted_deletes {
+            write_ubitint(&mut w, 0);
+        } else {
+            w.write_bool(false);
+        }
+    }
+    let count = u16::try_from(entities.len()).map_err(|_| {
+        EntityError::new(
+            0,
+            EntityErrorKind::EntityIndex {
+                index: entities.len() as u64,
+            },
+        )
+    })?;
+    Ok((w.finish(), count))
+}
+
 /// Decodes a class baseline (an `instancebaseline` entry's data): one prop list that
 /// fills the bits up to the last byte's padding.
 pub fn decode_baseline(
@@ -296,6 +487,8 @@ pub fn decode_baseline(
 pub struct EntityState {
     entities: Vec<Option<Entity>>,
     instance_baselines: [Vec<Option<Baseline>>; 2],
+    /// The slot the last update that set `update_baseline` wrote.
+    newer_baseline: Option<usize>,
     class_baselines: HashMap<u16, (Bits, Arc<Values>)>,
     updates: u32,
     touched: Vec<(usize, EntityChange)>,
@@ -328,6 +521,7 @@ impl EntityState {
         EntityState {
             entities: vec![None; MAX_ENTITIES],
             instance_baselines: [vec![None; MAX_ENTITIES], vec![None; MAX_ENTITIES]],
+            newer_baseline: None,
             class_baselines: HashMap::new(),
             updates: 0,
             touched: Vec::new(),
@@ -345,6 +539,21 @@ impl EntityState {
             .iter()
             .enumerate()
             .filter_map(|(i, e)| Some((i, e.as_ref()?)))
+    }
+
+    /// The instance baselines of slot `slot` (0 or 1): each entity index with its class
+    /// and values.
+    pub fn baselines(&self, slot: usize) -> impl Iterator<Item = (usize, u16, &Values)> {
+        self.instance_baselines[slot & 1]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.class, b.values.as_ref())))
+    }
+
+    /// The slot the last update with `update_baseline` wrote (the other is older), if any
+    /// did.
+    pub fn newer_baseline(&self) -> Option<usize> {
+        self.newer_baseline
     }
 
     /// How many updates have been applied (the number [`Entity::changed`] counts in).
@@ -384,6 +593,7 @@ impl EntityState {
         let from = usize::from(message.baseline);
         let to = 1 - from;
         if message.update_baseline {
+            self.newer_baseline = Some(to);
             let [a, b] = &mut self.instance_baselines;
             if from == 0 {
                 b.clone_from(a);
