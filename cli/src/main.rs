@@ -452,7 +452,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Cuts a tick range out of a Teeworlds demo or a teehistorian file, at any tick.
+    /// Cuts a tick range out of a Teeworlds demo, a teehistorian file or a Source demo, at
+    /// any tick.
     ///
     /// Demo: the output starts with a keyframe rebuilt from the snapshot at the first tick;
     /// later ticks are recorded from their rebuilt snapshots as DDNet's recorder would
@@ -468,6 +469,11 @@ enum Command {
     /// FINISH ends the file. The header is kept, with a new game_uuid and a "cut" key
     /// naming the range and the original game. A file that breaks off before the range is
     /// refused (exit 1); one that breaks off inside it is cut up to the break.
+    ///
+    /// Source demo (not CS:GO's, exit 1): the signon frames are kept, then packets that
+    /// restore the state at the first packet in range (string tables, instance baselines,
+    /// a full entity update), then the frames in range, their ticks counted from it; the
+    /// header's ticks, frames and playback time are recomputed. Its ends are ticks only.
     ///
     /// Each end is a tick (1500) or a time (30s, 12.5s; 50 ticks a second): for a demo from
     /// its first tick, for a teehistorian file from tick 0, the start of the game. Demos

@@ -448,6 +448,34 @@ def test_scrub_gives_pseudonyms_and_drops_chat(tmp_path):
         demokit.scrub(FIXTURE, tmp_path / "y.demo", chat="loud")
 
 
+def test_source_demos_trim_and_scrub(tmp_path):
+    """A Source demo cut to a range of its ticks keeps its players' positions there, and
+    scrubbed it keeps no player's name, SteamID or chat."""
+    demo = ROOT / "fixtures" / "source" / "l4d2_2100_v2220.dem"
+    cut = tmp_path / "cut.dem"
+    report = demokit.trim(demo, cut, ticks=(200, 400))
+    assert report["from"] >= 200 and report["to"] <= 400, report
+    assert demokit.validate(cut)["accepted"] is True
+    whole = demokit.open(demo).ticks()
+    part = demokit.open(cut).ticks()
+    assert part.num_rows > 0
+    # The cut's tick 0 is the original's report["from"]: the same positions there.
+    shift = report["from"]
+    ours = {(t + shift, c): (x, y) for t, c, x, y in zip(*(part.column(n).to_pylist() for n in ("tick", "client_id", "x", "y")))}
+    theirs = {(t, c): (x, y) for t, c, x, y in zip(*(whole.column(n).to_pylist() for n in ("tick", "client_id", "x", "y")))}
+    shared_keys = [k for k in ours if k in theirs and k[0] > shift]
+    assert shared_keys and all(ours[k] == theirs[k] for k in shared_keys)
+
+    out = tmp_path / "scrubbed.dem"
+    report = demokit.scrub(demo, out, all=True)
+    assert report["pseudonyms"] == 1 and "aciidz" not in json.dumps(report)
+    scrubbed = demokit.open(out)
+    assert scrubbed.players().column("name").to_pylist() == ["player-1"]
+    assert scrubbed.chat().num_rows == 0
+    data = out.read_bytes()
+    assert b"aciidz" not in data and b"STEAM_1:0:47005136" not in data
+
+
 def test_render_returns_a_picture():
     """``Recording.render``: PNG bytes of the size asked for, SVG on request, and the
     refusals of a teehistorian file without its map as ``UsageError``."""

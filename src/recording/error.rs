@@ -77,7 +77,6 @@ impl Operation {
     /// The formats that have the operation.
     pub const fn formats(self) -> &'static [Format] {
         const ALL: &[Format] = &[Format::TwDemo, Format::Teehistorian, Format::SourceDemo];
-        const TEEWORLDS: &[Format] = &[Format::TwDemo, Format::Teehistorian];
         match self {
             Operation::Summary
             | Operation::Validate
@@ -89,8 +88,8 @@ impl Operation {
             | Operation::Render
             | Operation::Page
             | Operation::Select
-            | Operation::Scrub => ALL,
-            Operation::Trim => TEEWORLDS,
+            | Operation::Scrub
+            | Operation::Trim => ALL,
             Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }
     }

@@ -517,6 +517,42 @@ impl Display for super::TrimReport {
         match self {
             super::TrimReport::TwDemo(report) => demo_trim(f, report),
             super::TrimReport::Teehistorian(report) => teehistorian_trim(f, report),
+            super::TrimReport::Source(report) => {
+                row(
+                    f,
+                    "ticks",
+                    format_args!(
+                        "{} to {} (the output's 0 to {})",
+                        report.from,
+                        report.to,
+                        report.to - report.from
+                    ),
+                )?;
+                row(f, "frames kept", report.frames_kept)?;
+                row(f, "frames dropped", report.frames_dropped)?;
+                row(
+                    f,
+                    "state at the cut",
+                    format_args!(
+                        "{} packets: {} entities, {} baselines, {} string-table entries",
+                        report.packets_written,
+                        report.entities,
+                        report.baselines,
+                        report.table_entries
+                    ),
+                )?;
+                if report.tables_not_carried > 0 {
+                    row(
+                        f,
+                        "not carried",
+                        format_args!(
+                            "{} dictionary-encoded string-table updates before the cut",
+                            report.tables_not_carried
+                        ),
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -18,6 +18,8 @@ pub enum TrimReport {
     TwDemo(tw_trim::TrimReport),
     /// A teehistorian file's trim.
     Teehistorian(th_trim::TrimReport),
+    /// A Source demo's trim.
+    Source(crate::source::trim::TrimReport),
 }
 
 impl Recording {
@@ -87,6 +89,29 @@ impl Recording {
                     other => Error::refused(Operation::Trim, other),
                 })?;
                 Ok(TrimReport::Teehistorian(report))
+            }
+            Format::SourceDemo => {
+                use crate::source::trim::{TrimError, trim_reader};
+                // A Source demo's range is in its own ticks; read as streams (the state at
+                // the cut, then the frames).
+                let range = self
+                    .range_for(Operation::Trim, from, to)?
+                    .unwrap_or(crate::time::TickRange::new(i32::MIN, i32::MAX));
+                let open = || self.reader().map_err(std::io::Error::other);
+                let report =
+                    trim_reader(open, range.from, range.to, &mut out).map_err(|e| match e {
+                        TrimError::Write(crate::source::WriteError::Io(e)) => Error::write(e),
+                        TrimError::Empty { .. } => argument(&e),
+                        TrimError::Read(e) => e.into(),
+                        e @ TrimError::Network { .. } => Error::Invalid {
+                            offset: e.offset().unwrap_or(0),
+                            message: format!("cannot trim: {e}"),
+                            truncated: false,
+                            io: false,
+                        },
+                        other => Error::refused(Operation::Trim, other),
+                    })?;
+                Ok(TrimReport::Source(report))
             }
             _ => Err(self.unsupported(Operation::Trim)),
         }

@@ -51,7 +51,8 @@ const ENTRIES_PER_UPDATE: usize = 256;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TrimReport {
-    /// The first tick kept, as the input numbers it (the output's tick 0).
+    /// The tick of the first packet kept, as the input numbers it: the output's tick 0
+    /// (frames before it are left out).
     pub from: i32,
     /// The last tick kept, as the input numbers it.
     pub to: i32,
@@ -155,6 +156,8 @@ pub fn trim_reader<R: Read, W: Write>(
     let mut reader = SourceReader::new(open().map_err(opened)?).map_err(TrimError::Read)?;
     let profile = *reader.profile();
     let mut header: Header = *reader.header();
+    // The first packet kept is the output's tick 0.
+    let from = cut.report.from;
     let last = cut.last_tick - from;
     header.ticks = last;
     header.frames = i32::try_from(cut.packets_kept + cut.written.len() as u64).unwrap_or(i32::MAX);
@@ -232,6 +235,8 @@ struct Cut {
     packet_head: PacketHead,
     /// The slot byte of the first kept packet.
     slot: Option<u8>,
+    /// The tick of the first packet kept: frames before it are left out.
+    start: i32,
     /// The tick of the last frame kept.
     last_tick: i32,
     /// Packet frames kept.
@@ -289,7 +294,7 @@ impl Cut {
                     Body::Stop { .. } => break,
                     _ if frame.tick > to => break,
                     // Left out, as the writing will leave it.
-                    _ if frame.tick < from => {}
+                    _ if frame.tick < cut.start => {}
                     Body::Packet(_) => {
                         cut.packets_kept += 1;
                         cut.last_tick = cut.last_tick.max(frame.tick);
@@ -347,6 +352,7 @@ impl Cut {
                             seq_out: packet.seq_out,
                         },
                         slot: frame.slot,
+                        start: frame.tick,
                         last_tick: frame.tick,
                         packets_kept: 1,
                         interval,
@@ -406,6 +412,8 @@ impl Cut {
             first: first.unwrap_or(0),
             last: last.unwrap_or(0),
         })?;
+        report.from = cut.start;
+        report.to = cut.last_tick;
         cut.report = report;
         Ok(cut)
     }
