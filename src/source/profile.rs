@@ -144,8 +144,9 @@ pub enum ProfileOrigin {
 }
 
 /// Game directories of demo protocol 4 known to record two view splits.
-const TWO_SPLIT_GAMES: [&str; 7] = [
+const TWO_SPLIT_GAMES: [&str; 8] = [
     "portal2",
+    "revolution",
     "csgo",
     "portalreloaded",
     "portal_stories",

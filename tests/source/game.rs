@@ -257,3 +257,20 @@ fn csgo_say_text2_reads_from_its_protobuf_fields() {
     );
     assert_eq!(msg.params.len(), 1);
 }
+
+/// Issue 49's D5: Portal: Revolution (network protocol 13703) numbers its messages its own
+/// way; its demos are refused by name (the game and the protocol), never read as garbage,
+/// and its container still reads, with the Portal 2 engine's tick interval.
+#[test]
+fn portal_revolution_is_refused_by_name() {
+    let data = fixture("portal_revolution_sp_a1_catapult_intro.dem").unwrap();
+    let err = walk_reader(&data[..], |_| {}).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("13703") && text.contains("revolution"),
+        "{text}"
+    );
+    let summary = demokit::source::validate(&data[..]);
+    assert!(summary.accepted(), "{:?}", summary.problems);
+    assert!(summary.problems.is_empty(), "{:?}", summary.problems);
+}
