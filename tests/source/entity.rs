@@ -194,7 +194,7 @@ fn every_update_of_the_csgo_demo_decodes_and_players_stand_at_their_spawns() {
                     ),
                     _ => panic!("{p:?}"),
                 }
-                assert_eq!(p.class, "CCSPlayer");
+                assert_eq!(&*p.class, "CCSPlayer");
             }
         }
     });
@@ -317,7 +317,7 @@ fn seen(name: &str, only_first: bool) -> Seen {
         s.least_players = s.least_players.min(players.len());
         for p in players.iter().filter(|p| !only_first || p.index == 1) {
             s.indexes.insert(p.index);
-            s.classes.insert(p.class.clone());
+            s.classes.insert(p.class.to_string());
             match p.origin {
                 Some(o) => {
                     for (axis, c) in o.into_iter().enumerate() {

@@ -89,8 +89,8 @@ pub struct FlatProp {
 pub struct ServerClass {
     /// The class id.
     pub id: u16,
-    /// The class name.
-    pub name: String,
+    /// The class name (shared: every player entity handed out names its class).
+    pub name: std::sync::Arc<str>,
     /// The index of its root send table.
     pub table: usize,
     /// Its props in wire order.
@@ -161,7 +161,7 @@ impl ServerClasses {
             by_id.insert(class.id, i);
             classes.push(ServerClass {
                 id: class.id,
-                name: lossy(class.name.as_bytes()),
+                name: lossy(class.name.as_bytes()).into(),
                 table: root,
                 props,
                 origin: OriginLayout::default(),
@@ -189,7 +189,7 @@ impl ServerClasses {
 
     /// The class named `name`.
     pub fn by_name(&self, name: &str) -> Option<&ServerClass> {
-        self.classes.iter().find(|c| c.name == name)
+        self.classes.iter().find(|c| &*c.name == name)
     }
 
     /// Bits of a class id in an entity update (`Q_log2(count) + 1`).

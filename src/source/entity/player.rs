@@ -257,7 +257,7 @@ pub struct PlayerEntity {
     /// The entity index (1 and up: the player's slot plus one).
     pub index: usize,
     /// The class name.
-    pub class: String,
+    pub class: std::sync::Arc<str>,
     /// Whether the entity is in the PVS.
     pub in_pvs: bool,
     /// The world position.
@@ -279,14 +279,31 @@ pub const MAX_PLAYER_INDEX: usize = 255;
 
 /// Every player entity the state holds, in index order.
 pub fn players(state: &EntityState, classes: &ServerClasses) -> Vec<PlayerEntity> {
-    (1..=MAX_PLAYER_INDEX)
-        .filter_map(|index| Some((index, state.entity(index)?)))
-        .filter_map(|(index, entity)| {
-            let class = classes.by_id(entity.class)?;
-            let props = class.player.as_ref()?;
-            Some(player(index, entity, class, props))
-        })
-        .collect()
+    let mut out = Vec::new();
+    players_into(state, classes, MAX_PLAYER_INDEX, &mut out);
+    out
+}
+
+/// [`players`] into `out` (cleared first), looking at the indexes up to `slots` only (the
+/// server's player slots, which `svc_ServerInfo` gives): a walk that lists the players
+/// after every packet reuses one list, and a SourceTV demo of thousands of packets spends
+/// most of that listing in the empty slots otherwise.
+pub fn players_into(
+    state: &EntityState,
+    classes: &ServerClasses,
+    slots: usize,
+    out: &mut Vec<PlayerEntity>,
+) {
+    out.clear();
+    out.extend(
+        (1..=slots.min(MAX_PLAYER_INDEX))
+            .filter_map(|index| Some((index, state.entity(index)?)))
+            .filter_map(|(index, entity)| {
+                let class = classes.by_id(entity.class)?;
+                let props = class.player.as_ref()?;
+                Some(player(index, entity, class, props))
+            }),
+    );
 }
 
 fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) -> PlayerEntity {

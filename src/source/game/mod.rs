@@ -20,7 +20,7 @@ pub use user_message::{SayText, SayText2, TextMessages, TextMsg};
 
 use super::entity::{
     DataTables, Entity, EntityChange, EntityError, EntityState, PlayerEntity, ServerClass,
-    ServerClasses, Value, players,
+    ServerClasses, Value, players_into,
 };
 use super::net::game_event::{EventDescriptor, EventValue};
 use super::net::state::{NetState, TableChange};
@@ -631,7 +631,10 @@ pub fn walk_reader_with<R: Read>(
     };
     let mut classes: Option<ServerClasses> = None;
     let mut entities = EntityState::new();
-    let mut player_list: Vec<PlayerEntity>;
+    let mut player_list: Vec<PlayerEntity> = Vec::new();
+    // The server's player slots, once its `svc_ServerInfo` says (player entities are
+    // 1..=slots); until then, every index a player can have.
+    let mut slots = crate::source::entity::player::MAX_PLAYER_INDEX;
     while let Some(frame) = reader.next() {
         let frame = match frame {
             Ok(frame) => frame,
@@ -708,6 +711,9 @@ pub fn walk_reader_with<R: Read>(
                 walk.state.learned(&messages);
                 let mut updated = false;
                 for message in &decoded {
+                    if let NetMessage::ServerInfo(info) = message {
+                        slots = usize::from(info.max_players).max(1);
+                    }
                     if let Some(stop) = walk.message(offset, tick, message, &mut each) {
                         end.error = Some(stop);
                         return Ok(end);
@@ -757,7 +763,7 @@ pub fn walk_reader_with<R: Read>(
                     }
                 }
                 if let (true, true, Some(classes)) = (updated, options.entities, &classes) {
-                    player_list = players(&entities, classes);
+                    players_into(&entities, classes, slots, &mut player_list);
                     each(Item::Players {
                         tick,
                         players: &player_list,
@@ -793,7 +799,7 @@ fn hand_out_entities(
             tick,
             index,
             change,
-            class: class.map(|c| c.name.as_str()),
+            class: class.map(|c| &*c.name),
             props,
         });
     }
