@@ -470,7 +470,7 @@ enum Command {
     /// naming the range and the original game. A file that breaks off before the range is
     /// refused (exit 1); one that breaks off inside it is cut up to the break.
     ///
-    /// Source demo (not CS:GO's, exit 1): the signon frames are kept, then packets that
+    /// Source demo: the signon frames are kept, then packets that
     /// restore the state at the first packet in range (string tables, instance baselines,
     /// a full entity update), then the frames in range, their ticks counted from it; the
     /// header's ticks, frames and playback time are recomputed. Its ends are ticks only.

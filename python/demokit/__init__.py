@@ -769,8 +769,8 @@ def trim(
     ticks: Ticks = None,
     overwrite: bool = False,
 ) -> Dict[str, Any]:
-    """Keeps the ticks ``ticks`` of a Teeworlds demo, a teehistorian file or a Source demo
-    (not CS:GO's yet): a ``range``, or ``(from, to)`` (both kept), each a tick (``1500``),
+    """Keeps the ticks ``ticks`` of a Teeworlds demo, a teehistorian file or a Source demo:
+    a ``range``, or ``(from, to)`` (both kept), each a tick (``1500``),
     seconds (``"30s"``: from a demo's first tick, from tick 0 in a teehistorian file; not
     for a Source demo) or a demo's timeline marker (``"m1"``); ``None``: the first or the
     last tick. A demo starts with a rebuilt keyframe, a Source demo with packets that

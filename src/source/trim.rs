@@ -25,8 +25,9 @@
 //! are gone (they were the past); console variables changed after the signon are not
 //! carried; string-table updates the demo encodes with a dictionary it does not hold
 //! (Left 4 Dead's precache tables) cannot be read, so they are not carried either (the
-//! report counts them). CS:GO demos (protobuf messages) are refused for now, as is a
-//! demo whose string tables are created after its first packet.
+//! report counts them). A demo whose string tables are created after its first packet is
+//! refused. CS:GO's packets are written as its protobuf messages
+//! ([`ProtoMessage::from_classic`]).
 
 use super::entity::class::ServerClasses;
 use super::entity::table::DataTables;
@@ -36,7 +37,7 @@ use super::format::Header;
 use super::net::message::{PacketEntities, Tick, UpdateStringTable};
 use super::net::state::{NetState, TableChange};
 use super::net::string_table::{EntryIndex, EntryString, EntryUpdate, StringTable, code_entries};
-use super::net::{Encoder, NetMessage, Packet};
+use super::net::{Encoder, NetMessage, Packet, ProtoMessage};
 use super::profile::{playback_time, tick_interval};
 use super::reader::{Body, Frame, PacketBody, SourceReader};
 use super::writer::SourceWriter;
@@ -253,9 +254,6 @@ impl Cut {
         let mut state = NetState::of_header(&header).ok_or(TrimError::Unsupported(
             "demos whose network messages are not decoded",
         ))?;
-        if state.protocol.is_protobuf() {
-            return Err(TrimError::Unsupported("CS:GO demos (protobuf messages)"));
-        }
         let game_dir = header.game_dir.to_string_lossy();
         // As `repair` chooses it: the game's interval when the game is known, else the
         // one the header implies, else the engine's default.
@@ -322,9 +320,9 @@ impl Cut {
                     let mut messages = state.messages(packet.data);
                     let mut delta_from = None;
                     for m in messages.by_ref() {
-                        if let NetMessage::PacketEntities(update) =
-                            m.map_err(|e| failed(e.to_string()))?.message
-                        {
+                        let message = classic(m.map_err(|e| failed(e.to_string()))?.message)
+                            .map_err(|e| failed(e.to_string()))?;
+                        if let NetMessage::PacketEntities(update) = message {
                             delta_from = update.delta_from;
                         }
                     }
@@ -384,6 +382,8 @@ impl Cut {
                         {
                             report.tables_not_carried += 1;
                         }
+                        let message =
+                            &classic(message.clone()).map_err(|e| failed(e.to_string()))?;
                         match message {
                             NetMessage::Tick(tick) => server_tick = tick.tick,
                             NetMessage::PacketEntities(update) => {
@@ -416,6 +416,15 @@ impl Cut {
         report.to = cut.last_tick;
         cut.report = report;
         Ok(cut)
+    }
+}
+
+/// A CS:GO message as the classic struct the shared layers read, where it has one;
+/// others as they are.
+fn classic(message: NetMessage) -> Result<NetMessage, super::net::NetError> {
+    match message {
+        NetMessage::Protobuf(p) => Ok(p.classic()?.unwrap_or(NetMessage::Protobuf(p))),
+        other => Ok(other),
     }
 }
 
@@ -559,8 +568,9 @@ impl Restore<'_> {
             .map(|t| &check.tables[t]);
         for messages in packets {
             let (data, read) = self.packet(messages, &mut reading)?;
-            for message in &read {
-                if let NetMessage::PacketEntities(update) = message {
+            for message in read {
+                let message = classic(message).map_err(|e| refused(e.to_string()))?;
+                if let NetMessage::PacketEntities(update) = &message {
                     entities
                         .apply(update, self.classes, baselines)
                         .map_err(|e| refused(format!("a written update does not read: {e}")))?;
@@ -808,7 +818,24 @@ impl Restore<'_> {
             ..Tick::default()
         })];
         all.extend(messages);
-        for _ in 0..=8 {
+        if self.state.protocol.is_protobuf() {
+            // CS:GO's messages are protobuf bodies: the same fields, their own encoder.
+            all = all
+                .iter()
+                .map(|m| ProtoMessage::from_classic(m).map(NetMessage::Protobuf))
+                .collect::<Option<_>>()
+                .ok_or(TrimError::NotRestored {
+                    tick: self.tick,
+                    what: "a message without a CS:GO form".into(),
+                })?;
+        }
+        // NOPs vary only a bit-layout packet (a protobuf one reads one way).
+        let tries = if self.state.protocol.is_protobuf() {
+            0
+        } else {
+            8
+        };
+        for _ in 0..=tries {
             let packet = Packet {
                 messages: all.clone(),
                 tail: Default::default(),

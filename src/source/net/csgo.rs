@@ -241,6 +241,44 @@ impl ProtoMessage {
     }
 }
 
+impl ProtoMessage {
+    /// The CS:GO message for a classic one the writers build, the other way from
+    /// [`classic`](Self::classic): `net_Tick`, `svc_UpdateStringTable` (its entries as
+    /// they are) and `svc_PacketEntities` (its data padded to whole bytes, as CS:GO's
+    /// `entity_data` is); `None` for other messages.
+    pub fn from_classic(message: &NetMessage) -> Option<ProtoMessage> {
+        Some(match message {
+            NetMessage::Tick(m) => ProtoMessage::of(
+                MessageKind::Tick,
+                &pb::Tick {
+                    tick: Some(m.tick as u32),
+                },
+            ),
+            NetMessage::UpdateStringTable(m) => ProtoMessage::of(
+                MessageKind::UpdateStringTable,
+                &pb::UpdateStringTable {
+                    table_id: Some(i32::from(m.table)),
+                    num_changed_entries: Some(i32::from(m.changed.unwrap_or(1))),
+                    string_data: Some(m.data.as_bytes().to_vec()),
+                },
+            ),
+            NetMessage::PacketEntities(m) => ProtoMessage::of(
+                MessageKind::PacketEntities,
+                &pb::PacketEntities {
+                    max_entries: Some(i32::from(m.max_entries)),
+                    updated_entries: Some(i32::from(m.updated)),
+                    is_delta: Some(m.delta_from.is_some()),
+                    update_baseline: Some(m.update_baseline),
+                    baseline: Some(i32::from(m.baseline)),
+                    delta_from: Some(m.delta_from.unwrap_or(-1)),
+                    entity_data: Some(m.data.as_bytes().to_vec()),
+                },
+            ),
+            _ => return None,
+        })
+    }
+}
+
 fn invalid(what: &'static str) -> NetError {
     NetError::new(0, NetErrorKind::Invalid { what })
 }
