@@ -366,7 +366,7 @@ enum Command {
     /// and credentials, chat, drop reasons and header fields are taken out; everything else
     /// is kept byte for byte, at the same ticks.
     ///
-    /// Teehistorian files, Teeworlds/DDNet demos and Source demos (CS:GO's exit 1). In a
+    /// Teehistorian files, Teeworlds/DDNet demos and Source demos (CS:GO's too). In a
     /// demo the names and clans of ClientInfo items and 0.7 Sv_ClientInfo messages become
     /// pseudonyms (names in chat, broadcasts, the MOTD and votes too), --chat drops Sv_Chat
     /// chunks, and --all means --names --chat all. In a Source demo the players' userinfo

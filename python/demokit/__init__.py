@@ -806,7 +806,7 @@ def scrub(
     mapping: Optional[PathLike] = None,
     overwrite: bool = False,
 ) -> Dict[str, Any]:
-    """Writes a teehistorian file, a Teeworlds demo or a Source demo (not CS:GO's yet) with
+    """Writes a teehistorian file, a Teeworlds demo or a Source demo with
     what the options name taken out, as ``demokit scrub`` does: ``names`` (or a ``key``)
     gives players and clans pseudonyms (with a key the same in every file; in a Source demo
     Steam ids, addresses and voice go too), ``chat`` drops ``"all"`` chat, ``"whispers"``

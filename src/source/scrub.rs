@@ -36,7 +36,9 @@
 //! created compressed is written uncompressed (the engine reads both). The header's
 //! `signon_length` follows the new size of the signon frames. A demo that does not read or
 //! decode to its end is refused: what follows a break could hold anything, so `demokit
-//! repair` should make it whole first. CS:GO demos (protobuf messages) are refused for now.
+//! repair` should make it whole first. CS:GO's protobuf messages are edited field by
+//! field ([`edit_bytes_field`](super::net::csgo::edit_bytes_field)): what the scrub does
+//! not touch stays as stored, fields the crate's structs do not name included.
 //!
 //! Left to others: names inside entity properties (CS:GO's clan tags) and inside a
 //! `dem_customdata` or `dem_datatables` frame are not searched, and a player never named
@@ -52,10 +54,11 @@ use super::net::state::{MAX_TABLE_BYTES, NetState};
 use super::net::string_table::{
     EntryUpdate, StringTablesFrame, TableShape, code_entries, create_data,
 };
-use super::net::{Decoder, Encoder, NetMessage, NetStr, Packet};
+use super::net::{Decoder, Encoder, NetMessage, NetStr, Packet, ProtoMessage};
 use super::reader::{Body, Frame, PacketBody, SourceReader};
 use super::writer::encode_frame;
 use crate::codec::bits::{BitReader, BitWriter, Bits};
+use crate::codec::string::NulStr;
 use crate::scrub::{ChatFilter, Mapping, NameKind, Names, ScrubOptions};
 use binrw::BinWrite;
 use std::collections::BTreeMap;
@@ -123,7 +126,7 @@ pub enum ScrubError {
     /// reasons, header keys).
     #[error("{0}")]
     Options(String),
-    /// The demo is of a branch whose messages this scrub cannot rewrite yet (CS:GO).
+    /// The demo is of a branch whose messages demokit does not decode.
     #[error("{0} are not scrubbed yet; nothing was written")]
     Unsupported(&'static str),
     /// The demo does not read to its end: nothing is written.
@@ -391,9 +394,6 @@ impl<'o, 'n> Walk<'o, 'n> {
         let state = NetState::of_header(header).ok_or(ScrubError::Unsupported(
             "demos whose network messages are not decoded",
         ))?;
-        if state.protocol.is_protobuf() {
-            return Err(ScrubError::Unsupported("CS:GO demos (protobuf messages)"));
-        }
         let game_dir = String::from_utf8_lossy(header.game_dir.text_bytes()).into_owned();
         Ok(Walk {
             text_messages: TextMessages::of(state.protocol, &game_dir),
@@ -513,6 +513,11 @@ impl<'o, 'n> Walk<'o, 'n> {
     /// Scrubs one message; the state takes the input's message.
     fn message(&mut self, message: NetMessage) -> Result<Message, String> {
         let edited = match &message {
+            NetMessage::Protobuf(p) => match self.protobuf(p, &message)? {
+                Message::Dropped(name) => return Ok(Message::Dropped(name)),
+                Message::Changed(new) => Some(new),
+                Message::Same(_) => None,
+            },
             NetMessage::CreateStringTable(create) if create.name.as_bytes() == USERINFO => self
                 .created_userinfo(create)?
                 .map(NetMessage::CreateStringTable),
@@ -587,6 +592,139 @@ impl<'o, 'n> Walk<'o, 'n> {
             Some(new) if new != message => Message::Changed(new),
             _ => Message::Same(message),
         })
+    }
+
+    /// A CS:GO message scrubbed as its bit-layout twin is; every field not scrubbed stays
+    /// as stored (its body is edited field by field, or decoded into a [`pb`] struct that
+    /// names all its fields). `Message::Same` holds an empty message: the caller keeps its
+    /// own.
+    ///
+    /// [`pb`]: super::net::csgo::pb
+    fn protobuf(&mut self, p: &ProtoMessage, message: &NetMessage) -> Result<Message, String> {
+        use super::net::csgo::{edit_bytes_field, pb};
+        use super::net::message::MessageKind as Kind;
+        let same = Ok(Message::Same(NetMessage::Nop(Default::default())));
+        let changed = |body: Vec<u8>| {
+            Ok(Message::Changed(NetMessage::Protobuf(ProtoMessage {
+                kind: p.kind,
+                body,
+            })))
+        };
+        let not_protobuf = || "a CS:GO message that is not protobuf".to_string();
+        match p.kind {
+            Kind::CreateStringTable | Kind::UpdateStringTable => {
+                let classic = p.classic().map_err(|e| e.to_string())?;
+                let data = match &classic {
+                    Some(NetMessage::CreateStringTable(create))
+                        if create.name.as_bytes() == USERINFO =>
+                    {
+                        self.created_userinfo(create)?.map(|c| c.data)
+                    }
+                    Some(NetMessage::UpdateStringTable(update))
+                        if self
+                            .state
+                            .tables
+                            .get(usize::from(update.table))
+                            .is_some_and(|t| t.name.as_bytes() == USERINFO) =>
+                    {
+                        self.updated_userinfo(update)?.map(|u| u.data)
+                    }
+                    _ => None,
+                };
+                // `string_data`: field 8 of a creation, 3 of an update.
+                let field = if p.kind == Kind::CreateStringTable {
+                    8
+                } else {
+                    3
+                };
+                match data {
+                    Some(data) => changed(
+                        edit_bytes_field(&p.body, field, |_| Some(data.as_bytes().to_vec()))
+                            .ok_or_else(not_protobuf)?,
+                    ),
+                    None => same,
+                }
+            }
+            Kind::GameEvent => match self.event(message)? {
+                Some(Some(new)) => Ok(Message::Changed(new)),
+                Some(None) => Ok(Message::Dropped("game event")),
+                None => same,
+            },
+            Kind::UserMessage => {
+                let user: pb::UserMessage = p.decode().map_err(|e| e.to_string())?;
+                let data = user.msg_data.unwrap_or_default();
+                match self.csgo_user_message(user.msg_type.unwrap_or(-1), &data) {
+                    UserText::Same => same,
+                    UserText::Dropped(name) => Ok(Message::Dropped(name)),
+                    // `msg_data` is field 2; `passthrough` and others stay.
+                    UserText::Changed(new) => changed(
+                        edit_bytes_field(&p.body, 2, |_| Some(new.clone()))
+                            .ok_or_else(not_protobuf)?,
+                    ),
+                }
+            }
+            Kind::VoiceData if self.names() || self.options.chat == Some(ChatFilter::All) => {
+                Ok(Message::Dropped("svc_VoiceData"))
+            }
+            // `host_name` is field 19.
+            Kind::ServerInfo if self.options.server => {
+                let mut cleared = false;
+                let body = edit_bytes_field(&p.body, 19, |name| {
+                    cleared |= !name.is_empty();
+                    (!name.is_empty()).then(Vec::new)
+                })
+                .ok_or_else(not_protobuf)?;
+                if cleared {
+                    self.report.texts_rewritten += 1;
+                    changed(body)
+                } else {
+                    same
+                }
+            }
+            Kind::Print => {
+                let print: pb::Print = p.decode().map_err(|e| e.to_string())?;
+                match self.namer.text(&print.text.unwrap_or_default()) {
+                    Some(text) => {
+                        self.report.texts_rewritten += 1;
+                        changed(
+                            edit_bytes_field(&p.body, 1, |_| Some(text.clone()))
+                                .ok_or_else(not_protobuf)?,
+                        )
+                    }
+                    None => same,
+                }
+            }
+            Kind::StringCmd => {
+                let cmd: pb::StringCmd = p.decode().map_err(|e| e.to_string())?;
+                match self.command(&cmd.command.unwrap_or_default()) {
+                    Command::Same => same,
+                    Command::Dropped => Ok(Message::Dropped("net_StringCmd")),
+                    Command::Changed(text) => changed(
+                        edit_bytes_field(&p.body, 1, |_| Some(text.clone()))
+                            .ok_or_else(not_protobuf)?,
+                    ),
+                }
+            }
+            Kind::SetConVar => {
+                let mut set: pb::SetConVar = p.decode().map_err(|e| e.to_string())?;
+                let mut any = false;
+                for var in set.convars.iter_mut().flat_map(|c| c.cvars.iter_mut()) {
+                    let name = var.name.clone().unwrap_or_default();
+                    let value = var.value.clone().unwrap_or_default();
+                    if let Some(new) = self.convar(&name, &value) {
+                        var.value = Some(new);
+                        any = true;
+                        self.report.texts_rewritten += 1;
+                    }
+                }
+                if any {
+                    changed(prost::Message::encode_to_vec(&set))
+                } else {
+                    same
+                }
+            }
+            _ => same,
+        }
     }
 
     /// A console variable's new value, `None` when it stays.
@@ -803,8 +941,8 @@ impl<'o, 'n> Walk<'o, 'n> {
                 return Ok(Some(None));
             }
         }
-        let mut changed = false;
-        for (key, value) in keys.iter().zip(&mut data.values) {
+        let mut changed = Vec::new();
+        for (i, (key, value)) in keys.iter().zip(&mut data.values).enumerate() {
             let new = match value {
                 EventValue::String(text) => self.event_string(&event, key, text.as_bytes()),
                 EventValue::Uint64(id) if self.names() && key == "xuid" && *id != 0 => {
@@ -822,13 +960,32 @@ impl<'o, 'n> Walk<'o, 'n> {
             };
             if let Some(new) = new {
                 *value = new;
-                changed = true;
+                changed.push(i);
             }
         }
-        if !changed {
+        if changed.is_empty() {
             return Ok(None);
         }
         self.report.events_rewritten += 1;
+        if let NetMessage::Protobuf(p) = message {
+            // CS:GO: the changed keys' values set in its protobuf event, the rest as it was.
+            use super::net::csgo::pb;
+            let mut event: pb::GameEvent = p.decode().map_err(|e| e.to_string())?;
+            for i in changed {
+                let Some(key) = event.keys.get_mut(i) else {
+                    continue;
+                };
+                match &data.values[i] {
+                    EventValue::String(text) => key.val_string = Some(text.0.clone()),
+                    EventValue::Uint64(v) => key.val_uint64 = Some(*v),
+                    EventValue::Long(v) => key.val_long = Some(*v),
+                    _ => {}
+                }
+            }
+            return Ok(Some(Some(NetMessage::Protobuf(ProtoMessage::of(
+                p.kind, &event,
+            )))));
+        }
         let mut encoder = Encoder::new(BitWriter::new());
         data.code(&mut encoder, &self.state.events)
             .map_err(|e| format!("the scrubbed game event does not encode: {e}"))?;
@@ -863,7 +1020,7 @@ impl<'o, 'n> Walk<'o, 'n> {
         }
     }
 
-    /// A text user message scrubbed.
+    /// A text user message of a bit-layout branch scrubbed.
     fn user_message(&mut self, number: u8, data: &Bits) -> Result<UserText, String> {
         let m = self.text_messages;
         let encoded = |code: &mut dyn FnMut(&mut Encoder) -> Result<(), super::net::NetError>| {
@@ -872,83 +1029,165 @@ impl<'o, 'n> Walk<'o, 'n> {
                 .map_err(|e| format!("the scrubbed user message does not encode: {e}"))?;
             Ok::<_, String>(encoder.into_writer().finish())
         };
-        if number == m.say_text {
+        let edit = if number == m.say_text {
             let mut say = SayText::default();
             if say.code(&mut Decoder::new(data.reader())).is_err() {
                 return Ok(UserText::Same);
             }
-            if self.drops_chat(false) {
-                return Ok(UserText::Dropped("SayText"));
+            match self.say_text(&mut say.text.0) {
+                TextEdit::Changed => TextEdit::Changed.map(encoded(&mut |e| say.code(e))?),
+                other => other.same(),
             }
-            let Some(text) = self.namer.text(say.text.as_bytes()) else {
-                return Ok(UserText::Same);
-            };
-            self.report.texts_rewritten += 1;
-            say.text = NetStr::from(&text[..]);
-            return encoded(&mut |e| say.code(e)).map(UserText::Changed);
-        }
-        if Some(number) == m.say_text2 {
+        } else if Some(number) == m.say_text2 {
             let mut say = SayText2::default();
             if say.code(&mut Decoder::new(data.reader())).is_err() {
                 return Ok(UserText::Same);
             }
-            let token = say.message.to_string_lossy().into_owned();
-            let raw = say.params.is_empty() || token.starts_with('\u{1}');
-            let rename = token.contains("Name_Change");
-            // A plugin's raw text in no player's name (entity 0) is the server's, not chat.
-            let server_text = raw && say.client == 0;
-            if !rename && !server_text {
-                let team = token.contains("Team")
-                    || token.contains("team")
-                    || (token.starts_with("Cstrike_Chat_")
-                        && !token.starts_with("Cstrike_Chat_All"));
-                if self.drops_chat(team && !raw) {
-                    return Ok(UserText::Dropped("SayText2"));
+            let mut params: Vec<Vec<u8>> = say.params.iter().map(|p| p.0.clone()).collect();
+            match self.say_text2(say.client, &mut say.message.0, &mut params) {
+                TextEdit::Changed => {
+                    say.params = params.into_iter().map(NulStr).collect();
+                    TextEdit::Changed.map(encoded(&mut |e| say.code(e))?)
                 }
+                other => other.same(),
             }
-            let mut changed = false;
-            if raw && let Some(text) = self.namer.text(say.message.as_bytes()) {
-                say.message = NetStr::from(&text[..]);
-                changed = true;
-            }
-            for (i, param) in say.params.iter_mut().enumerate() {
-                // The speaker (and in a rename the old and the new name) are names.
-                let new = if i == 0 || rename && i == 1 {
-                    let new = self.namer.name(param.as_bytes());
-                    (new != param.as_bytes()).then_some(new)
-                } else {
-                    self.namer.text(param.as_bytes())
-                };
-                if let Some(new) = new {
-                    *param = NetStr::from(&new[..]);
-                    changed = true;
-                }
-            }
-            if !changed {
-                return Ok(UserText::Same);
-            }
-            self.report.texts_rewritten += 1;
-            return encoded(&mut |e| say.code(e)).map(UserText::Changed);
-        }
-        if number == m.text_msg {
+        } else if number == m.text_msg {
             let mut msg = TextMsg::default();
             if msg.code(&mut Decoder::new(data.reader())).is_err() {
                 return Ok(UserText::Same);
             }
-            let mut changed = false;
-            for text in std::iter::once(&mut msg.message).chain(msg.params.iter_mut()) {
-                if let Some(new) = self.namer.text(text.as_bytes()) {
-                    *text = NetStr::from(&new[..]);
-                    changed = true;
+            let mut texts: Vec<Vec<u8>> = std::iter::once(msg.message.0.clone())
+                .chain(msg.params.iter().map(|p| p.0.clone()))
+                .collect();
+            match self.text_msg(&mut texts) {
+                TextEdit::Changed => {
+                    msg.message = NulStr(texts.remove(0));
+                    msg.params = texts.into_iter().map(NulStr).collect();
+                    TextEdit::Changed.map(encoded(&mut |e| msg.code(e))?)
                 }
+                other => other.same(),
             }
-            if !changed {
-                return Ok(UserText::Same);
+        } else {
+            return Ok(UserText::Same);
+        };
+        Ok(edit)
+    }
+
+    /// A CS:GO user message's data (`CCSUsrMsg_SayText`, `SayText2`, `TextMsg`) scrubbed.
+    fn csgo_user_message(&mut self, number: i32, data: &[u8]) -> UserText<Vec<u8>> {
+        use super::net::csgo::pb;
+        use prost::Message as _;
+        let m = self.text_messages;
+        if number == i32::from(m.say_text) {
+            let Ok(mut say) = pb::SayText::decode(data) else {
+                return UserText::Same;
+            };
+            let mut text = say.text.clone().unwrap_or_default();
+            match self.say_text(&mut text) {
+                TextEdit::Changed => {
+                    say.text = Some(text);
+                    UserText::Changed(say.encode_to_vec())
+                }
+                other => other.same(),
             }
-            self.report.texts_rewritten += 1;
-            return encoded(&mut |e| msg.code(e)).map(UserText::Changed);
+        } else if Some(number) == m.say_text2.map(i32::from) {
+            let Ok(mut say) = pb::SayText2::decode(data) else {
+                return UserText::Same;
+            };
+            let mut token = say.msg_name.clone().unwrap_or_default();
+            let client = u8::try_from(say.ent_idx.unwrap_or(0)).unwrap_or(0);
+            match self.say_text2(client, &mut token, &mut say.params) {
+                TextEdit::Changed => {
+                    say.msg_name = Some(token);
+                    UserText::Changed(say.encode_to_vec())
+                }
+                other => other.same(),
+            }
+        } else if number == i32::from(m.text_msg) {
+            let Ok(mut msg) = pb::TextMsg::decode(data) else {
+                return UserText::Same;
+            };
+            match self.text_msg(&mut msg.params) {
+                TextEdit::Changed => UserText::Changed(msg.encode_to_vec()),
+                other => other.same(),
+            }
+        } else {
+            UserText::Same
         }
-        Ok(UserText::Same)
+    }
+
+    /// `SayText`'s text: dropped with all chat, else its names replaced.
+    fn say_text(&mut self, text: &mut Vec<u8>) -> TextEdit {
+        if self.drops_chat(false) {
+            return TextEdit::Dropped("SayText");
+        }
+        match self.namer.text(text) {
+            Some(new) => {
+                self.report.texts_rewritten += 1;
+                *text = new;
+                TextEdit::Changed
+            }
+            None => TextEdit::Same,
+        }
+    }
+
+    /// `SayText2` from entity `client`: a chat line dropped as the filter asks, else its
+    /// speaker (and a rename's old and new name) renamed and names replaced in the rest.
+    fn say_text2(&mut self, client: u8, token: &mut Vec<u8>, params: &mut [Vec<u8>]) -> TextEdit {
+        let text = String::from_utf8_lossy(token).into_owned();
+        let raw = params.is_empty() || text.starts_with('\u{1}');
+        let rename = text.contains("Name_Change");
+        // A plugin's raw text in no player's name (entity 0) is the server's, not chat.
+        let server_text = raw && client == 0;
+        if !rename && !server_text {
+            let team = text.contains("Team")
+                || text.contains("team")
+                || (text.starts_with("Cstrike_Chat_") && !text.starts_with("Cstrike_Chat_All"));
+            if self.drops_chat(team && !raw) {
+                return TextEdit::Dropped("SayText2");
+            }
+        }
+        let mut changed = false;
+        if raw && let Some(new) = self.namer.text(token) {
+            *token = new;
+            changed = true;
+        }
+        for (i, param) in params.iter_mut().enumerate() {
+            // The speaker (and in a rename the old and the new name) are names.
+            let new = if i == 0 || rename && i == 1 {
+                let new = self.namer.name(param);
+                (new != *param).then_some(new)
+            } else {
+                self.namer.text(param)
+            };
+            if let Some(new) = new {
+                *param = new;
+                changed = true;
+            }
+        }
+        if changed {
+            self.report.texts_rewritten += 1;
+            TextEdit::Changed
+        } else {
+            TextEdit::Same
+        }
+    }
+
+    /// `TextMsg`'s token and parameters with their names replaced.
+    fn text_msg(&mut self, texts: &mut [Vec<u8>]) -> TextEdit {
+        let mut changed = false;
+        for text in texts {
+            if let Some(new) = self.namer.text(text) {
+                *text = new;
+                changed = true;
+            }
+        }
+        if changed {
+            self.report.texts_rewritten += 1;
+            TextEdit::Changed
+        } else {
+            TextEdit::Same
+        }
     }
 }
 
@@ -959,11 +1198,36 @@ enum Command {
     Dropped,
 }
 
-/// What becomes of a user message.
-enum UserText {
+/// What becomes of a user message: its new data (bits, or a CS:GO body).
+enum UserText<D = Bits> {
     Same,
-    Changed(Bits),
+    Changed(D),
     Dropped(&'static str),
+}
+
+/// What became of a user message's texts, edited in place.
+enum TextEdit {
+    Same,
+    Changed,
+    Dropped(&'static str),
+}
+
+impl TextEdit {
+    /// The message's new data, when it changed.
+    fn map<D>(self, data: D) -> UserText<D> {
+        match self {
+            TextEdit::Changed => UserText::Changed(data),
+            other => other.same(),
+        }
+    }
+
+    /// What becomes of a message whose texts did not change (or that goes).
+    fn same<D>(self) -> UserText<D> {
+        match self {
+            TextEdit::Dropped(name) => UserText::Dropped(name),
+            _ => UserText::Same,
+        }
+    }
 }
 
 /// A 260-byte header field holding `text` (cut to fit).

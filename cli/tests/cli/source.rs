@@ -330,20 +330,42 @@ fn scrub_gives_source_players_pseudonyms_and_drops_their_chat() {
     let _ = std::fs::remove_file(&mapping);
 }
 
-/// A CS:GO demo's scrub is refused by name (exit 1), and nothing is written.
+/// A CS:GO demo scrubbed and trimmed from the command line: both outputs validate, the
+/// scrubbed one names its human player by a pseudonym, the trimmed one starts at tick 0.
 #[test]
-fn scrub_refuses_a_csgo_demo_by_name() {
+fn scrub_and_trim_a_csgo_demo() {
     let Some(csgo) = common::csgo_demo() else {
         return;
     };
-    let refused = scratch("csgo.dem");
+    let scrubbed = scratch("csgo-scrubbed.dem");
     let out = demokit(&[
         "scrub".as_ref(),
         "--all".as_ref(),
+        "-f".as_ref(),
         csgo.as_os_str(),
-        refused.as_os_str(),
+        scrubbed.as_os_str(),
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("CS:GO"), "{}", stderr(&out));
-    assert!(!refused.exists());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run("validate", &scrubbed, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let players = json_lines(&run("players", &scrubbed, &["--json"]));
+    assert_eq!(players[0]["name"], "player-1", "{players:?}");
+    let trimmed = scratch("csgo-trimmed.dem");
+    let out = demokit(&[
+        "trim".as_ref(),
+        "--from".as_ref(),
+        "300".as_ref(),
+        "--to".as_ref(),
+        "600".as_ref(),
+        "-f".as_ref(),
+        csgo.as_os_str(),
+        trimmed.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run("validate", &trimmed, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info = &json_lines(&run("info", &trimmed, &["--json"]))[0];
+    assert!(info["ticks"].as_i64().unwrap() <= 300, "{info}");
+    let _ = std::fs::remove_file(&scrubbed);
+    let _ = std::fs::remove_file(&trimmed);
 }

@@ -279,6 +279,49 @@ impl ProtoMessage {
     }
 }
 
+/// `body` (a protobuf message) with each occurrence of its length-delimited field `field`
+/// put through `edit`: a new value, or `None` to keep the old. Every other field is kept
+/// byte for byte, the ones the [`pb`] structs do not name too (encoding a decoded struct
+/// again would drop them). `None` when the body does not read as protobuf.
+pub fn edit_bytes_field(
+    body: &[u8],
+    field: u32,
+    mut edit: impl FnMut(&[u8]) -> Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    use prost::encoding::{WireType, decode_key, decode_varint, encode_key, encode_varint};
+    let mut rest = body;
+    let mut out = Vec::with_capacity(body.len());
+    while !rest.is_empty() {
+        let start = rest;
+        let (tag, wire) = decode_key(&mut rest).ok()?;
+        let value_len = match wire {
+            WireType::Varint => {
+                decode_varint(&mut rest).ok()?;
+                0
+            }
+            WireType::SixtyFourBit => 8,
+            WireType::ThirtyTwoBit => 4,
+            WireType::LengthDelimited => usize::try_from(decode_varint(&mut rest).ok()?).ok()?,
+            WireType::StartGroup | WireType::EndGroup => return None,
+        };
+        let value = rest.get(..value_len)?;
+        rest = &rest[value_len..];
+        let whole = &start[..start.len() - rest.len()];
+        match (wire, tag == field) {
+            (WireType::LengthDelimited, true) => match edit(value) {
+                Some(new) => {
+                    encode_key(tag, WireType::LengthDelimited, &mut out);
+                    encode_varint(new.len() as u64, &mut out);
+                    out.extend_from_slice(&new);
+                }
+                None => out.extend_from_slice(whole),
+            },
+            _ => out.extend_from_slice(whole),
+        }
+    }
+    Some(out)
+}
+
 fn invalid(what: &'static str) -> NetError {
     NetError::new(0, NetErrorKind::Invalid { what })
 }
@@ -695,6 +738,36 @@ pub mod pb {
         /// The values, in the descriptor's key order.
         #[prost(message, repeated, tag = "3")]
         pub keys: Vec<EventKey>,
+    }
+
+    /// `CNETMsg_SetConVar`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct SetConVar {
+        /// The variables.
+        #[prost(message, optional, tag = "1")]
+        pub convars: Option<ConVars>,
+    }
+
+    /// `CMsg_CVars`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ConVars {
+        /// Each variable.
+        #[prost(message, repeated, tag = "1")]
+        pub cvars: Vec<ConVar>,
+    }
+
+    /// `CMsg_CVars.CVar`.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ConVar {
+        /// Its name (unset when `dictionary_name` names it).
+        #[prost(bytes = "vec", optional, tag = "1")]
+        pub name: Option<Vec<u8>>,
+        /// Its value.
+        #[prost(bytes = "vec", optional, tag = "2")]
+        pub value: Option<Vec<u8>>,
+        /// Its name as an index into the engine's dictionary of names.
+        #[prost(uint32, optional, tag = "3")]
+        pub dictionary_name: Option<u32>,
     }
 
     /// `CSVCMsg_PacketEntities`.
