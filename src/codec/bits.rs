@@ -312,6 +312,14 @@ impl<'a> BitReader<'a> {
     /// Reads the engine's `UBitVar`: a two-bit selector, then 4, 8, 12 or 32 bits
     /// (`bf_read::ReadUBitVar`).
     pub fn read_ubitvar(&mut self) -> Result<u32, BitsEnded> {
+        // The selector and the value from one window when the longest form fits (entity
+        // updates read one per prop).
+        if self.remaining() >= 34 {
+            let window = self.window(self.pos);
+            let bits = UBITVAR_BITS[(window & 3) as usize];
+            self.pos += 2 + bits as usize;
+            return Ok(((window >> 2) & ((1u64 << bits) - 1)) as u32);
+        }
         let selector = self.read(2)?;
         self.read(UBITVAR_BITS[selector as usize])
     }
