@@ -758,34 +758,6 @@ fn cli_scrubs_with_a_key_and_a_mapping() {
     );
 }
 
-#[test]
-fn cli_refuses_demos() {
-    let Some(shared) = common::shared_dir() else {
-        return;
-    };
-    let dir = TempDir::new("scrub-demo");
-    // Teeworlds demos are scrubbed (cli/tests/cli/twdemo_scrub.rs); Source demos are not yet.
-    for sub in ["source"] {
-        let Some(demo) = std::fs::read_dir(shared.join("real-fixtures").join(sub))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.is_file())
-        else {
-            continue;
-        };
-        let out = dir.path(&format!("{sub}.out"));
-        let o = demokit(&[
-            "scrub".as_ref(),
-            demo.as_os_str(),
-            out.as_os_str(),
-            "--all".as_ref(),
-        ]);
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        assert!(stderr(&o).contains("scrub needs"), "{}", stderr(&o));
-        assert!(!out.exists());
-    }
-}
-
 /// The JSON header of a teehistorian file.
 fn header_json(data: &[u8]) -> serde_json::Value {
     let file = TeehistorianSlice::parse(data).unwrap();
