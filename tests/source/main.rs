@@ -11,6 +11,7 @@ mod bits_props;
 mod demofile;
 mod entity;
 mod entity_props;
+mod entity_writer;
 mod game;
 mod net;
 mod net_props;
