@@ -25,7 +25,9 @@ pub mod update;
 
 pub use class::{FlatProp, PropDef, ServerClass, ServerClasses};
 pub use error::{EntityError, EntityErrorKind};
-pub use player::{OriginLayout, PlayerEntity, PlayerProps, origin, players, players_into};
+pub use player::{
+    OriginLayout, PlayerEntity, PlayerProps, origin, players, players_into, update_players,
+};
 pub use prop::Value;
 pub use table::{ClassEntry, DataTables, PropFlags, PropKind, SendProp, SendTable, TableWidths};
 pub use update::{

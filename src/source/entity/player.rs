@@ -306,6 +306,39 @@ pub fn players_into(
     );
 }
 
+/// [`players_into`] a new list.
+pub fn players_of(state: &EntityState, classes: &ServerClasses, slots: usize) -> Vec<PlayerEntity> {
+    let mut out = Vec::new();
+    players_into(state, classes, slots, &mut out);
+    out
+}
+
+/// Brings `list` (the players as [`players_into`] listed them, in index order) up to date
+/// after updates that touched the entities at `touched` only: each of those is listed
+/// again, or left out when it is no player any more.
+pub fn update_players(
+    state: &EntityState,
+    classes: &ServerClasses,
+    touched: &[usize],
+    list: &mut Vec<PlayerEntity>,
+) {
+    for &index in touched {
+        let now = state.entity(index).and_then(|entity| {
+            let class = classes.by_id(entity.class)?;
+            let props = class.player.as_ref()?;
+            Some(player(index, entity, class, props))
+        });
+        match (list.binary_search_by_key(&index, |p| p.index), now) {
+            (Ok(at), Some(p)) => list[at] = p,
+            (Ok(at), None) => {
+                list.remove(at);
+            }
+            (Err(at), Some(p)) => list.insert(at, p),
+            (Err(_), None) => {}
+        }
+    }
+}
+
 fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) -> PlayerEntity {
     let value = |i: usize| e.values.get(i).and_then(Option::as_ref);
     let int = |i: Option<usize>| i.and_then(value).and_then(Value::as_int);

@@ -20,7 +20,7 @@ pub use user_message::{SayText, SayText2, TextMessages, TextMsg};
 
 use super::entity::{
     DataTables, Entity, EntityChange, EntityError, EntityState, PlayerEntity, ServerClass,
-    ServerClasses, Value, players_into,
+    ServerClasses, Value, players_into, update_players,
 };
 use super::net::game_event::{EventDescriptor, EventValue};
 use super::net::state::{NetState, TableChange};
@@ -635,6 +635,10 @@ pub fn walk_reader_with<R: Read>(
     // The server's player slots, once its `svc_ServerInfo` says (player entities are
     // 1..=slots); until then, every index a player can have.
     let mut slots = crate::source::entity::player::MAX_PLAYER_INDEX;
+    // Whether `player_list` is the players of `entities` as of the last update, and the
+    // player indexes a packet's updates touch.
+    let mut players_known = false;
+    let mut touched: Vec<usize> = Vec::new();
     while let Some(frame) = reader.next() {
         let frame = match frame {
             Ok(frame) => frame,
@@ -670,7 +674,10 @@ pub fn walk_reader_with<R: Read>(
                         })
                     });
                 match read {
-                    Ok(read) => classes = Some(read),
+                    Ok(read) => {
+                        classes = Some(read);
+                        players_known = false;
+                    }
                     Err(e) => {
                         end.error = Some(e);
                         return Ok(end);
@@ -710,9 +717,14 @@ pub fn walk_reader_with<R: Read>(
                 }
                 walk.state.learned(&messages);
                 let mut updated = false;
+                // The player indexes this packet's updates touched; all of them after a
+                // full update (which drops the entities it does not send, untouched).
+                touched.clear();
+                let mut all_players = !players_known;
                 for message in &decoded {
                     if let NetMessage::ServerInfo(info) = message {
                         slots = usize::from(info.max_players).max(1);
+                        players_known = false;
                     }
                     if let Some(stop) = walk.message(offset, tick, message, &mut each) {
                         end.error = Some(stop);
@@ -757,13 +769,37 @@ pub fn walk_reader_with<R: Read>(
                             return Ok(end);
                         }
                         updated = true;
+                        if update.delta_from.is_none() {
+                            all_players = true;
+                        } else {
+                            touched.extend(
+                                entities
+                                    .touched()
+                                    .iter()
+                                    .map(|&(i, _)| i)
+                                    .filter(|&i| (1..=slots).contains(&i)),
+                            );
+                        }
                         if options.objects {
                             hand_out_entities(tick, &entities, classes, &mut each);
                         }
                     }
                 }
                 if let (true, true, Some(classes)) = (updated, options.entities, &classes) {
-                    players_into(&entities, classes, slots, &mut player_list);
+                    if all_players {
+                        players_into(&entities, classes, slots, &mut player_list);
+                        players_known = true;
+                    } else {
+                        // Only the players an update touched can have changed.
+                        update_players(&entities, classes, &touched, &mut player_list);
+                        debug_assert!(
+                            player_list
+                                == crate::source::entity::player::players_of(
+                                    &entities, classes, slots
+                                ),
+                            "the players kept up to date are the players listed afresh"
+                        );
+                    }
                     each(Item::Players {
                         tick,
                         players: &player_list,
