@@ -815,6 +815,18 @@ impl<'o, 'n> Walk<'o, 'n> {
         })
     }
 
+    /// Scrubs each `userinfo` entry's user data of `entries` in place; whether one changed.
+    fn user_data_of<'d>(&mut self, entries: impl Iterator<Item = &'d mut Option<Bits>>) -> bool {
+        let mut changed = false;
+        for data in entries {
+            if let Some(new) = data.as_ref().and_then(|d| self.user_data(d)) {
+                *data = Some(new);
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// Entries of a `userinfo` create or update, scrubbed and encoded again; `None` when
     /// none changed (or the entries are not readable: dictionary-encoded ones hold no
     /// player).
@@ -831,13 +843,7 @@ impl<'o, 'n> Walk<'o, 'n> {
             return Ok(None);
         }
         let rest = decoder.reader().remaining();
-        let mut changed = false;
-        for entry in &mut entries {
-            if let Some(new) = entry.user_data.as_ref().and_then(|d| self.user_data(d)) {
-                entry.user_data = Some(new);
-                changed = true;
-            }
-        }
+        let changed = self.user_data_of(entries.iter_mut().map(|e| &mut e.user_data));
         if !changed {
             return Ok(None);
         }
@@ -902,12 +908,8 @@ impl<'o, 'n> Walk<'o, 'n> {
             .filter(|t| t.name.as_bytes() == USERINFO)
         {
             let client = table.client_entries.iter_mut().flatten();
-            for entry in table.entries.iter_mut().chain(client) {
-                if let Some(new) = entry.user_data.as_ref().and_then(|d| self.user_data(d)) {
-                    entry.user_data = Some(new);
-                    changed = true;
-                }
-            }
+            let entries = table.entries.iter_mut().chain(client);
+            changed |= self.user_data_of(entries.map(|e| &mut e.user_data));
         }
         if !changed {
             return Ok(None);

@@ -171,18 +171,27 @@ pub fn write_unary_ubitvar(w: &mut BitWriter, v: u32) {
     w.write_u64(u64::from(v) + 1 - (1 << width), width);
 }
 
-/// Writes `v` as [`read_ubitint`] reads it, in the shortest form.
-pub fn write_ubitint(w: &mut BitWriter, v: u32) {
-    w.write(v & 0xf, 4);
-    let high = v >> 4;
-    let (selector, bits) = match high {
-        0 => (0, 0),
-        1..16 => (1, 4),
-        16..256 => (2, 8),
-        _ => (3, 28),
+/// Writes `v` as its `low` lowest bits, a two-bit selector, then the rest of it in the
+/// first of nothing and `widths` that holds it: the form of demo protocol 4's `UBitInt`
+/// and of its field-index steps, which differ only in the widths.
+fn write_selected(w: &mut BitWriter, v: u32, low: u32, widths: [u32; 3]) {
+    w.write(v & ((1 << low) - 1), low);
+    let high = v >> low;
+    let selector = if high == 0 {
+        0
+    } else {
+        1 + widths[..2].iter().take_while(|&&b| high >= 1 << b).count() as u32
     };
     w.write(selector, 2);
-    w.write(high, bits);
+    w.write(
+        high,
+        [0, widths[0], widths[1], widths[2]][selector as usize],
+    );
+}
+
+/// Writes `v` as [`read_ubitint`] reads it, in the shortest form.
+pub fn write_ubitint(w: &mut BitWriter, v: u32) {
+    write_selected(w, v, 4, [4, 8, 28]);
 }
 
 /// The step of a field index that marks the end of a prop list.
@@ -191,16 +200,7 @@ const FIELD_INDEX_END: u32 = 0xfff;
 /// Writes the step of one field index (`index - last - 1`, or [`FIELD_INDEX_END`]) in the
 /// old form [`read_field_index`] reads (a writer never needs the new one).
 fn write_field_step(w: &mut BitWriter, step: u32) {
-    w.write(step & 0x1f, 5);
-    let high = step >> 5;
-    let (selector, bits) = match high {
-        0 => (0, 0),
-        1..4 => (1, 2),
-        4..16 => (2, 4),
-        _ => (3, 7),
-    };
-    w.write(selector, 2);
-    w.write(high, bits);
+    write_selected(w, step, 5, [2, 4, 7]);
 }
 
 /// Reads one field index of demo protocol 4's prop lists after index `last`: `None` at the
