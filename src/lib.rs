@@ -1,7 +1,15 @@
 //! demokit reads and writes game recordings byte for byte: Teeworlds/DDNet demos, DDNet
 //! teehistorian files and Source engine demos.
 //!
-//! The crate is layered the way libtw2 is:
+//! Start at the entry point: [`recording::Recording`] opens any of the three formats from a
+//! path, a reader or bytes, tells them apart by their magic bytes, and does every
+//! operation through one API (`summary`, `validate`, `dump`, `rewrite`, `repair`, `trim`,
+//! `scrub`, the game log and the rest), an operation a format lacks being an
+//! `Error::Unsupported`. [`model`] states once what a game is whatever the format (its
+//! players, samples, events and chat, and the rules every format follows), and the front
+//! ends read it.
+//!
+//! Under the entry point the crate is layered the way libtw2 is:
 //!
 //! * [`codec`] holds the shared primitives (Teeworlds variable-width ints, Huffman,
 //!   fixed-size string fields, Teeworlds UUIDs, little-endian bit streams). It knows
@@ -15,9 +23,11 @@
 //!   the game-server recorder, the semantic layer (absolute positions and inputs per
 //!   tick), the game layer, and the tools (repair, cut, scrub, validate).
 //! * [`source`] is the Source engine demo (`HL2DEMO`): the container (header, command
-//!   frames, per-game profiles, readers, a writer and a repair for unfinished recordings)
-//!   and the network layer inside packets (messages of every engine branch, string tables,
-//!   game events), both read and written bit for bit.
+//!   frames, per-game profiles, readers, a writer and a repair for unfinished recordings),
+//!   the network layer inside packets (messages of every engine branch, string tables,
+//!   game events), the entity layer (data tables, server classes, entity updates and the
+//!   players among them) and the game layer, each read and written, and the tools (trim
+//!   and scrub) built on them.
 //! * [`gamenet`] is the game protocol of Teeworlds 0.6 with DDNet's extensions and of
 //!   Teeworlds 0.7: what snapshot items and network messages are, by name, with readers
 //!   and writers that pack back to the same ints and bytes. The game layers of [`twdemo`]
@@ -28,6 +38,8 @@
 //!   `demokit` tool.
 //! * `export` (feature `export`) turns recordings into tables: Arrow record batches and
 //!   Parquet datasets, for DuckDB, Spark, pandas and Polars.
+//! * `render` (feature `render`) draws a recording's map, paths and events as SVG or PNG,
+//!   and `page` (feature `page`) makes a self-contained HTML page that plays it.
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
 //! * [`read`] holds what the readers of every format share: the read error shape and the
@@ -53,10 +65,13 @@
 //! | `serde` | `Serialize` on the public record, summary and report types, and `Deserialize` on their owned forms (UUIDs through `uuid/serde`). serde itself is always a dependency: the teehistorian header is JSON. |
 //! | `proptest` | `twdemo::container::strategies`, `teehistorian::strategies` and `source::strategies`: the proptest strategies this crate's own property tests use, for whole files and single records of every kind, which always write without error and read back to themselves. |
 //! | `export` | `export`: recordings as Arrow record batches and Parquet datasets. Turns on `serde`. Arrow and Parquet are large builds. |
+//! | `render` | `render`: a recording's map, paths and events as SVG or PNG (it pulls a rasterizer). |
+//! | `page` | `page`: a recording as one self-contained HTML page that plays it, and an index page over many. Turns on `render` and `serde`. |
 //!
 //! A library user writes `demokit = "0.1"`, and adds `features = ["serde"]` for the
-//! derives, `features = ["export"]` for the tables, and `features = ["proptest"]` (usually
-//! under `[dev-dependencies]`) for the strategies. docs.rs documents every feature.
+//! derives, `features = ["export"]` for the tables, `features = ["render"]` or `["page"]`
+//! for pictures and pages, and `features = ["proptest"]` (usually under
+//! `[dev-dependencies]`) for the strategies. docs.rs documents every feature.
 
 #![warn(missing_docs)]
 // No `unsafe` anywhere: no benchmark has shown a hot loop that needs it.
