@@ -1167,12 +1167,7 @@ impl<'o, 'n> Walk<'o, 'n> {
                 changed = true;
             }
         }
-        if changed {
-            self.report.texts_rewritten += 1;
-            TextEdit::Changed
-        } else {
-            TextEdit::Same
-        }
+        self.counted(changed)
     }
 
     /// `TextMsg`'s token and parameters with their names replaced.
@@ -1184,6 +1179,12 @@ impl<'o, 'n> Walk<'o, 'n> {
                 changed = true;
             }
         }
+        self.counted(changed)
+    }
+
+    /// What became of a message whose texts were edited in place, counted in the report
+    /// when one changed.
+    fn counted(&mut self, changed: bool) -> TextEdit {
         if changed {
             self.report.texts_rewritten += 1;
             TextEdit::Changed

@@ -407,6 +407,17 @@ pub fn write_update(
         } else {
             w.write_ubitvar(step);
         }
+        // The props of an entering or changed entity follow its class's flat list.
+        let class_of = |class: u16| {
+            classes.by_id(class).ok_or_else(|| {
+                EntityError::new(
+                    0,
+                    EntityErrorKind::NoClass {
+                        class: u32::from(class),
+                    },
+                )
+            })
+        };
         match *entity {
             EntityWrite::Enter {
                 class,
@@ -416,27 +427,11 @@ pub fn write_update(
                 w.write(2, 2);
                 w.write(u32::from(class), classes.class_bits());
                 w.write(u32::from(serial), SERIAL_BITS);
-                let class = classes.by_id(class).ok_or_else(|| {
-                    EntityError::new(
-                        0,
-                        EntityErrorKind::NoClass {
-                            class: u32::from(class),
-                        },
-                    )
-                })?;
-                write_props(&mut w, class, layout, values)?;
+                write_props(&mut w, class_of(class)?, layout, values)?;
             }
             EntityWrite::Change { class, values } => {
                 w.write(0, 2);
-                let class = classes.by_id(class).ok_or_else(|| {
-                    EntityError::new(
-                        0,
-                        EntityErrorKind::NoClass {
-                            class: u32::from(class),
-                        },
-                    )
-                })?;
-                write_props(&mut w, class, layout, values)?;
+                write_props(&mut w, class_of(class)?, layout, values)?;
             }
             EntityWrite::Leave => w.write(1, 2),
         }
