@@ -4,10 +4,14 @@
 //! Start at the entry point: [`recording::Recording`] opens any of the three formats from a
 //! path, a reader or bytes, tells them apart by their magic bytes, and does every
 //! operation through one API (`summary`, `validate`, `dump`, `rewrite`, `repair`, `trim`,
-//! `scrub`, the game log and the rest), an operation a format lacks being an
-//! `Error::Unsupported`. [`model`] states once what a game is whatever the format (its
-//! players, samples, events and chat, and the rules every format follows), and the front
-//! ends read it.
+//! `scrub`, the game stream, the game log and the rest), an operation a format lacks being
+//! an `Error::Unsupported`. Behind it, every format implements one trait,
+//! [`format::RecordingFormat`] ([`twdemo::TwDemo`], [`teehistorian::Teehistorian`],
+//! [`source::SourceDemo`]), and the entry point forwards each operation to it in one
+//! place, so the compiler checks that the formats mirror each other. [`model`] states once
+//! what a game is whatever the format (its players, samples, events and chat, and the
+//! rules every format follows); the game stream ([`recording::Recording::game`]) hands it
+//! out, and the pictures and pages are drawn from it.
 //!
 //! Under the entry point the crate is layered the way libtw2 is:
 //!
@@ -34,12 +38,17 @@
 //!   and [`teehistorian`] are built on it.
 //! * [`datafile`] reads Teeworlds/DDNet datafiles (map files), as DDNet's client checks
 //!   them when it loads a demo's embedded map.
+//! * [`format`](mod@format) is what every format shares at the top: the [`format::Format`] tag, the
+//!   [`format::RecordingFormat`] trait, the [`format::Input`] its operations read, and the
+//!   one [`format::Error`] they return.
 //! * [`detect`] tells formats apart by their magic bytes, for front ends such as the
 //!   `demokit` tool.
 //! * `export` (feature `export`) turns recordings into tables: Arrow record batches and
 //!   Parquet datasets, for DuckDB, Spark, pandas and Polars.
 //! * `render` (feature `render`) draws a recording's map, paths and events as SVG or PNG,
-//!   and `page` (feature `page`) makes a self-contained HTML page that plays it.
+//!   and `page` (feature `page`) makes a self-contained HTML page that plays it. Both sit
+//!   above the entry point and read the game stream; their methods on `Recording`
+//!   (`scene`, `render`, `page`) are written in them.
 //! * [`output`] writes whole files atomically and refuses to overwrite an input or an
 //!   existing file by accident; it knows no format.
 //! * [`read`] holds what the readers of every format share: the read error shape and the
@@ -82,6 +91,7 @@ pub mod datafile;
 pub mod detect;
 #[cfg(feature = "export")]
 pub mod export;
+pub mod format;
 pub mod gamenet;
 pub mod model;
 pub mod output;

@@ -101,6 +101,64 @@ pub struct Sample {
     pub armor: Option<i32>,
 }
 
+/// One player at a tick of the game stream
+/// ([`RecordingFormat::game`](crate::format::RecordingFormat::game)): the sample and the
+/// name the player has then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerAt<'a> {
+    /// What the format records of the player at the tick.
+    pub sample: Sample,
+    /// The player's name at the tick (empty where the recording has not named the player
+    /// yet).
+    pub name: &'a str,
+}
+
+/// The facts of a recorded game that every format gives: where and when it was played,
+/// and how its ticks and positions are counted.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct GameFacts {
+    /// The map's name.
+    pub map: String,
+    /// When it was recorded, as the recording says (a demo's timestamp as
+    /// [`start_time_of_demo`] writes it, a teehistorian file's `start_time`); empty where
+    /// it does not say.
+    pub start_time: String,
+    /// The server's name (Source demos); empty for the others.
+    pub server: String,
+    /// Ticks per second.
+    pub tick_rate: f64,
+    /// Whether the y axis points up (Source) rather than down (Teeworlds).
+    pub y_up: bool,
+}
+
+/// What a walk of the game stream
+/// ([`RecordingFormat::game`](crate::format::RecordingFormat::game)) hands out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GameOptions {
+    /// The ticks whose players are handed out (`None`: every tick); the walk stops after
+    /// the range's end, so the game log covers the recording up to there.
+    pub range: Option<crate::time::TickRange>,
+}
+
+impl GameOptions {
+    /// Every tick's players, over `range` (`None`: all of it).
+    pub fn over(range: Option<crate::time::TickRange>) -> GameOptions {
+        GameOptions { range }
+    }
+
+    /// Whether `tick` is in the range.
+    pub fn keeps(&self, tick: i32) -> bool {
+        self.range.is_none_or(|r| r.contains(tick))
+    }
+
+    /// Whether `tick` is past the range's end.
+    pub fn past(&self, tick: i32) -> bool {
+        self.range.is_some_and(|r| tick > r.to)
+    }
+}
+
 /// The kind of game a team number belongs to, which names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

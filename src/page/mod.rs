@@ -18,6 +18,8 @@
 //! (sortable and filterable, each row linking its recording's page). Finding the files,
 //! running them in parallel and keeping the index up to date is the front end's business.
 
+mod recording;
+
 use crate::gamenet::summary::{ChatLine, EventLine, PlayerStint};
 use crate::recording::Summary;
 use crate::render::{Gathered, Scene, Track, group, hex, xml_escape};

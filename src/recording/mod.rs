@@ -4,13 +4,15 @@
 //! reach the formats only here).
 //!
 //! [`Recording`] tells the format from the magic bytes, and each operation hands the
-//! recording to its format's own implementation ([`twdemo`],
-//! [`teehistorian`], [`source`]). An operation a format
-//! does not have is [`Error::Unsupported`], never a silent fallback to another format. The
-//! reports come back as the formats' own types, wrapped where the formats differ
-//! ([`Summary`], [`RepairReport`], [`RewriteReport`]); with the `serde` feature they
-//! serialize as the format's type does, and their `Display` is the text the command-line
-//! tool prints.
+//! recording to its format's implementation of [`RecordingFormat`]
+//! ([`twdemo::TwDemo`], [`teehistorian::Teehistorian`], [`source::SourceDemo`]) through
+//! one macro, the only place that turns a format's tag into code. An operation a format
+//! does not have is [`Error::Unsupported`], never a silent fallback to another format;
+//! which formats have an operation ([`Operation::formats`]) is read from the
+//! implementations' result types. The reports come back as the formats' own types,
+//! wrapped where the formats differ ([`Summary`], [`RepairReport`], [`RewriteReport`]);
+//! with the `serde` feature they serialize as the format's type does, and their `Display`
+//! is the text the command-line tool prints.
 //!
 //! What this layer leaves to others: the formats' details (each format module), reading
 //! inputs a front end names in its own way (`-` for standard input is the tool's), and
@@ -28,28 +30,142 @@
 //! # Ok::<(), demokit::recording::Error>(())
 //! ```
 
+/// Runs `$body` with `$F` standing for the implementation of
+/// [`RecordingFormat`] of the format `$format`: the one place that
+/// turns a format's tag into its implementation. Every operation of [`Recording`] goes
+/// through it, so the formats cannot differ in which operations they have except through
+/// their [`Capability`] types.
+macro_rules! forward {
+    ($format:expr, $F:ident => $body:expr) => {
+        match $format {
+            Format::TwDemo => {
+                type $F = crate::twdemo::TwDemo;
+                // An arm's conversion into the entry point's type is the identity where
+                // the format's type is that type already.
+                #[allow(clippy::useless_conversion)]
+                let result = $body;
+                result
+            }
+            Format::Teehistorian => {
+                type $F = crate::teehistorian::Teehistorian;
+                // An arm's conversion into the entry point's type is the identity where
+                // the format's type is that type already.
+                #[allow(clippy::useless_conversion)]
+                let result = $body;
+                result
+            }
+            Format::SourceDemo => {
+                type $F = crate::source::SourceDemo;
+                // An arm's conversion into the entry point's type is the identity where
+                // the format's type is that type already.
+                #[allow(clippy::useless_conversion)]
+                let result = $body;
+                result
+            }
+            // A recording is never opened in another format (`supported` refuses them).
+            other => Err(Error::UnknownFormat {
+                format: Some(other),
+                message: format!("{} files are not read by demokit", other.name()),
+            }),
+        }
+    };
+}
+
+/// Whether implementation `F` has `operation`: every required method of
+/// [`RecordingFormat`] is there, and an optional one is when its result type is a real
+/// one ([`Capability`]).
+const fn has<F: RecordingFormat>(operation: Operation) -> bool {
+    match operation {
+        Operation::Convert => F::ConvertReport::SUPPORTED,
+        Operation::Markers => F::Markers::SUPPORTED && F::MarkersReport::SUPPORTED,
+        Operation::ExtractMap => F::EmbeddedMap::SUPPORTED,
+        Operation::Chat => F::ChatLines::SUPPORTED,
+        Operation::Snapshots => <F::Snapshot<'static> as Capability>::SUPPORTED,
+        _ => true,
+    }
+}
+
+/// Whether recordings of `format` have `operation`, as its implementation says.
+fn supports(format: Format, operation: Operation) -> bool {
+    let found: Result<bool, Error> = forward!(format, F => Ok(has::<F>(operation)));
+    found.unwrap_or(false)
+}
+
+impl Operation {
+    /// The formats that have the operation, read from their implementations of
+    /// [`RecordingFormat`].
+    pub fn formats(self) -> Vec<Format> {
+        Format::READ
+            .into_iter()
+            .filter(|format| supports(*format, self))
+            .collect()
+    }
+}
+
+/// `From` each format's own type into the entry point's enum over them, `$wrapper`, whose
+/// variants are named as the formats' tags are ([`Format::SourceDemo`] as `Source`).
+macro_rules! from_formats {
+    ($wrapper:ident $(<$lt:lifetime>)?, $assoc:ident) => {
+        impl$(<$lt>)? From<<crate::twdemo::TwDemo as RecordingFormat>::$assoc$(<$lt>)?>
+            for $wrapper$(<$lt>)?
+        {
+            fn from(value: <crate::twdemo::TwDemo as RecordingFormat>::$assoc$(<$lt>)?) -> Self {
+                $wrapper::TwDemo(value)
+            }
+        }
+        impl$(<$lt>)? From<<crate::teehistorian::Teehistorian as RecordingFormat>::$assoc$(<$lt>)?>
+            for $wrapper$(<$lt>)?
+        {
+            fn from(
+                value: <crate::teehistorian::Teehistorian as RecordingFormat>::$assoc$(<$lt>)?,
+            ) -> Self {
+                $wrapper::Teehistorian(value)
+            }
+        }
+        impl$(<$lt>)? From<<crate::source::SourceDemo as RecordingFormat>::$assoc$(<$lt>)?>
+            for $wrapper$(<$lt>)?
+        {
+            fn from(value: <crate::source::SourceDemo as RecordingFormat>::$assoc$(<$lt>)?) -> Self {
+                $wrapper::Source(value)
+            }
+        }
+    };
+}
+
+/// `From` [`Unsupported`] into the result types of the operations only some formats have:
+/// the arms of [`forward!`] for the formats without them type-check, and never run.
+macro_rules! from_unsupported {
+    ($($ty:ty),* $(,)?) => {
+        $(impl From<Unsupported> for $ty {
+            fn from(never: Unsupported) -> Self {
+                match never {}
+            }
+        })*
+    };
+}
+
 mod dump;
-mod error;
 mod game;
 mod map_directory;
-#[cfg(feature = "page")]
-mod page;
-#[cfg(feature = "render")]
-mod render;
 mod scrub;
 mod text;
 mod trim;
 mod visit;
 
-pub use crate::detect::{Format, detect};
-pub use dump::{DemoChunk, DumpEnd, DumpRecord};
-pub use error::{Cause, Error, MapProblem, Operation};
-pub use game::{DemoRecord, GameEvent, GameRecord, GameWalk};
+pub use crate::detect::detect;
+pub use crate::format::{
+    Cause, DumpEnd, Error, Format, GameEnd, GameWalk, MapProblem, Operation, RepairOptions,
+    Validation,
+};
+pub use crate::twdemo::operations::{DemoChunk, DemoRecord};
+pub use dump::DumpRecord;
+pub use game::{GameEvent, GameRecord};
 pub use map_directory::{MAX_MAP_FILES, MapDirectory};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;
 pub use visit::{TeehistorianStream, Visitor};
 
+use crate::format::{Capability, Input, RecordingFormat, Unsupported};
 pub use crate::report::{Problem, ProblemKind, Verdict};
 use crate::time::RangeBound;
 use crate::{source, teehistorian, twdemo};
@@ -282,40 +398,33 @@ impl Recording {
     /// The recording's bytes: borrowed when they are in memory, read whole from its file
     /// otherwise.
     pub fn bytes(&self) -> Result<Cow<'_, [u8]>, Error> {
+        self.input().bytes()
+    }
+
+    /// Where the recording's bytes are, as its format's operations read them.
+    fn input(&self) -> Input<'_> {
         match &self.source {
-            Source::Bytes(data) => Ok(Cow::Borrowed(data)),
-            Source::Path(path) => {
-                let file = File::open(path).map_err(Error::read)?;
-                let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-                let mut data = Vec::new();
-                data.try_reserve_exact(usize::try_from(len).unwrap_or(0))
-                    .map_err(|_| Error::read(io::ErrorKind::OutOfMemory.into()))?;
-                // A regular file that grows while it is read (a recording in progress) is
-                // read as far as it goes.
-                BufReader::new(file)
-                    .read_to_end(&mut data)
-                    .map_err(Error::read)?;
-                Ok(Cow::Owned(data))
-            }
+            Source::Bytes(data) => Input::from_bytes(data),
+            Source::Path(path) => Input::from_file(path),
         }
     }
 
-    /// A reader over the recording's bytes from the start, streaming from its file.
-    fn reader(&self) -> Result<Box<dyn Read + '_>, Error> {
-        match &self.source {
-            Source::Bytes(data) => Ok(Box::new(&data[..])),
-            Source::Path(path) => {
-                let file = File::open(path).map_err(Error::read)?;
-                Ok(Box::new(BufReader::with_capacity(64 * 1024, file)))
-            }
-        }
-    }
-
-    /// [`Error::Unsupported`] for `operation` on this recording.
+    /// [`Error::Unsupported`] for `operation` on this recording, naming the formats that
+    /// have it.
     fn unsupported(&self, operation: Operation) -> Error {
         Error::Unsupported {
             format: self.format,
             operation,
+            formats: operation.formats(),
+        }
+    }
+
+    /// [`unsupported`](Self::unsupported) unless this recording's format has `operation`.
+    fn require(&self, operation: Operation) -> Result<(), Error> {
+        if supports(self.format, operation) {
+            Ok(())
+        } else {
+            Err(self.unsupported(operation))
         }
     }
 
@@ -323,72 +432,24 @@ impl Recording {
     /// check a front end makes before it reads anything lazily, so that a file whose header
     /// does not read is refused at once, as [`summary`](Self::summary) would refuse it.
     pub fn check_header(&self) -> Result<(), Error> {
-        match self.format {
-            Format::TwDemo => {
-                twdemo::DemoReader::new(self.reader()?)?;
-            }
-            Format::Teehistorian => {
-                teehistorian::TeehistorianReader::new(self.reader()?)?;
-            }
-            Format::SourceDemo => {
-                source::SourceReader::new(self.reader()?)?;
-            }
-            _ => return Err(self.unsupported(Operation::Summary)),
-        }
-        Ok(())
+        let input = self.input();
+        forward!(self.format, F => F::check_header(input))
     }
 
     /// The recording's summary (header facts and counts of what it holds), and the error
-    /// that ended the scan early, if any: everything before it is counted. Teehistorian
-    /// files and Source demos are read as a stream, so memory stays flat however long the
-    /// recording is.
+    /// that ended the scan early, if any: everything before it is counted. Every format is
+    /// read as a stream, so memory stays flat however long the recording is.
     pub fn summary(&self) -> Result<(Summary, Option<Error>), Error> {
-        fn wrap<S, E: Into<Error>>(
-            scanned: Result<(S, Option<E>), E>,
-            into: impl FnOnce(S) -> Summary,
-        ) -> Result<(Summary, Option<Error>), Error> {
-            let (summary, error) = scanned.map_err(Into::into)?;
-            Ok((into(summary), error.map(Into::into)))
-        }
-        match self.format {
-            Format::TwDemo => wrap(
-                twdemo::Summary::scan_reader(self.reader()?),
-                Summary::TwDemo,
-            ),
-            Format::Teehistorian => wrap(
-                teehistorian::Summary::scan_reader(self.reader()?),
-                Summary::Teehistorian,
-            ),
-            Format::SourceDemo => wrap(
-                source::summary::Summary::scan_reader(self.reader()?),
-                Summary::Source,
-            ),
-            _ => Err(self.unsupported(Operation::Summary)),
-        }
+        let input = self.input();
+        forward!(self.format, F => F::summary(input).map(|(s, e)| (s.into(), e)))
     }
 
     /// Checks the recording as the program that plays or reads it would: every problem
     /// found, in file order (for a demo, DDNet's client's checks in its order, with its
     /// verdict).
     pub fn validate(&self) -> Result<Validation, Error> {
-        let report = match self.format {
-            Format::TwDemo => {
-                // Read twice as a stream (DDNet's scan, then its playing).
-                let open = || self.reader().map_err(io::Error::other);
-                twdemo::edit::validate::validate_reader(open)
-            }
-            // Read as a stream: memory does not grow with the file.
-            Format::Teehistorian => teehistorian::summary::validate_reader(self.reader()?),
-            Format::SourceDemo => source::summary::validate_reader(self.reader()?),
-            _ => return Err(self.unsupported(Operation::Validate)),
-        };
-        Ok(Validation {
-            format: self.format,
-            accepted: report.accepted(),
-            // Only DDNet's client has a way of ending worth naming beyond pass or fail.
-            verdict: (self.format == Format::TwDemo).then(|| report.verdict()),
-            problems: report.problems,
-        })
+        let input = self.input();
+        forward!(self.format, F => F::validate(input))
     }
 
     /// Writes the recording again through its format's writer: the same bytes for a file
@@ -404,53 +465,18 @@ impl Recording {
             written: 0,
             failed: None,
         };
-        type Rewritten<'a, 'w, S, R, W, O> =
-            Result<(&'a mut Counting<&'w mut O>, S), (S, crate::report::RewriteError<R, W>)>;
-        fn split<S, R: Into<Error>, W: std::fmt::Display, O>(
-            result: Rewritten<'_, '_, S, R, W, O>,
-        ) -> (S, Option<Error>, bool) {
-            match result {
-                Ok((_, stats)) => (stats, None, false),
-                Err((stats, crate::report::RewriteError::Read(e))) => {
-                    (stats, Some(e.into()), false)
-                }
-                Err((stats, crate::report::RewriteError::Write(e))) => (
-                    stats,
-                    Some(Error::refused(
-                        Operation::Rewrite,
-                        format_args!("the recording cannot be written again: {e}"),
-                    )),
-                    true,
-                ),
-            }
-        }
-        let (stats, error, write_failed) = match self.format {
-            Format::TwDemo => {
-                let read = twdemo::container::demo::rewrite_reader(self.reader()?, &mut sink);
-                let (s, e, w) = split(read);
-                (RewriteStats::TwDemo(s), e, w)
-            }
-            Format::Teehistorian => {
-                let read = teehistorian::writer::rewrite_reader(self.reader()?, &mut sink);
-                let (s, e, w) = split(read);
-                (RewriteStats::Teehistorian(s), e, w)
-            }
-            Format::SourceDemo => {
-                let (s, e, w) = split(source::rewrite_reader(self.reader()?, &mut sink));
-                (RewriteStats::Source(s), e, w)
-            }
-            _ => return Err(self.unsupported(Operation::Rewrite)),
-        };
+        let input = self.input();
+        let rewritten: Result<(RewriteStats, Option<Error>), Error> = forward!(
+            self.format,
+            F => F::rewrite(input, &mut sink).map(|(s, e)| (s.into(), e))
+        );
         if let Some(e) = sink.failed.take() {
             return Err(Error::write(e));
         }
-        if write_failed && let Some(error) = error {
-            return Err(error);
-        }
-        let written = sink.written;
+        let (stats, error) = rewritten?;
         Ok(RewriteReport {
             stats,
-            written,
+            written: sink.written,
             error,
         })
     }
@@ -462,39 +488,8 @@ impl Recording {
         options: &RepairOptions,
         mut out: W,
     ) -> Result<RepairReport, Error> {
-        // Every format is read as a stream (twice: what the header needs is at the end).
-        let refused = |e: &dyn std::fmt::Display| Error::refused(Operation::Repair, e);
-        match self.format {
-            Format::TwDemo => {
-                let open = || self.reader().map_err(std::io::Error::other);
-                twdemo::edit::repair::repair_reader(open, &mut out)
-                    .map(RepairReport::TwDemo)
-                    .map_err(|e| match e {
-                        twdemo::RepairError::Write(e) => Error::write(e),
-                        twdemo::RepairError::Reread(e) => e.into(),
-                        other => refused(&other),
-                    })
-            }
-            Format::Teehistorian => teehistorian::repair::repair_reader(self.reader()?, &mut out)
-                .map(RepairReport::Teehistorian)
-                .map_err(|e| match e {
-                    teehistorian::RepairError::Write(e) => Error::write(e),
-                    other => refused(&other),
-                }),
-            Format::SourceDemo => {
-                let options = source::RepairOptions {
-                    tick_interval: options.tick_interval,
-                };
-                let open = || self.reader().map_err(std::io::Error::other);
-                source::repair_reader(open, &options, &mut out)
-                    .map(RepairReport::Source)
-                    .map_err(|e| match e {
-                        source::RepairError::Write(source::WriteError::Io(e)) => Error::write(e),
-                        other => refused(&other),
-                    })
-            }
-            _ => Err(self.unsupported(Operation::Repair)),
-        }
+        let input = self.input();
+        forward!(self.format, F => F::repair(input, options, &mut out).map(Into::into))
     }
 
     /// Converts a demo to another version of the format (3 to 6).
@@ -503,25 +498,16 @@ impl Recording {
         version: u8,
         mut out: W,
     ) -> Result<twdemo::edit::convert::ConvertReport, Error> {
-        if self.format != Format::TwDemo {
-            return Err(self.unsupported(Operation::Convert));
-        }
-        // Read as a stream and written as it goes.
-        let open = || self.reader().map_err(std::io::Error::other);
-        twdemo::edit::convert::convert_reader(open, version, &mut out).map_err(|e| match e {
-            twdemo::edit::convert::ConvertError::Write(twdemo::WriteError::Io(e)) => {
-                Error::write(e)
-            }
-            other => Error::refused(Operation::Convert, other),
-        })
+        self.require(Operation::Convert)?;
+        let input = self.input();
+        forward!(self.format, F => F::convert(input, version, &mut out).map(Into::into))
     }
 
     /// The timeline markers of a demo.
     pub fn markers(&self) -> Result<twdemo::edit::markers::MarkerList, Error> {
-        if self.format != Format::TwDemo {
-            return Err(self.unsupported(Operation::Markers));
-        }
-        Ok(twdemo::edit::markers::list_markers_reader(self.reader()?)?)
+        self.require(Operation::Markers)?;
+        let input = self.input();
+        forward!(self.format, F => F::markers(input).map(Into::into))
     }
 
     /// Adds and removes timeline markers of a demo, as DDNet's recorder would have placed
@@ -535,64 +521,16 @@ impl Recording {
         remove: &[RangeBound],
         mut out: W,
     ) -> Result<twdemo::edit::markers::MarkersReport, Error> {
-        if self.format != Format::TwDemo {
-            return Err(self.unsupported(Operation::Markers));
-        }
-        // Read as streams: the ticks named, then the markers' checks, then the copy.
-        let ticks = |bounds: &[RangeBound]| {
-            twdemo::edit::trim::resolve_ticks_reader(self.reader()?, bounds).map_err(|e| match e {
-                twdemo::edit::trim::RangeError::Read(e) => e.into(),
-                usage => Error::Argument {
-                    operation: Operation::Markers,
-                    message: usage.to_string(),
-                },
-            })
-        };
-        let (add, remove) = (ticks(add)?, ticks(remove)?);
-        let open = || self.reader().map_err(std::io::Error::other);
-        twdemo::edit::markers::edit_markers_reader(open, &add, &remove, &mut out).map_err(|e| {
-            match e {
-                twdemo::edit::markers::MarkersError::Write(twdemo::WriteError::Io(e)) => {
-                    Error::write(e)
-                }
-                other => Error::refused(Operation::Markers, other),
-            }
-        })
+        self.require(Operation::Markers)?;
+        let input = self.input();
+        forward!(self.format, F => F::edit_markers(input, add, remove, &mut out).map(Into::into))
     }
 
     /// The map a demo embeds, with the header's checksums and their actual values.
     pub fn extract_map(&self) -> Result<twdemo::edit::repair::ExtractedMap, Error> {
-        if self.format != Format::TwDemo {
-            return Err(self.unsupported(Operation::ExtractMap));
-        }
-        twdemo::edit::repair::extract_map_reader(self.reader()?)
-            .map_err(|e| Error::refused(Operation::ExtractMap, e))
-    }
-}
-
-/// What [`Recording::validate`] found.
-///
-/// With the `serde` feature: `{"format", "accepted", "verdict" (demos only), "problems"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[non_exhaustive]
-pub struct Validation {
-    /// The recording's format.
-    pub format: Format,
-    /// Whether the file passes: no fatal problem.
-    pub accepted: bool,
-    /// Demos: how DDNet's client ends with it (plays, rejects or crashes).
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
-    pub verdict: Option<Verdict>,
-    /// Everything found, in file order: the warnings, then the fatal problem the check
-    /// stopped at, if any.
-    pub problems: Vec<Problem>,
-}
-
-impl Validation {
-    /// The number of problems that are only warnings.
-    pub fn warnings(&self) -> usize {
-        self.problems.iter().filter(|p| !p.fatal).count()
+        self.require(Operation::ExtractMap)?;
+        let input = self.input();
+        forward!(self.format, F => F::extract_map(input).map(Into::into))
     }
 }
 
@@ -621,22 +559,6 @@ impl<W: Write> Write for Counting<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
-    }
-}
-
-/// What [`Recording::repair`] may be told.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-#[non_exhaustive]
-pub struct RepairOptions {
-    /// Source demos: the seconds per tick, where the game's own rate is unknown (the
-    /// header's playback time is recomputed from it).
-    pub tick_interval: Option<f32>,
-}
-
-impl RepairOptions {
-    /// Options with a Source demo's tick interval.
-    pub fn with_tick_interval(tick_interval: Option<f32>) -> RepairOptions {
-        RepairOptions { tick_interval }
     }
 }
 
@@ -744,4 +666,21 @@ pub enum RewriteStats {
     Teehistorian(teehistorian::RewriteStats),
     /// A Source demo's frames.
     Source(source::RewriteStats),
+}
+
+from_formats!(Summary, Summary);
+from_formats!(RepairReport, RepairReport);
+from_formats!(RewriteStats, RewriteStats);
+from_unsupported!(
+    twdemo::edit::convert::ConvertReport,
+    twdemo::edit::markers::MarkerList,
+    twdemo::edit::markers::MarkersReport,
+    twdemo::edit::repair::ExtractedMap,
+    Vec<twdemo::game::chat::DemoChatLine>,
+);
+
+impl<'a> From<Unsupported> for twdemo::snapshot::replay::ReplayedTick<'a> {
+    fn from(never: Unsupported) -> Self {
+        match never {}
+    }
 }

@@ -1,16 +1,11 @@
-//! What a picture is drawn from, read from a recording of any format: each player's
-//! positions over a range of ticks, the game's events, and the title's facts. The entry
-//! point chooses the format ([`Visitor`]); each method here walks its format's game layer
-//! once.
+//! What a picture is drawn from, read from a recording of any format through the entry
+//! point's game stream ([`Recording::game`]): each player's positions over a range of
+//! ticks, the game's events, and the title's facts.
 
 use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, PlayerStint};
-use crate::recording::{Error, TeehistorianStream, Visitor};
-use crate::source::SourceSlice;
-use crate::teehistorian::game::EventLogger;
-use crate::teehistorian::{TeehistorianSlice, TickWalk, WalkSource};
+use crate::model::GameOptions;
+use crate::recording::{Error, Recording};
 use crate::time::TickRange;
-use crate::twdemo::DemoSlice;
-use crate::twdemo::game::{GameReplay, TickLogger};
 use std::collections::BTreeMap;
 
 /// One player's positions, in tick order.
@@ -163,165 +158,26 @@ pub(crate) fn group(tick: i32, first: i32, step: u32) -> i64 {
     (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step))
 }
 
-/// Walks a recording into a [`Gathered`], over `range` (`None`: all of it).
-pub(crate) struct Gatherer {
-    pub range: Option<TickRange>,
-}
-
-impl Gatherer {
-    fn keeps(&self, tick: i32) -> bool {
-        self.range.is_none_or(|r| r.contains(tick))
-    }
-
-    fn past(&self, tick: i32) -> bool {
-        self.range.is_some_and(|r| tick > r.to)
-    }
-
-    fn teehistorian_walk<S: WalkSource>(&self, mut walk: TickWalk<S>, g: &mut Gathered) {
-        let mut log = EventLogger::new();
-        loop {
-            let tick = match walk.next_tick(|event| log.add(&event)) {
-                None => break,
-                Some(Ok(tick)) => tick,
-                Some(Err(e)) => {
-                    g.error = Some(e.to_string());
-                    break;
-                }
-            };
-            if self.past(tick) {
-                break;
-            }
-            if !self.keeps(tick) {
-                continue;
-            }
-            g.saw(tick);
-            let roster = log.roster();
-            for (cid, (x, y)) in walk.world().players() {
-                let name = roster.player(cid).map_or("", |p| p.name.as_str());
-                g.sample(tick, cid, name, x as f32, y as f32);
-            }
+/// Reads the game stream of `recording` into a [`Gathered`], over `range` (`None`: all of
+/// it).
+pub(crate) fn gather(recording: &Recording, range: Option<TickRange>) -> Result<Gathered, Error> {
+    let mut g = Gathered::default();
+    let end = recording.game(&GameOptions::over(range), |tick, players| {
+        g.saw(tick);
+        for p in players {
+            let (x, y) = (p.sample.x as f32, p.sample.y as f32);
+            g.sample(tick, p.sample.client_id, p.name, x, y);
         }
-        g.keep_log(log.finish(walk.tick()), self.range);
-    }
-}
-
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-impl Visitor for Gatherer {
-    type Output = Result<Gathered, Error>;
-
-    fn twdemo(&mut self, data: &[u8]) -> Self::Output {
-        let demo = DemoSlice::parse(data)?;
-        let header = &demo.prelude().header;
-        let mut g = Gathered {
-            map: lossy(header.map_name.text_bytes()),
-            date: lossy(header.timestamp.text_bytes()),
-            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
-            ..Gathered::default()
-        };
-        let mut log = TickLogger::default();
-        let mut replay = GameReplay::new(&demo);
-        while let Some(tick) = replay.next() {
-            let tick = match tick {
-                Ok(tick) => tick,
-                Err(e) => {
-                    g.error = Some(e.to_string());
-                    break;
-                }
-            };
-            log.tick(&tick);
-            if self.past(tick.tick) {
-                break;
-            }
-            if !self.keeps(tick.tick) {
-                continue;
-            }
-            g.saw(tick.tick);
-            for c in tick.world.characters() {
-                let name = tick
-                    .world
-                    .player(c.client_id)
-                    .map_or("", |p| p.name.as_str());
-                g.sample(tick.tick, c.client_id, name, c.x as f32, c.y as f32);
-            }
-        }
-        g.keep_log(log.finish(), self.range);
-        Ok(g)
-    }
-
-    fn teehistorian(&mut self, data: &[u8]) -> Self::Output {
-        let th = TeehistorianSlice::parse(data)?;
-        let header = th.header();
-        let mut g = Gathered {
-            map: header.map_name.clone().unwrap_or_default(),
-            date: header.start_time.clone().unwrap_or_default(),
-            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
-            ..Gathered::default()
-        };
-        self.teehistorian_walk(TickWalk::new(&th), &mut g);
-        Ok(g)
-    }
-
-    fn teehistorian_stream(&mut self, reader: TeehistorianStream, _len: u64) -> Self::Output {
-        let header = reader.header();
-        let mut g = Gathered {
-            map: header.map_name.clone().unwrap_or_default(),
-            date: header.start_time.clone().unwrap_or_default(),
-            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
-            ..Gathered::default()
-        };
-        self.teehistorian_walk(TickWalk::from_reader(reader), &mut g);
-        Ok(g)
-    }
-
-    fn source(&mut self, data: &[u8]) -> Self::Output {
-        use crate::source::game::{Item, Walk};
-        let demo = SourceSlice::parse(data)?;
-        let header = demo.header();
-        let tick_rate = if header.playback_time > 0.0 && header.ticks > 0 {
-            f64::from(header.ticks) / f64::from(header.playback_time)
-        } else {
-            66.0
-        };
-        let mut g = Gathered {
-            map: lossy(header.map.text_bytes()),
-            server: lossy(header.server.text_bytes()),
-            tick_rate,
-            y_up: true,
-            ..Gathered::default()
-        };
-        let options = Walk {
-            entities: true,
-            ..Walk::default()
-        };
-        let mut names: BTreeMap<i32, String> = BTreeMap::new();
-        let range = self.range;
-        let walked = crate::source::game::game_log_reader_with(data, options, |item| match item {
-            Item::Join { slot, player, .. } | Item::Rename { slot, player, .. } => {
-                names.insert(*slot, player.name.clone());
-            }
-            Item::Players { tick, players } if range.is_none_or(|r| r.contains(*tick)) => {
-                g.saw(*tick);
-                for p in players.iter().filter(|p| p.in_pvs) {
-                    let Some([x, y, _]) = p.origin else { continue };
-                    let slot = p.index as i32 - 1;
-                    let name = names.get(&slot).map_or("", String::as_str);
-                    g.sample(*tick, slot, name, x, y);
-                }
-            }
-            _ => {}
-        });
-        match walked {
-            Ok((log, error)) => {
-                g.error = error.map(|e| e.to_string());
-                g.keep_log(log, range);
-            }
-            Err(e) => g.error = Some(e.to_string()),
-        }
-        Ok(g)
-    }
+    })?;
+    let facts = end.facts;
+    g.map = facts.map;
+    g.date = facts.start_time;
+    g.server = facts.server;
+    g.tick_rate = facts.tick_rate;
+    g.y_up = facts.y_up;
+    g.error = end.error.map(|e| e.to_string());
+    g.keep_log(end.log, range);
+    Ok(g)
 }
 
 #[cfg(test)]

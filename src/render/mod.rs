@@ -20,8 +20,9 @@
 //! quads), and where the picture goes (the front ends write it).
 
 mod gather;
+mod recording;
 
-pub(crate) use gather::{Gathered, Gatherer, Track, group};
+pub(crate) use gather::{Gathered, Track, gather, group};
 
 use crate::datafile::PhysicsLayers;
 use crate::gamenet::summary::EventKind;

@@ -19,6 +19,7 @@ pub mod error;
 pub mod format;
 pub mod game;
 pub mod net;
+pub mod operations;
 pub mod profile;
 pub mod reader;
 pub mod repair;
@@ -31,6 +32,7 @@ pub mod writer;
 
 pub use error::{ReadError, ReadErrorKind, WriteError};
 pub use format::{Header, ViewInfo};
+pub use operations::SourceDemo;
 pub use profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
 pub use reader::{Body, Frame, FrameAt, Frames, PacketBody, SourceReader, SourceSlice, stop_tick};
 pub use writer::{RewriteError, RewriteStats, SourceWriter, rewrite, rewrite_reader};

@@ -54,6 +54,7 @@ pub mod game;
 pub mod header;
 pub mod layout;
 pub mod message;
+pub mod operations;
 pub mod reader;
 pub mod recorder;
 pub mod repair;
@@ -70,6 +71,7 @@ pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
 pub use layout::{ExLayout, MessageLayout, OwnedMessage};
 pub use message::{Args, DecodeError, Decoded, Ex, ExKind, Message, apply_input_diff, input_diff};
+pub use operations::Teehistorian;
 pub use reader::{
     MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickError, TickState,
 };

@@ -20,6 +20,7 @@
 pub mod container;
 pub mod edit;
 pub mod game;
+pub mod operations;
 pub mod snapshot;
 
 pub use container::demo::{DataRecord, Demo, Payload, Record};
@@ -31,6 +32,7 @@ pub use container::reader::{
 };
 pub use container::summary::Summary;
 pub use container::writer::DemoWriter;
+pub use operations::TwDemo;
 pub use snapshot::delta::{ItemSizes, apply_delta, create_delta};
 pub use snapshot::recorder::{Recorder, RecorderConfig};
 pub use snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};

@@ -16,6 +16,7 @@ mod layers;
 mod malformed;
 mod malformed_corpus;
 mod msrv;
+mod operations;
 mod serde_records;
 mod sink_failure;
 mod source_entity_noise;

@@ -71,7 +71,7 @@ fn expected_events(path: &Path) -> BTreeMap<&'static str, usize> {
     }
     let walk = recording
         .events(|event| match event {
-            GameEvent::TwDemo { event, .. } => match event.kind_name() {
+            GameEvent::TwDemo(at) => match at.event.kind_name() {
                 "join" => add("join"),
                 "leave" => add("leave"),
                 "kill" => add("kill"),

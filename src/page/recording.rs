@@ -1,10 +1,10 @@
-//! Report pages through the entry point: the recording read as for a picture
-//! ([`Recording::gather`]), with its summary and timeline markers, into a
-//! [`Page`](crate::page::Page) that the report layer ([`crate::report`]) writes as a
-//! page.
+//! Report pages of a recording: the game stream read as for a picture, with the
+//! recording's summary and timeline markers, into a [`Page`]. The method is
+//! [`Recording`]'s, written here so that the entry point does not depend on the pages: this
+//! layer sits above it.
 
-use super::{Error, Format, Operation, Recording};
-use crate::page::{Page, PageOptions};
+use super::{Page, PageOptions};
+use crate::recording::{Error, Operation, Recording};
 
 impl Recording {
     /// The report page's contents over `options`' range: the summary, the players, chat,
@@ -26,10 +26,8 @@ impl Recording {
             })?;
         // The header's facts; a recording that ends early still has them.
         let summary = self.summary().ok().map(|(summary, _)| summary);
-        let markers = match self.format {
-            Format::TwDemo => self.markers().map(|m| m.markers).unwrap_or_default(),
-            _ => Vec::new(),
-        };
+        // Only demos have timeline markers; the others have none to show.
+        let markers = self.markers().map(|m| m.markers).unwrap_or_default();
         let file = self
             .path()
             .and_then(|p| p.file_name())
@@ -41,7 +39,7 @@ impl Recording {
             summary,
             markers,
             file,
-            self.format.name().to_owned(),
+            self.format().name().to_owned(),
             options.max_samples,
         ))
     }

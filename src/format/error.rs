@@ -1,9 +1,10 @@
-//! The one error type of the entry point: what went wrong with a recording, whatever its
+//! The one error type of every operation: what went wrong with a recording, whatever its
 //! format, with the byte offset where one applies.
 //!
-//! Each format keeps its own detailed error kinds; here they become a message, an offset
-//! and a [`Cause`], which is what a front end needs to report them and to choose an exit
-//! status. What to do about an error (which command to run next) is the front end's to say.
+//! Each format keeps its own detailed error kinds; its [`RecordingFormat`](super::RecordingFormat)
+//! implementation turns them into this error once (a message, an offset and a [`Cause`]),
+//! which is what a front end needs to report them and to choose an exit status. What to do
+//! about an error (which command to run next) is the front end's to say.
 
 use super::Format;
 use std::fmt;
@@ -15,38 +16,44 @@ use std::io;
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Operation {
-    /// [`Recording::summary`](super::Recording::summary).
+    /// [`Recording::summary`](crate::recording::Recording::summary).
     Summary,
-    /// [`Recording::validate`](super::Recording::validate).
+    /// [`Recording::validate`](crate::recording::Recording::validate).
     Validate,
-    /// [`Recording::dump`](super::Recording::dump).
+    /// [`Recording::dump`](crate::recording::Recording::dump).
     Dump,
-    /// [`Recording::rewrite`](super::Recording::rewrite).
+    /// [`Recording::rewrite`](crate::recording::Recording::rewrite).
     Rewrite,
-    /// [`Recording::repair`](super::Recording::repair).
+    /// [`Recording::repair`](crate::recording::Recording::repair).
     Repair,
-    /// [`Recording::trim`](super::Recording::trim).
+    /// [`Recording::trim`](crate::recording::Recording::trim).
     Trim,
-    /// [`Recording::scrub`](super::Recording::scrub).
+    /// [`Recording::scrub`](crate::recording::Recording::scrub).
     Scrub,
-    /// [`Recording::convert`](super::Recording::convert).
+    /// [`Recording::convert`](crate::recording::Recording::convert).
     Convert,
-    /// [`Recording::markers`](super::Recording::markers) and
-    /// [`Recording::edit_markers`](super::Recording::edit_markers).
+    /// [`Recording::markers`](crate::recording::Recording::markers) and
+    /// [`Recording::edit_markers`](crate::recording::Recording::edit_markers).
     Markers,
-    /// [`Recording::extract_map`](super::Recording::extract_map).
+    /// [`Recording::extract_map`](crate::recording::Recording::extract_map).
     ExtractMap,
-    /// [`Recording::game_log`](super::Recording::game_log): players, chat and events.
+    /// [`Recording::game_log`](crate::recording::Recording::game_log): players, chat and events.
     GameLog,
-    /// [`Recording::game_records`](super::Recording::game_records): typed snapshot
+    /// [`Recording::chat`](crate::recording::Recording::chat): a demo's chat lines as DDNet's
+    /// `demo_extract_chat` lists them.
+    Chat,
+    /// [`Recording::snapshots`](crate::recording::Recording::snapshots): a demo's full
+    /// snapshot at every tick.
+    Snapshots,
+    /// [`Recording::game_records`](crate::recording::Recording::game_records): typed snapshot
     /// objects and messages.
-    GameObjects,
+    GameRecords,
     /// `Recording::render` (with the `render` feature): a picture of the game.
     Render,
     /// `Recording::page` (with the `page` feature): a report page that plays the game.
     Page,
-    /// [`Recording::select`](super::Recording::select) and
-    /// [`Recording::tick_range`](super::Recording::tick_range): a selection of the game.
+    /// [`Recording::select`](crate::recording::Recording::select) and
+    /// [`Recording::tick_range`](crate::recording::Recording::tick_range): a selection of the game.
     Select,
 }
 
@@ -65,32 +72,12 @@ impl Operation {
             Operation::Markers => "markers",
             Operation::ExtractMap => "extract-map",
             Operation::GameLog => "read the game (chat, players, events)",
-            Operation::GameObjects => "dump --objects",
+            Operation::Chat => "chat",
+            Operation::Snapshots => "dump --snapshots",
+            Operation::GameRecords => "dump --objects",
             Operation::Render => "render",
             Operation::Page => "report",
             Operation::Select => "select",
-        }
-    }
-}
-
-impl Operation {
-    /// The formats that have the operation.
-    pub const fn formats(self) -> &'static [Format] {
-        const ALL: &[Format] = &[Format::TwDemo, Format::Teehistorian, Format::SourceDemo];
-        match self {
-            Operation::Summary
-            | Operation::Validate
-            | Operation::Dump
-            | Operation::Rewrite
-            | Operation::Repair
-            | Operation::GameLog
-            | Operation::GameObjects
-            | Operation::Render
-            | Operation::Page
-            | Operation::Select
-            | Operation::Scrub
-            | Operation::Trim => ALL,
-            Operation::Convert | Operation::Markers | Operation::ExtractMap => &[Format::TwDemo],
         }
     }
 }
@@ -103,6 +90,19 @@ fn formats_phrase(formats: &[Format]) -> String {
         None => String::new(),
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The sentence of [`Error::Unsupported`]: what the operation needs, when that is known.
+fn unsupported_message(operation: Operation, format: Format, formats: &[Format]) -> String {
+    if formats.is_empty() {
+        format!("{operation} is not an operation of a {}", format.name())
+    } else {
+        format!(
+            "{operation} needs {}, not a {}",
+            formats_phrase(formats),
+            format.name()
+        )
     }
 }
 
@@ -136,12 +136,16 @@ pub enum Cause {
 pub enum Error {
     /// The recording's format does not have this operation (a Source demo has no
     /// timeline markers, a teehistorian file no embedded map).
-    #[error("{operation} needs {}, not a {}", formats_phrase(operation.formats()), format.name())]
+    #[error("{}", unsupported_message(*operation, *format, formats))]
     Unsupported {
         /// The recording's format.
         format: Format,
         /// What was asked of it.
         operation: Operation,
+        /// The formats that have the operation, as the entry point reads them from the
+        /// formats' implementations; empty when a format's implementation is called
+        /// directly.
+        formats: Vec<Format>,
     },
     /// The input is none of the formats demokit reads (or is one it knows and refuses,
     /// such as a GoldSrc or Source 2 demo). Always at byte 0.
@@ -304,6 +308,16 @@ impl Error {
         )
     }
 
+    /// [`Error::Unsupported`] for `operation` on a `format` that lacks it, without the
+    /// formats that have it (the entry point adds them).
+    pub(crate) fn unsupported(format: Format, operation: Operation) -> Error {
+        Error::Unsupported {
+            format,
+            operation,
+            formats: Vec::new(),
+        }
+    }
+
     /// A failed read of the input.
     pub(crate) fn read(source: io::Error) -> Error {
         Error::Io {
@@ -348,63 +362,6 @@ impl<K: crate::read::ErrorKind + fmt::Display> From<crate::read::ReadError<K>> f
             truncated: error.kind.is_truncation(),
             io: error.kind.is_io(),
             message: error.kind.to_string(),
-        }
-    }
-}
-
-impl From<crate::twdemo::snapshot::replay::ReplayError> for Error {
-    fn from(error: crate::twdemo::snapshot::replay::ReplayError) -> Error {
-        use crate::twdemo::snapshot::replay::ReplayError;
-        match error {
-            ReplayError::Read(e) => e.into(),
-            ReplayError::Payload {
-                offset, ref error, ..
-            } => Error::Invalid {
-                offset,
-                message: error.to_string(),
-                truncated: false,
-                io: false,
-            },
-            other => Error::Invalid {
-                offset: other.offset(),
-                message: other.to_string(),
-                truncated: false,
-                io: false,
-            },
-        }
-    }
-}
-
-impl From<crate::source::game::GameError> for Error {
-    fn from(error: crate::source::game::GameError) -> Error {
-        use crate::source::game::GameError;
-        match error {
-            GameError::Read(e) => e.into(),
-            GameError::Unsupported { .. } => Error::Refused {
-                operation: Operation::GameLog,
-                message: error.to_string(),
-            },
-            other => Error::Invalid {
-                offset: other.offset(),
-                message: other.to_string(),
-                truncated: false,
-                io: false,
-            },
-        }
-    }
-}
-
-impl From<crate::teehistorian::semantic::SemanticError> for Error {
-    fn from(error: crate::teehistorian::semantic::SemanticError) -> Error {
-        use crate::teehistorian::semantic::SemanticError;
-        match error {
-            SemanticError::Read(e) => e.into(),
-            SemanticError::State { offset, tick, kind } => Error::Invalid {
-                offset,
-                message: format!("at tick {tick}: {kind}"),
-                truncated: false,
-                io: false,
-            },
         }
     }
 }
