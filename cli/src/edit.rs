@@ -9,10 +9,10 @@ use super::output::{FileJson, Output, complain, row, say, shown_name, warn_skipp
 use super::output_dir::{self, Naming};
 use super::{Exit, Outcome, Stop};
 use demokit::datafile::MapFacts;
+use demokit::recording::ExtractedMap;
 use demokit::recording::{DumpRecord, Error, Recording, RepairOptions};
 use demokit::scrub::Mapping;
 use demokit::time::RangeBound;
-use demokit::twdemo::edit::repair::ExtractedMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::{Display, Write as _};

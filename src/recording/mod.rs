@@ -157,7 +157,14 @@ pub use crate::format::{
     Cause, DumpEnd, Error, Format, GameEnd, GameWalk, MapProblem, Operation, RepairOptions,
     Validation,
 };
+// The formats' types this entry point's operations hand out, named here so that a front
+// end reaches them through the entry point.
+pub use crate::twdemo::edit::convert::ConvertReport;
+pub use crate::twdemo::edit::markers::{MarkerList, MarkersReport};
+pub use crate::twdemo::edit::repair::ExtractedMap;
+pub use crate::twdemo::game::chat::DemoChatLine;
 pub use crate::twdemo::operations::{DemoChunk, DemoRecord};
+pub use crate::twdemo::snapshot::replay::ReplayedTick;
 pub use dump::DumpRecord;
 pub use game::{GameEvent, GameRecord};
 pub use map_directory::{MAX_MAP_FILES, MapDirectory};

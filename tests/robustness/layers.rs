@@ -106,9 +106,8 @@ struct Rule {
     items: &'static [&'static [&'static str]],
 }
 
-/// Modules [`RULES`] places before `src/lib.rs` declares them: the format trait's module,
-/// being written.
-const PLANNED: &[&str] = &["format"];
+/// Modules [`RULES`] places before `src/lib.rs` declares them (none today).
+const PLANNED: &[&str] = &[];
 
 /// Each library module's layer and what it may use. Every arrow written here is used today
 /// ([`every_arrow_the_table_allows_is_used`] keeps them so), but the planned module's.
@@ -182,14 +181,11 @@ const RULES: &[Rule] = &[
         uses: &["gamenet"],
         items: &[],
     },
-    // The format trait, being written: the shared types a format's API names. Narrow this
-    // to what it uses once it exists.
+    // The format trait: the shared types a format's operations name.
     Rule {
         module: "format",
         layer: Layer::Shared,
-        uses: &[
-            "codec", "datafile", "gamenet", "model", "read", "report", "scrub", "time",
-        ],
+        uses: &["gamenet", "model", "read", "report", "scrub", "time"],
         items: &[],
     },
     // The formats: the shared layer, nothing else.
@@ -259,8 +255,6 @@ const FRONT_END_MODULES: &[&str] = &[
     "export",
     "render",
     "page",
-    // The format trait (planned).
-    "format",
     // Shared types the entry point hands out or takes: the game model's selections, the
     // output files' checks, tick ranges, text for terminals and JSON, scrub mappings,
     // the game protocol's logs, names and version, a map's facts.
@@ -315,11 +309,6 @@ const FRONT_ENDS: &[&str] = &["cli/src", "ffi/src", "python/src"];
 /// and the entry point; each entry leaves the list when its file stops naming it (the test
 /// fails until it does).
 const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
-    // The tool repairs a demo's map through the demo format's own type.
-    (
-        "cli/src/edit.rs",
-        "demokit::twdemo::edit::repair::ExtractedMap",
-    ),
     // The tables read each format's internals: its slices, readers and game walks.
     ("src/export/mod.rs", "crate::source::SourceSlice"),
     ("src/export/mod.rs", "crate::source::game::Item"),
@@ -361,37 +350,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "crate::teehistorian::TeehistorianSlice",
     ),
     ("src/export/partition.rs", "crate::twdemo::DemoSlice"),
-    // The entry point builds pictures and pages, which sit above it.
-    ("src/recording/page.rs", "crate::page::Page"),
-    ("src/recording/page.rs", "crate::page::PageOptions"),
-    ("src/recording/page.rs", "crate::render::build"),
-    ("src/recording/render.rs", "crate::render::Gathered"),
-    ("src/recording/render.rs", "crate::render::Gatherer"),
-    ("src/recording/render.rs", "crate::render::ImageFormat"),
-    ("src/recording/render.rs", "crate::render::RenderOptions"),
-    ("src/recording/render.rs", "crate::render::Scene"),
-    ("src/recording/render.rs", "crate::render::build"),
-    // The pictures gather positions from each format's internals.
-    ("src/render/gather.rs", "crate::source::SourceSlice"),
-    ("src/render/gather.rs", "crate::source::game::Item"),
-    ("src/render/gather.rs", "crate::source::game::Walk"),
-    (
-        "src/render/gather.rs",
-        "crate::source::game::game_log_reader_with",
-    ),
-    (
-        "src/render/gather.rs",
-        "crate::teehistorian::TeehistorianSlice",
-    ),
-    ("src/render/gather.rs", "crate::teehistorian::TickWalk"),
-    ("src/render/gather.rs", "crate::teehistorian::WalkSource"),
-    (
-        "src/render/gather.rs",
-        "crate::teehistorian::game::EventLogger",
-    ),
-    ("src/render/gather.rs", "crate::twdemo::DemoSlice"),
-    ("src/render/gather.rs", "crate::twdemo::game::GameReplay"),
-    ("src/render/gather.rs", "crate::twdemo::game::TickLogger"),
 ];
 
 // ---------------------------------------------------------------------------------------
