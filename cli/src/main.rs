@@ -26,6 +26,12 @@
 //! and the exit status says what kind of failure it was (see [`LONG_ABOUT`]).
 
 #![forbid(unsafe_code)]
+// No panics outside tests: errors are returned, and the few invariants that rule one out
+// are proven where they are allowed (clippy.toml lets tests use these).
+#![cfg_attr(
+    not(test),
+    deny(clippy::expect_used, clippy::unwrap_used, clippy::panic)
+)]
 
 mod batch;
 mod destination;

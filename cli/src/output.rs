@@ -276,8 +276,10 @@ pub(crate) struct WithFile<'a, T: Serialize> {
 
 /// `value` as one line of JSON, newline included: the exact text of every string, with
 /// C0 and C1 controls and U+2028/U+2029 escaped ([`demokit::shown::for_json`]).
+// Only plain structs, strings and numbers go in (derived `Serialize`, maps with string
+// keys): serializing them cannot fail.
+#[allow(clippy::expect_used)]
 pub(crate) fn json_line(value: &impl Serialize) -> String {
-    // Only plain structs, strings and numbers go in: serializing them cannot fail.
     let line = serde_json::to_string(value).expect("JSON of plain data");
     let mut line = demokit::shown::for_json(&line).into_owned();
     line.push('\n');

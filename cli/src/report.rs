@@ -238,7 +238,10 @@ pub(crate) fn report_dir(
     }
     let rows: Vec<IndexRow> = manifest.files.values().map(|e| e.row.clone()).collect();
     let title = format!("Recordings in {}", shown_name(dir));
-    let json = serde_json::to_vec_pretty(&manifest).expect("the manifest serializes");
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| {
+        complain(&manifest_path, &e);
+        Stop(Exit::Io)
+    })?;
     write_atomically(&manifest_path, Overwrite::Replace, &json).map_err(|e| {
         complain(&manifest_path, &e);
         Stop(Exit::Io)

@@ -26,6 +26,13 @@
 //! What the calls do is the Rust recorders' business: [`demokit::teehistorian::Recorder`]
 //! and [`demokit::twdemo::Recorder`]; the bytes are the same as theirs for the same calls.
 
+// No panics outside tests: errors are returned, and the few invariants that rule one out
+// are proven where they are allowed (clippy.toml lets tests use these).
+#![cfg_attr(
+    not(test),
+    deny(clippy::expect_used, clippy::unwrap_used, clippy::panic)
+)]
+
 mod demo;
 mod error;
 mod teehistorian;

@@ -7,6 +7,13 @@
 //! No format logic lives here: the tables, their schemas and the summaries are the
 //! library's.
 
+// No panics outside tests: errors are returned, and the few invariants that rule one out
+// are proven where they are allowed (clippy.toml lets tests use these).
+#![cfg_attr(
+    not(test),
+    deny(clippy::expect_used, clippy::unwrap_used, clippy::panic)
+)]
+
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use arrow_schema::SchemaRef;

@@ -98,12 +98,14 @@ impl<'a> BitReader<'a> {
     #[inline]
     fn window(&self, pos: usize) -> u64 {
         let byte = pos / 8;
-        let word = match self.data.get(byte..byte + 8) {
-            Some(b) => u64::from_le_bytes(b.try_into().expect("eight bytes")),
+        let tail = self.data.get(byte..).unwrap_or(&[]);
+        let word = match tail.first_chunk::<8>() {
+            Some(b) => u64::from_le_bytes(*b),
             None => {
                 let mut b = [0u8; 8];
-                let tail = self.data.get(byte..).unwrap_or(&[]);
-                b[..tail.len()].copy_from_slice(tail);
+                for (to, from) in b.iter_mut().zip(tail) {
+                    *to = *from;
+                }
                 u64::from_le_bytes(b)
             }
         };
@@ -153,12 +155,19 @@ impl<'a> BitReader<'a> {
     /// Reads `out.len()` whole bytes (they need not be byte-aligned in the stream).
     pub fn read_bytes_into(&mut self, out: &mut [u8]) -> Result<(), BitsEnded> {
         self.need(out.len() * 8)?;
+        let start = self.pos / 8;
         if self.pos.is_multiple_of(8) {
-            let start = self.pos / 8;
-            out.copy_from_slice(&self.data[start..start + out.len()]);
+            let Some(bytes) = self.data.get(start..start + out.len()) else {
+                // `need` bounds the stream by the data: not reached.
+                return Err(BitsEnded {
+                    at: self.pos,
+                    wanted: out.len() * 8,
+                    end: self.end,
+                });
+            };
+            out.copy_from_slice(bytes);
             self.pos += out.len() * 8;
         } else {
-            let start = self.pos / 8;
             let shift = self.pos % 8;
             for (i, byte) in out.iter_mut().enumerate() {
                 *byte = self.byte_at(start + i, shift);
@@ -207,15 +216,18 @@ impl<'a> BitReader<'a> {
         let start = at / 8;
         if shift == 0 {
             // Byte-aligned: a search for the NUL in place.
-            return self.data[start..start + whole]
-                .iter()
-                .position(|&b| b == 0)
+            return self
+                .data
+                .get(start..start + whole)
+                .and_then(|bytes| bytes.iter().position(|&b| b == 0))
                 .ok_or(ended);
         }
         // Eight bytes at a time while a ninth follows to fill the shifted word.
         let mut i = 0;
-        while i + 8 <= whole && start + i + 9 <= self.data.len() {
-            let word = self.word_at(start + i, shift);
+        while i + 8 <= whole {
+            let Some(word) = self.word_at(start + i, shift) else {
+                break;
+            };
             let zero = word.wrapping_sub(0x0101_0101_0101_0101) & !word & 0x8080_8080_8080_8080;
             if zero != 0 {
                 return Ok(i + zero.trailing_zeros() as usize / 8);
@@ -227,19 +239,21 @@ impl<'a> BitReader<'a> {
             .ok_or(ended)
     }
 
-    /// The eight bytes from bit `8 * i + shift` on; `data[i + 8]` must exist.
+    /// The eight bytes from bit `8 * i + shift` on (`shift` 1 to 7), if `data[i + 8]`
+    /// exists to fill them.
     #[inline]
-    fn word_at(&self, i: usize, shift: usize) -> u64 {
-        let low = u64::from_le_bytes(self.data[i..i + 8].try_into().expect("eight bytes"));
-        let high = u64::from(self.data[i + 8]);
-        low >> shift | high << (64 - shift)
+    fn word_at(&self, i: usize, shift: usize) -> Option<u64> {
+        let (low, [high, ..]) = self.data.get(i..)?.split_first_chunk::<8>()? else {
+            return None;
+        };
+        Some(u64::from_le_bytes(*low) >> shift | u64::from(*high) << (64 - shift))
     }
 
     /// The byte made of the high `8 - shift` bits of `data[i]` and the low `shift` bits
     /// of `data[i + 1]` (zeros past the data).
     #[inline]
     fn byte_at(&self, i: usize, shift: usize) -> u8 {
-        let low = self.data[i] >> shift;
+        let low = self.data.get(i).map_or(0, |&b| b >> shift);
         let high = self.data.get(i + 1).map_or(0, |&b| b << (8 - shift));
         low | high
     }
@@ -250,12 +264,15 @@ impl<'a> BitReader<'a> {
         let start = self.pos / 8;
         let shift = self.pos % 8;
         if shift == 0 {
-            out.extend_from_slice(&self.data[start..start + len]);
+            out.extend_from_slice(self.data.get(start..start + len).unwrap_or_default());
         } else {
             out.reserve(len);
             let mut i = 0;
-            while i + 8 <= len && start + i + 9 <= self.data.len() {
-                out.extend_from_slice(&self.word_at(start + i, shift).to_le_bytes());
+            while i + 8 <= len {
+                let Some(word) = self.word_at(start + i, shift) else {
+                    break;
+                };
+                out.extend_from_slice(&word.to_le_bytes());
                 i += 8;
             }
             out.extend((i..len).map(|i| self.byte_at(start + i, shift)));
@@ -316,17 +333,26 @@ impl<'a> BitReader<'a> {
         // updates read one per prop).
         if self.remaining() >= 34 {
             let window = self.window(self.pos);
-            let bits = UBITVAR_BITS[(window & 3) as usize];
+            let bits = ubitvar_bits(window as u32);
             self.pos += 2 + bits as usize;
             return Ok(((window >> 2) & ((1u64 << bits) - 1)) as u32);
         }
         let selector = self.read(2)?;
-        self.read(UBITVAR_BITS[selector as usize])
+        self.read(ubitvar_bits(selector))
     }
 }
 
-/// The payload widths of the four `UBitVar` selectors.
-const UBITVAR_BITS: [u32; 4] = [4, 8, 12, 32];
+/// The payload width of the `UBitVar` selector in the low two bits of `selector`: 4, 8, 12
+/// or 32.
+#[inline]
+fn ubitvar_bits(selector: u32) -> u32 {
+    match selector & 3 {
+        0 => 4,
+        1 => 8,
+        2 => 12,
+        _ => 32,
+    }
+}
 
 /// Writes values into a growing bit stream.
 #[derive(Debug, Clone, Default)]
@@ -370,8 +396,10 @@ impl BitWriter {
         let shift = self.len % 8;
         let mut acc = value << shift;
         let mut left = bits as usize + shift;
-        if shift != 0 {
-            let last = self.data.last_mut().expect("a partly filled byte");
+        // A partly filled last byte (there is one when `shift` is not 0) takes the low bits.
+        if shift != 0
+            && let Some(last) = self.data.last_mut()
+        {
             *last |= acc as u8;
             acc >>= 8;
             left = left.saturating_sub(8);
@@ -439,12 +467,14 @@ impl BitWriter {
     /// Writes `value` as a `UBitVar` with the smallest selector that holds it, as the
     /// engine's `WriteUBitVar` does.
     pub fn write_ubitvar(&mut self, value: u32) {
-        let selector = UBITVAR_BITS
-            .iter()
-            .position(|&b| b == 32 || value < 1 << b)
-            .expect("the last width holds any value");
-        self.write(selector as u32, 2);
-        self.write(value, UBITVAR_BITS[selector]);
+        let selector = match value {
+            0..0x10 => 0,
+            0x10..0x100 => 1,
+            0x100..0x1000 => 2,
+            _ => 3,
+        };
+        self.write(selector, 2);
+        self.write(value, ubitvar_bits(selector));
     }
 
     /// Writes the bits a reader has left, leaving the reader where it is.
@@ -455,13 +485,14 @@ impl BitWriter {
             reader.extend_bytes(whole, &mut self.data);
             self.len += whole * 8;
         }
-        while reader.remaining() >= 32 {
-            let v = reader.read(32).expect("32 bits left");
+        // Reads fail, without a step, only where fewer bits are left than they want.
+        while let Ok(v) = reader.read(32) {
             self.write(v, 32);
         }
         let rest = reader.remaining() as u32;
-        let v = reader.read(rest).expect("the rest");
-        self.write(v, rest);
+        if let Ok(v) = reader.read(rest) {
+            self.write(v, rest);
+        }
     }
 
     /// Writes the bits of `bits`.
@@ -508,8 +539,9 @@ impl Bits {
     pub fn from_bytes_len(mut data: Vec<u8>, len: usize) -> Self {
         assert!(len <= data.len() * 8, "{len} bits in {} bytes", data.len());
         data.truncate(len.div_ceil(8));
-        if !len.is_multiple_of(8) {
-            let last = data.last_mut().expect("a last byte");
+        if !len.is_multiple_of(8)
+            && let Some(last) = data.last_mut()
+        {
             *last &= (1u8 << (len % 8)) - 1;
         }
         Bits { data, len }

@@ -22,10 +22,9 @@ pub fn teeworlds_uuid(name: &str) -> Uuid {
 
 /// The 16 UUID bytes as the 4 ints DDNet stores them in: each read big-endian.
 pub fn uuid_to_ints(uuid: &Uuid) -> [i32; 4] {
-    let b = uuid.as_bytes();
-    std::array::from_fn(|i| {
-        i32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
-    })
+    // The UUID as one big-endian number: its first four bytes are the top 32 bits.
+    let v = uuid.as_u128();
+    [96, 64, 32, 0].map(|shift| (v >> shift) as u32 as i32)
 }
 
 /// The UUID stored as 4 big-endian ints (the inverse of [`uuid_to_ints`]).

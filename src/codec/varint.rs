@@ -45,16 +45,21 @@ pub fn pack(value: i32, buf: &mut [u8; MAX_BYTES]) -> usize {
         buf[0] = sign_bit | rest as u8;
         return 1;
     }
-    buf[0] = 0x80 | sign_bit | (rest & 0x3F) as u8;
+    let [first, more @ ..] = buf;
+    *first = 0x80 | sign_bit | (rest & 0x3F) as u8;
     rest >>= 6;
+    // Seven bits a byte after the first six: 26 bits at most, so the fifth byte ends the int.
     let mut len = 1;
-    while rest >= 0x80 {
-        buf[len] = 0x80 | (rest & 0x7F) as u8;
-        rest >>= 7;
+    for byte in more {
         len += 1;
+        if rest < 0x80 {
+            *byte = rest as u8;
+            break;
+        }
+        *byte = 0x80 | (rest & 0x7F) as u8;
+        rest >>= 7;
     }
-    buf[len] = rest as u8;
-    len + 1
+    len
 }
 
 /// The number of bytes [`pack`] uses for `value`.
@@ -75,7 +80,7 @@ pub fn packed_len(value: i32) -> usize {
 pub fn pack_into(value: i32, out: &mut Vec<u8>) {
     let mut buf = [0; MAX_BYTES];
     let len = pack(value, &mut buf);
-    out.extend_from_slice(&buf[..len]);
+    out.extend(buf.iter().take(len));
 }
 
 /// Reads one int from the front of `input`; returns it and the number of bytes used.
@@ -87,7 +92,9 @@ pub fn unpack(input: &[u8]) -> Option<(i32, usize)> {
         return Some(unpack_five(bytes));
     }
     let mut padded = [0u8; MAX_BYTES];
-    padded[..input.len()].copy_from_slice(input);
+    for (to, from) in padded.iter_mut().zip(input) {
+        *to = *from;
+    }
     let (value, len) = unpack_five(&padded);
     // Zero padding ends any int, so an int cut short looks longer than the input.
     (len <= input.len()).then_some((value, len))
@@ -168,14 +175,14 @@ pub fn unpack_long_word(word: u64) -> (i32, usize, u8) {
 /// writer emits (`bf ff ff ff 0f`), so re-encoding would not give the stored bytes back.
 #[inline]
 pub fn is_canonical(value: i32, bytes: &[u8]) -> bool {
-    packed_len(value) == bytes.len() && (bytes.len() < MAX_BYTES || bytes[4] & 0xF0 == 0)
+    packed_len(value) == bytes.len() && bytes.get(4).is_none_or(|fifth| fifth & 0xF0 == 0)
 }
 
 /// Appends the packed form of every int in `ints` to `out`.
 pub fn pack_ints(ints: &[i32], out: &mut Vec<u8>) {
     let base = out.len();
     out.resize(base + ints.len() * MAX_BYTES, 0);
-    let len = pack_into_slots(ints, &mut out[base..]);
+    let len = pack_into_slots(ints, out.get_mut(base..).unwrap_or_default());
     out.truncate(base + len);
 }
 
@@ -190,15 +197,19 @@ pub(crate) fn pack_ints_reusing(ints: &[i32], buf: &mut Vec<u8>) -> usize {
     pack_into_slots(ints, buf)
 }
 
-/// Packs `ints` into `buf`, which holds at least [`MAX_BYTES`] per int; returns the length.
+/// Packs `ints` into `buf`, which holds at least [`MAX_BYTES`] per int (the callers size it
+/// so; where it would not, the ints that fit); returns the length.
 /// Writing whole five-byte slots and then advancing by the real length keeps capacity
 /// checks out of the loop.
 fn pack_into_slots(ints: &[i32], buf: &mut [u8]) -> usize {
     let mut pos = 0;
     for &value in ints {
-        let slot: &mut [u8; MAX_BYTES] = (&mut buf[pos..pos + MAX_BYTES])
-            .try_into()
-            .expect("five-byte slot");
+        let Some(slot) = buf
+            .get_mut(pos..)
+            .and_then(|rest| rest.first_chunk_mut::<MAX_BYTES>())
+        else {
+            break;
+        };
         pos += pack(value, slot);
     }
     pos
@@ -213,11 +224,8 @@ pub fn pack_words(bytes: &[u8], out: &mut Vec<u8>) -> Result<(), VarIntError> {
         return Err(VarIntError::NotWordAligned { len: bytes.len() });
     }
     out.reserve(bytes.len() / 2);
-    for word in bytes.chunks_exact(4) {
-        pack_into(
-            i32::from_le_bytes([word[0], word[1], word[2], word[3]]),
-            out,
-        );
+    for word in bytes.as_chunks::<4>().0 {
+        pack_into(i32::from_le_bytes(*word), out);
     }
     Ok(())
 }
@@ -226,14 +234,13 @@ pub fn pack_words(bytes: &[u8], out: &mut Vec<u8>) -> Result<(), VarIntError> {
 /// word as DDNet does.
 pub fn pad_to_words(bytes: &[u8], out: &mut Vec<i32>) {
     out.reserve(bytes.len().div_ceil(4));
-    let mut words = bytes.chunks_exact(4);
-    for w in words.by_ref() {
-        out.push(i32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-    }
-    let tail = words.remainder();
+    let (words, tail) = bytes.as_chunks::<4>();
+    out.extend(words.iter().map(|w| i32::from_le_bytes(*w)));
     if !tail.is_empty() {
         let mut w = [0u8; 4];
-        w[..tail.len()].copy_from_slice(tail);
+        for (to, from) in w.iter_mut().zip(tail) {
+            *to = *from;
+        }
         out.push(i32::from_le_bytes(w));
     }
 }
@@ -249,7 +256,7 @@ pub fn unpack_ints(input: &[u8], out: &mut Vec<i32>, limit: usize) -> Result<usi
     // into a pre-sized slice keeps the hot loop free of capacity checks.
     let room = input.len().min(limit.saturating_sub(base));
     out.resize(base + room, 0);
-    let (written, result) = unpack_into(input, &mut out[base..], limit);
+    let (written, result) = unpack_into(input, out.get_mut(base..).unwrap_or_default(), limit);
     out.truncate(base + written);
     result
 }
@@ -267,7 +274,7 @@ pub(crate) fn unpack_ints_reusing(
     if buf.len() < room {
         buf.resize(room, 0);
     }
-    unpack_into(input, &mut buf[..room], limit)
+    unpack_into(input, buf.get_mut(..room).unwrap_or_default(), limit)
 }
 
 /// The value of a one-byte int (extend bit clear).
@@ -327,19 +334,20 @@ fn unpack_into(input: &[u8], dst: &mut [i32], limit: usize) -> (usize, Result<us
         }
     }
     // The last few bytes (or ints), one at a time.
-    while pos < input.len() {
+    while let Some(rest @ [first, ..]) = input.get(pos..) {
         let Some(slot) = dst.get_mut(n) else {
             return (n, Err(VarIntError::TooMany { limit }));
         };
-        let first = input[pos];
         if first & 0x80 == 0 {
-            *slot = one_byte(first);
+            *slot = one_byte(*first);
             pos += 1;
         } else {
-            let Some((value, len)) = unpack(&input[pos..]) else {
+            let Some((value, len)) = unpack(rest) else {
                 return (n, Err(VarIntError::UnexpectedEnd { offset: pos }));
             };
-            non_canonical += !is_canonical(value, &input[pos..pos + len]) as usize;
+            // `unpack` read `len` bytes of `rest`.
+            let bytes = rest.get(..len).unwrap_or(rest);
+            non_canonical += !is_canonical(value, bytes) as usize;
             *slot = value;
             pos += len;
         }

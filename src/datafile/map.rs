@@ -18,7 +18,7 @@
 
 use super::error::{DataErrorKind, DatafileError, DatafileErrorKind};
 use super::reader::{Datafile, Item};
-use super::writer::DatafileBuilder;
+use super::writer::{DatafileBuilder, DatafileWriteError};
 use sha2::Digest;
 use std::collections::{BTreeMap, HashSet};
 
@@ -304,8 +304,8 @@ pub fn ints_to_str(ints: &[i32]) -> Option<String> {
     if let Some(last) = bytes.last_mut() {
         *last = 0;
     }
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    std::str::from_utf8(&bytes[..end]).ok().map(str::to_owned)
+    let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+    std::str::from_utf8(text).ok().map(str::to_owned)
 }
 
 /// Encodes `text` into `n` ints the Teeworlds way (DDNet's `StrToInts`): NUL-padded, each
@@ -313,10 +313,14 @@ pub fn ints_to_str(ints: &[i32]) -> Option<String> {
 pub fn str_to_ints(text: &str, n: usize) -> Vec<i32> {
     let mut bytes = vec![0u8; 4 * n];
     let len = text.len().min((4 * n).saturating_sub(1));
-    bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
+    for (to, from) in bytes.iter_mut().zip(text.as_bytes()).take(len) {
+        *to = *from;
+    }
     let mut ints: Vec<i32> = bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]].map(|b| b.wrapping_add(128))))
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|c| i32::from_be_bytes(c.map(|b| b.wrapping_add(128))))
         .collect();
     if let Some(last) = ints.last_mut() {
         *last &= !0xff;
@@ -340,8 +344,8 @@ pub fn check_load(map: &[u8]) -> Result<(), MapError> {
     let mut game: Option<Tilemap> = None;
     // (group, layer index in group, layer item index) in the order DDNet walks them.
     let mut walk = Vec::new();
-    for (group, item_index) in groups.clone().enumerate() {
-        let item = file.item(item_index).expect("in range");
+    // `Datafile::parse` checked that every type's items exist.
+    for (group, item) in groups.filter_map(|i| file.item(i)).enumerate() {
         let at = item.offset;
         if item.data.len() < GROUP_V1_SIZE {
             let size = item.data.len();
@@ -362,7 +366,15 @@ pub fn check_load(map: &[u8]) -> Result<(), MapError> {
             if !used_layers.insert(layer_index) {
                 return Err(err(at, MapErrorKind::LayerShared { group, layer }));
             }
-            let item = file.item(layer_index).expect("in range");
+            let Some(item) = file.item(layer_index) else {
+                let kind = MapErrorKind::GroupLayers {
+                    group,
+                    start,
+                    num,
+                    layers: layers.len(),
+                };
+                return Err(err(at, kind));
+            };
             if item.data.len() < LAYER_SIZE {
                 let size = item.data.len();
                 let kind = MapErrorKind::LayerTruncated { group, layer, size };
@@ -375,18 +387,17 @@ pub fn check_load(map: &[u8]) -> Result<(), MapError> {
                 }
                 tilemaps.insert(layer_index, tilemap);
             }
-            walk.push((group, layer, layer_index));
+            walk.push((group, layer, layer_index, item.offset));
         }
     }
     let Some(game) = game else {
         return Err(err(0, MapErrorKind::GameLayerMissing));
     };
     let mut used_data = HashSet::new();
-    for &(group, layer, layer_index) in &walk {
+    for &(group, layer, layer_index, at) in &walk {
         let Some(t) = tilemaps.get(&layer_index) else {
             continue;
         };
-        let at = file.item(layer_index).expect("in range").offset;
         check_tile_data(&file, t, &game, group, layer, at, &mut used_data)?;
     }
     check_game_tiles(&file, &game)
@@ -397,10 +408,12 @@ fn err(offset: u64, kind: MapErrorKind) -> MapError {
 }
 
 fn check_version(file: &Datafile<'_>) -> Result<(), MapError> {
-    let Some(index) = file.find_item(ITEM_VERSION, 0) else {
+    let Some(item) = file
+        .find_item(ITEM_VERSION, 0)
+        .and_then(|index| file.item(index))
+    else {
         return Err(err(0, MapErrorKind::VersionMissing));
     };
-    let item = file.item(index).expect("found");
     match item.int(0) {
         None => Err(err(
             item.offset,
@@ -424,7 +437,27 @@ fn upgrade_tilemap(item: &Item<'_>, group: usize, layer: usize) -> Result<Tilema
         return Err(err(at, MapErrorKind::LayerTruncated { group, layer, size }));
     }
     let ints = item_ints(item);
-    let version = ints[3];
+    let [
+        _,
+        _,
+        _,
+        version,
+        width,
+        height,
+        flags,
+        r,
+        g,
+        b,
+        a,
+        _,
+        _,
+        _,
+        data,
+        ..,
+    ] = *ints
+    else {
+        return Err(err(at, MapErrorKind::LayerTruncated { group, layer, size }));
+    };
     if !(2..=4).contains(&version) {
         let kind = MapErrorKind::TilesVersion {
             group,
@@ -433,7 +466,6 @@ fn upgrade_tilemap(item: &Item<'_>, group: usize, layer: usize) -> Result<Tilema
         };
         return Err(err(at + 12, kind));
     }
-    let flags = ints[6];
     if (flags & PHYSICS_FLAGS).count_ones() > 1 {
         return Err(err(
             at + 24,
@@ -446,35 +478,34 @@ fn upgrade_tilemap(item: &Item<'_>, group: usize, layer: usize) -> Result<Tilema
     }
     // Old items may end before some physics data indices; that is fine unless the layer
     // is of that kind.
-    let physics = |flag: i32, index: usize, name: &'static str| {
-        if size < 4 * index + 4 {
-            if flags & flag != 0 {
-                let kind = MapErrorKind::PhysicsTruncated {
-                    name,
-                    group,
-                    layer,
-                    size,
-                };
-                return Err(err(at, kind));
-            }
-            Ok(-1)
-        } else {
-            Ok(ints[index])
+    let physics = |flag: i32, index: usize, name: &'static str| match ints.get(index) {
+        Some(&data) => Ok(data),
+        None if flags & flag != 0 => {
+            let kind = MapErrorKind::PhysicsTruncated {
+                name,
+                group,
+                layer,
+                size,
+            };
+            Err(err(at, kind))
         }
+        None => Ok(-1),
     };
     let (name, first_physics) = if version == 2 {
         (Some(String::new()), 15)
-    } else if size < TILEMAP_V3_SIZE {
-        return Err(err(at, MapErrorKind::LayerTruncated { group, layer, size }));
+    } else if let Some(name) = ints.get(15..18)
+        && size >= TILEMAP_V3_SIZE
+    {
+        (ints_to_str(name), 18)
     } else {
-        (ints_to_str(&ints[15..18]), 18)
+        return Err(err(at, MapErrorKind::LayerTruncated { group, layer, size }));
     };
     let t = Tilemap {
         version,
-        width: ints[4],
-        height: ints[5],
+        width,
+        height,
         flags,
-        data: ints[14],
+        data,
         tele: physics(TILES_TELE, first_physics, "Tele")?,
         speedup: physics(TILES_SPEEDUP, first_physics + 1, "Speedup")?,
         front: physics(TILES_FRONT, first_physics + 2, "Front")?,
@@ -494,7 +525,7 @@ fn upgrade_tilemap(item: &Item<'_>, group: usize, layer: usize) -> Result<Tilema
     if name.is_none() {
         return Err(err(at + 60, MapErrorKind::TilesName { group, layer }));
     }
-    let color = [ints[7], ints[8], ints[9], ints[10]];
+    let color = [r, g, b, a];
     if flags & PHYSICS_FLAGS == 0 && color.iter().any(|c| !(0..=255).contains(c)) {
         return Err(err(
             at + 28,
@@ -597,14 +628,14 @@ fn check_game_tiles(file: &Datafile<'_>, game: &Tilemap) -> Result<(), MapError>
     if game.version >= 4 {
         // Run-length encoded: each tile stands for itself and `skip` more copies.
         let (mut dest, mut src) = (0u64, 0u64);
-        for tile in data.chunks_exact(4) {
+        for &[_, _, skip, padding] in data.as_chunks::<4>().0 {
             if dest >= count {
                 break;
             }
-            if tile[3] != 0 {
-                return fail(format!("tile {src} has padding {} (must be 0)", tile[3]));
+            if padding != 0 {
+                return fail(format!("tile {src} has padding {padding} (must be 0)"));
             }
-            dest += (tile[2] as u64 + 1).min(count - dest);
+            dest += (skip as u64 + 1).min(count - dest);
             src += 1;
         }
         if dest != count {
@@ -623,15 +654,16 @@ fn check_game_tiles(file: &Datafile<'_>, game: &Tilemap) -> Result<(), MapError>
     if saved < count {
         return fail(format!("{saved} tiles, the layer has {count}"));
     }
-    for (i, tile) in data.chunks_exact(4).take(count as usize).enumerate() {
-        if tile[2] != 0 {
+    let tiles = data.as_chunks::<4>().0.iter().take(count as usize);
+    for (i, &[_, _, skip, padding]) in tiles.enumerate() {
+        if skip != 0 {
             return fail(format!(
-                "tile {i} has skip {} but version {} does not use skips",
-                tile[2], game.version
+                "tile {i} has skip {skip} but version {} does not use skips",
+                game.version
             ));
         }
-        if tile[3] != 0 {
-            return fail(format!("tile {i} has padding {} (must be 0)", tile[3]));
+        if padding != 0 {
+            return fail(format!("tile {i} has padding {padding} (must be 0)"));
         }
     }
     Ok(())
@@ -671,13 +703,14 @@ impl PhysicsLayer {
         let Some(tile) = self.tile(x, y) else {
             return 0;
         };
-        match self.tile_size {
+        let byte = match self.tile_size {
             // Tele: (number, type); switch: (number, type, flags, delay).
-            2 => tile[1],
-            6 => tile[2],
-            _ if self.switch => tile[1],
-            _ => tile[0],
-        }
+            2 => 1,
+            6 => 2,
+            _ if self.switch => 1,
+            _ => 0,
+        };
+        tile.get(byte).copied().unwrap_or(0)
     }
 }
 
@@ -711,8 +744,10 @@ pub fn physics_layers(map: &[u8]) -> Result<PhysicsLayers, MapError> {
         speedup: None,
         switch: None,
     };
-    for (layer, index) in file.type_range(ITEM_LAYER).enumerate() {
-        let item = file.item(index).expect("in range");
+    let items = file
+        .type_range(ITEM_LAYER)
+        .filter_map(|index| file.item(index));
+    for (layer, item) in items.enumerate() {
         if item.int(1) != Some(LAYER_TILES) {
             continue;
         }
@@ -732,10 +767,10 @@ pub fn physics_layers(map: &[u8]) -> Result<PhysicsLayers, MapError> {
         let count = width * height;
         let data = if t.flags & TILES_GAME != 0 && t.version >= 4 {
             let mut tiles = Vec::with_capacity(count * 4);
-            for tile in data.chunks_exact(4) {
-                for _ in 0..=tile[2] {
+            for &[index, flags, skip, _] in data.as_chunks::<4>().0 {
+                for _ in 0..=skip {
                     if tiles.len() < count * 4 {
-                        tiles.extend_from_slice(&[tile[0], tile[1], 0, 0]);
+                        tiles.extend_from_slice(&[index, flags, 0, 0]);
                     }
                 }
             }
@@ -993,25 +1028,19 @@ pub fn minimal_map_builder(width: i32, height: i32, author: &str) -> DatafileBui
     let tiles = vec![0u8; (width.max(0) as usize) * (height.max(0) as usize) * 4];
     let data = b.add_data(&tiles);
     let author_index = b.add_data(&[author.as_bytes(), b"\0"].concat());
-    b.add_item(ITEM_VERSION, 0, &[1]).expect("valid key");
-    b.add_item(ITEM_INFO, 0, &[1, author_index, -1, -1, -1])
-        .expect("valid key");
-    b.add_item(ITEM_GROUP, 0, &group_item(0, 1, "Game"))
-        .expect("valid key");
-    b.add_item(
-        ITEM_LAYER,
-        0,
-        &tiles_layer_item(width, height, TILES_GAME, data, "Game"),
-    )
-    .expect("valid key");
+    // The keys are the map item types', all in range.
+    b.push_item(ITEM_VERSION as u16, 0, &[1]);
+    b.push_item(ITEM_INFO as u16, 0, &[1, author_index, -1, -1, -1]);
+    b.push_item(ITEM_GROUP as u16, 0, &group_item(0, 1, "Game"));
+    let layer = tiles_layer_item(width, height, TILES_GAME, data, "Game");
+    b.push_item(ITEM_LAYER as u16, 0, &layer);
     b
 }
 
-/// The bytes of [`minimal_map_builder`]`(width, height, author)`.
-pub fn minimal_map(width: i32, height: i32, author: &str) -> Vec<u8> {
-    minimal_map_builder(width, height, author)
-        .finish()
-        .expect("a small map fits the format")
+/// The bytes of [`minimal_map_builder`]`(width, height, author)`; fails only where the
+/// tiles do not fit the format (a layer of more than 2 GiB).
+pub fn minimal_map(width: i32, height: i32, author: &str) -> Result<Vec<u8>, DatafileWriteError> {
+    minimal_map_builder(width, height, author).finish()
 }
 
 #[cfg(test)]
@@ -1037,7 +1066,7 @@ mod tests {
 
     #[test]
     fn minimal_map_loads() {
-        let map = minimal_map(2, 2, "demokit");
+        let map = minimal_map(2, 2, "demokit").unwrap();
         check_load(&map).unwrap();
         let facts = MapFacts::read(&map).unwrap();
         assert_eq!(facts.map_version, Some(1));

@@ -13,6 +13,9 @@
 //! only what decides whether DDNet loads the map, and the physics layers' raw tiles, are
 //! read.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod error;
 pub mod format;
 pub mod map;

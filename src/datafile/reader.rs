@@ -71,10 +71,8 @@ pub struct Datafile<'a> {
 
 /// Little-endian i32s from `bytes` (whose length the caller made a multiple of 4).
 fn ints(bytes: &[u8]) -> Vec<i32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    let (words, _) = bytes.as_chunks::<4>();
+    words.iter().map(|w| i32::from_le_bytes(*w)).collect()
 }
 
 impl<'a> Datafile<'a> {
@@ -83,11 +81,13 @@ impl<'a> Datafile<'a> {
         use DatafileErrorKind as K;
         let fail = |offset: u64, kind| Err(DatafileError::new(offset, kind));
         let len = bytes.len() as u64;
-        if bytes.len() < HEADER_SIZE {
+        // The 36 bytes hold the whole header: reading it fails only where they are missing.
+        let Some(mut header) = bytes
+            .first_chunk::<HEADER_SIZE>()
+            .and_then(|head| Header::read(&mut Cursor::new(head)).ok())
+        else {
             return fail(0, K::TooShort { len });
-        }
-        let mut header = Header::read(&mut Cursor::new(&bytes[..HEADER_SIZE]))
-            .expect("the slice holds the whole header");
+        };
         if !header.magic_ok() {
             return fail(
                 0,
@@ -181,21 +181,37 @@ impl<'a> Datafile<'a> {
             return fail(COUNTS_OFFSET, K::TooLarge { bytes: alloc });
         }
 
-        // The counts are backed by the file now: every table lies inside it.
+        // The counts are backed by the file now: every table lies inside it (the error is
+        // for the sums above, were they wrong).
         let mut pos = HEADER_SIZE;
         let mut take = |n: usize| {
-            let slice = &bytes[pos..pos + n];
+            let slice = bytes.get(pos..pos + n);
             pos += n;
-            slice
+            slice.ok_or(DatafileError::new(
+                COUNTS_OFFSET,
+                K::SizeMismatch {
+                    expected,
+                    actual: len,
+                },
+            ))
         };
-        let type_bytes = take(ITEM_TYPE_SIZE * types as usize);
-        let item_types: Vec<ItemType> = type_bytes
-            .chunks_exact(ITEM_TYPE_SIZE)
-            .map(|c| ItemType::read(&mut Cursor::new(c)).expect("12 bytes"))
+        let type_bytes = take(ITEM_TYPE_SIZE * types as usize)?;
+        let item_types: Vec<ItemType> = ints(type_bytes)
+            .as_chunks::<3>()
+            .0
+            .iter()
+            .map(|&[type_id, start, num]| ItemType {
+                type_id,
+                start,
+                num,
+            })
             .collect();
-        let item_offsets = ints(take(4 * items as usize));
-        let data_offsets = ints(take(4 * data as usize));
-        let data_sizes = h.compressed().then(|| ints(take(4 * data as usize)));
+        let item_offsets = ints(take(4 * items as usize)?);
+        let data_offsets = ints(take(4 * data as usize)?);
+        let data_sizes = match h.compressed() {
+            true => Some(ints(take(4 * data as usize)?)),
+            false => None,
+        };
         let items_start = pos;
         let data_start = items_start + h.item_size as usize;
         let file = Datafile {
@@ -233,34 +249,46 @@ impl<'a> Datafile<'a> {
         self.data_offset_offset(self.data_offsets.len()) + 4 * index as u64
     }
 
-    /// The span of item `index` in bytes, its header included (DDNet's `GetFileItemSize`).
-    fn item_span(&self, index: usize) -> i32 {
+    /// The span of item `index` in bytes, its header included (DDNet's `GetFileItemSize`);
+    /// `None` past the last item.
+    fn item_span(&self, index: usize) -> Option<i32> {
         let end = self
             .item_offsets
             .get(index + 1)
             .copied()
             .unwrap_or(self.header.item_size);
-        end.wrapping_sub(self.item_offsets[index])
+        Some(end.wrapping_sub(*self.item_offsets.get(index)?))
     }
 
-    /// The stored size of block `index` (DDNet's `GetFileDataSize`).
-    fn data_span(&self, index: usize) -> i32 {
+    /// The stored size of block `index` (DDNet's `GetFileDataSize`); `None` past the last
+    /// block.
+    fn data_span(&self, index: usize) -> Option<i32> {
         let end = self
             .data_offsets
             .get(index + 1)
             .copied()
             .unwrap_or(self.header.data_size);
-        end.wrapping_sub(self.data_offsets[index])
+        Some(end.wrapping_sub(*self.data_offsets.get(index)?))
     }
 
-    /// Key and size field of item `index`, whose span was checked to hold them.
-    fn item_header(&self, index: usize) -> (u32, i32) {
-        let at = self.items_start + self.item_offsets[index] as usize;
-        let b = &self.bytes[at..at + ITEM_HEADER_SIZE];
-        (
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-        )
+    /// Where item `index` starts in the file, its header included.
+    fn item_start(&self, index: usize) -> Option<usize> {
+        Some(self.items_start + *self.item_offsets.get(index)? as usize)
+    }
+
+    /// Key and size field of item `index`; `None` past the last item or where the file
+    /// ends before its header.
+    fn item_header(&self, index: usize) -> Option<(u32, i32)> {
+        let at = self.item_start(index)?;
+        let (key, size) = self
+            .bytes
+            .get(at..)?
+            .first_chunk::<ITEM_HEADER_SIZE>()?
+            .split_first_chunk::<4>()?;
+        Some((
+            u32::from_le_bytes(*key),
+            i32::from_le_bytes(size.first_chunk().copied()?),
+        ))
     }
 
     /// DDNet's `CDatafile::Validate`, check for check.
@@ -338,13 +366,24 @@ impl<'a> Datafile<'a> {
             let mut used_ids = HashSet::new();
             let range = t.start as usize..(t.start as i64 + t.num as i64) as usize;
             for index in range {
-                let span = self.item_span(index);
-                let at = (self.items_start + self.item_offsets[index] as usize) as u64;
-                if span < ITEM_HEADER_SIZE as i32 {
+                // The types count no more items than there are (checked above).
+                let (Some(span), Some(at)) = (self.item_span(index), self.item_start(index)) else {
+                    let kind = K::ItemCount {
+                        counted,
+                        header: h.num_items,
+                    };
+                    return Err(DatafileError::new(COUNTS_OFFSET + 4, kind));
+                };
+                let at = at as u64;
+                // The span lies inside the items (the offsets are checked above): a span of
+                // a whole header holds one.
+                let header = self
+                    .item_header(index)
+                    .filter(|_| span >= ITEM_HEADER_SIZE as i32);
+                let Some((key, size)) = header else {
                     let kind = K::ItemTooSmall { index, size: span };
                     return Err(DatafileError::new(at, kind));
-                }
-                let (key, size) = self.item_header(index);
+                };
                 let type_id = key_type(key);
                 if type_id != t.type_id {
                     let kind = K::ItemTypeMismatch {
@@ -450,15 +489,15 @@ impl<'a> Datafile<'a> {
         if index >= self.num_items() {
             return None;
         }
-        let (key, _) = self.item_header(index);
-        let start = self.items_start + self.item_offsets[index] as usize + ITEM_HEADER_SIZE;
-        let end = start + (self.item_span(index) as usize - ITEM_HEADER_SIZE);
+        let (key, _) = self.item_header(index)?;
+        let start = self.item_start(index)? + ITEM_HEADER_SIZE;
+        let end = start + (self.item_span(index)? as usize).checked_sub(ITEM_HEADER_SIZE)?;
         Some(Item {
             index,
             type_id: key_type(key),
             id: key_id(key),
             offset: start as u64,
-            data: &self.bytes[start..end],
+            data: self.bytes.get(start..end)?,
         })
     }
 
@@ -478,8 +517,10 @@ impl<'a> Datafile<'a> {
 
     /// The index of the item of `type_id` and `id`, as DDNet's `FindItemIndex` finds it.
     pub fn find_item(&self, type_id: i32, id: i32) -> Option<usize> {
-        self.type_range(type_id)
-            .find(|&i| key_id(self.item_header(i).0) == id)
+        self.type_range(type_id).find(|&i| {
+            self.item_header(i)
+                .is_some_and(|(key, _)| key_id(key) == id)
+        })
     }
 
     /// The internal type a UUID item type got in this file: the id of the type-0xffff item
@@ -509,29 +550,24 @@ impl<'a> Datafile<'a> {
         Some(Uuid::from_bytes(bytes))
     }
 
-    /// Offset of block `index` in the file.
-    fn data_block_offset(&self, index: usize) -> u64 {
-        (self.data_start + self.data_offsets[index] as usize) as u64
+    /// Where block `index` starts in the file.
+    fn data_block_start(&self, index: usize) -> Option<usize> {
+        Some(self.data_start + *self.data_offsets.get(index)? as usize)
     }
 
     /// Block `index` as stored (compressed in version 4).
     pub fn data_raw(&self, index: usize) -> Option<&'a [u8]> {
-        if index >= self.num_data() {
-            return None;
-        }
-        let start = self.data_start + self.data_offsets[index] as usize;
-        Some(&self.bytes[start..start + self.data_span(index) as usize])
+        let start = self.data_block_start(index)?;
+        self.bytes
+            .get(start..start + self.data_span(index)? as usize)
     }
 
     /// The size block `index` has once loaded: the table's inflated size in version 4,
     /// the stored size in version 3.
     pub fn data_size(&self, index: usize) -> Option<u64> {
-        if index >= self.num_data() {
-            return None;
-        }
         Some(match &self.data_sizes {
-            Some(sizes) => sizes[index] as u64,
-            None => self.data_span(index) as u64,
+            Some(sizes) => *sizes.get(index)? as u64,
+            None => self.data_span(index)? as u64,
         })
     }
 
@@ -539,16 +575,22 @@ impl<'a> Datafile<'a> {
     /// inflated with zlib, which must give exactly the declared size (and may not be 0).
     pub fn data(&self, index: i64) -> Result<Cow<'a, [u8]>, DataError> {
         let num_data = self.num_data();
-        let Some(i) = usize::try_from(index).ok().filter(|&i| i < num_data) else {
+        let block = usize::try_from(index).ok().and_then(|i| {
+            let offset = self.data_block_start(i)? as u64;
+            Some((
+                offset,
+                self.data_raw(i)?,
+                self.data_sizes.as_ref().map(|s| s.get(i)),
+            ))
+        });
+        let Some((offset, raw, sizes)) = block else {
             return Err(DataError {
                 offset: self.data_start as u64,
                 index,
                 kind: DataErrorKind::NoSuchBlock { num_data },
             });
         };
-        let offset = self.data_block_offset(i);
-        let raw = self.data_raw(i).expect("index checked");
-        let Some(sizes) = &self.data_sizes else {
+        let Some(size) = sizes else {
             return Ok(Cow::Borrowed(raw));
         };
         let fail = |kind| DataError {
@@ -556,7 +598,8 @@ impl<'a> Datafile<'a> {
             index,
             kind,
         };
-        let declared = sizes[i] as u64;
+        // `validate` checked that every block has its inflated size.
+        let declared = size.copied().unwrap_or(0) as u64;
         if declared == 0 {
             return Err(fail(DataErrorKind::ZeroSize));
         }
@@ -595,7 +638,7 @@ fn inflate(input: &[u8], declared: u64) -> Result<Vec<u8>, DataErrorKind> {
     let mut z = Decompress::new(true);
     loop {
         let (in_before, out_before) = (z.total_in(), z.total_out());
-        let rest = &input[(z.total_in() as usize).min(input.len())..];
+        let rest = input.get(z.total_in() as usize..).unwrap_or_default();
         let status = z
             .decompress_vec(rest, &mut out, FlushDecompress::None)
             .map_err(|e| DataErrorKind::Inflate {

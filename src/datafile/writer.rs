@@ -23,6 +23,14 @@ pub enum DatafileWriteError {
     /// The file would be larger than the format's 32-bit sizes allow.
     #[error("the datafile would exceed the format's 2 GiB limit")]
     TooLarge,
+    /// zlib failed to compress a data block.
+    #[error("compressing data block {block} failed: {kind}")]
+    Compress {
+        /// The block's index.
+        block: usize,
+        /// What zlib's writer reported.
+        kind: std::io::ErrorKind,
+    },
 }
 
 /// Collects items and data blocks, then writes the datafile.
@@ -48,8 +56,13 @@ impl DatafileBuilder {
         let (Ok(t), Ok(i)) = (u16::try_from(type_id), u16::try_from(id)) else {
             return Err(DatafileWriteError::BadKey { type_id, id });
         };
-        self.items.push((t, i, ints.to_vec()));
+        self.push_item(t, i, ints);
         Ok(())
+    }
+
+    /// [`add_item`](Self::add_item) for a key already in range.
+    pub(crate) fn push_item(&mut self, type_id: u16, id: u16, ints: &[i32]) {
+        self.items.push((type_id, id, ints.to_vec()));
     }
 
     /// Adds a data block and returns its index.
@@ -61,11 +74,12 @@ impl DatafileBuilder {
     /// Writes the version-4 datafile: item types in ascending order, items of one type in
     /// the order they were added, every data block zlib-compressed.
     pub fn finish(&self) -> Result<Vec<u8>, DatafileWriteError> {
-        let mut order: Vec<usize> = (0..self.items.len()).collect();
-        order.sort_by_key(|&i| self.items[i].0);
+        // A stable sort: items of one type keep their order.
+        let mut order: Vec<&(u16, u16, Vec<i32>)> = self.items.iter().collect();
+        order.sort_by_key(|item| item.0);
         let mut types: Vec<ItemType> = Vec::new();
-        for (position, &i) in order.iter().enumerate() {
-            let type_id = self.items[i].0 as i32;
+        for (position, &&(type_id, ..)) in order.iter().enumerate() {
+            let type_id = type_id as i32;
             match types.last_mut() {
                 Some(t) if t.type_id == type_id => t.num += 1,
                 _ => types.push(ItemType {
@@ -77,8 +91,7 @@ impl DatafileBuilder {
         }
         let mut item_bytes = Vec::new();
         let mut item_offsets = Vec::with_capacity(order.len());
-        for &i in &order {
-            let (type_id, id, ints) = &self.items[i];
+        for &(type_id, id, ints) in &order {
             item_offsets.push(item_bytes.len() as i64);
             let key = ((*type_id as u32) << 16) | *id as u32;
             item_bytes.extend_from_slice(&key.to_le_bytes());
@@ -89,11 +102,15 @@ impl DatafileBuilder {
         }
         let mut data_bytes = Vec::new();
         let mut data_offsets = Vec::with_capacity(self.data.len());
-        for block in &self.data {
+        for (index, block) in self.data.iter().enumerate() {
             data_offsets.push(data_bytes.len() as i64);
             let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
-            z.write_all(block).expect("writing to a Vec cannot fail");
-            data_bytes.extend(z.finish().expect("writing to a Vec cannot fail"));
+            let compressed = z.write_all(block).and_then(|()| z.finish());
+            let compressed = compressed.map_err(|e| DatafileWriteError::Compress {
+                block: index,
+                kind: e.kind(),
+            })?;
+            data_bytes.extend(compressed);
         }
         let to_i32 = |v: i64| i32::try_from(v).map_err(|_| DatafileWriteError::TooLarge);
         let n_data = self.data.len() as i64;

@@ -319,7 +319,8 @@ pub struct TickSelection {
     /// Only the ticks of this range (every one when `None`).
     pub ticks: Option<std::ops::Range<i32>>,
     /// Only these columns, in this order, as indexes into [`Table::Ticks`]' schema (every
-    /// one when `None`); [`TickSelection::column_indexes`] finds them by name.
+    /// one when `None`; indexes past its columns are left out);
+    /// [`TickSelection::column_indexes`] finds them by name.
     pub columns: Option<Vec<usize>>,
 }
 
@@ -531,7 +532,11 @@ impl Exporter {
     }
 
     /// Keeps only the `ticks` rows and columns of `selection`; see [`TickSelection`].
-    pub fn select_ticks(mut self, selection: TickSelection) -> Self {
+    pub fn select_ticks(mut self, mut selection: TickSelection) -> Self {
+        if let Some(columns) = &mut selection.columns {
+            let count = Table::Ticks.schema().fields().len();
+            columns.retain(|&i| i < count);
+        }
         self.selection = selection;
         self
     }
@@ -557,12 +562,16 @@ impl Exporter {
     /// selected columns of `ticks`.
     pub fn schema(&self, table: Table) -> arrow_schema::SchemaRef {
         match (table, &self.selection.columns) {
-            (Table::Ticks, Some(columns)) => std::sync::Arc::new(
-                table
-                    .schema()
-                    .project(columns)
-                    .expect("a selection's columns index the table's schema"),
-            ),
+            (Table::Ticks, Some(columns)) => {
+                let schema = table.schema();
+                let fields = schema.fields();
+                let selected: Vec<_> = columns
+                    .iter()
+                    .filter_map(|&i| fields.get(i).cloned())
+                    .collect();
+                let metadata = schema.metadata().clone();
+                std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(selected, metadata))
+            }
             _ => table.schema(),
         }
     }
@@ -717,6 +726,9 @@ impl Exporter {
     }
 
     /// Hands on the tables that have [`BATCH_ROWS`] rows (`all`: any rows).
+    // `select_ticks` keeps only the selected columns that index the `ticks` schema, which
+    // every `ticks` batch has: the projection does not fail.
+    #[allow(clippy::expect_used)]
     fn flush(&mut self, all: bool, sink: &mut dyn FnMut(Table, RecordBatch)) {
         let at = if all { 1 } else { BATCH_ROWS };
         let columns = &self.selection.columns;

@@ -573,6 +573,9 @@ impl Runs {
     }
 
     /// The rows as a dictionary array; the builder starts empty again.
+    // Every key is the index of a value appended before it (the builder's only way to add
+    // a key): the dictionary is valid.
+    #[allow(clippy::expect_used)]
     pub(crate) fn finish(&mut self) -> arrow_array::ArrayRef {
         let keys = arrow_array::Int32Array::from(std::mem::take(&mut self.keys));
         let values = std::sync::Arc::new(self.values.finish());
@@ -685,6 +688,9 @@ impl Dict {
     }
 
     /// The rows as a dictionary array; the builder starts empty again.
+    // Every key is the index of a value appended before it (the builder's only way to add
+    // a key): the dictionary is valid.
+    #[allow(clippy::expect_used)]
     pub(crate) fn finish(&mut self) -> arrow_array::ArrayRef {
         let keys = arrow_array::Int32Array::from(std::mem::take(&mut self.keys));
         let values = std::sync::Arc::new(self.values.finish());

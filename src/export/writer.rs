@@ -724,15 +724,16 @@ impl DatasetWriter {
                     let made = self.encoders_made.load(Ordering::Relaxed).max(1);
                     let limit = (self.max_open / made).max(1);
                     let groups = encoder.groups.iter().filter(|g| g.table == table);
-                    if groups.count() >= limit {
-                        let least = encoder
-                            .groups
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, g)| g.table == table)
-                            .min_by_key(|(_, g)| g.used)
-                            .map(|(at, _)| at)
-                            .expect("the table has row groups");
+                    let least = encoder
+                        .groups
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, g)| g.table == table)
+                        .min_by_key(|(_, g)| g.used)
+                        .map(|(at, _)| at);
+                    if groups.count() >= limit
+                        && let Some(least) = least
+                    {
                         self.append(encoder.groups.swap_remove(least))?;
                     }
                     let columns = self.factories[table as usize]
@@ -825,8 +826,11 @@ impl DatasetWriter {
             .enumerate()
             .filter(|(_, p)| p.table == table)
             .min_by_key(|(_, p)| p.used)
-            .map(|(at, _)| at)
-            .expect("the table has open parts");
+            .map(|(at, _)| at);
+        // `max_open` is at least 1: there is one.
+        let Some(least) = least else {
+            return Ok(());
+        };
         let part = parts.open.swap_remove(least);
         parts.closed.push(close(part)?);
         Ok(())

@@ -411,8 +411,12 @@ impl Scene {
     }
 
     /// The scene as a PNG image (8-bit RGBA).
+    // The layout bounds the size (at least one pixel, at most `MAX_SIDE` a side), which is
+    // all a pixmap in memory needs to be made and encoded (into a `Vec`, which does not
+    // fail).
+    #[allow(clippy::expect_used)]
     pub fn to_png(&self) -> Vec<u8> {
-        let mut raster = Raster::new(self.width, self.height);
+        let mut raster = Raster::new(self.width, self.height).expect("size checked when laid out");
         self.draw(&mut raster);
         raster
             .pixmap
@@ -1034,10 +1038,10 @@ fn segments(track: &Track, source: bool, tick_rate: f64, step: u32) -> Vec<Vec<[
                 || (x - lx).abs() > max_jump
                 || (y - ly).abs() > max_jump
         });
-        if broken {
-            out.push(Vec::new());
+        match out.last_mut() {
+            Some(piece) if !broken => piece.push([x, y]),
+            _ => out.push(vec![[x, y]]),
         }
-        out.last_mut().expect("pushed").push([x, y]);
         last = Some((tick, x, y));
     }
     out
@@ -1299,10 +1303,11 @@ struct Raster {
 }
 
 impl Raster {
-    fn new(width: u32, height: u32) -> Raster {
-        Raster {
-            pixmap: tiny_skia::Pixmap::new(width, height).expect("size checked when laid out"),
-        }
+    /// A blank raster; `None` for a size of 0 or too large.
+    fn new(width: u32, height: u32) -> Option<Raster> {
+        Some(Raster {
+            pixmap: tiny_skia::Pixmap::new(width, height)?,
+        })
     }
 
     fn paint(color: Rgb, alpha: f64, anti_alias: bool) -> tiny_skia::Paint<'static> {

@@ -9,6 +9,15 @@
 //! ([`Profile::from_header`]) whenever the header can; for the other candidates read with
 //! [`SourceSlice::with_profile`](super::reader::SourceSlice::with_profile).
 
+// Test support (feature `proptest`): strategies build valid inputs for property tests and
+// fail loudly where a generated value breaks their own invariants.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use super::format::{Header, MAGIC, VIEW_INFO_SIZE, ViewInfo};
 use super::profile::{Command, CommandTable, Profile};
 use super::reader::{Body, Frame, PacketBody, stop_tick};

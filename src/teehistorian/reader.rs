@@ -429,7 +429,8 @@ impl<'a> TeehistorianSlice<'a> {
     pub fn parse(data: &'a [u8]) -> Result<Self, ReadError> {
         check_magic(&data[..data.len().min(FILE_UUID.len())])?;
         let after_uuid = &data[FILE_UUID.len()..];
-        let nul = header_end(after_uuid, 0, true)?.expect("the whole input was searched");
+        // With `eof`, `header_end` finds the NUL or fails: `None` is not returned.
+        let nul = header_end(after_uuid, 0, true)?.ok_or_else(|| header_cut(after_uuid.len()))?;
         let header = parse_header(&after_uuid[..nul])?;
         Ok(TeehistorianSlice {
             data,

@@ -7,6 +7,15 @@
 //! UUIDs that are not DDNet's (a DDNet UUID with a matching payload would be typed on
 //! reading), and header extras use keys DDNet does not.
 
+// Test support (feature `proptest`): strategies build valid inputs for property tests and
+// fail loudly where a generated value breaks their own invariants.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use super::format::{INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
 use super::layout::{self, ExLayout, MessageLayout, OwnedMessage, StrList};

@@ -43,7 +43,7 @@ pub fn game_demo(ticks: i32) -> Vec<u8> {
     let ints = |text: &str| IntString::<4>::from_text(text.as_bytes()).unwrap().0;
     let config = RecorderConfig::ddnet("streaming", "2026-11-28_12-00-00");
     // A map DDNet loads, so that the demo validates.
-    let map = demokit::datafile::minimal_map(64, 64, "streaming");
+    let map = demokit::datafile::minimal_map(64, 64, "streaming").unwrap();
     let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
     for tick in 1..=ticks {
         let mut builder = SnapshotBuilder::new();

@@ -617,7 +617,7 @@ enum Op {
 
 /// A map DDNet loads, so that `validate` can accept the finished demo.
 fn demo_map() -> Vec<u8> {
-    demokit::datafile::minimal_map(10, 6, "sink")
+    demokit::datafile::minimal_map(10, 6, "sink").unwrap()
 }
 
 fn demo_config() -> RecorderConfig {

@@ -159,7 +159,7 @@ fn record_snapshot_reproduces_ddnet_ref_client_demo() {
 
 /// A map DDNet's client loads: `validate` judges the embedded map as the client does.
 fn small_map() -> Vec<u8> {
-    demokit::datafile::minimal_map(4, 3, "recorder")
+    demokit::datafile::minimal_map(4, 3, "recorder").unwrap()
 }
 
 fn record_small(version: u8, rule: LengthRule) -> Vec<u8> {

@@ -643,7 +643,7 @@ fn synthetic(version: u8, rule: LengthRule) -> Vec<u8> {
     config.kind = "server".into();
     config.huffman_rule = rule;
     // A map DDNet loads: `validate` judges the output as DDNet's client would.
-    let map = demokit::datafile::minimal_map(8, 4, "synthetic");
+    let map = demokit::datafile::minimal_map(8, 4, "synthetic").unwrap();
     let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
     rec.record_message(b"\x05early\0").unwrap();
     for tick in 100..=700 {
@@ -790,7 +790,7 @@ fn handmade(version: u8, rule: LengthRule, ticks: &[HandTick]) -> Vec<u8> {
     let mut rec = Recorder::start(
         Cursor::new(Vec::new()),
         &config,
-        &demokit::datafile::minimal_map(2, 2, "m"),
+        &demokit::datafile::minimal_map(2, 2, "m").unwrap(),
     )
     .unwrap();
     for (tick, keyframe, chunks) in ticks {
@@ -1036,7 +1036,7 @@ fn snapshot_order_follows_the_writer() {
         let mut rec = Recorder::start(
             Cursor::new(Vec::new()),
             &config,
-            &demokit::datafile::minimal_map(2, 2, "m"),
+            &demokit::datafile::minimal_map(2, 2, "m").unwrap(),
         )
         .unwrap();
         rec.record_snapshot(1, Snapshot::empty()).unwrap();

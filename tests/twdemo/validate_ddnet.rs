@@ -109,7 +109,7 @@ fn body() -> Vec<u8> {
 
 /// The map the cases embed unless they are about the map.
 fn good_map() -> Vec<u8> {
-    minimal_map(4, 3, "demokit")
+    minimal_map(4, 3, "demokit").unwrap()
 }
 
 /// Header, blocks and `map` as DDNet's recorder writes them for `version` (3 to 6).

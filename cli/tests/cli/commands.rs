@@ -290,7 +290,7 @@ fn validate_accepts_the_ddnet_reference_recording_with_a_real_map() {
     let data = std::fs::read(shared.join("conformance/ddnet-recorder/ref_client.demo")).unwrap();
     let (map_offset, map_size) = (484, 8);
     assert_eq!(&data[map_offset..map_offset + map_size], b"MAPDATA!");
-    let map = demokit::datafile::minimal_map(3, 2, "ref");
+    let map = demokit::datafile::minimal_map(3, 2, "ref").unwrap();
     let mut fixed = data[..map_offset].to_vec();
     fixed[136..140].copy_from_slice(&(map.len() as u32).to_be_bytes());
     let crc = crc32fast::hash(&map);

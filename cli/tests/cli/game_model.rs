@@ -397,7 +397,7 @@ fn demo_of(game: &[(i32, Vec<Act>)], team_game: bool) -> Vec<u8> {
     use demokit::twdemo::{Recorder, RecorderConfig, SnapshotBuilder};
     let ints = |text: &str| IntString::<4>::from_text(text.as_bytes()).unwrap().0;
     let config = RecorderConfig::ddnet("generated", "2026-12-07_12-00-00");
-    let map = demokit::datafile::minimal_map(64, 64, "generated");
+    let map = demokit::datafile::minimal_map(64, 64, "generated").unwrap();
     let mut rec = Recorder::start(std::io::Cursor::new(Vec::new()), &config, &map).unwrap();
     let mut here = [false; 8];
     let mut names = [const { String::new() }; 8];

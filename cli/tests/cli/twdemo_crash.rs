@@ -31,7 +31,7 @@ const CHILD_MAX_TIME: Duration = Duration::from_secs(15);
 /// The map every recording embeds.
 /// A map DDNet loads, so that `validate` can accept the repaired demo.
 fn map() -> Vec<u8> {
-    demokit::datafile::minimal_map(40, 20, "crash")
+    demokit::datafile::minimal_map(40, 20, "crash").unwrap()
 }
 
 /// The snapshot of `tick`: eight players moving, a flag that moves every 50 ticks.

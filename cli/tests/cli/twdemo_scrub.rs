@@ -624,7 +624,7 @@ fn record(ticks: &[Vec<Event>], version: u8, sixup: bool) -> Vec<u8> {
     if sixup {
         config.net_version = "0.7 802f1be60a05665f".into();
     }
-    let map = demokit::datafile::map::minimal_map(4, 3, "demokit");
+    let map = demokit::datafile::map::minimal_map(4, 3, "demokit").unwrap();
     let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, &map).unwrap();
     let mut players: std::collections::BTreeMap<i32, (usize, usize)> = Default::default();
     for (i, events) in ticks.iter().enumerate() {

@@ -250,22 +250,22 @@ impl NetState {
             }
             _ => return None,
         };
-        Some(data.map(|data| {
-            let descriptor = self
-                .events
-                .get(data.id)
-                .expect("event_data found the descriptor");
-            (descriptor, data)
-        }))
+        Some(data.and_then(|data| self.with_descriptor(data)))
+    }
+
+    /// `data` with its descriptor, which decoding it found (the error is for a list that
+    /// changed since, which `&self` rules out).
+    fn with_descriptor(&self, data: EventData) -> Result<(&EventDescriptor, EventData), NetError> {
+        let Some(descriptor) = self.events.get(data.id) else {
+            let what = "an event id the game event list does not declare";
+            return Err(NetError::new(0, NetErrorKind::Invalid { what }));
+        };
+        Ok((descriptor, data))
     }
 
     /// Decodes a game event with the demo's descriptors.
     pub fn event(&self, event: &GameEvent) -> Result<(&EventDescriptor, EventData), NetError> {
         let data = EventData::decode(event.data.reader(), &self.events)?;
-        let descriptor = self
-            .events
-            .get(data.id)
-            .expect("EventData::decode found the descriptor");
-        Ok((descriptor, data))
+        self.with_descriptor(data)
     }
 }

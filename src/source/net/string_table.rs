@@ -342,10 +342,13 @@ pub enum StringTableError {
 /// and a 4-bit length back into the output; a length field of 0 ends the data.
 pub fn decompress_lzss(input: &[u8], limit: usize) -> Result<Vec<u8>, StringTableError> {
     let err = StringTableError::Compression;
-    if input.len() < 8 || &input[..4] != b"LZSS" {
+    let Some((b"LZSS", rest)) = input.split_first_chunk::<4>() else {
         return Err(err("no LZSS tag"));
-    }
-    let size = u32::from_le_bytes(input[4..8].try_into().expect("four bytes")) as usize;
+    };
+    let Some((size, _)) = rest.split_first_chunk::<4>() else {
+        return Err(err("no LZSS tag"));
+    };
+    let size = u32::from_le_bytes(*size) as usize;
     if size > limit {
         return Err(err("the decompressed size is over the limit"));
     }

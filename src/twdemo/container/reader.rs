@@ -272,10 +272,17 @@ impl TickState {
     }
 }
 
-/// Parses a chunk header from bytes that hold at least [`RawChunkHeader::len_from_lead`].
-fn parse_header(bytes: &[u8], tick_compression: bool) -> RawChunkHeader {
-    RawChunkHeader::read_args(&mut Cursor::new(bytes), (tick_compression,))
-        .expect("caller checked the header length")
+/// Parses a chunk header from `bytes`, which the callers checked to hold
+/// [`RawChunkHeader::len_from_lead`] of them (else the error says how many are missing).
+fn parse_header(bytes: &[u8], tick_compression: bool) -> Result<RawChunkHeader, ReadErrorKind> {
+    RawChunkHeader::read_args(&mut Cursor::new(bytes), (tick_compression,)).map_err(|_| {
+        let lead = bytes.first().copied().unwrap_or(0);
+        ReadErrorKind::UnexpectedEnd {
+            expected: "a chunk header",
+            needed: RawChunkHeader::len_from_lead(lead, tick_compression) as u64,
+            available: bytes.len() as u64,
+        }
+    })
 }
 
 /// A whole demo in memory, read without copying: the prelude, the map and the chunks all
@@ -400,7 +407,10 @@ impl<'a> Iterator for Chunks<'a> {
                 },
             );
         }
-        let header = parse_header(&rest[..header_len], tick_compression);
+        let header = match parse_header(rest, tick_compression) {
+            Ok(header) => header,
+            Err(kind) => return self.fail(start, kind),
+        };
         let chunk = if header.is_tick_marker() {
             match self.ticks.apply(&header) {
                 Ok(marker) => Chunk::Tick(marker),
@@ -610,7 +620,8 @@ impl<R: Read> DemoReader<R> {
                 },
             ));
         }
-        let header = parse_header(&buf[..header_len], tick_compression);
+        let header = parse_header(buf.get(..header_len).unwrap_or_default(), tick_compression)
+            .map_err(|kind| ReadError::new(start, kind))?;
         if header.is_tick_marker() {
             self.ticks
                 .apply(&header)
@@ -685,7 +696,7 @@ mod tests {
     use super::*;
 
     fn marker(state: &mut TickState, bytes: &[u8]) -> Result<TickMarker, ReadErrorKind> {
-        let h = parse_header(bytes, state.tick_compression);
+        let h = parse_header(bytes, state.tick_compression)?;
         state.apply(&h)
     }
 

@@ -6,6 +6,15 @@
 //! markers use forms the version can express, and payload length rules are normalized the
 //! way the reader reports them.
 
+// Test support (feature `proptest`): strategies build valid inputs for property tests and
+// fail loudly where a generated value breaks their own invariants.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 use super::demo::{DataRecord, Demo, Payload, Record};
 use super::format::*;
 use super::payload::{MAX_PAYLOAD_BYTES, PayloadEncoder};

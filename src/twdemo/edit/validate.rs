@@ -477,15 +477,19 @@ fn translate_seven(buf: SnapshotBuf, at: u64) -> (SnapshotBuf, Vec<String>) {
     // Where each item's key is in the int array: after the two header ints and the
     // offsets, at the item's byte offset.
     let data_start = 2 + snapshot.len();
+    let offsets = snapshot.offsets();
     let keys: Vec<usize> = failing
         .iter()
-        .map(|&(i, _)| data_start + snapshot.offsets()[i] as usize / 4)
+        .filter_map(|&(i, _)| Some(data_start + *offsets.get(i)? as usize / 4))
         .collect();
-    let mut ints = buf.into_ints();
+    let mut ints = buf.as_ints().to_vec();
     for k in keys {
-        ints[k] = -1;
+        if let Some(key) = ints.get_mut(k) {
+            *key = -1;
+        }
     }
-    // Keys are not part of a snapshot's validity, so the marked snapshot stays valid.
-    let buf = SnapshotBuf::from_ints(ints).expect("a valid snapshot with other keys");
+    // Keys are not part of a snapshot's validity, so the marked snapshot stays valid (were
+    // it not, the snapshot would be handed over unmarked).
+    let buf = SnapshotBuf::from_ints(ints).unwrap_or(buf);
     (buf, failing.into_iter().map(|(_, what)| what).collect())
 }
