@@ -107,6 +107,18 @@ impl ScrubOptions {
         }
     }
 
+    /// What identifies the people and the server: names (with `key`, if given), all chat
+    /// and the server's identity; what a demo or a Source demo can carry that names
+    /// someone.
+    pub fn people_and_server(key: Option<Vec<u8>>) -> Self {
+        ScrubOptions {
+            names: Some(Pseudonyms { key }),
+            chat: Some(ChatFilter::All),
+            server: true,
+            ..ScrubOptions::default()
+        }
+    }
+
     /// Everything: names (with `key`, if given), credentials, drop reasons, all chat and
     /// the server's identity.
     pub fn all(key: Option<Vec<u8>>) -> Self {

@@ -821,22 +821,7 @@ impl Exporter {
                 .characters()
                 .filter(|c| selection.keeps_client(c.client_id))
             {
-                let sample = Sample {
-                    client_id: c.client_id,
-                    x: c.x,
-                    y: c.y,
-                    // DDNet's core as last sent (0 before the first: the spawn's).
-                    position_tick: if c.tick > 0 && c.tick <= tick.tick {
-                        c.tick
-                    } else {
-                        tick.tick
-                    },
-                    vel_x: Some(c.vel_x),
-                    vel_y: Some(c.vel_y),
-                    weapon: Some(c.weapon),
-                    health: Some(c.health),
-                    armor: Some(c.armor),
-                };
+                let sample = c.sample(tick.tick);
                 let name = tick
                     .world
                     .player(c.client_id)

@@ -102,6 +102,29 @@ pub struct Character {
     pub ddnet: Option<six::DdnetCharacter>,
 }
 
+impl Character {
+    /// The character as the game model's sample at `tick` ([`crate::model::Sample`]): its
+    /// position is DDNet's physics core as last sent, so its `position_tick` is the core's
+    /// tick (the snapshot's own before the first core, whose tick is 0).
+    pub fn sample(&self, tick: i32) -> crate::model::Sample {
+        crate::model::Sample {
+            client_id: self.client_id,
+            x: self.x,
+            y: self.y,
+            position_tick: if self.tick > 0 && self.tick <= tick {
+                self.tick
+            } else {
+                tick
+            },
+            vel_x: Some(self.vel_x),
+            vel_y: Some(self.vel_y),
+            weapon: Some(self.weapon),
+            health: Some(self.health),
+            armor: Some(self.armor),
+        }
+    }
+}
+
 /// The game's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
