@@ -105,7 +105,12 @@ fn write_entry(out: &mut String, entry: &Entry, message: bool) {
     let lifetime = message && entry.fields.iter().any(|f| borrows(&f.kind));
     write_doc(out, "    ", &entry.doc);
     let lt = if lifetime { "<'a>" } else { "" };
-    writeln!(out, "    {}{lt} = {}, {:?} {{", entry.rust, entry.id, entry.name).unwrap();
+    writeln!(
+        out,
+        "    {}{lt} = {}, {:?} {{",
+        entry.rust, entry.id, entry.name
+    )
+    .unwrap();
     for field in &entry.fields {
         write_doc(out, "        ", &field.doc);
         writeln!(out, "        {}: {},", field.name, field.kind).unwrap();
@@ -154,11 +159,18 @@ fn entries(spec: &Value, overlay: &Value, section: Section) -> Vec<Entry> {
     for (name, o) in extra {
         if let Some(id) = o.get("id") {
             let item = serde_json::json!({ "name": name, "id": id });
-            numbered.push((id.as_u64().unwrap(), entry(section, &item, o, &by_name, extra)));
+            numbered.push((
+                id.as_u64().unwrap(),
+                entry(section, &item, o, &by_name, extra),
+            ));
         }
     }
     numbered.sort_by_key(|&(id, _)| id);
-    numbered.into_iter().map(|(_, e)| e).chain(extended).collect()
+    numbered
+        .into_iter()
+        .map(|(_, e)| e)
+        .chain(extended)
+        .collect()
 }
 
 fn entry(
@@ -173,9 +185,20 @@ fn entry(
         (Some(id), _) if section == Section::SystemMessages => format!("(sys {id})"),
         (Some(id), _) => id.to_string(),
         (None, Some(ex)) => {
-            let keyword = if section == Section::SystemMessages { "sys_ex" } else { "ex" };
+            let keyword = if section == Section::SystemMessages {
+                "sys_ex"
+            } else {
+                "ex"
+            };
             let uuid = str(item, "uuid").replace('-', "");
-            let uuid = format!("{}_{}_{}_{}_{}", &uuid[..8], &uuid[8..12], &uuid[12..16], &uuid[16..20], &uuid[20..]);
+            let uuid = format!(
+                "{}_{}_{}_{}_{}",
+                &uuid[..8],
+                &uuid[8..12],
+                &uuid[12..16],
+                &uuid[16..20],
+                &uuid[20..]
+            );
             format!("({keyword} {ex} 0x{uuid})")
         }
         (None, None) => panic!("{ddnet}: neither id nor ex"),
@@ -195,9 +218,16 @@ fn entry(
     };
     Entry {
         doc: str(o, "doc").to_owned(),
-        rust: o.get("rust").and_then(Value::as_str).map_or_else(|| rust_name(ddnet), str::to_owned),
+        rust: o
+            .get("rust")
+            .and_then(Value::as_str)
+            .map_or_else(|| rust_name(ddnet), str::to_owned),
         id,
-        name: o.get("name").and_then(Value::as_str).unwrap_or(ddnet).to_owned(),
+        name: o
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(ddnet)
+            .to_owned(),
         fields,
     }
 }
@@ -215,7 +245,10 @@ fn members(
         None => Vec::new(),
     };
     let docs = extra[ddnet].get("fields").and_then(Value::as_object);
-    let members = item.get("members").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let members = item
+        .get("members")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
     for member in members {
         let m_name = str(member, "name");
         let o = docs
@@ -223,17 +256,26 @@ fn members(
             .unwrap_or_else(|| panic!("overlay: no doc for {ddnet}.{m_name}"));
         let (doc, rust, kind) = match o {
             Value::String(doc) => (doc.as_str(), None, None),
-            o => (str(o, "doc"), o.get("rust").and_then(Value::as_str), o.get("kind").and_then(Value::as_str)),
+            o => (
+                str(o, "doc"),
+                o.get("rust").and_then(Value::as_str),
+                o.get("kind").and_then(Value::as_str),
+            ),
         };
         let kind = match kind {
             Some(kind) => {
                 if section == Section::Objects {
-                    assert_eq!(object_ints(kind), member_ints(member), "{ddnet}.{m_name}: {kind}");
+                    assert_eq!(
+                        object_ints(kind),
+                        member_ints(member),
+                        "{ddnet}.{m_name}: {kind}"
+                    );
                 }
                 kind.to_owned()
             }
-            None => field_kind(member, section != Section::Objects)
-                .unwrap_or_else(|| panic!("{ddnet}.{m_name}: no kind for it, the overlay must give one")),
+            None => field_kind(member, section != Section::Objects).unwrap_or_else(|| {
+                panic!("{ddnet}.{m_name}: no kind for it, the overlay must give one")
+            }),
         };
         fields.push(Field {
             doc: doc.to_owned(),
@@ -273,17 +315,27 @@ const STRINGS: [&str; 3] = ["NetString", "NetStringStrict", "NetStringHalfStrict
 /// The kind of a datasrc member, where the rules give one.
 fn field_kind(member: &Value, message: bool) -> Option<String> {
     let ty = str(member, "type");
-    let opt = if member.get("default").is_some() { "opt " } else { "" };
+    let opt = if member.get("default").is_some() {
+        "opt "
+    } else {
+        ""
+    };
     let size = || member["size"].as_u64().unwrap();
     if INTS.contains(&ty) {
-        return Some(if opt.is_empty() { "int".into() } else { "(opt int)".into() });
+        return Some(if opt.is_empty() {
+            "int".into()
+        } else {
+            "(opt int)".into()
+        });
     }
     if message && STRINGS.contains(&ty) {
         return Some("str".into());
     }
     match (ty, member.get("inner").map(|i| str(i, "type"))) {
         ("NetTwIntString", _) => Some(format!("(text {})", size())),
-        ("NetArray", Some(inner)) if INTS.contains(&inner) => Some(format!("({opt}ints {})", size())),
+        ("NetArray", Some(inner)) if INTS.contains(&inner) => {
+            Some(format!("({opt}ints {})", size()))
+        }
         ("NetArray", Some(inner)) if message && STRINGS.contains(&inner) => {
             Some(format!("(strs {})", size()))
         }
@@ -309,7 +361,10 @@ fn object_ints(kind: &str) -> u64 {
 
 /// `Sv_DDRaceTime` → `SvDdraceTime`.
 fn rust_name(ddnet: &str) -> String {
-    ddnet.replace('_', "").replace("DDNet", "Ddnet").replace("DDRace", "Ddrace")
+    ddnet
+        .replace('_', "")
+        .replace("DDNet", "Ddnet")
+        .replace("DDRace", "Ddrace")
 }
 
 /// `m_aSkinPartNames` → `skin_part_names`, `m_HookDx` → `hook_dx`.
@@ -323,7 +378,9 @@ fn field_name(member: &str) -> String {
     let mut out = String::new();
     let mut previous: Option<char> = None;
     for c in name.chars() {
-        if c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit()) {
+        if c.is_ascii_uppercase()
+            && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+        {
             out.push('_');
         }
         out.push(c.to_ascii_lowercase());

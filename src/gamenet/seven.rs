@@ -2,7 +2,8 @@
 //! system messages, as DDNet defines them for its 0.7 support at the reference commit
 //! (`datasrc/seven/network.py`, `src/engine/shared/protocol7.h`, and the system messages'
 //! fields as `src/engine/server/server.cpp`, `src/engine/client/client.cpp` and
-//! `sixup_translate_system.cpp` pack and read them for 0.7 connections).
+//! `sixup_translate_system.cpp` pack and read them for 0.7 connections), written at build
+//! time from `spec/seven.json` and `spec/seven.overlay.json` (see [the module docs](super)).
 //!
 //! Events (`Explosion`, `Death`, ...) are snapshot objects that exist for one tick; their
 //! common `x`, `y` fields come first, as in DDNet's `Common` base. `Character` holds the

@@ -1,7 +1,9 @@
 //! Teeworlds 0.6 with DDNet's extensions: the snapshot objects and events, the game
 //! messages and the engine's system messages, as DDNet defines them at the reference commit
 //! (`datasrc/network.py`, `src/engine/shared/protocol.h`, `protocol_ex_msgs.h`, and the
-//! system messages' fields as `src/engine/server/server.cpp` and `client.cpp` pack them).
+//! system messages' fields as `src/engine/server/server.cpp` and `client.cpp` pack them),
+//! written at build time from `spec/six.json` and `spec/six.overlay.json` (see
+//! [the module docs](super)).
 //!
 //! Events (`Explosion`, `Death`, ...) are snapshot objects that exist for one tick; their
 //! common `x`, `y` fields come first, as in DDNet's `Common` base. `Character` holds the
@@ -23,4 +25,3 @@ impl ExtendedType {
         crate::codec::uuid::uuid_from_ints(&self.uuid)
     }
 }
-
