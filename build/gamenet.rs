@@ -4,7 +4,9 @@
 //! adds by hand (docs, Rust names, layouts DDNet packs by hand).
 //!
 //! The output is one `net_objects! { … }` and one `net_messages! { … }` invocation (the
-//! macros of `src/gamenet/table.rs`) per protocol, in `OUT_DIR/gamenet_<protocol>.rs`.
+//! macros of `src/gamenet/table.rs`) per protocol, in `OUT_DIR/gamenet_<protocol>.rs`, and
+//! for 0.7 the checks of DDNet's object validation from the members' bounds
+//! (`OUT_DIR/gamenet_seven_checks.rs`, used by `seven::object_is_valid`).
 //!
 //! Rules, so that the overlay only says what they do not give:
 //!
@@ -39,7 +41,101 @@ pub fn generate(spec_dir: &Path, out_dir: &Path) {
         let overlay = read(&spec_dir.join(format!("{protocol}.overlay.json")));
         let code = tables(protocol, &spec, &overlay);
         fs::write(out_dir.join(format!("gamenet_{protocol}.rs")), code).unwrap();
+        if protocol == "seven" {
+            let code = object_checks(&spec);
+            fs::write(out_dir.join("gamenet_seven_checks.rs"), code).unwrap();
+        }
     }
+}
+
+/// `OBJECT_CHECKS` of `src/gamenet/seven.rs`: what DDNet's 0.7 validation
+/// (`protocol7::CNetObjHandler::ValidateObj`) asks of each int of each numbered object, as
+/// runs of (ints, check) in field order, by type (an empty list for a type that is none).
+fn object_checks(spec: &Value) -> String {
+    let objects = spec["objects"].as_array().unwrap();
+    let by_name: HashMap<&str, &Value> = objects.iter().map(|o| (str(o, "name"), o)).collect();
+    let numbered: Vec<(u64, &Value)> = objects
+        .iter()
+        .filter_map(|o| Some((o.get("id")?.as_u64()?, o)))
+        .collect();
+    let len = numbered.iter().map(|&(id, _)| id + 1).max().unwrap_or(0);
+    let mut out = format!(
+        "// Written by build.rs (build/gamenet.rs) from src/gamenet/spec/seven.json (DDNet {}); \
+         do not edit.\n\n\
+         /// The checks of each 0.7 object by type (an empty list: no object), as runs of \
+         (ints, check) in field order, from the bounds of `datasrc/seven/network.py`.\n\
+         const OBJECT_CHECKS: [&[(usize, Check)]; {len}] = [\n",
+        spec["source"]["commit"].as_str().unwrap()
+    );
+    for id in 0..len {
+        let Some(&(_, object)) = numbered.iter().find(|&&(n, _)| n == id) else {
+            out += "    &[],\n";
+            continue;
+        };
+        let mut runs: Vec<(u64, String)> = Vec::new();
+        for member in flattened(object, &by_name) {
+            let (count, check) = member_check(spec, member);
+            match runs.last_mut() {
+                Some((n, last)) if *last == check => *n += count,
+                _ => runs.push((count, check)),
+            }
+        }
+        let runs: Vec<String> = runs.iter().map(|(n, c)| format!("({n}, {c})")).collect();
+        writeln!(out, "    // {id} {}", str(object, "name")).unwrap();
+        writeln!(out, "    &[{}],", runs.join(", ")).unwrap();
+    }
+    out += "];\n";
+    out
+}
+
+/// The members of a datasrc object, its base's first.
+fn flattened<'a>(object: &'a Value, by_name: &HashMap<&str, &'a Value>) -> Vec<&'a Value> {
+    let mut members = match object.get("base") {
+        Some(base) => flattened(by_name[base.as_str().unwrap()], by_name),
+        None => Vec::new(),
+    };
+    members.extend(object["members"].as_array().unwrap());
+    members
+}
+
+/// The ints of a member and the check each of them gets (`Check` of `seven.rs`).
+fn member_check(spec: &Value, member: &Value) -> (u64, String) {
+    if let Some(size) = member.get("size") {
+        let (n, check) = member_check(spec, &member["inner"]);
+        return (size.as_u64().unwrap() * n, check);
+    }
+    let check = if let Some(mask) = member.get("mask") {
+        format!("Check::Flags({})", bound(spec, mask))
+    } else if let (Some(min), Some(max)) = (member.get("min"), member.get("max")) {
+        format!("Check::Range({}, {})", bound(spec, min), bound(spec, max))
+    } else {
+        "Check::Any".to_owned()
+    };
+    (1, check)
+}
+
+/// A bound as datasrc writes it (`-1`, `MAX_CLIENTS-1`, `max_int`, `A|B|C`), worked out
+/// from the spec's constants.
+fn bound(spec: &Value, value: &Value) -> i64 {
+    if let Some(n) = value.as_i64() {
+        return n;
+    }
+    let text = value.as_str().unwrap();
+    let term = |term: &str| {
+        let (name, minus) = match term.split_once('-') {
+            Some((name, n)) => (name, n.parse::<i64>().unwrap()),
+            None => (term, 0),
+        };
+        let value = match name {
+            "max_int" => i64::from(i32::MAX),
+            "min_int" => i64::from(i32::MIN),
+            _ => spec["constants"][name]
+                .as_i64()
+                .unwrap_or_else(|| panic!("bound {text}: no constant {name}")),
+        };
+        value - minus
+    };
+    text.split('|').map(term).fold(0, |all, value| all | value)
 }
 
 fn read(path: &Path) -> Value {

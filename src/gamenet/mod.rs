@@ -8,10 +8,11 @@
 //!
 //! - `six.json`, `seven.json`: what DDNet declares at the reference commit (named in the
 //!   file): the objects, events and game messages of `datasrc/network.py` and
-//!   `datasrc/seven/network.py`, with their members, bounds and defaults, and the numbers
-//!   and extension names of the engine's system messages (`protocol.h`, `protocol7.h`,
-//!   `protocol_ex_msgs.h`). `tools/gamenet-spec/dump.py` writes them by importing DDNet's
-//!   own `network.py`; to move to another DDNet commit, run
+//!   `datasrc/seven/network.py`, with their members, bounds and defaults, the constants
+//!   the bounds name, and the numbers and extension names of the engine's system messages
+//!   (`protocol.h`, `protocol7.h`, `protocol_ex_msgs.h`). The bounds of the 0.7 objects
+//!   are also what [`seven::object_is_valid`] checks. `tools/gamenet-spec/dump.py` writes
+//!   them by importing DDNet's own `network.py`; to move to another DDNet commit, run
 //!   `tools/gamenet-spec/dump.py <DDNet git dir> <commit>` and build: what no longer fits
 //!   the overlay stops the build with its name.
 //! - `six.overlay.json`, `seven.overlay.json`, written by hand: what demokit adds, the docs
