@@ -18,11 +18,12 @@
 mod gamenet;
 
 use std::env;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").unwrap());
-    gamenet::generate(Path::new("src/gamenet/spec"), &out);
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    gamenet::generate(&manifest_dir.join("src/gamenet/spec"), &out);
 
     println!("cargo::rustc-check-cfg=cfg(ddnet_cpp)");
     println!("cargo::rerun-if-env-changed=DDNET_SRC");

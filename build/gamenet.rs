@@ -23,7 +23,8 @@
 //! - A derived object (`Character:CharacterCore`, the events on `Common`) has its base's
 //!   fields first, with the docs the base's overlay entry gives them.
 //! - An overlay `"layout"` replaces the members (where DDNet packs a message by hand, or
-//!   declares none); an overlay entry with an `"id"` is one datasrc does not have.
+//!   declares none); an overlay entry with an `"id"` is one datasrc does not have; a
+//!   `"note"` is for its readers.
 //!
 //! Anything that does not fit (an entry or a member without overlay docs, an overlay key
 //! that names nothing) stops the build with the name.
