@@ -1,4 +1,8 @@
-//! Compiles DDNet's C++ demo chunk codec for `benches/ddnet_cpp.rs`, and only when asked.
+//! Writes the game protocol tables (`build/gamenet.rs`), and compiles DDNet's C++ demo chunk
+//! codec for `benches/ddnet_cpp.rs`, only when asked.
+//!
+//! The tables of `src/gamenet/six.rs` and `seven.rs` are written into `OUT_DIR` from the
+//! JSON specs in `src/gamenet/spec/` on every build; neither Python nor DDNet is needed.
 //!
 //! Without `DDNET_SRC` this does nothing beyond declaring the `ddnet_cpp` cfg: the library,
 //! the binaries and the tests never need a C++ compiler or DDNet's sources. With
@@ -10,10 +14,17 @@
 //! `rustc-link-lib`, which would put it and the C++ runtime into every target and into the
 //! crates that depend on demokit (the C ABI crate and the Python extension).
 
+#[path = "build/gamenet.rs"]
+mod gamenet;
+
 use std::env;
 use std::path::PathBuf;
 
 fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").unwrap());
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    gamenet::generate(&manifest_dir.join("src/gamenet/spec"), &out);
+
     println!("cargo::rustc-check-cfg=cfg(ddnet_cpp)");
     println!("cargo::rerun-if-env-changed=DDNET_SRC");
     let Some(src) = env::var_os("DDNET_SRC").filter(|s| !s.is_empty()) else {
@@ -54,7 +65,6 @@ fn main() {
         .cargo_metadata(false)
         .compile("ddnet_codec");
 
-    let out = PathBuf::from(env::var_os("OUT_DIR").unwrap());
     let target = env::var("TARGET").unwrap();
     if target.contains("msvc") {
         println!(

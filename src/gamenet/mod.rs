@@ -1,10 +1,27 @@
 //! The game protocol: what snapshot items and network messages are, by name, for Teeworlds
 //! 0.6 with DDNet's extensions ([`six`]) and for Teeworlds 0.7 ([`seven`]).
 //!
-//! Each protocol is one table (read from DDNet's `datasrc/network.py` and
-//! `datasrc/seven/network.py` at the reference commit, and from its engine's system
-//! messages), from which the macros of `table` make a struct per object and message, a
-//! kind enum, and `Object` / `Message` enums with their readers and writers. Typed records
+//! Each protocol is one table, from which the macros of `table` make a struct per object and
+//! message, a kind enum, and `Object` / `Message` enums with their readers and writers.
+//! The tables are not written by hand: `build.rs` (`build/gamenet.rs`) writes them at build
+//! time from two JSON files per protocol in `src/gamenet/spec/`:
+//!
+//! - `six.json`, `seven.json`: what DDNet declares at the reference commit (named in the
+//!   file): the objects, events and game messages of `datasrc/network.py` and
+//!   `datasrc/seven/network.py`, with their members, bounds and defaults, the constants
+//!   the bounds name, and the numbers and extension names of the engine's system messages
+//!   (`protocol.h`, `protocol7.h`, `protocol_ex_msgs.h`). The bounds of the 0.7 objects
+//!   are also what [`seven::object_is_valid`] checks. `tools/gamenet-spec/dump.py` writes
+//!   them by importing DDNet's own `network.py`; to move to another DDNet commit, run
+//!   `tools/gamenet-spec/dump.py <DDNet git dir> <commit>` and build: what no longer fits
+//!   the overlay stops the build with its name.
+//! - `six.overlay.json`, `seven.overlay.json`, written by hand: what demokit adds, the docs
+//!   of every entry and field, Rust names where the generator's rules do not give them
+//!   (`m_Type` is `kind`), fields that DDNet packs by hand (the system messages, as the
+//!   engine's `server.cpp` and `client.cpp` pack them) or declares without members
+//!   (`Sv_TuneParams`), and the one entry datasrc lacks (`EX`).
+//!
+//! The build needs neither Python nor DDNet. Typed records
 //! keep every value as the wire holds it (no clamping, strings as raw bytes) and pack back
 //! to exactly the ints and bytes they came from; an item or message the table does not
 //! know, or that does not decode exactly, stays raw ([`RawObject`], [`RawMessage`]) and

@@ -271,128 +271,113 @@ fn print_build(text: &[u8]) -> Option<i32> {
 
 use MessageKind as K;
 
-/// The numbers of demo protocol 3 and older (`netmessages.h`, `NET_*` and `SVC_*`): 16
-/// (`svc_HLTV`) and 22 (`svc_TerrainMod`) never occur in demos.
-const OLD: [Option<MessageKind>; 34] = [
-    Some(K::Nop),
-    Some(K::Disconnect),
-    Some(K::File),
-    Some(K::Tick),
-    Some(K::StringCmd),
-    Some(K::SetConVar),
-    Some(K::SignonState),
-    Some(K::Print),
-    Some(K::ServerInfo),
-    Some(K::SendTable),
-    Some(K::ClassInfo),
-    Some(K::SetPause),
-    Some(K::CreateStringTable),
-    Some(K::UpdateStringTable),
-    Some(K::VoiceInit),
-    Some(K::VoiceData),
-    None,
-    Some(K::Sounds),
-    Some(K::SetView),
-    Some(K::FixAngle),
-    Some(K::CrosshairAngle),
-    Some(K::BspDecal),
-    None,
-    Some(K::UserMessage),
-    Some(K::EntityMessage),
-    Some(K::GameEvent),
-    Some(K::PacketEntities),
-    Some(K::TempEntities),
-    Some(K::Prefetch),
-    Some(K::Menu),
-    Some(K::GameEventList),
-    Some(K::GetCvarValue),
-    Some(K::CmdKeyValues),
-    Some(K::SetPauseTimed),
-];
+/// Each message's number in the three numberings: demo protocol 3 and older (`OLD`:
+/// `netmessages.h`, `NET_*` and `SVC_*`), demo protocol 4 (`NEW`: Left 4 Dead 1 and 2,
+/// Portal 2) and CS:GO (`CSGO`: `NET_Messages` and `SVC_Messages` of its
+/// `netmessages.proto`); `-` where the numbering has no such message.
+///
+/// Demo protocol 4 adds `net_SplitScreenUser` as 3 and moves `svc_Print` to 16; in the old
+/// numbering 16 (`svc_HLTV`) and 22 (`svc_TerrainMod`) never occur in demos. CS:GO keeps
+/// demo protocol 4's numbers up to 31, then has `svc_PaintmapData` 33 and
+/// `svc_CmdKeyValues` 34 (32 is unused), its own 35, 36 and 38, and `net_PlayerAvatarData`
+/// 100 (outside the table: [`CSGO_PLAYER_AVATAR_DATA`]).
+const NUMBERS: &[(MessageKind, [Option<u8>; 3])] = message_numbers! {
+    // kind            OLD NEW CSGO
+    Nop                 0   0   0
+    Disconnect          1   1   1
+    File                2   2   2
+    SplitScreenUser     -   3   3
+    Tick                3   4   4
+    StringCmd           4   5   5
+    SetConVar           5   6   6
+    SignonState         6   7   7
+    Print               7  16  16
+    ServerInfo          8   8   8
+    SendTable           9   9   9
+    ClassInfo          10  10  10
+    SetPause           11  11  11
+    CreateStringTable  12  12  12
+    UpdateStringTable  13  13  13
+    VoiceInit          14  14  14
+    VoiceData          15  15  15
+    Sounds             17  17  17
+    SetView            18  18  18
+    FixAngle           19  19  19
+    CrosshairAngle     20  20  20
+    BspDecal           21  21  21
+    SplitScreen         -  22  22
+    UserMessage        23  23  23
+    EntityMessage      24  24  24
+    GameEvent          25  25  25
+    PacketEntities     26  26  26
+    TempEntities       27  27  27
+    Prefetch           28  28  28
+    Menu               29  29  29
+    GameEventList      30  30  30
+    GetCvarValue       31  31  31
+    CmdKeyValues       32  32  34
+    SetPauseTimed      33   -   -
+    PaintmapData        -  33  33
+    EncryptedData       -   -  35
+    HltvReplay          -   -  36
+    BroadcastCommand    -   -  38
+};
 
-/// The numbers of demo protocol 4 (Left 4 Dead 1 and 2, Portal 2): `net_SplitScreenUser`
-/// is 3, `svc_Print` moves to 16.
-const NEW: [Option<MessageKind>; 34] = [
-    Some(K::Nop),
-    Some(K::Disconnect),
-    Some(K::File),
-    Some(K::SplitScreenUser),
-    Some(K::Tick),
-    Some(K::StringCmd),
-    Some(K::SetConVar),
-    Some(K::SignonState),
-    Some(K::ServerInfo),
-    Some(K::SendTable),
-    Some(K::ClassInfo),
-    Some(K::SetPause),
-    Some(K::CreateStringTable),
-    Some(K::UpdateStringTable),
-    Some(K::VoiceInit),
-    Some(K::VoiceData),
-    Some(K::Print),
-    Some(K::Sounds),
-    Some(K::SetView),
-    Some(K::FixAngle),
-    Some(K::CrosshairAngle),
-    Some(K::BspDecal),
-    Some(K::SplitScreen),
-    Some(K::UserMessage),
-    Some(K::EntityMessage),
-    Some(K::GameEvent),
-    Some(K::PacketEntities),
-    Some(K::TempEntities),
-    Some(K::Prefetch),
-    Some(K::Menu),
-    Some(K::GameEventList),
-    Some(K::GetCvarValue),
-    Some(K::CmdKeyValues),
-    Some(K::PaintmapData),
-];
+/// The rows of [`NUMBERS`]: a kind and its three numbers, `-` for none.
+macro_rules! message_numbers {
+    ($( $kind:ident $old:tt $new:tt $csgo:tt )*) => {
+        &[$( (K::$kind, [message_number!($old), message_number!($new), message_number!($csgo)]), )*]
+    };
+}
+use message_numbers;
+
+/// One number of a [`NUMBERS`] row.
+macro_rules! message_number {
+    (-) => {
+        None
+    };
+    ($n:literal) => {
+        Some($n)
+    };
+}
+use message_number;
+
+/// The kinds by number in numbering `column` of [`NUMBERS`], for an index lookup.
+const fn numbered<const N: usize>(column: usize) -> [Option<MessageKind>; N] {
+    let mut table = [None; N];
+    let mut row = 0;
+    while row < NUMBERS.len() {
+        let (kind, numbers) = NUMBERS[row];
+        if let Some(n) = numbers[column] {
+            assert!(table[n as usize].is_none(), "two kinds under one number");
+            table[n as usize] = Some(kind);
+        }
+        row += 1;
+    }
+    table
+}
+
+/// The table of numbering `column`: up to its highest number.
+const fn numbering_len(column: usize) -> usize {
+    let mut len = 0;
+    let mut row = 0;
+    while row < NUMBERS.len() {
+        if let Some(n) = NUMBERS[row].1[column]
+            && n as usize >= len
+        {
+            len = n as usize + 1;
+        }
+        row += 1;
+    }
+    len
+}
+
+/// Demo protocol 3 and older.
+const OLD: [Option<MessageKind>; numbering_len(0)] = numbered(0);
+/// Demo protocol 4.
+const NEW: [Option<MessageKind>; numbering_len(1)] = numbered(1);
+/// CS:GO.
+const CSGO: [Option<MessageKind>; numbering_len(2)] = numbered(2);
 
 /// CS:GO's `net_PlayerAvatarData`, the one number past the table.
 const CSGO_PLAYER_AVATAR_DATA: u32 = 100;
-
-/// CS:GO's numbers (`NET_Messages` and `SVC_Messages` of its `netmessages.proto`): demo
-/// protocol 4's up to 31, then `svc_PaintmapData` 33 and `svc_CmdKeyValues` 34 (32 is
-/// unused), CS:GO's own 35, 36 and 38, and `net_PlayerAvatarData` 100.
-const CSGO: [Option<MessageKind>; 39] = [
-    Some(K::Nop),
-    Some(K::Disconnect),
-    Some(K::File),
-    Some(K::SplitScreenUser),
-    Some(K::Tick),
-    Some(K::StringCmd),
-    Some(K::SetConVar),
-    Some(K::SignonState),
-    Some(K::ServerInfo),
-    Some(K::SendTable),
-    Some(K::ClassInfo),
-    Some(K::SetPause),
-    Some(K::CreateStringTable),
-    Some(K::UpdateStringTable),
-    Some(K::VoiceInit),
-    Some(K::VoiceData),
-    Some(K::Print),
-    Some(K::Sounds),
-    Some(K::SetView),
-    Some(K::FixAngle),
-    Some(K::CrosshairAngle),
-    Some(K::BspDecal),
-    Some(K::SplitScreen),
-    Some(K::UserMessage),
-    Some(K::EntityMessage),
-    Some(K::GameEvent),
-    Some(K::PacketEntities),
-    Some(K::TempEntities),
-    Some(K::Prefetch),
-    Some(K::Menu),
-    Some(K::GameEventList),
-    Some(K::GetCvarValue),
-    None,
-    Some(K::PaintmapData),
-    Some(K::CmdKeyValues),
-    Some(K::EncryptedData),
-    Some(K::HltvReplay),
-    None,
-    Some(K::BroadcastCommand),
-];
