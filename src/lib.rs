@@ -53,7 +53,7 @@
 //!   existing file by accident; it knows no format.
 //! * [`read`] holds what the readers of every format share: the read error shape and the
 //!   streaming input buffer.
-//! * [`report`] holds what the tools of every format report in the same shape.
+//! * [`validation`] holds what the validation of every format finds, in one shape.
 //! * [`scrub`] holds the pseudonyms, chat filters and name mapping that every format's
 //!   scrub uses; what each format rewrites stays in the format.
 //! * [`shown`] escapes text from a recording before it is shown to a person, so that it
@@ -107,7 +107,6 @@ pub mod read;
 pub mod recording;
 #[cfg(feature = "render")]
 pub mod render;
-pub mod report;
 pub mod scrub;
 #[cfg(feature = "serde")]
 mod serde_util;
@@ -116,6 +115,7 @@ pub mod source;
 pub mod teehistorian;
 pub mod time;
 pub mod twdemo;
+pub mod validation;
 
 /// The README's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]

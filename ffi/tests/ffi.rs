@@ -296,7 +296,7 @@ fn run_and_check(exe: &Path, label: &str) {
     let report = tw::edit::validate::validate(&demo);
     assert_eq!(
         report.problems.iter().map(|p| p.kind).collect::<Vec<_>>(),
-        [demokit::report::ProblemKind::MapLoad],
+        [demokit::validation::ProblemKind::MapLoad],
         "{report:?}"
     );
 }

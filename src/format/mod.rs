@@ -16,14 +16,17 @@
 //! (the entry point), and everything a front end shows.
 
 mod error;
+mod outcome;
 
 pub use error::{Cause, Error, MapProblem, Operation};
+pub use outcome::{Cut, RewriteError};
+pub(crate) use outcome::{rewrite_error_from, stopped};
 
 use crate::gamenet::summary::GameLog;
 use crate::model::{GameFacts, GameOptions, PlayerAt};
-use crate::report::{Problem, Verdict};
 use crate::scrub::ScrubOptions;
 use crate::time::{RangeBound, TickRange};
+use crate::validation::{Problem, Verdict};
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
@@ -389,12 +392,12 @@ pub trait RecordingFormat: 'static {
 /// `rewrite_reader`: the statistics and the read error that ended it early, or the
 /// refusal of a record that cannot be written again.
 pub(crate) fn rewritten<O, S, R: Into<Error>, W: std::fmt::Display>(
-    result: Result<(O, S), (S, crate::report::RewriteError<R, W>)>,
+    result: Result<(O, S), (S, RewriteError<R, W>)>,
 ) -> Result<(S, Option<Error>), Error> {
     match result {
         Ok((_, stats)) => Ok((stats, None)),
-        Err((stats, crate::report::RewriteError::Read(e))) => Ok((stats, Some(e.into()))),
-        Err((_, crate::report::RewriteError::Write(e))) => Err(Error::refused(
+        Err((stats, RewriteError::Read(e))) => Ok((stats, Some(e.into()))),
+        Err((_, RewriteError::Write(e))) => Err(Error::refused(
             Operation::Rewrite,
             format_args!("the recording cannot be written again: {e}"),
         )),

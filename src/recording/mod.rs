@@ -173,8 +173,8 @@ pub use trim::TrimReport;
 pub use visit::{TeehistorianStream, Visitor};
 
 use crate::format::{Capability, Input, RecordingFormat, Unsupported};
-pub use crate::report::{Problem, ProblemKind, Verdict};
 use crate::time::RangeBound;
+pub use crate::validation::{Problem, ProblemKind, Verdict};
 use crate::{source, teehistorian, twdemo};
 use std::borrow::Cow;
 use std::fs::File;

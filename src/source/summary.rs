@@ -6,7 +6,7 @@ use super::error::ReadError;
 use super::format::{HEADER_SIZE, Header};
 use super::profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};
 use super::reader::{Body, FrameAt, SourceReader, SourceSlice, stop_tick};
-use crate::report::{ProblemKind, Report};
+use crate::validation::{ProblemKind, Report};
 use std::collections::BTreeMap;
 use std::io::Read;
 

@@ -22,7 +22,7 @@ use super::reader::{
     Body, Frame, MAX_PAYLOAD_LEN, MAX_STREAM_STOP_TAIL, PacketBody, SourceReader, parse_header,
     stop_tick,
 };
-use crate::report::stopped;
+use crate::format::stopped;
 use binrw::BinWrite;
 use std::io::{Cursor, Read, Write};
 
@@ -278,9 +278,9 @@ impl<W: Write> SourceWriter<W> {
 
 /// Why [`rewrite`] stopped: the input could not be read, or a frame could not be written
 /// again (the shape every format's rewrite shares).
-pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
+pub type RewriteError = crate::format::RewriteError<ReadError, WriteError>;
 
-crate::report::rewrite_error_from!(ReadError, WriteError);
+crate::format::rewrite_error_from!(ReadError, WriteError);
 
 /// What [`rewrite`] wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use super::format::{FILE_UUID, id};
 use super::reader::{ReadMessages, TeehistorianReader};
 use crate::codec::varint;
 
-use crate::report::Cut;
+use crate::format::Cut;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use super::format::FILE_UUID;
 use super::header::Header;
 use super::message::Message;
 use super::reader::{MessageAt, ReadMessages, TeehistorianReader, TeehistorianSlice};
-use crate::report::{ProblemKind, Report};
+use crate::validation::{ProblemKind, Report};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -80,7 +80,7 @@ use std::collections::BTreeMap;
 use std::io::{Read, Take, Write};
 use uuid::Uuid;
 
-use crate::report::Cut;
+use crate::format::Cut;
 
 /// The header key that marks a cut: an object of strings, `from_tick`, `to_tick` and
 /// `original_game_uuid` (see the [module docs](self)).

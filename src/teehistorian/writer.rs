@@ -19,7 +19,7 @@ use super::reader::{
     MAX_HEADER_LEN, MAX_MESSAGE_LEN, MessageAt, ReadMessages, TeehistorianReader,
     TeehistorianSlice, TickError, TickState, parse_header,
 };
-use crate::report::stopped;
+use crate::format::stopped;
 use std::io::Write;
 
 /// Writes a teehistorian file to any [`Write`], front to back, never seeking.
@@ -186,9 +186,9 @@ impl<W: Write> TeehistorianWriter<W> {
 
 /// Why [`rewrite`] stopped: the input could not be read, or a message could not be written
 /// again (the shape every format's rewrite shares).
-pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
+pub type RewriteError = crate::format::RewriteError<ReadError, WriteError>;
 
-crate::report::rewrite_error_from!(ReadError, WriteError);
+crate::format::rewrite_error_from!(ReadError, WriteError);
 
 /// What [`rewrite`] did with each message.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 //! single items) it may use ([`RULES`]):
 //!
 //! * the **shared** layer (`codec`, `gamenet`, `datafile`, `time`, `scrub`, `read`,
-//!   `report`, `output`, `shown`, `model`, `serde_util` and the format trait's `format`)
+//!   `validation`, `output`, `shown`, `model`, `serde_util` and the format trait's `format`)
 //!   uses no format, no entry point and nothing above it; the arrows inside it are listed
 //!   one by one (`codec` uses nothing of the crate);
 //! * the **formats** (`twdemo`, `teehistorian`, `source`) use the shared layer and never
@@ -152,7 +152,7 @@ const RULES: &[Rule] = &[
         items: &[],
     },
     Rule {
-        module: "report",
+        module: "validation",
         layer: Layer::Shared,
         uses: &[],
         items: &[],
@@ -185,7 +185,7 @@ const RULES: &[Rule] = &[
     Rule {
         module: "format",
         layer: Layer::Shared,
-        uses: &["gamenet", "model", "read", "report", "scrub", "time"],
+        uses: &["gamenet", "model", "read", "scrub", "time", "validation"],
         items: &[],
     },
     // The formats: the shared layer, nothing else.

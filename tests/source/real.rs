@@ -5,12 +5,12 @@
 use crate::common;
 
 use common::read::Dribble;
-use demokit::report::ProblemKind;
 use demokit::source::summary::{Summary, validate};
 use demokit::source::{
     Command, CommandTable, ProfileOrigin, RewriteError, SourceReader, SourceSlice, playback_time,
     rewrite, tick_interval,
 };
+use demokit::validation::ProblemKind;
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -13,12 +13,12 @@
 
 use crate::common;
 
-use demokit::report::ProblemKind;
 use demokit::twdemo::container::format::{LENGTH_OFFSET, TimelineMarkers, VersionHeader};
 use demokit::twdemo::edit::convert::{BlockChange, convert};
 use demokit::twdemo::edit::repair::{ExtractError, RepairError, extract_map, repair};
 use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::{Chunk, ChunkKind, DemoSlice, RawChunkHeader, SizeForm, TickForm};
+use demokit::validation::ProblemKind;
 use sha2::Digest;
 use std::path::PathBuf;
 

@@ -17,9 +17,9 @@ use demokit::datafile::map::{
     minimal_map_builder, tiles_layer_item,
 };
 use demokit::datafile::{Datafile, DatafileBuilder};
-use demokit::report::{ProblemKind, Verdict};
 use demokit::twdemo::edit::validate::validate;
 use demokit::twdemo::{PayloadEncoder, Recorder, RecorderConfig};
+use demokit::validation::{ProblemKind, Verdict};
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;
 use std::path::PathBuf;

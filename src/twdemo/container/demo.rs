@@ -11,7 +11,7 @@ use super::payload::{PayloadDecoder, PayloadEncoder};
 use super::reader::{Chunk, ChunkAt, ChunkSource, DemoReader, DemoSlice, Prelude, TickMarker};
 use super::writer::{DemoWriter, tick_marker_header};
 use crate::codec::huffman::LengthRule;
-use crate::report::stopped;
+use crate::format::stopped;
 use std::io::{Read, Write};
 
 /// A demo held in memory.
@@ -323,6 +323,6 @@ fn rewrite_chunk<W: Write>(
 
 /// Why [`rewrite`] stopped: the input could not be read, or a chunk could not be written
 /// again (the shape every format's rewrite shares).
-pub type RewriteError = crate::report::RewriteError<ReadError, WriteError>;
+pub type RewriteError = crate::format::RewriteError<ReadError, WriteError>;
 
-crate::report::rewrite_error_from!(ReadError, WriteError);
+crate::format::rewrite_error_from!(ReadError, WriteError);

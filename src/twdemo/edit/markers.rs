@@ -36,7 +36,7 @@
 //! [`repair`](super::repair::repair)'s business, and whether the demo plays at all is
 //! [`validate`](super::validate::validate)'s.
 
-use crate::report::Cut;
+use crate::format::Cut;
 use crate::time::SERVER_TICK_SPEED;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind, WriteError};
 use crate::twdemo::container::format::{

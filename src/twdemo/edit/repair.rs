@@ -37,7 +37,7 @@ use std::io::{self, Read, Write};
 
 use super::stream::{CopyError, Counting, HEAD, copy_patched, open_failed};
 
-use crate::report::Cut;
+use crate::format::Cut;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]

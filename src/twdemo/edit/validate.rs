@@ -52,7 +52,7 @@ use crate::twdemo::snapshot::{
 use sha2::Digest;
 use std::io::{self, Read};
 
-use crate::report::{ProblemKind, Report};
+use crate::validation::{ProblemKind, Report};
 
 impl Report {
     /// Records a fatal problem; DDNet stops there, and so does the walk.

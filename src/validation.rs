@@ -1,78 +1,14 @@
-//! What the tools of every format report in the same shape: the [`Report`] of a `validate`
-//! ([`twdemo::edit::validate`](crate::twdemo::edit::validate::validate),
+//! What the validation of every format finds, in one shape: the [`Report`] of a
+//! `validate` ([`twdemo::edit::validate`](crate::twdemo::edit::validate::validate),
 //! [`teehistorian::summary::validate`](crate::teehistorian::summary::validate),
-//! [`source::summary::validate`](crate::source::summary::validate)), the [`Cut`] of a
-//! `repair` and the [`RewriteError`] of a `rewrite`.
-//!
-//! The three `rewrite` functions
-//! ([`twdemo::container::demo::rewrite`](crate::twdemo::container::demo::rewrite),
-//! [`teehistorian::rewrite`](crate::teehistorian::rewrite),
-//! [`source::rewrite`](crate::source::rewrite)) have one shape: they read a whole file and
-//! write it again into a sink, `fn rewrite<W: Write>(data: &[u8], sink: W) -> Result<(W,
-//! RewriteStats), (RewriteStats, RewriteError)>`, where each format's `RewriteStats` counts
-//! what it wrote and how. On an error everything before the element that failed has been
-//! written, and the counts say how much that is.
+//! [`source::summary::validate`](crate::source::summary::validate)), its [`Problem`]s and
+//! DDNet's client's [`Verdict`].
 //!
 //! A [`Problem`] carries a [`ProblemKind`] for code to match on and a message for people.
 //! The kinds of all three formats are one enum: a kind that means the same in two formats
 //! (the file's header cannot be read) is one variant, and each variant's doc says which
 //! formats report it. This module only holds the shapes; finding problems is each format's
 //! business.
-
-/// Where a repair cut a file, and why: the first byte it dropped, at the start of the
-/// element (demo chunk, teehistorian message) that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Cut {
-    /// Offset of the first byte dropped: the start of the element that could not be read
-    /// (or, for a teehistorian file, the byte after FINISH).
-    pub offset: u64,
-    /// Whether the file simply ended inside that element (a recording cut off mid-write).
-    /// If false, the bytes there do not read as an element at all (for example a relative
-    /// tick marker before any absolute one, an unknown message id, bytes after FINISH).
-    pub truncated: bool,
-    /// What the reader said there.
-    pub reason: String,
-}
-
-/// Why a `rewrite` stopped: the input could not be read, or what was read could not be
-/// written again (or the sink failed). Each format names it with its own error types.
-#[derive(Debug, thiserror::Error)]
-pub enum RewriteError<R, W> {
-    /// The input could not be read (everything before the failing element was written).
-    #[error(transparent)]
-    Read(R),
-    /// What was read could not be written again, or the sink failed.
-    #[error(transparent)]
-    Write(W),
-}
-
-/// For a rewrite's `map_err`: the error with the counts of what was written before it.
-pub(crate) fn stopped<S, E, R, W>(stats: S) -> impl FnOnce(E) -> (S, RewriteError<R, W>)
-where
-    RewriteError<R, W>: From<E>,
-{
-    move |e| (stats, RewriteError::from(e))
-}
-
-/// Lets `?` turn a format's read and write errors into its [`RewriteError`]. (One generic
-/// `From` per side would overlap where the two error types are the same.)
-macro_rules! rewrite_error_from {
-    ($read:ty, $write:ty) => {
-        impl From<$read> for $crate::report::RewriteError<$read, $write> {
-            fn from(e: $read) -> Self {
-                $crate::report::RewriteError::Read(e)
-            }
-        }
-
-        impl From<$write> for $crate::report::RewriteError<$read, $write> {
-            fn from(e: $write) -> Self {
-                $crate::report::RewriteError::Write(e)
-            }
-        }
-    };
-}
-pub(crate) use rewrite_error_from;
 
 /// What a problem is about. For a demo, the step of DDNet's client that finds it; for a
 /// teehistorian or Source file, what is wrong.
