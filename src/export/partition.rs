@@ -8,9 +8,7 @@
 //! `modified_ns`, else none. A missing value is Hive's null partition,
 //! [`NULL_PARTITION`].
 
-use crate::recording::{Recording, TeehistorianStream, Visitor};
-use crate::teehistorian::TeehistorianSlice;
-use crate::twdemo::DemoSlice;
+use crate::recording::Recording;
 use std::path::PathBuf;
 
 /// The directory value Hive, DuckDB, pyarrow and Spark read as null.
@@ -84,11 +82,15 @@ impl Partition {
     /// [`Exporter::add_modified`](super::Exporter::add_modified) puts in its `files` row
     /// (the date of `start_time`, else of `modified_ns`). Reads the header only.
     pub fn of(data: &[u8], modified_ns: Option<i64>) -> Self {
-        match Recording::visit_bytes(data, &mut StartTime) {
-            Ok((format, start_time)) => {
-                Partition::dated(format.id(), start_time.as_deref(), modified_ns)
+        match Recording::facts_of_bytes(data) {
+            Ok((format, facts)) => {
+                Partition::dated(format.id(), start_time(facts).as_deref(), modified_ns)
             }
-            Err(_) => Partition::dated("unknown", None, modified_ns),
+            // A file whose header does not read is still a recording of its format.
+            Err(_) => match crate::recording::detect(data).filter(|f| f.is_read()) {
+                Some(format) => Partition::dated(format.id(), None, modified_ns),
+                None => Partition::dated("unknown", None, modified_ns),
+            },
         }
     }
 
@@ -96,7 +98,7 @@ impl Partition {
     /// ([`Exporter::add_recording`](super::Exporter::add_recording)): what [`of`](Self::of)
     /// gives for the whole file, a teehistorian file's read from its header alone.
     pub fn of_recording(recording: &Recording, modified_ns: Option<i64>) -> Self {
-        let start_time = recording.visit(&mut StartTime).ok().flatten();
+        let start_time = recording.facts().ok().and_then(start_time);
         Partition::dated(recording.format().id(), start_time.as_deref(), modified_ns)
     }
 
@@ -212,31 +214,9 @@ fn utc_date(ns: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-/// A recording's own start time, from its header where its format has one.
-struct StartTime;
-
-impl Visitor for StartTime {
-    type Output = Option<String>;
-
-    fn twdemo(&mut self, data: &[u8]) -> Option<String> {
-        DemoSlice::parse(data)
-            .ok()
-            .map(|demo| super::demo_start_time(&demo))
-    }
-
-    fn teehistorian(&mut self, data: &[u8]) -> Option<String> {
-        TeehistorianSlice::parse(data)
-            .ok()
-            .and_then(|th| th.header().start_time.clone())
-    }
-
-    fn teehistorian_stream(&mut self, reader: TeehistorianStream, _len: u64) -> Option<String> {
-        reader.header().start_time.clone()
-    }
-
-    fn source(&mut self, _data: &[u8]) -> Option<String> {
-        None
-    }
+/// A recording's own start time, where its header has one.
+fn start_time(facts: crate::model::GameFacts) -> Option<String> {
+    Some(facts.start_time).filter(|t| !t.is_empty())
 }
 
 #[cfg(test)]

@@ -317,6 +317,10 @@ pub trait RecordingFormat: 'static {
         each: &mut dyn FnMut(Self::GameRecord<'_>),
     ) -> Result<GameWalk, Error>;
 
+    /// Where and when the game was played, as the recording's header says (nothing after
+    /// the header is read).
+    fn facts(input: Input<'_>) -> Result<GameFacts, Error>;
+
     /// Walks the game as the [model](crate::model) states it, whatever the format: the
     /// players in the game at every tick of `options`' range, handed to `each` tick by
     /// tick in tick order (client id order within a tick), then the game's facts and log.

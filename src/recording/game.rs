@@ -161,6 +161,13 @@ impl Recording {
         forward!(self.format, F => F::game_map(input, given, operation))
     }
 
+    /// Where and when the game was played, as the recording's header says (nothing after
+    /// the header is read).
+    pub fn facts(&self) -> Result<crate::model::GameFacts, Error> {
+        let input = self.input();
+        forward!(self.format, F => F::facts(input))
+    }
+
     /// The game stream: the game as the [model](crate::model) states it, whatever the
     /// format. The players in the game at every tick of `options`' range go to `each`
     /// tick by tick; the game's facts and log (players, events, chat) come back at the end,

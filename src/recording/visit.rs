@@ -55,6 +55,17 @@ impl Recording {
         }
     }
 
+    /// The format of `data` and the game's facts its header gives ([`facts`](Self::facts)
+    /// of bytes that are not held in a `Recording`); bytes that are no recording demokit
+    /// reads are [`Error::UnknownFormat`].
+    pub fn facts_of_bytes(data: &[u8]) -> Result<(Format, crate::model::GameFacts), Error> {
+        use crate::format::{Input, RecordingFormat};
+        let format = supported(data)?;
+        let input = Input::from_bytes(data);
+        let facts = forward!(format, F => F::facts(input))?;
+        Ok((format, facts))
+    }
+
     /// Hands the recording to the visitor's method for its format: a teehistorian file on
     /// disk as a stream, anything else whole.
     pub fn visit<V: Visitor>(&self, visitor: &mut V) -> Result<V::Output, Error> {

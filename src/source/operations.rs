@@ -260,13 +260,9 @@ impl RecordingFormat for SourceDemo {
         })
     }
 
-    fn game(
-        input: Input<'_>,
-        options: &GameOptions,
-        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
-    ) -> Result<GameEnd, Error> {
+    fn facts(input: Input<'_>) -> Result<GameFacts, Error> {
         let header = *SourceReader::new(input.open()?)?.header();
-        let facts = GameFacts {
+        Ok(GameFacts {
             map: String::from_utf8_lossy(header.map.text_bytes()).into_owned(),
             server: String::from_utf8_lossy(header.server.text_bytes()).into_owned(),
             tick_rate: if header.playback_time > 0.0 && header.ticks > 0 {
@@ -276,7 +272,15 @@ impl RecordingFormat for SourceDemo {
             },
             y_up: true,
             ..GameFacts::default()
-        };
+        })
+    }
+
+    fn game(
+        input: Input<'_>,
+        options: &GameOptions,
+        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
+    ) -> Result<GameEnd, Error> {
+        let facts = Self::facts(input)?;
         // The players' names by slot, as the walk has met them so far.
         let mut names: Vec<(i32, String)> = Vec::new();
         // The walk can hand out several updates of one tick (a packet per view split,

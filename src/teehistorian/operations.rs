@@ -57,6 +57,16 @@ impl std::fmt::Display for MessageAt<'_> {
     }
 }
 
+/// The game's facts as a teehistorian header gives them.
+fn facts_of(header: &super::Header) -> GameFacts {
+    GameFacts {
+        map: header.map_name.clone().unwrap_or_default(),
+        start_time: header.start_time.clone().unwrap_or_default(),
+        tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
+        ..GameFacts::default()
+    }
+}
+
 impl RecordingFormat for Teehistorian {
     const FORMAT: Format = Format::Teehistorian;
     const DUMP_COLUMNS: &'static str = "    offset       tick  kind            fields";
@@ -216,6 +226,10 @@ impl RecordingFormat for Teehistorian {
         Self::events(input, each)
     }
 
+    fn facts(input: Input<'_>) -> Result<GameFacts, Error> {
+        Ok(facts_of(TeehistorianReader::new(input.open()?)?.header()))
+    }
+
     fn game(
         input: Input<'_>,
         options: &GameOptions,
@@ -224,12 +238,7 @@ impl RecordingFormat for Teehistorian {
         // Streamed: memory does not grow with the file.
         let reader = TeehistorianReader::new(input.open()?)?;
         let header = reader.header();
-        let facts = GameFacts {
-            map: header.map_name.clone().unwrap_or_default(),
-            start_time: header.start_time.clone().unwrap_or_default(),
-            tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
-            ..GameFacts::default()
-        };
+        let facts = facts_of(header);
         let team_game =
             crate::model::TeamGame::of_game_type(header.game_type.as_deref().unwrap_or(""));
         let mut walk = TickWalk::from_reader(reader);

@@ -432,22 +432,27 @@ impl RecordingFormat for TwDemo {
         Ok(walk)
     }
 
-    fn game(
-        input: Input<'_>,
-        options: &GameOptions,
-        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
-    ) -> Result<GameEnd, Error> {
-        // Streamed: memory does not grow with the file.
+    fn facts(input: Input<'_>) -> Result<GameFacts, Error> {
         let reader = DemoReader::new(input.open()?)?;
         let header = &reader.prelude().header;
-        let facts = GameFacts {
+        Ok(GameFacts {
             map: String::from_utf8_lossy(header.map_name.text_bytes()).into_owned(),
             start_time: crate::model::start_time_of_demo(&String::from_utf8_lossy(
                 header.timestamp.text_bytes(),
             )),
             tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
             ..GameFacts::default()
-        };
+        })
+    }
+
+    fn game(
+        input: Input<'_>,
+        options: &GameOptions,
+        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
+    ) -> Result<GameEnd, Error> {
+        let facts = Self::facts(input)?;
+        // Streamed: memory does not grow with the file.
+        let reader = DemoReader::new(input.open()?)?;
         let mut end = GameEnd::default();
         let mut log = TickLogger::default();
         let mut replay = GameReplay::from_reader(reader);

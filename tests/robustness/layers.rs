@@ -345,11 +345,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
     ("src/export/mod.rs", "crate::twdemo::DemoSlice"),
     ("src/export/mod.rs", "crate::twdemo::game::GameReplay"),
     ("src/export/mod.rs", "crate::twdemo::game::TickLogger"),
-    (
-        "src/export/partition.rs",
-        "crate::teehistorian::TeehistorianSlice",
-    ),
-    ("src/export/partition.rs", "crate::twdemo::DemoSlice"),
 ];
 
 // ---------------------------------------------------------------------------------------
