@@ -19,6 +19,9 @@
 //! formats report it. This module only holds the shapes; finding problems is each format's
 //! business.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// Where a repair cut a file, and why: the first byte it dropped, at the start of the
 /// element (demo chunk, teehistorian message) that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
