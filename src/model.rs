@@ -31,6 +31,9 @@
 //!   event, chat line and stint lies within them ([`keep_in_play`]: what a Source demo's
 //!   signon says, on the recording client's clock, is in the game at the first tick).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, PlayerStint};
 
 /// The longest gap between two stored ticks that is filled forward: a minute of
@@ -51,30 +54,40 @@ pub fn filled_ticks(last: Option<i32>, tick: i32) -> Option<std::ops::Range<i32>
 /// `2026-11-22_01-37-51` (local time, no zone) becomes `2026-11-22T01:37:51`, as a
 /// teehistorian file's `start_time` begins; anything else is kept as written.
 pub fn start_time_of_demo(timestamp: &str) -> String {
-    let b = timestamp.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    let shaped = b.len() == 19
-        && digits(0..4)
-        && b[4] == b'-'
-        && digits(5..7)
-        && b[7] == b'-'
-        && digits(8..10)
-        && b[10] == b'_'
-        && digits(11..13)
-        && b[13] == b'-'
-        && digits(14..16)
-        && b[16] == b'-'
-        && digits(17..19);
-    if !shaped {
+    let Ok(
+        &[
+            y0,
+            y1,
+            y2,
+            y3,
+            b'-',
+            m0,
+            m1,
+            b'-',
+            d0,
+            d1,
+            b'_',
+            h0,
+            h1,
+            b'-',
+            n0,
+            n1,
+            b'-',
+            s0,
+            s1,
+        ],
+    ) = <&[u8; 19]>::try_from(timestamp.as_bytes())
+    else {
+        return timestamp.to_owned();
+    };
+    let digits = [y0, y1, y2, y3, m0, m1, d0, d1, h0, h1, n0, n1, s0, s1];
+    if !digits.iter().all(u8::is_ascii_digit) {
         return timestamp.to_owned();
     }
-    format!(
-        "{}T{}:{}:{}",
-        &timestamp[..10],
-        &timestamp[11..13],
-        &timestamp[14..16],
-        &timestamp[17..19]
-    )
+    let iso = [
+        y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1,
+    ];
+    iso.iter().copied().map(char::from).collect()
 }
 
 /// One player at one tick: what every format's `ticks` rows hold, as far as the format

@@ -33,6 +33,9 @@
 //! owner is not carried over. A target that is a symbolic link is followed, so the file
 //! it points to is replaced and the link stays.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};

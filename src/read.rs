@@ -5,6 +5,9 @@
 //! `teehistorian::ReadErrorKind`, `source::ReadErrorKind`) and names its error type as
 //! [`ReadError`] of those kinds. Nothing here knows a format.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use std::io::{self, Read};
 
 /// A file could not be read past `offset`, for the reason `kind` (one format's error kinds).
@@ -112,7 +115,8 @@ impl<R: Read> Refill<R> {
     /// The bytes not consumed yet.
     #[inline]
     pub(crate) fn rest(&self) -> &[u8] {
-        &self.buf[self.start..]
+        // `start` never passes the end of `buf` (`consume` takes only what `rest` holds).
+        self.buf.get(self.start..).unwrap_or_default()
     }
 
     /// Everything buffered, from file offset 0: for reading the file's header, before any
@@ -138,7 +142,8 @@ impl<R: Read> Refill<R> {
     /// still borrowed (a reader hands out an element that borrows these bytes).
     #[inline]
     pub(crate) fn split(&mut self) -> (&[u8], Consume<'_>) {
-        (&self.buf[self.start..], Consume(&mut self.start))
+        let rest = self.buf.get(self.start..).unwrap_or_default();
+        (rest, Consume(&mut self.start))
     }
 
     /// Marks the first `n` bytes of [`rest`](Self::rest) as read.

@@ -26,6 +26,9 @@
 //! stays in the format, as do its report and its errors. An option a format has nothing
 //! for (credentials, drop reasons and header keys, in a demo) is refused by its scrub.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -173,10 +176,10 @@ impl Mapping {
 fn hmac_sha256(key: &[u8], message: &[&[u8]]) -> [u8; 32] {
     const BLOCK: usize = 64;
     let mut k = [0u8; BLOCK];
-    if key.len() > BLOCK {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
+    match k.get_mut(..key.len()) {
+        Some(head) => head.copy_from_slice(key),
+        // Longer than a block: the key is its digest.
+        None => k[..32].copy_from_slice(&Sha256::digest(key)),
     }
     let mut inner = Sha256::new();
     inner.update(k.map(|b| b ^ 0x36));
@@ -226,7 +229,10 @@ impl NameKind {
         if rest.len() == self.hex_len() && rest.iter().all(is_hex) {
             return Some(0);
         }
-        if (1..=9).contains(&rest.len()) && rest[0] != b'0' && rest.iter().all(u8::is_ascii_digit) {
+        if (1..=9).contains(&rest.len())
+            && rest.first() != Some(&b'0')
+            && rest.iter().all(u8::is_ascii_digit)
+        {
             return std::str::from_utf8(rest).ok()?.parse().ok();
         }
         None
@@ -292,7 +298,9 @@ impl Names {
                 p.extend_from_slice(counter.to_string().as_bytes());
                 p
             };
-            if pseudonym != *name {
+            if pseudonym != *name
+                && let Some(&first) = name.first()
+            {
                 let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
                 let list = match kind {
                     NameKind::Name => &mut names.mapping.names,
@@ -302,7 +310,7 @@ impl Names {
                 list.insert(shown(name), shown(&pseudonym));
                 names
                     .by_first
-                    .entry(name[0])
+                    .entry(first)
                     .or_default()
                     .push((name.clone(), pseudonym.clone()));
             }
@@ -333,20 +341,20 @@ impl Names {
         }
         let mut out: Option<Vec<u8>> = None;
         let mut i = 0;
-        while i < text.len() {
-            let hit = self.by_first.get(&text[i]).and_then(|list| {
+        while let Some((before, rest @ [first, ..])) = text.split_at_checked(i) {
+            let hit = self.by_first.get(first).and_then(|list| {
                 list.iter()
-                    .find(|(n, _)| n.len() >= 3 && text[i..].starts_with(n))
+                    .find(|(n, _)| n.len() >= 3 && rest.starts_with(n))
             });
             match hit {
                 Some((n, p)) => {
-                    let o = out.get_or_insert_with(|| text[..i].to_vec());
+                    let o = out.get_or_insert_with(|| before.to_vec());
                     o.extend_from_slice(p);
                     i += n.len();
                 }
                 None => {
                     if let Some(o) = &mut out {
-                        o.push(text[i]);
+                        o.push(*first);
                     }
                     i += 1;
                 }
@@ -357,12 +365,18 @@ impl Names {
 
     /// Whether `bytes` hold a name of three bytes or more.
     pub(crate) fn found_in(&self, bytes: &[u8]) -> bool {
-        (0..bytes.len()).any(|i| {
-            self.by_first.get(&bytes[i]).is_some_and(|list| {
+        let mut rest = bytes;
+        while let [first, tail @ ..] = rest {
+            let hit = self.by_first.get(first).is_some_and(|list| {
                 list.iter()
-                    .any(|(n, _)| n.len() >= 3 && bytes[i..].starts_with(n))
-            })
-        })
+                    .any(|(n, _)| n.len() >= 3 && rest.starts_with(n))
+            });
+            if hit {
+                return true;
+            }
+            rest = tail;
+        }
+        false
     }
 }
 
@@ -378,12 +392,12 @@ pub(crate) fn split_strings(data: &[u8], ints: usize, count: usize) -> Option<Sp
     for _ in 0..ints {
         u.int()?;
     }
-    let head = &data[..u.position()];
+    let head = data.get(..u.position())?;
     let mut strings = Vec::with_capacity(count);
     for _ in 0..count {
         strings.push(u.str()?);
     }
-    Some((head, strings, &data[u.position()..]))
+    Some((head, strings, data.get(u.position()..)?))
 }
 
 #[cfg(test)]

@@ -12,6 +12,9 @@
 //!
 //! This module knows no format; it works on text.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use std::borrow::Cow;
 use std::fmt::Write as _;
 

@@ -14,6 +14,9 @@
 //! it holds, whether it has timeline markers. Each format's `resolve_range` (demo trimming,
 //! teehistorian cutting) answers that and refuses what its files cannot have.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// Ticks per second of a Teeworlds/DDNet server (DDNet's `SERVER_TICK_SPEED`): the rate at
 /// which demos and teehistorian files count ticks, the unit of a demo's `length` and of
 /// the spacing of its timeline markers.

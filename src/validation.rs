@@ -10,6 +10,9 @@
 //! formats report it. This module only holds the shapes; finding problems is each format's
 //! business.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// What a problem is about. For a demo, the step of DDNet's client that finds it; for a
 /// teehistorian or Source file, what is wrong.
 ///

@@ -10,6 +10,9 @@
 //! what it wrote and how. On an error everything before the element that failed has been
 //! written, and the counts say how much that is.
 
+// No indexing or slicing that could panic.
+#![deny(clippy::indexing_slicing)]
+
 /// Where a repair cut a file, and why: the first byte it dropped, at the start of the
 /// element (demo chunk, teehistorian message) that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]

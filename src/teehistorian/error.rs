@@ -1,6 +1,9 @@
 //! Errors of the teehistorian reader and writer. Every read error names the byte offset where
 //! the failing element starts and what was expected there.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use std::io;
 
 /// A teehistorian file could not be read past its `offset`: the start of the failing

@@ -6,6 +6,9 @@
 //! PLAYER_DIFF, a negative one names the message ([`id`]). The messages themselves are
 //! described in [`records`](super::records) and laid out in [`layout`](super::layout).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::codec::varint;
 use binrw::{BinResult, binrw};
 
@@ -68,10 +71,10 @@ pub const INPUT_INTS: usize = 10;
 pub fn read_varint() -> BinResult<i32> {
     let start = reader.stream_position()?;
     let mut bytes = [0u8; varint::MAX_BYTES];
-    for i in 0..varint::MAX_BYTES {
-        reader.read_exact(&mut bytes[i..=i])?;
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        reader.read_exact(std::slice::from_mut(byte))?;
         // The fifth byte ends the int whatever its extend bit says.
-        if bytes[i] & 0x80 == 0 || i + 1 == varint::MAX_BYTES {
+        if *byte & 0x80 == 0 || i + 1 == varint::MAX_BYTES {
             break;
         }
     }
@@ -89,7 +92,7 @@ pub fn read_varint() -> BinResult<i32> {
 pub fn write_varint(value: &i32) -> BinResult<()> {
     let mut buf = [0u8; varint::MAX_BYTES];
     let len = varint::pack(*value, &mut buf);
-    writer.write_all(&buf[..len])?;
+    writer.write_all(buf.get(..len).unwrap_or(&buf))?;
     Ok(())
 }
 

@@ -14,6 +14,9 @@
 //! messages are marked so in DDNet's protocol table); what the server itself says through
 //! its console (`say`) is a console command.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::ReadError;
 use super::message::{Args, Ex};
 use super::reader::{MessageAt, TeehistorianReader};
@@ -296,10 +299,13 @@ impl Follower {
         };
         match event.kind {
             EventKind::Join { cid } => {
-                if let Some(c) = slot(cid) {
-                    let sixup = std::mem::take(&mut self.roster.next_sixup[c]);
+                if let Some(c) = slot(cid)
+                    && let Some(next_sixup) = self.roster.next_sixup.get_mut(c)
+                    && let Some(player) = self.roster.players.get_mut(c)
+                {
+                    let sixup = std::mem::take(next_sixup);
                     self.roster.name_changes += 1;
-                    self.roster.players[c] = Some(Player {
+                    *player = Some(Player {
                         cid,
                         country: -1,
                         sixup,
@@ -312,7 +318,7 @@ impl Follower {
             EventKind::Drop { cid, reason } => {
                 self.roster.name_changes += 1;
                 let name = slot(cid)
-                    .and_then(|c| self.roster.players[c].take())
+                    .and_then(|c| self.roster.players.get_mut(c)?.take())
                     .map(|p| p.name)
                     .unwrap_or_default();
                 push(&self.roster, GameEvent::Drop { cid, name, reason });
@@ -330,8 +336,10 @@ impl Follower {
             EventKind::Ex(ex) => {
                 let event = match ex {
                     Ex::JoinVer7 { cid } | Ex::JoinVer6 { cid } => {
-                        if let Some(c) = slot(cid) {
-                            self.roster.next_sixup[c] = matches!(ex, Ex::JoinVer7 { .. });
+                        if let Some(next) =
+                            slot(cid).and_then(|c| self.roster.next_sixup.get_mut(c))
+                        {
+                            *next = matches!(ex, Ex::JoinVer7 { .. });
                         }
                         GameEvent::Ex(ex)
                     }
@@ -373,7 +381,7 @@ impl Follower {
     /// Updates the roster from a client's message; the name and team events it implies.
     fn apply_message<'e>(&mut self, cid: i32, message: &AnyMessage<'_>) -> Vec<GameEvent<'e>> {
         let roster = &mut self.roster;
-        let Some(player) = slot(cid).and_then(|c| roster.players[c].as_mut()) else {
+        let Some(player) = slot(cid).and_then(|c| roster.players.get_mut(c)?.as_mut()) else {
             return Vec::new();
         };
         let mut implied = Vec::new();

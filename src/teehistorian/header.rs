@@ -6,6 +6,9 @@
 //! reproduces the stored bytes; the readers keep the stored bytes anyway, and a rewrite uses
 //! them, so that even a header no writer of ours would produce comes back unchanged.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::HeaderError;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -323,8 +326,10 @@ fn push_escape(b: u8, short: u8, out: &mut Vec<u8>) {
     } else {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         out.extend_from_slice(b"\\u00");
-        out.push(HEX[usize::from(b >> 4)]);
-        out.push(HEX[usize::from(b & 0xf)]);
+        // Both halves of a byte are below 16.
+        let digit = |half: u8| HEX.get(usize::from(half)).copied().unwrap_or_default();
+        out.push(digit(b >> 4));
+        out.push(digit(b & 0xf));
     }
 }
 
@@ -338,12 +343,12 @@ pub fn escape_json(s: &str, out: &mut Vec<u8>) {
     let mut plain = 0;
     for (i, &b) in bytes.iter().enumerate() {
         if let Some(short) = json_escape(b) {
-            out.extend_from_slice(&bytes[plain..i]);
+            out.extend_from_slice(bytes.get(plain..i).unwrap_or_default());
             plain = i + 1;
             push_escape(b, short, out);
         }
     }
-    out.extend_from_slice(&bytes[plain..]);
+    out.extend_from_slice(bytes.get(plain..).unwrap_or_default());
 }
 
 fn write_string(out: &mut Vec<u8>, s: &str) {

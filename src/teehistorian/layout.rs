@@ -21,6 +21,9 @@
 //! EX record whose payload fits its UUID's layout): the error is a `binrw::Error::Custom`
 //! holding the [`EncodeError`].
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::EncodeError;
 use super::format::{ExFrame, INPUT_INTS, id, read_varint, write_varint};
 use super::message::{Args, Ex, ExKind, Message};
@@ -818,7 +821,9 @@ impl MessageLayout<'_> {
         .write_le(&mut cursor)?;
         let out = cursor.into_inner();
         let frame_len = out.len() - start - size as usize;
-        out[start..].rotate_right(frame_len);
+        if let Some(record) = out.get_mut(start..) {
+            record.rotate_right(frame_len);
+        }
         Ok(())
     }
 }

@@ -8,6 +8,9 @@
 //! non-zero count re-encodes to different bytes and a byte-exact rewrite must copy its raw
 //! bytes instead (the [`writer`](super::writer) does).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::EncodeError;
 use super::format::{INPUT_INTS, id};
 use crate::codec::string::NulStr;
@@ -147,8 +150,9 @@ impl<'a> Iterator for ArgsIter<'a> {
         match &mut self.0 {
             ArgsIterRepr::Packed(rest) => {
                 let nul = rest.iter().position(|&b| b == 0)?;
-                let item = &rest[..nul];
-                *rest = &rest[nul + 1..];
+                let (item, tail) = rest.split_at_checked(nul)?;
+                // Past the NUL.
+                *rest = tail.get(1..).unwrap_or_default();
                 Some(NulStr(item))
             }
             ArgsIterRepr::List(items) => items.next().map(|&s| NulStr(s)),
@@ -526,7 +530,7 @@ impl<'a> Message<'a> {
     /// whose arguments all end within the packer, or one whose arguments do not end within
     /// it at all).
     pub fn decode_cut_console_command(input: &'a [u8]) -> Option<Decoded<'a>> {
-        let window = &input[..input.len().min(LEGACY_PACKER_SIZE)];
+        let window = input.get(..LEGACY_PACKER_SIZE).unwrap_or(input);
         let mut c = Fields::new(window, "");
         if c.int().ok()? != id::CONSOLE_COMMAND {
             return None;
@@ -539,7 +543,7 @@ impl<'a> Message<'a> {
         for present in 1..count {
             c.str().ok()?;
             if c.pos > LEGACY_PACKER_SIZE - 4 {
-                let raw = &window[start..c.pos];
+                let raw = window.get(start..c.pos)?;
                 return Some(Decoded {
                     message: Message::ConsoleCommand {
                         cid,
@@ -577,12 +581,20 @@ impl<'a> Message<'a> {
 /// `new`: the difference per int, wrapping as DDNet's `CSnapshotDelta::DiffItem` does in
 /// practice.
 pub fn input_diff(old: &[i32; INPUT_INTS], new: &[i32; INPUT_INTS]) -> [i32; INPUT_INTS] {
-    std::array::from_fn(|i| new[i].wrapping_sub(old[i]))
+    let mut diff = [0; INPUT_INTS];
+    for ((d, n), o) in diff.iter_mut().zip(new).zip(old) {
+        *d = n.wrapping_sub(*o);
+    }
+    diff
 }
 
 /// The input an INPUT_DIFF leads to from the client's previous input `old`.
 pub fn apply_input_diff(old: &[i32; INPUT_INTS], diff: &[i32; INPUT_INTS]) -> [i32; INPUT_INTS] {
-    std::array::from_fn(|i| old[i].wrapping_add(diff[i]))
+    let mut new = [0; INPUT_INTS];
+    for ((n, o), d) in new.iter_mut().zip(old).zip(diff) {
+        *n = o.wrapping_add(*d);
+    }
+    new
 }
 
 /// The packer every record went through in DDNet's teehistorian writer before minor
@@ -701,9 +713,11 @@ impl<'a> Fields<'a> {
     /// [`int`](Self::int) within the last eight bytes of the input.
     #[inline(never)]
     fn int_tail(&mut self) -> Result<i32, DecodeError> {
-        let rest = &self.input[self.pos..];
+        let rest = self.input.get(self.pos..).unwrap_or_default();
         let (value, len) = varint::unpack(rest).ok_or_else(|| self.incomplete(None))?;
-        if !is_canonical_end(len, rest[len - 1]) {
+        // `unpack` read `len` bytes, at least one.
+        let last = rest.get(..len).and_then(<[u8]>::last).copied();
+        if !is_canonical_end(len, last.unwrap_or_default()) {
             self.non_canonical += 1;
         }
         self.pos += len;
@@ -743,7 +757,8 @@ impl<'a> Fields<'a> {
 
     /// `rest` fields: everything left.
     fn rest(&mut self) -> &'a [u8] {
-        let rest = &self.input[self.pos..];
+        // `pos` never passes the end of the input.
+        let rest = self.input.get(self.pos..).unwrap_or_default();
         self.pos = self.input.len();
         rest
     }
@@ -754,13 +769,13 @@ impl<'a> Fields<'a> {
     }
 
     fn str(&mut self) -> Result<NulStr<&'a [u8]>, DecodeError> {
-        let rest = &self.input[self.pos..];
+        let rest = self.input.get(self.pos..).unwrap_or_default();
         let nul = rest
             .iter()
             .position(|&b| b == 0)
             .ok_or_else(|| self.incomplete(None))?;
         self.pos += nul + 1;
-        Ok(NulStr(&rest[..nul]))
+        Ok(NulStr(rest.get(..nul).unwrap_or_default()))
     }
 
     /// `args` fields: a count, then that many strings, kept packed.
@@ -772,7 +787,8 @@ impl<'a> Fields<'a> {
         for _ in 0..count {
             self.str()?;
         }
-        Ok(Args::packed_counted(&self.input[start..self.pos], count))
+        let packed = self.input.get(start..self.pos).unwrap_or_default();
+        Ok(Args::packed_counted(packed, count))
     }
 }
 

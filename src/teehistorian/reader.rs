@@ -11,6 +11,9 @@
 //! message is a truncation error ([`ReadError::is_truncation`]), and bytes after FINISH are
 //! an error too.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, MAX_CLIENTS, id as message_id};
 use super::header::Header;
@@ -191,12 +194,13 @@ impl MessageAt<'_> {
 
 /// Checks the file UUID at the start of `data` (which holds the first up to 16 bytes).
 fn check_magic(data: &[u8]) -> Result<(), ReadError> {
-    let n = data.len().min(FILE_UUID.len());
-    if data[..n] != FILE_UUID[..n] {
+    let found = data.get(..FILE_UUID.len()).unwrap_or(data);
+    let n = found.len();
+    if !FILE_UUID.starts_with(found) {
         return Err(ReadError::new(
             0,
             ReadErrorKind::BadMagic {
-                found: data[..n].to_vec(),
+                found: found.to_vec(),
             },
         ));
     }
@@ -228,8 +232,8 @@ pub const MAX_MESSAGE_LEN: usize = 1 << 20;
 /// have been read; `eof`: that is all there is), or the error both readers give: cut short,
 /// or longer than [`MAX_HEADER_LEN`]. `Ok(None)`: more input is needed to tell.
 fn header_end(after_uuid: &[u8], searched: usize, eof: bool) -> Result<Option<usize>, ReadError> {
-    let window = &after_uuid[..after_uuid.len().min(MAX_HEADER_LEN + 1)];
-    if let Some(i) = window[searched.min(window.len())..]
+    let window = after_uuid.get(..MAX_HEADER_LEN + 1).unwrap_or(after_uuid);
+    if let Some(i) = (window.get(searched..).unwrap_or_default())
         .iter()
         .position(|&b| b == 0)
     {
@@ -318,7 +322,7 @@ impl Body {
     fn needs_packer_window(&self, rest: &[u8]) -> bool {
         self.legacy_packer
             && rest.len() < LEGACY_PACKER_SIZE
-            && varint::unpack(&rest[..rest.len().min(varint::MAX_BYTES)])
+            && varint::unpack(rest.get(..varint::MAX_BYTES).unwrap_or(rest))
                 .is_some_and(|(id, _)| id == message_id::CONSOLE_COMMAND)
     }
 }
@@ -427,11 +431,15 @@ impl<'a> TeehistorianSlice<'a> {
     /// Checks the file UUID and parses the header; messages are read lazily by
     /// [`messages`](Self::messages).
     pub fn parse(data: &'a [u8]) -> Result<Self, ReadError> {
-        check_magic(&data[..data.len().min(FILE_UUID.len())])?;
-        let after_uuid = &data[FILE_UUID.len()..];
+        check_magic(data)?;
+        // `check_magic` found the whole UUID.
+        let after_uuid = data.get(FILE_UUID.len()..).unwrap_or_default();
         // With `eof`, `header_end` finds the NUL or fails: `None` is not returned.
         let nul = header_end(after_uuid, 0, true)?.ok_or_else(|| header_cut(after_uuid.len()))?;
-        let header = parse_header(&after_uuid[..nul])?;
+        let json = after_uuid
+            .get(..nul)
+            .ok_or_else(|| header_cut(after_uuid.len()))?;
+        let header = parse_header(json)?;
         Ok(TeehistorianSlice {
             data,
             header,
@@ -446,7 +454,10 @@ impl<'a> TeehistorianSlice<'a> {
 
     /// The header's JSON text as stored (without the file UUID and the NUL).
     pub fn header_json(&self) -> &'a [u8] {
-        &self.data[FILE_UUID.len()..self.body_offset - 1]
+        // `parse` found the header there.
+        (self.data)
+            .get(FILE_UUID.len()..self.body_offset - 1)
+            .unwrap_or_default()
     }
 
     /// Offset of the first message: the header's length, UUID and NUL included.
@@ -520,7 +531,8 @@ impl<'a> Iterator for Messages<'a> {
                 offset,
                 tick,
                 message: decoded.message,
-                raw: &rest[..decoded.len],
+                // The message was decoded from the start of `rest`.
+                raw: rest.get(..decoded.len).unwrap_or(rest),
                 non_canonical: decoded.non_canonical,
                 cut_args: decoded.cut_args,
             }));
@@ -569,7 +581,8 @@ impl<'a> Messages<'a> {
             current.offset = self.pos as u64;
             current.tick = tick;
             current.message = decoded.message;
-            current.raw = &rest[..decoded.len];
+            // The message was decoded from the start of `rest`.
+            current.raw = rest.get(..decoded.len).unwrap_or(rest);
             current.non_canonical = decoded.non_canonical;
             current.cut_args = decoded.cut_args;
             self.pos += decoded.len;
@@ -641,7 +654,9 @@ impl<'a> Messages<'a> {
         if self.body.finished || self.body.done {
             return 0;
         }
-        let (len, last_cid, skimmed) = run(&self.data[self.pos..], self.body.ticks.last_cid);
+        // `pos` never passes the end: only whole messages are stepped over.
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        let (len, last_cid, skimmed) = run(rest, self.body.ticks.last_cid);
         self.pos += len;
         self.body.ticks.last_cid = last_cid;
         skimmed
@@ -663,11 +678,12 @@ impl<'a> Messages<'a> {
     /// cleanly: the end, errors, and the message after FINISH.
     #[inline(never)]
     fn next_slow(&mut self) -> Option<<Self as Iterator>::Item> {
-        let rest = &self.data[self.pos..];
+        // `pos` never passes the end: only whole messages are stepped over.
+        let rest = self.data.get(self.pos..).unwrap_or_default();
         let offset = self.pos as u64;
         let result = match step(&self.body, rest, true) {
             Step::Message(decoded) => {
-                let raw = &rest[..decoded.len];
+                let raw = rest.get(..decoded.len).unwrap_or(rest);
                 commit(&mut self.body, decoded, raw, offset)
             }
             Step::End => {
@@ -758,19 +774,21 @@ impl<R: Read> TeehistorianReader<R> {
         while input.head().len() < FILE_UUID.len() && !input.eof() {
             input.fill(Some(FILE_UUID.len()), 0)?;
         }
-        let head = input.head();
-        check_magic(&head[..head.len().min(FILE_UUID.len())])?;
+        check_magic(input.head())?;
         // Search each newly read part once for the NUL.
         let mut searched = 0;
         let nul = loop {
-            let after_uuid = &input.head()[FILE_UUID.len()..];
+            // `check_magic` found the whole UUID.
+            let after_uuid = input.head().get(FILE_UUID.len()..).unwrap_or_default();
             if let Some(i) = header_end(after_uuid, searched, input.eof())? {
                 break FILE_UUID.len() + i;
             }
             searched = after_uuid.len();
             input.fill(None, FILE_UUID.len() as u64)?;
         };
-        let json = &input.head()[FILE_UUID.len()..nul];
+        let json = (input.head())
+            .get(FILE_UUID.len()..nul)
+            .ok_or_else(|| header_cut(nul - FILE_UUID.len()))?;
         let header = parse_header(json)?;
         let header_json = json.to_vec();
         input.consume(nul + 1);
@@ -839,7 +857,12 @@ impl<R: Read> TeehistorianReader<R> {
             let len = decoded.len;
             let (rest, read) = self.input.split();
             return Some(
-                match commit(&mut self.body, decoded, &rest[..len], offset) {
+                match commit(
+                    &mut self.body,
+                    decoded,
+                    rest.get(..len).unwrap_or(rest),
+                    offset,
+                ) {
                     Ok(item) => {
                         read.consume(len);
                         Ok(item)
@@ -877,7 +900,8 @@ impl<R: Read> TeehistorianReader<R> {
             return Some(Err(self.fail(ReadError::new(offset, kind))));
         };
         let (rest, read) = self.input.split();
-        let raw = &rest[..len];
+        // `step` found the message's length in these bytes.
+        let raw = rest.get(..len).unwrap_or(rest);
         let result = match self.body.decode(raw) {
             Ok(decoded) => commit(&mut self.body, decoded, raw, offset),
             // The same bytes decoded a moment ago; kept as an error rather than a panic.

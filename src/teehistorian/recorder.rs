@@ -72,6 +72,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{EncodeError, ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
@@ -346,7 +349,8 @@ impl<W: Write> Recorder<W> {
     /// state: tick 0 counts as written ("the game starts at tick 1") and the previous
     /// tick's highest client id is `MAX_CLIENTS`, so that tick 1 can be implicit.
     fn start(mut sink: W, mut buf: Vec<u8>) -> Result<Self, RecorderError> {
-        let json = &buf[FILE_UUID.len()..];
+        // `buf` starts with the file UUID.
+        let json = buf.get(FILE_UUID.len()..).unwrap_or_default();
         if json.len() > MAX_HEADER_LEN {
             // The readers look for the header's NUL within that many bytes.
             return Err(RecorderError::Header(ReadError::new(
@@ -478,8 +482,8 @@ impl<W: Write> Recorder<W> {
     /// come in strictly ascending client id order.
     pub fn record_player(&mut self, cid: i32, x: i32, y: i32) -> Result<(), RecorderError> {
         const CALL: &str = "record_player";
-        let slot = self.player_call(CALL, cid)?;
-        let prev = self.clients[slot];
+        self.player_call(CALL, cid)?;
+        let prev = *client_mut(&mut self.clients, CALL, cid)?;
         if !prev.alive || prev.x != x || prev.y != y {
             let message = if prev.alive {
                 Message::PlayerDiff {
@@ -493,7 +497,7 @@ impl<W: Write> Recorder<W> {
             self.emit(CALL, &message, Some(cid))?;
         }
         self.last_player_cid = cid;
-        self.clients[slot] = Client {
+        *client_mut(&mut self.clients, CALL, cid)? = Client {
             alive: true,
             x,
             y,
@@ -506,12 +510,12 @@ impl<W: Write> Recorder<W> {
     /// Same order rule as [`record_player`](Self::record_player).
     pub fn record_dead_player(&mut self, cid: i32) -> Result<(), RecorderError> {
         const CALL: &str = "record_dead_player";
-        let slot = self.player_call(CALL, cid)?;
-        if self.clients[slot].alive {
+        self.player_call(CALL, cid)?;
+        if client_mut(&mut self.clients, CALL, cid)?.alive {
             self.emit(CALL, &Message::PlayerOld { cid }, Some(cid))?;
         }
         self.last_player_cid = cid;
-        self.clients[slot].alive = false;
+        client_mut(&mut self.clients, CALL, cid)?.alive = false;
         Ok(())
     }
 
@@ -588,8 +592,7 @@ impl<W: Write> Recorder<W> {
     ) -> Result<(), RecorderError> {
         const CALL: &str = "record_player_input";
         self.live(CALL)?;
-        let slot = client_slot(CALL, cid)?;
-        let prev = &self.clients[slot];
+        let prev = *client_mut(&mut self.clients, CALL, cid)?;
         let message = if prev.unique_client_id == unique_client_id {
             if prev.input == *input {
                 return Ok(());
@@ -602,7 +605,7 @@ impl<W: Write> Recorder<W> {
             Message::InputNew { cid, input: *input }
         };
         self.emit(CALL, &message, None)?;
-        let client = &mut self.clients[slot];
+        let client = client_mut(&mut self.clients, CALL, cid)?;
         client.unique_client_id = unique_client_id;
         client.input = *input;
         Ok(())
@@ -669,7 +672,7 @@ impl<W: Write> Recorder<W> {
             for (slot, arg) in stack.iter_mut().zip(args) {
                 *slot = arg.as_bytes();
             }
-            &stack[..args.len()]
+            stack.get(..args.len()).unwrap_or_default()
         } else {
             heap = args.iter().map(|arg| arg.as_bytes()).collect();
             &heap
@@ -708,8 +711,8 @@ impl<W: Write> Recorder<W> {
         self.record(CALL, &Message::Ex(*ex))?;
         match *ex {
             Ex::PlayerTeam { cid, team } => {
-                if let Ok(slot) = client_slot(CALL, cid) {
-                    self.clients[slot].team = team;
+                if let Ok(client) = client_mut(&mut self.clients, CALL, cid) {
+                    client.team = team;
                 }
             }
             Ex::TeamPractice { team, practice } => self.set_practice(team, practice != 0),
@@ -866,10 +869,9 @@ impl<W: Write> Recorder<W> {
     pub fn record_player_team(&mut self, cid: i32, team: i32) -> Result<(), RecorderError> {
         const CALL: &str = "record_player_team";
         self.live(CALL)?;
-        let slot = client_slot(CALL, cid)?;
-        if self.clients[slot].team != team {
+        if client_mut(&mut self.clients, CALL, cid)?.team != team {
             self.record_typed_ex(CALL, Ex::PlayerTeam { cid, team })?;
-            self.clients[slot].team = team;
+            client_mut(&mut self.clients, CALL, cid)?.team = team;
         }
         Ok(())
     }
@@ -1097,7 +1099,9 @@ impl<W: Write> Recorder<W> {
             }
             // The TICK_SKIP goes before the message.
             let skip_len = self.buf.len() - message_end;
-            self.buf[start..].rotate_right(skip_len);
+            if let Some(record) = self.buf.get_mut(start..) {
+                record.rotate_right(skip_len);
+            }
             self.tick_written = true;
             self.last_written_tick = self.tick;
             self.check_reader_tick(&skip);
@@ -1169,6 +1173,18 @@ impl<W: Write> Recorder<W> {
 }
 
 /// The index of the per-client state of `cid`.
+/// Client `cid`'s state, or [`client_slot`]'s error for an id out of range.
+fn client_mut<'c>(
+    clients: &'c mut [Client; MAX_CLIENTS as usize],
+    call: &'static str,
+    cid: i32,
+) -> Result<&'c mut Client, RecorderError> {
+    let slot = client_slot(call, cid)?;
+    clients
+        .get_mut(slot)
+        .ok_or(RecorderError::ClientIdOutOfRange { call, cid, min: 0 })
+}
+
 fn client_slot(call: &'static str, cid: i32) -> Result<usize, RecorderError> {
     usize::try_from(cid)
         .ok()

@@ -24,6 +24,9 @@
 //! PLAYER_DIFF, whose id is the client id, and EX, whose payload is one of the EX records
 //! behind a UUID and a size. The macros describe those two once each.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// Calls `$callback!` with the table of messages that start with a fixed negative id.
 ///
 /// Each entry: doc comment, variant name, `<'a>` when a field borrows, the constant in

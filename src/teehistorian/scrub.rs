@@ -82,6 +82,9 @@
 //! replaced too (the whole file is read first), but a name a file never records as a name
 //! is not known to be one.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::header::{DDNET_KEY_ORDER, Header};
 use super::message::{Args, Ex, Message};
@@ -240,13 +243,15 @@ impl Protocols {
     fn follow(&mut self, message: &Message<'_>) {
         match message {
             Message::Ex(Ex::JoinVer7 { cid }) | Message::Ex(Ex::JoinVer6 { cid }) => {
-                if let Some(c) = Self::slot(*cid) {
-                    self.next[c] = matches!(message, Message::Ex(Ex::JoinVer7 { .. }));
+                if let Some(next) = Self::slot(*cid).and_then(|c| self.next.get_mut(c)) {
+                    *next = matches!(message, Message::Ex(Ex::JoinVer7 { .. }));
                 }
             }
             Message::Join { cid } => {
-                if let Some(c) = Self::slot(*cid) {
-                    self.sixup[c] = std::mem::take(&mut self.next[c]);
+                if let Some(c) = Self::slot(*cid)
+                    && let (Some(sixup), Some(next)) = (self.sixup.get_mut(c), self.next.get_mut(c))
+                {
+                    *sixup = std::mem::take(next);
                 }
             }
             _ => {}
@@ -255,7 +260,7 @@ impl Protocols {
 
     fn of(&self, cid: i32) -> Protocol {
         match Self::slot(cid) {
-            Some(c) if self.sixup[c] => Protocol::Seven,
+            Some(c) if self.sixup.get(c) == Some(&true) => Protocol::Seven,
             _ => Protocol::Six,
         }
     }
@@ -569,9 +574,10 @@ pub fn scrub_reader<R: Read, W: Write>(
                 let message = protocols.of(cid).unpack_message(data).message;
                 if let Said::Info = classify(&message)
                     && let Some((_, strings, _)) = split_strings(data, 0, 2)
+                    && let [name, clan] = *strings
                 {
-                    found.push((NameKind::Name, strings[0].to_vec()));
-                    found.push((NameKind::Clan, strings[1].to_vec()));
+                    found.push((NameKind::Name, name.to_vec()));
+                    found.push((NameKind::Clan, clan.to_vec()));
                 }
             }
             _ => {}
@@ -870,7 +876,7 @@ impl Scrubber<'_> {
                         Action::Keep
                     };
                 };
-                let Some(text) = self.names.replace_in(strings[0]) else {
+                let Some(text) = strings.first().and_then(|s| self.names.replace_in(s)) else {
                     return Action::Keep;
                 };
                 self.report.texts_rewritten += 1;
@@ -888,13 +894,17 @@ impl Scrubber<'_> {
                         Action::Keep
                     };
                 };
-                let name = self.names.get(NameKind::Name, strings[0]);
-                let clan = self.names.get(NameKind::Clan, strings[1]);
-                if name == strings[0] && clan == strings[1] {
+                // Two strings were asked for.
+                let [old_name, old_clan] = *strings else {
+                    return Action::Keep;
+                };
+                let name = self.names.get(NameKind::Name, old_name);
+                let clan = self.names.get(NameKind::Clan, old_clan);
+                if name == old_name && clan == old_clan {
                     return Action::Keep;
                 }
-                self.report.names_rewritten += u64::from(name != strings[0]);
-                self.report.clans_rewritten += u64::from(clan != strings[1]);
+                self.report.names_rewritten += u64::from(name != old_name);
+                self.report.clans_rewritten += u64::from(clan != old_clan);
                 let mut new = head.to_vec();
                 for s in [name, clan] {
                     new.extend_from_slice(s);

@@ -49,6 +49,9 @@
 //! [`TeehistorianReader`], lent one at a time; a tool with its own loop over messages can
 //! drive a [`World`] with [`World::apply`] directly.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{INPUT_INTS, MAX_CLIENTS};
 use super::message::{Args, Ex, Message, apply_input_diff};
@@ -80,6 +83,19 @@ impl Default for World {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Client `cid`'s entry of a per-client table, or [`slot`]'s error.
+#[inline(always)]
+fn entry<'t, T>(
+    table: &'t mut [T; MAX_CLIENTS as usize],
+    cid: i32,
+    record: &'static str,
+) -> Result<&'t mut T, SemanticErrorKind> {
+    usize::try_from(cid)
+        .ok()
+        .and_then(|i| table.get_mut(i))
+        .ok_or(SemanticErrorKind::ClientIdOutOfRange { cid, record })
 }
 
 /// Converts a client id to an index, or says it is out of range.
@@ -147,10 +163,10 @@ impl World {
         dx: i32,
         dy: i32,
     ) -> Result<EventKind<'a>, SemanticErrorKind> {
-        let i = slot(cid, "PLAYER_DIFF")?;
-        let (px, py) = self.positions[i].ok_or(SemanticErrorKind::PlayerDiffNotAlive { cid })?;
+        let position = entry(&mut self.positions, cid, "PLAYER_DIFF")?;
+        let (px, py) = position.ok_or(SemanticErrorKind::PlayerDiffNotAlive { cid })?;
         let (x, y) = (px.wrapping_add(dx), py.wrapping_add(dy));
-        self.positions[i] = Some((x, y));
+        *position = Some((x, y));
         Ok(EventKind::PlayerMove { cid, x, y, dx, dy })
     }
 
@@ -161,7 +177,10 @@ impl World {
     #[inline(always)]
     pub(crate) fn skip_input(&mut self, cid: i32, new: bool) -> Result<(), SemanticErrorKind> {
         let i = slot(cid, if new { "INPUT_NEW" } else { "INPUT_DIFF" })?;
-        if !new && self.inputs_skipped & 1 << i == 0 && self.inputs[i].is_none() {
+        if !new
+            && self.inputs_skipped & 1 << i == 0
+            && self.inputs.get(i).is_none_or(Option::is_none)
+        {
             return Err(SemanticErrorKind::InputDiffWithoutInput { cid });
         }
         self.inputs_skipped |= 1 << i;
@@ -178,16 +197,15 @@ impl World {
         ints: Input,
     ) -> Result<EventKind<'a>, SemanticErrorKind> {
         let input = if new {
-            let i = slot(cid, "INPUT_NEW")?;
-            self.inputs[i] = Some(ints);
+            *entry(&mut self.inputs, cid, "INPUT_NEW")? = Some(ints);
             ints
         } else {
-            let i = slot(cid, "INPUT_DIFF")?;
-            let old = self.inputs[i]
+            let slot = entry(&mut self.inputs, cid, "INPUT_DIFF")?;
+            let old = slot
                 .as_ref()
                 .ok_or(SemanticErrorKind::InputDiffWithoutInput { cid })?;
             let input = apply_input_diff(old, &ints);
-            self.inputs[i] = Some(input);
+            *slot = Some(input);
             input
         };
         Ok(EventKind::Input { cid, input, new })
@@ -202,8 +220,7 @@ impl World {
     pub fn apply<'a>(&mut self, message: &Message<'a>) -> Result<EventKind<'a>, SemanticErrorKind> {
         Ok(match *message {
             Message::PlayerNew { cid, x, y } => {
-                let i = slot(cid, "PLAYER_NEW")?;
-                let previous = self.positions[i].replace((x, y));
+                let previous = entry(&mut self.positions, cid, "PLAYER_NEW")?.replace((x, y));
                 EventKind::PlayerNew {
                     cid,
                     x,
@@ -213,8 +230,7 @@ impl World {
             }
             Message::PlayerDiff { cid, dx, dy } => self.move_player(cid, dx, dy)?,
             Message::PlayerOld { cid } => {
-                let i = slot(cid, "PLAYER_OLD")?;
-                let (x, y) = self.positions[i]
+                let (x, y) = entry(&mut self.positions, cid, "PLAYER_OLD")?
                     .take()
                     .ok_or(SemanticErrorKind::PlayerOldNotAlive { cid })?;
                 EventKind::PlayerOld { cid, x, y }
@@ -222,14 +238,14 @@ impl World {
             Message::InputNew { cid, input } => self.take_input(cid, true, input)?,
             Message::InputDiff { cid, diff } => self.take_input(cid, false, diff)?,
             Message::Join { cid } => {
-                if let Ok(i) = slot(cid, "JOIN") {
-                    self.connected[i] = true;
+                if let Ok(connected) = entry(&mut self.connected, cid, "JOIN") {
+                    *connected = true;
                 }
                 EventKind::Join { cid }
             }
             Message::Drop { cid, reason } => {
-                if let Ok(i) = slot(cid, "DROP") {
-                    self.connected[i] = false;
+                if let Ok(connected) = entry(&mut self.connected, cid, "DROP") {
+                    *connected = false;
                 }
                 EventKind::Drop { cid, reason }
             }

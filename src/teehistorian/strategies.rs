@@ -7,6 +7,8 @@
 //! UUIDs that are not DDNet's (a DDNet UUID with a matching payload would be typed on
 //! reading), and header extras use keys DDNet does not.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
 // Test support (feature `proptest`): strategies build valid inputs for property tests and
 // fail loudly where a generated value breaks their own invariants.
 #![allow(

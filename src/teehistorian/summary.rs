@@ -1,6 +1,9 @@
 //! What `demokit info` reports about a teehistorian file (header fields, tick range and
 //! message counts from one pass over the messages), and what `demokit validate` checks.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind};
 use super::format::FILE_UUID;
 use super::header::Header;
@@ -200,10 +203,15 @@ impl KindCounts {
     fn add(&mut self, message: &Message<'_>) {
         match Self::slot(message) {
             Some(slot) => {
-                if self.counts[slot] == 0 {
-                    self.names[slot] = Some(message.kind_name());
+                // `slot` gives an index into both tables.
+                if let (Some(count), Some(name)) =
+                    (self.counts.get_mut(slot), self.names.get_mut(slot))
+                {
+                    if *count == 0 {
+                        *name = Some(message.kind_name());
+                    }
+                    *count += 1;
                 }
-                self.counts[slot] += 1;
             }
             None => {
                 *self

@@ -65,6 +65,9 @@
 //! PLAYER_READY, antibot records and EX records of unknown kinds before the range are not
 //! carried over).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::MAX_CLIENTS;
 use super::header::Header;
@@ -310,7 +313,7 @@ pub fn trim_reader<R: Read, W: Write>(
         out.restate(&stored.at(legacy)?)?;
     }
     for (cid, (x, y)) in characters.players() {
-        match &spawns[cid as usize] {
+        match spawns.get(cid as usize).and_then(Option::as_ref) {
             Some(at) => {
                 out.keep(at)?;
             }
@@ -453,12 +456,15 @@ fn fold_characters<'a>(
             kind,
         })?;
         // The reader numbers player records only for client ids in 0..128.
-        let c = cid as usize;
-        records[c] += 1;
-        spawns[c] = (records[c] == 1
-            && before.position(cid).is_none()
-            && matches!(at.message, Message::PlayerNew { .. }))
-        .then_some(*at);
+        if let (Some(count), Some(spawn)) =
+            (records.get_mut(cid as usize), spawns.get_mut(cid as usize))
+        {
+            *count += 1;
+            *spawn = (*count == 1
+                && before.position(cid).is_none()
+                && matches!(at.message, Message::PlayerNew { .. }))
+            .then_some(*at);
+        }
     }
     Ok((world, spawns))
 }

@@ -47,6 +47,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind};
 use super::format::MAX_CLIENTS;
 use super::message::{
@@ -626,9 +629,8 @@ fn window_at(rest: &[u8], pos: usize) -> Option<&[u8; INT_WINDOW]> {
 /// The `i`th little-endian word of `window`.
 #[inline(always)]
 fn word(window: &[u8; INT_WINDOW], i: usize) -> u64 {
-    let mut bytes = [0; 8];
-    bytes.copy_from_slice(&window[8 * i..8 * i + 8]);
-    u64::from_le_bytes(bytes)
+    let bytes = window.get(8 * i..).and_then(<[u8]>::first_chunk::<8>);
+    u64::from_le_bytes(bytes.copied().unwrap_or_default())
 }
 
 /// Steps over the run of messages at the start of `rest` that a walk following only the
@@ -691,7 +693,7 @@ fn skim_run(
             debug_assert!(cid < 64);
             if i32::from(cid) <= last_cid
                 || skimmed_clients >> cid & 1 == 0
-                || world.positions()[usize::from(cid)].is_none()
+                || (world.positions().get(usize::from(cid))).is_none_or(Option::is_none)
             {
                 break;
             }

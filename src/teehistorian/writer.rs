@@ -11,6 +11,9 @@
 //! `0..=i32::MAX` is an error and writes nothing. (Client ids of other records are written
 //! as given: readers take them, and a rewrite must copy them.)
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{EncodeError, ReadError, WriteError};
 use super::format::FILE_UUID;
 use super::header::Header;

@@ -105,7 +105,7 @@ impl TimelineMarkers {
     /// The markers in use, with the count clamped to 0..=64 as DDNet does.
     pub fn in_use(&self) -> &[i32] {
         let n = self.count.clamp(0, MAX_TIMELINE_MARKERS as i32) as usize;
-        &self.ticks[..n]
+        self.ticks.get(..n).unwrap_or(&self.ticks)
     }
 }
 
@@ -222,11 +222,10 @@ impl RawChunkHeader {
         }
         let len = bytes.position() as usize;
         len == Self::len_from_lead(self.lead, tick_compression)
-            && Self::read_args(
-                &mut binrw::io::Cursor::new(&bytes.get_ref()[..len]),
-                (tick_compression,),
-            )
-            .is_ok_and(|back| back == *self)
+            && bytes.get_ref().get(..len).is_some_and(|written| {
+                Self::read_args(&mut binrw::io::Cursor::new(written), (tick_compression,))
+                    .is_ok_and(|back| back == *self)
+            })
     }
 
     /// The number of bytes this header occupies.

@@ -13,6 +13,9 @@
 //! [snapshot layer](super::snapshot)'s business, and cutting or converting a file is the
 //! [editing tools](super::edit)'.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod demo;
 pub mod error;
 pub mod format;

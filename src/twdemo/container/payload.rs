@@ -82,7 +82,7 @@ impl PayloadDecoder {
 
     /// The ints of the last [`decode`](Self::decode); meaningful only if it succeeded.
     pub fn last_ints(&self) -> &[i32] {
-        &self.ints[..self.ints_len]
+        self.ints.get(..self.ints_len).unwrap_or_default()
     }
 
     /// Decodes a stored payload: Huffman first, then the packed ints.
@@ -92,13 +92,14 @@ impl PayloadDecoder {
         let (decoded, packed_len) =
             huffman::decompress_reusing(payload, &mut self.packed, MAX_DECODED_BYTES)?;
         self.packed_len = packed_len;
-        let packed = &self.packed[..packed_len];
+        // The codecs return how much of their buffer they filled.
+        let packed = self.packed.get(..packed_len).unwrap_or_default();
         let (ints_len, result) =
             varint::unpack_ints_reusing(packed, &mut self.ints, MAX_DECODED_INTS);
         self.ints_len = ints_len;
         let non_canonical = result?;
         Ok(DecodedPayload {
-            ints: &self.ints[..ints_len],
+            ints: self.ints.get(..ints_len).unwrap_or_default(),
             packed,
             huffman_bits: decoded.bits,
             non_canonical_ints: non_canonical,
@@ -125,7 +126,8 @@ impl PayloadEncoder {
     /// Packs `ints` and Huffman-codes them under `rule`; returns the stored bytes.
     pub fn encode(&mut self, ints: &[i32], rule: LengthRule) -> &[u8] {
         let packed_len = varint::pack_ints_reusing(ints, &mut self.packed);
-        let len = huffman::compress_reusing(&self.packed[..packed_len], rule, &mut self.out);
-        &self.out[..len]
+        let packed = self.packed.get(..packed_len).unwrap_or_default();
+        let len = huffman::compress_reusing(packed, rule, &mut self.out);
+        self.out.get(..len).unwrap_or_default()
     }
 }

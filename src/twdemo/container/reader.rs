@@ -57,7 +57,7 @@ fn read_map_sha256(version: u8) -> binrw::BinResult<Option<MapSha256>> {
         .take(SHA256_EXTENSION_UUID.len() as u64)
         .read_to_end(&mut peek)?;
     reader.seek(io::SeekFrom::Start(start))?;
-    if peek.is_empty() || peek[..] != SHA256_EXTENSION_UUID[..peek.len()] {
+    if peek.is_empty() || !SHA256_EXTENSION_UUID.starts_with(&peek) {
         return Ok(None);
     }
     MapSha256::read_options(reader, endian, ()).map(Some)
@@ -108,18 +108,20 @@ impl Prelude {
                 Ok(())
             }
         };
-        if data.len() < 8 || data[..7] != MAGIC {
-            if data.len() < 8 && MAGIC.starts_with(&data[..data.len().min(7)]) {
+        let Some((&version, _)) =
+            (data.get(..8).and_then(<[u8]>::split_last)).filter(|(_, magic)| *magic == MAGIC)
+        else {
+            let found = data.get(..7).unwrap_or(data);
+            if data.len() < 8 && MAGIC.starts_with(found) {
                 need(0, 8, "the demo magic and version")?;
             }
             return Err(ReadError::new(
                 0,
                 ReadErrorKind::BadMagic {
-                    found: data[..data.len().min(7)].to_vec(),
+                    found: found.to_vec(),
                 },
             ));
-        }
-        let version = data[7];
+        };
         if version < OLDEST_VERSION {
             return Err(ReadError::new(
                 7,
@@ -326,7 +328,10 @@ impl<'a> DemoSlice<'a> {
 
     /// The embedded map's bytes.
     pub fn map(&self) -> &'a [u8] {
-        &self.data[self.map_offset..self.chunks_offset]
+        // `parse` checked that the map lies inside the data.
+        (self.data)
+            .get(self.map_offset..self.chunks_offset)
+            .unwrap_or_default()
     }
 
     /// Offset of the embedded map.
@@ -393,7 +398,8 @@ impl<'a> Iterator for Chunks<'a> {
             return None;
         }
         let start = self.pos;
-        let rest = &self.data[start..];
+        // `pos` never passes the end of the data: only whole chunks are stepped over.
+        let rest = self.data.get(start..)?;
         let &lead = rest.first()?;
         let tick_compression = self.ticks.tick_compression;
         let header_len = RawChunkHeader::len_from_lead(lead, tick_compression);
@@ -493,8 +499,9 @@ impl<R: Read> DemoReader<R> {
         let mut inner = io::BufReader::with_capacity(64 * 1024, inner);
         let mut head = Vec::with_capacity(HEADER_SIZE + TIMELINE_MARKERS_SIZE + MAP_SHA256_SIZE);
         read_up_to(&mut inner, &mut head, HEADER_SIZE, 0)?;
-        if head.len() >= 8 && head[..7] == MAGIC {
-            let version = head[7];
+        if let Some((&version, magic)) = head.get(..8).and_then(<[u8]>::split_last)
+            && magic == MAGIC
+        {
             let mut want = HEADER_SIZE;
             if version >= FIRST_VERSION_WITH_MARKERS {
                 want += TIMELINE_MARKERS_SIZE;
@@ -505,7 +512,7 @@ impl<R: Read> DemoReader<R> {
             read_up_to(&mut inner, &mut head, want, 0)?;
             if version >= FIRST_VERSION_WITH_SHA256
                 && head.len() == want
-                && head[want - 16..] == SHA256_EXTENSION_UUID
+                && head.ends_with(&SHA256_EXTENSION_UUID)
             {
                 read_up_to(&mut inner, &mut head, want + 32, 0)?;
             }
@@ -609,7 +616,11 @@ impl<R: Read> DemoReader<R> {
         }
         let tick_compression = self.ticks.tick_compression;
         let header_len = RawChunkHeader::len_from_lead(buf[0], tick_compression);
-        let got = 1 + read_some(&mut self.inner, &mut buf[1..header_len], start)?;
+        // A header is 1 to 5 bytes (`len_from_lead`): the rest of it fits `buf`.
+        let got = 1 + match buf.get_mut(1..header_len) {
+            Some(rest) => read_some(&mut self.inner, rest, start)?,
+            None => 0,
+        };
         if got < header_len {
             return Err(ReadError::new(
                 start,
@@ -665,8 +676,8 @@ impl TickState {
 /// Reads until `buf` is full or the input ends; returns how many bytes were read.
 fn read_some(r: &mut impl Read, buf: &mut [u8], offset: u64) -> Result<usize, ReadError> {
     let mut filled = 0;
-    while filled < buf.len() {
-        match r.read(&mut buf[filled..]) {
+    while let Some(rest @ [_, ..]) = buf.get_mut(filled..) {
+        match r.read(rest) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -61,14 +61,14 @@ impl<W: Write> DemoWriter<W> {
         let sha_prefix = (version >= FIRST_VERSION_WITH_SHA256
             && prelude.map_sha256.is_none()
             && map.len() < uuid.len()
-            && map[..] == uuid[..map.len()])
-            .then_some(map.len());
+            && uuid.starts_with(map))
+        .then_some(map.len());
         let probe = if sha_prefix.is_some() {
             0
         } else {
             map.len().min(uuid.len())
         };
-        head.extend_from_slice(&map[..probe]);
+        head.extend(map.iter().take(probe));
         if Prelude::parse(&head).ok().as_ref() != Some(prelude) {
             return Err(WriteError::PreludeDoesNotReadBack);
         }
@@ -232,12 +232,16 @@ impl<W: Write> DemoWriter<W> {
     fn put_chunk(&mut self, header: &RawChunkHeader, payload: &[u8]) -> Result<(), WriteError> {
         let mut buf = Cursor::new([0u8; 5]);
         header.write_args(&mut buf, (self.tick_compression,))?;
-        let head = &buf.get_ref()[..buf.position() as usize];
+        // The header was written into `buf`: its position is within it.
+        let head = buf
+            .get_ref()
+            .get(..buf.position() as usize)
+            .unwrap_or_default();
         let uuid = &SHA256_EXTENSION_UUID;
         let sha_prefix = self.sha_prefix.and_then(|matched| {
             let more = head.iter().chain(payload).take(uuid.len() - matched);
             let agree = more
-                .zip(&uuid[matched..])
+                .zip(uuid.iter().skip(matched))
                 .take_while(|(a, b)| a == b)
                 .count();
             let total = (head.len() + payload.len()).min(uuid.len() - matched);

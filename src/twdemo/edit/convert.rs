@@ -136,8 +136,7 @@ pub fn convert_reader<R: Read, W: Write>(
         // block (a file that ends inside them for a cut-off one), as DDNet does.
         let chunks_offset = source.map_offset() as u64 + u64::from(source.header.map_size);
         let rest = first_bytes_after(open().map_err(open_failed)?, chunks_offset)?;
-        let n = rest.len();
-        if n > 0 && rest[..n] == SHA256_EXTENSION_UUID[..n] {
+        if !rest.is_empty() && SHA256_EXTENSION_UUID.starts_with(&rest) {
             return Err(ConvertError::AmbiguousSha256Block);
         }
     }

@@ -12,6 +12,9 @@
 //! has a `*_reader` form that reads the file as a stream (twice where the output's header
 //! needs what only its end tells), so that memory does not grow with the file.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod convert;
 pub mod markers;
 pub mod repair;

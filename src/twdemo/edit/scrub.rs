@@ -208,7 +208,9 @@ fn message_ints(bytes: &[u8]) -> Vec<i32> {
         .chunks(4)
         .map(|c| {
             let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
+            for (to, &from) in w.iter_mut().zip(c) {
+                *to = from;
+            }
             i32::from_le_bytes(w)
         })
         .collect()
@@ -373,9 +375,13 @@ pub fn scrub_reader<R: Read, W: Write>(
                 let unpacked = protocol.unpack_message(&bytes);
                 if let Shape::Info = shape(&unpacked.message) {
                     let end = bytes.len() - unpacked.trailing.0.len();
-                    if let Some((_, s, _)) = split_strings(&bytes[..end], 3, 2) {
-                        found.push(NameKind::Name, s[0]);
-                        found.push(NameKind::Clan, s[1]);
+                    // The trailing bytes are the end of `bytes`.
+                    let body = bytes.get(..end).unwrap_or(&bytes);
+                    if let Some((_, s, _)) = split_strings(body, 3, 2)
+                        && let [name, clan] = *s
+                    {
+                        found.push(NameKind::Name, name);
+                        found.push(NameKind::Clan, clan);
                     }
                 }
                 continue;
@@ -539,11 +545,11 @@ impl Scrubber<'_> {
         let mut out = data.to_vec();
         if name_changed {
             let ints = IntString::<4>::from_text(new_name)?;
-            out[self.name_at..self.name_at + 4].copy_from_slice(&ints.0);
+            (out.get_mut(self.name_at..self.name_at + 4)?).copy_from_slice(&ints.0);
         }
         if clan_changed {
             let ints = IntString::<3>::from_text(new_clan)?;
-            out[self.clan_at..self.clan_at + 3].copy_from_slice(&ints.0);
+            (out.get_mut(self.clan_at..self.clan_at + 3)?).copy_from_slice(&ints.0);
         }
         Some((out, name_changed, clan_changed))
     }
@@ -564,8 +570,16 @@ impl Scrubber<'_> {
             let Some((data, name, clan)) = self.edit_info(item.data) else {
                 continue;
             };
-            let at = data_start + snapshot.offsets()[index] as usize / 4 + 1;
-            new.get_or_insert_with(|| ints.to_vec())[at..at + data.len()].copy_from_slice(&data);
+            let Some(&offset) = snapshot.offsets().get(index) else {
+                continue;
+            };
+            let at = data_start + offset as usize / 4 + 1;
+            let new = new.get_or_insert_with(|| ints.to_vec());
+            // Parsing checked that the item's data is inside the snapshot.
+            let Some(to) = new.get_mut(at..at + data.len()) else {
+                continue;
+            };
+            to.copy_from_slice(&data);
             self.report.names_rewritten += u64::from(name);
             self.report.clans_rewritten += u64::from(clan);
         }
@@ -602,7 +616,8 @@ impl Scrubber<'_> {
         let previous = previous.as_snapshot();
         let current = current.as_snapshot();
         let mut out = Vec::with_capacity(ints.len());
-        out.extend_from_slice(&ints[..3]);
+        // The delta's header (it parsed: the three ints are there).
+        out.extend(ints.iter().take(3));
         out.extend_from_slice(delta.deleted);
         let mut changed = false;
         let (mut names, mut clans) = (0, 0);
@@ -652,6 +667,8 @@ impl Scrubber<'_> {
         let bytes = message_bytes(ints);
         let unpacked = self.protocol.unpack_message(&bytes);
         let end = bytes.len() - unpacked.trailing.0.len();
+        // The trailing bytes are the end of `bytes`.
+        let body = bytes.get(..end).unwrap_or(&bytes);
         let message = unpacked.message;
         let dropped = || Action::Drop(message.name().to_string());
         let names_on = self.options.names.is_some();
@@ -665,43 +682,46 @@ impl Scrubber<'_> {
                 if self.options.removes_chat(team, whisper) {
                     return dropped();
                 }
-                self.texts(&bytes, end, ints, 1)
-                    .map_or(Action::Keep, rewrite)
+                self.texts(body, ints, 1).map_or(Action::Keep, rewrite)
             }
             Shape::Motd if self.options.server => dropped(),
-            Shape::Motd => self.texts(&bytes, end, 0, 1).map_or(Action::Keep, rewrite),
+            Shape::Motd => self.texts(body, 0, 1).map_or(Action::Keep, rewrite),
             Shape::Text { ints, strings } => self
-                .texts(&bytes, end, ints, strings)
+                .texts(body, ints, strings)
                 .map_or(Action::Keep, rewrite),
             Shape::Info if names_on => {
-                let Some((head, strings, tail)) = split_strings(&bytes[..end], 3, 2) else {
+                let Some((head, strings, tail)) = split_strings(body, 3, 2) else {
                     return if self.names.found_in(&bytes) {
                         dropped()
                     } else {
                         Action::Keep
                     };
                 };
-                let name = self.names.get(NameKind::Name, strings[0]);
-                let clan = self.names.get(NameKind::Clan, strings[1]);
-                if name == strings[0] && clan == strings[1] {
+                // Two strings were asked for.
+                let [old_name, old_clan] = *strings else {
+                    return Action::Keep;
+                };
+                let name = self.names.get(NameKind::Name, old_name);
+                let clan = self.names.get(NameKind::Clan, old_clan);
+                if name == old_name && clan == old_clan {
                     return Action::Keep;
                 }
-                self.report.names_rewritten += u64::from(name != strings[0]);
-                self.report.clans_rewritten += u64::from(clan != strings[1]);
+                self.report.names_rewritten += u64::from(name != old_name);
+                self.report.clans_rewritten += u64::from(clan != old_clan);
                 self.report.messages_rewritten += 1;
                 rewrite(join(head, &[name, clan], tail))
             }
             Shape::Info => Action::Keep,
-            Shape::Other if names_on && self.names.found_in(&bytes[..end]) => dropped(),
+            Shape::Other if names_on && self.names.found_in(body) => dropped(),
             Shape::Other => Action::Keep,
         }
     }
 
     /// The message with names replaced in its `count` texts after `ints` ints; `None` when
     /// nothing changes (or names are not scrubbed).
-    fn texts(&mut self, bytes: &[u8], end: usize, ints: usize, count: usize) -> Option<Vec<u8>> {
+    fn texts(&mut self, body: &[u8], ints: usize, count: usize) -> Option<Vec<u8>> {
         self.options.names.as_ref()?;
-        let (head, strings, tail) = split_strings(&bytes[..end], ints, count)?;
+        let (head, strings, tail) = split_strings(body, ints, count)?;
         let new: Vec<Option<Vec<u8>>> = strings.iter().map(|s| self.names.replace_in(s)).collect();
         if new.iter().all(Option::is_none) {
             return None;

@@ -49,7 +49,7 @@ impl<R: Read> Read for Counting<R> {
         let n = self.inner.read(buf)?;
         self.count += n as u64;
         let room = self.keep.saturating_sub(self.head.len()).min(n);
-        self.head.extend_from_slice(&buf[..room]);
+        self.head.extend(buf.iter().take(room));
         Ok(n)
     }
 }
@@ -81,7 +81,9 @@ pub(crate) fn copy_patched<R: Read, W: Write>(
     let mut pos = 0u64;
     while pos < len {
         let want = buf.len().min((len - pos) as usize);
-        let n = match input.read(&mut buf[..want]) {
+        // `want` is at most the buffer's length.
+        let window = buf.get_mut(..want).unwrap_or_default();
+        let n = match input.read(window) {
             Ok(0) => {
                 return Err(CopyError::Read(ReadError::new(
                     pos,
@@ -103,12 +105,17 @@ pub(crate) fn copy_patched<R: Read, W: Write>(
                 continue;
             }
             let (from, to) = (offset.max(pos), patch_end.min(end));
-            if from < to {
-                buf[(from - pos) as usize..(to - pos) as usize]
-                    .copy_from_slice(&bytes[(from - offset) as usize..(to - offset) as usize]);
+            // `from..to` lies inside both the patch and the bytes read.
+            if from < to
+                && let Some(dst) = buf.get_mut((from - pos) as usize..(to - pos) as usize)
+                && let Some(src) = bytes.get((from - offset) as usize..(to - offset) as usize)
+            {
+                dst.copy_from_slice(src);
             }
         }
-        out.write_all(&buf[..n]).map_err(CopyError::Write)?;
+        // A reader returns at most the length it was given.
+        let read = buf.get(..n).unwrap_or(&buf);
+        out.write_all(read).map_err(CopyError::Write)?;
         pos = end;
     }
     Ok(())

@@ -593,8 +593,11 @@ impl<'a, W: Write + Seek> Output<'a, W> {
         self.state
             .record_snapshot(recorder, tick, snapshot.as_snapshot())?;
         for range in messages.ranges.drain(..) {
-            recorder.record_message(&messages.bytes[range])?;
-            self.state.counts.messages += 1;
+            // Each range is where a message was appended to `bytes`.
+            if let Some(message) = messages.bytes.get(range) {
+                recorder.record_message(message)?;
+                self.state.counts.messages += 1;
+            }
         }
         self.state.counts.unknown_chunks += messages.unknown;
         messages.clear();
@@ -814,7 +817,9 @@ impl Write for PatchLog {
         let pos = self.at.pos;
         let over = self.at.write(buf.len());
         if over > 0 {
-            self.patches.push((pos, buf[..over].to_vec()));
+            // `over` counts bytes of `buf`.
+            self.patches
+                .push((pos, buf.get(..over).unwrap_or(buf).to_vec()));
         }
         Ok(buf.len())
     }
@@ -870,9 +875,13 @@ impl<W: Write> Write for Patched<'_, W> {
                     self.scratch.extend_from_slice(buf);
                     patched = true;
                 }
+                // `from..to` lies inside both the patch and `buf`.
                 let range = (from - pos) as usize..(to - pos) as usize;
-                self.scratch[range]
-                    .copy_from_slice(&patch[(from - at) as usize..(to - at) as usize]);
+                if let Some(dst) = self.scratch.get_mut(range)
+                    && let Some(src) = patch.get((from - at) as usize..(to - at) as usize)
+                {
+                    dst.copy_from_slice(src);
+                }
             }
         }
         self.inner

@@ -405,7 +405,7 @@ fn play<R: Read>(
                             0 => String::new(),
                             n => format!(
                                 " (the client's 0.7 translation marked it invalid: {}{} failed 0.7 validation)",
-                                translated[..n.min(3)].join(", "),
+                                translated.get(..n.min(3)).unwrap_or_default().join(", "),
                                 if n > 3 {
                                     format!(" and {} more", n - 3)
                                 } else {

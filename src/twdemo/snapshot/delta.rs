@@ -84,6 +84,9 @@ const SIZES_0_7: [u16; 23] = [
     28,  // Damage: common + 5
 ];
 
+// Both tables fit an [`ItemSizes`] whole.
+const _: () = assert!(SIZES_0_6.len() <= MAX_STATIC_TYPES && SIZES_0_7.len() <= MAX_STATIC_TYPES);
+
 /// The static item sizes a delta's writer and reader agree on: the size in bytes of each
 /// type below [`MAX_STATIC_TYPES`], or none (then every update of that type carries its
 /// size). DDNet's `CSnapshotDelta::m_aItemSizes`, set through `SetStaticsize`.
@@ -103,12 +106,14 @@ impl ItemSizes {
     /// Teeworlds 0.7 recordings and DDNet's sixup recordings.
     pub const TEEWORLDS_0_7: ItemSizes = ItemSizes::from_table(&SIZES_0_7);
 
+    /// The table's sizes (at most [`MAX_STATIC_TYPES`]: the tables are checked below).
     const fn from_table(table: &[u16]) -> ItemSizes {
         let mut bytes = [0; MAX_STATIC_TYPES];
-        let mut i = 0;
-        while i < table.len() {
-            bytes[i] = table[i];
-            i += 1;
+        let mut to = bytes.as_mut_slice();
+        let mut from = table;
+        while let ([slot, to_rest @ ..], [size, from_rest @ ..]) = (to, from) {
+            *slot = *size;
+            (to, from) = (to_rest, from_rest);
         }
         ItemSizes { bytes }
     }
@@ -132,10 +137,13 @@ impl ItemSizes {
     /// The table with `type_id` given a static size of `bytes` (0 removes it). `None` if
     /// the type is not below [`MAX_STATIC_TYPES`] or the size is not a multiple of 4.
     pub const fn with_static_size(mut self, type_id: usize, bytes: u16) -> Option<ItemSizes> {
-        if type_id >= MAX_STATIC_TYPES || !bytes.is_multiple_of(4) {
+        if !bytes.is_multiple_of(4) {
             return None;
         }
-        self.bytes[type_id] = bytes;
+        let Some((_, [slot, ..])) = self.bytes.split_at_mut_checked(type_id) else {
+            return None;
+        };
+        *slot = bytes;
         Some(self)
     }
 
@@ -178,7 +186,10 @@ impl KeyIndex {
         let mut filled = [0u8; HASH_BUCKETS];
         let mut entries = Vec::with_capacity(snapshot.len());
         for (index, item) in snapshot.items().enumerate() {
-            let bucket = &mut filled[hash_bucket(item.key)];
+            // `hash_bucket` is below `HASH_BUCKETS`: the bucket is there.
+            let Some(bucket) = filled.get_mut(hash_bucket(item.key)) else {
+                continue;
+            };
             if (*bucket as usize) < HASH_BUCKET_SIZE {
                 *bucket += 1;
                 entries.push((item.key, index));
@@ -270,8 +281,9 @@ pub fn create_delta_into(
             }
         }
     }
-    out[0] = deleted;
-    out[1] = updated;
+    if let [num_deleted, num_updated, ..] = out.as_mut_slice() {
+        (*num_deleted, *num_updated) = (deleted, updated);
+    }
     deleted != 0 || updated != 0
 }
 
@@ -279,8 +291,11 @@ pub fn create_delta_into(
 /// into whatever follows it in the snapshot.
 fn past_data<'a>(from: &Snapshot<'a>, from_ints: &'a [i32], index: usize) -> &'a [i32] {
     let data_start = 2 + from.len();
-    let start = data_start + from.offsets()[index] as usize / 4 + 1;
-    &from_ints[start.min(from_ints.len())..]
+    let Some(&offset) = from.offsets().get(index) else {
+        return &[];
+    };
+    let start = data_start + offset as usize / 4 + 1;
+    from_ints.get(start..).unwrap_or_default()
 }
 
 /// Whether `delta` changes nothing: no deleted and no updated items (what DDNet's
@@ -548,7 +563,8 @@ impl<'a> Delta<'a> {
         Ok(Delta {
             deleted,
             updates,
-            num_temp: delta[2],
+            // `split_header` checked that the header's three ints are there.
+            num_temp: delta.get(2).copied().unwrap_or_default(),
             trailing: rest,
         })
     }
@@ -807,7 +823,8 @@ pub(crate) fn apply_delta_in_place(
                 let fits = snapshot
                     .item(i)
                     .is_some_and(|item| item.key == key && item.data.len() == update.data.len());
-                if !fits || std::mem::replace(&mut state.touched[i], true) {
+                let touched = (state.touched.get_mut(i)).is_none_or(|t| std::mem::replace(t, true));
+                if !fits || touched {
                     return false;
                 }
                 i
@@ -864,7 +881,10 @@ pub(crate) fn apply_delta_in_place(
     for (_, target, data) in &state.plan {
         // New items start at zero, so adding the update to them copies it, as the
         // rebuild does for a key the old snapshot lacks.
-        current.add_to_item(*target, &delta[data.clone()]);
+        // The range is where `next_update` found the update in `delta`.
+        if let Some(diff) = delta.get(data.clone()) {
+            current.add_to_item(*target, diff);
+        }
     }
     true
 }
@@ -883,9 +903,10 @@ const NEW: usize = usize::MAX / 2;
 fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
     let snapshot = current.as_snapshot();
     state.removed.clear();
-    for (i, &key) in state.deleted.iter().enumerate() {
+    let mut previous = None;
+    for &key in &state.deleted {
         // `deleted` is sorted: a key deleted twice is looked up once.
-        if i > 0 && state.deleted[i - 1] == key {
+        if previous.replace(key) == Some(key) {
             continue;
         }
         if let Some(index) = state.index.get(key) {
@@ -899,7 +920,9 @@ fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
     state.removed.sort_unstable();
     let offsets = snapshot.offsets();
     let data_ints = snapshot.data_size() / 4;
-    let data = &snapshot.as_ints()[SNAPSHOT_HEADER_INTS + offsets.len()..][..data_ints];
+    let data = (snapshot.as_ints())
+        .get(SNAPSHOT_HEADER_INTS + offsets.len()..)?
+        .get(..data_ints)?;
     // Where item `i` starts in `data`, in ints (the end of the data for `i == len`).
     let start_of = |i: usize| offsets.get(i).map_or(data_ints, |&o| o as usize / 4);
     let removed_ints: usize = state
@@ -923,7 +946,7 @@ fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
     let mut shift = 0;
     let mut run_start = 0;
     for &removed in state.removed.iter().chain([&offsets.len()]) {
-        out.extend(offsets[run_start..removed].iter().map(|&o| o - shift));
+        out.extend(offsets.get(run_start..removed)?.iter().map(|&o| o - shift));
         if removed < offsets.len() {
             shift += 4 * (start_of(removed + 1) - start_of(removed)) as i32;
         }
@@ -936,7 +959,7 @@ fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
     }
     let mut run_start = 0;
     for &removed in state.removed.iter().chain([&offsets.len()]) {
-        out.extend_from_slice(&data[start_of(run_start)..start_of(removed)]);
+        out.extend_from_slice(data.get(start_of(run_start)..start_of(removed))?);
         run_start = removed + 1;
     }
     for &(key, size) in &state.added {

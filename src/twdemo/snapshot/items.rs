@@ -133,15 +133,16 @@ pub struct Item<'a> {
 }
 
 impl<'a> Item<'a> {
+    /// The item of a span of ints starting with its key, `None` if the span is empty.
     #[inline]
-    fn from_span(span: &'a [i32]) -> Self {
-        let key = span[0];
-        Item {
+    fn from_span(span: &'a [i32]) -> Option<Self> {
+        let (&key, data) = span.split_first()?;
+        Some(Item {
             key,
             type_id: key_type(key),
             id: key_id(key),
-            data: &span[KEY_INTS..],
-        }
+            data,
+        })
     }
 }
 
@@ -174,7 +175,9 @@ impl<'a> Snapshot<'a> {
         if bytes > MAX_SIZE {
             return Err(SnapshotError::TooLarge { bytes });
         }
-        let (data_size, num_items) = (ints[0], ints[1]);
+        let &[data_size, num_items, ref rest @ ..] = ints else {
+            return Err(SnapshotError::TooShort { ints: ints.len() });
+        };
         if !(0..=MAX_ITEMS as i32).contains(&num_items) {
             return Err(SnapshotError::BadItemCount { num_items });
         }
@@ -189,7 +192,13 @@ impl<'a> Snapshot<'a> {
             });
         }
         let num_items = num_items as usize;
-        let offsets = &ints[HEADER_INTS..HEADER_INTS + num_items];
+        // The sizes add up, so the offsets are there.
+        let Some(offsets) = rest.get(..num_items) else {
+            return Err(SnapshotError::SizeMismatch {
+                expected,
+                actual: bytes,
+            });
+        };
         for (item, &offset) in offsets.iter().enumerate() {
             if offset < 0 || offset > data_size || offset % 4 != 0 {
                 return Err(SnapshotError::BadOffset { item, offset });
@@ -235,7 +244,7 @@ impl<'a> Snapshot<'a> {
 
     /// The header's data size in bytes: the items with their keys.
     pub fn data_size(&self) -> usize {
-        self.ints[0] as usize
+        self.ints.first().map_or(0, |&size| size as usize)
     }
 
     /// The number of items.
@@ -250,26 +259,29 @@ impl<'a> Snapshot<'a> {
 
     /// The byte offsets of the items into the data.
     pub fn offsets(&self) -> &'a [i32] {
-        &self.ints[HEADER_INTS..HEADER_INTS + self.num_items]
+        // Parsing checked that the offsets are there.
+        (self.ints)
+            .get(HEADER_INTS..HEADER_INTS + self.num_items)
+            .unwrap_or_default()
     }
 
     /// The item at `index`, if there is one.
     #[inline]
     pub fn item(&self, index: usize) -> Option<Item<'a>> {
-        (index < self.num_items).then(|| Item::from_span(self.span(index)))
+        self.span(index).and_then(Item::from_span)
     }
 
-    /// The key and data ints of item `index` (which must exist). Parsing made sure every
-    /// span lies inside the array and holds at least the key.
+    /// The key and data ints of item `index`, if it exists. Parsing made sure every span
+    /// lies inside the array and holds at least the key.
     #[inline]
-    fn span(&self, index: usize) -> &'a [i32] {
+    fn span(&self, index: usize) -> Option<&'a [i32]> {
         let data_start = HEADER_INTS + self.num_items;
         let offsets = self.offsets();
-        let start = offsets[index] as usize / 4;
+        let start = *offsets.get(index)? as usize / 4;
         let end = offsets
             .get(index + 1)
-            .map_or(self.ints[0] as usize / 4, |&o| o as usize / 4);
-        &self.ints[data_start + start..data_start + end]
+            .map_or(self.data_size() / 4, |&o| o as usize / 4);
+        self.ints.get(data_start + start..data_start + end)
     }
 
     /// The items in their stored order.
@@ -277,7 +289,9 @@ impl<'a> Snapshot<'a> {
         let data_start = HEADER_INTS + self.num_items;
         Items {
             offsets: self.offsets(),
-            data: &self.ints[data_start..data_start + self.ints[0] as usize / 4],
+            data: (self.ints)
+                .get(data_start..data_start + self.data_size() / 4)
+                .unwrap_or_default(),
             front: 0,
             back: self.num_items,
         }
@@ -351,16 +365,17 @@ pub struct Items<'a> {
 
 impl<'a> Items<'a> {
     /// Item `index`'s key and data. Parsing made sure every span lies inside the data and
-    /// holds at least the key; the slicing below still checks, but reads each offset once
-    /// rather than re-deriving the snapshot's regions per item as [`Snapshot::span`] does.
+    /// holds at least the key; the access below still checks (`None` otherwise), but reads
+    /// each offset once rather than re-deriving the snapshot's regions per item as
+    /// [`Snapshot::span`] does.
     #[inline]
-    fn item(&self, index: usize) -> Item<'a> {
-        let start = self.offsets[index] as usize / 4;
+    fn item(&self, index: usize) -> Option<Item<'a>> {
+        let start = *self.offsets.get(index)? as usize / 4;
         let end = self
             .offsets
             .get(index + 1)
             .map_or(self.data.len(), |&o| o as usize / 4);
-        Item::from_span(&self.data[start..end])
+        Item::from_span(self.data.get(start..end)?)
     }
 }
 
@@ -373,7 +388,7 @@ impl<'a> Iterator for Items<'a> {
             return None;
         }
         self.front += 1;
-        Some(self.item(self.front - 1))
+        self.item(self.front - 1)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -387,7 +402,7 @@ impl DoubleEndedIterator for Items<'_> {
             return None;
         }
         self.back -= 1;
-        Some(self.item(self.back))
+        self.item(self.back)
     }
 }
 
@@ -427,12 +442,21 @@ impl SnapshotBuf {
     }
 
     /// Adds `diff` to the first ints of item `index`'s data, wrapping as DDNet does. The
-    /// item must exist and hold at least `diff.len()` ints.
+    /// item must exist and hold at least `diff.len()` ints (nothing changes otherwise).
     #[inline]
     pub(crate) fn add_to_item(&mut self, index: usize, diff: &[i32]) {
-        let data_start = HEADER_INTS + self.ints[1] as usize;
-        let start = data_start + self.ints[HEADER_INTS + index] as usize / 4 + KEY_INTS;
-        for (value, &d) in self.ints[start..start + diff.len()].iter_mut().zip(diff) {
+        let Some((header, rest)) = self.ints.split_first_chunk_mut::<HEADER_INTS>() else {
+            return;
+        };
+        let num_items = header[1] as usize;
+        let Some(&offset) = rest.get(index) else {
+            return;
+        };
+        let start = num_items + offset as usize / 4 + KEY_INTS;
+        let Some(values) = rest.get_mut(start..start + diff.len()) else {
+            return;
+        };
+        for (value, &d) in values.iter_mut().zip(diff) {
             *value = value.wrapping_add(d);
         }
     }
@@ -475,7 +499,9 @@ impl SnapshotBuf {
             out.push(offset);
             offset += 4 * (KEY_INTS + item.data.len()) as i32;
         }
-        out[0] = offset;
+        if let Some(size) = out.first_mut() {
+            *size = offset;
+        }
         for item in &items {
             out.push(item.key);
             out.extend_from_slice(item.data);
@@ -590,12 +616,13 @@ impl KeyTable {
     /// Removes `key`, if it is there, moving later keys of its probe run back into the
     /// hole so that every lookup still ends at an empty slot.
     pub(crate) fn remove(&mut self, key: i32) {
-        if self.slots.is_empty() {
-            return;
-        }
         let mut hole = self.slot(key);
         loop {
-            let (k, v) = self.slots[hole];
+            // `mask` is the slot count less one (a power of two): every slot is there,
+            // unless the table was never sized.
+            let Some(&(k, v)) = self.slots.get(hole) else {
+                return;
+            };
             if v == 0 {
                 return;
             }
@@ -607,7 +634,9 @@ impl KeyTable {
         let mut j = hole;
         loop {
             j = (j + 1) & self.mask;
-            let (k, v) = self.slots[j];
+            let Some(&(k, v)) = self.slots.get(j) else {
+                break;
+            };
             if v == 0 {
                 break;
             }
@@ -615,11 +644,15 @@ impl KeyTable {
             // and `j` (going round).
             let home = self.slot(k);
             if j.wrapping_sub(home) & self.mask >= j.wrapping_sub(hole) & self.mask {
-                self.slots[hole] = self.slots[j];
+                if let Some(slot) = self.slots.get_mut(hole) {
+                    *slot = (k, v);
+                }
                 hole = j;
             }
         }
-        self.slots[hole] = (0, 0);
+        if let Some(slot) = self.slots.get_mut(hole) {
+            *slot = (0, 0);
+        }
         self.len -= 1;
     }
 
@@ -645,7 +678,7 @@ impl KeyTable {
     pub(crate) fn get(&self, key: i32) -> Option<usize> {
         let mut i = self.slot(key);
         loop {
-            let (k, v) = self.slots[i];
+            let &(k, v) = self.slots.get(i)?;
             if v == 0 {
                 return None;
             }
@@ -661,9 +694,12 @@ impl KeyTable {
     pub(crate) fn insert(&mut self, key: i32, index: usize) -> bool {
         let mut i = self.slot(key);
         loop {
-            let (k, v) = self.slots[i];
+            let Some(slot) = self.slots.get_mut(i) else {
+                return false;
+            };
+            let (k, v) = *slot;
             if v == 0 {
-                self.slots[i] = (key, index as u32 + 1);
+                *slot = (key, index as u32 + 1);
                 self.len += 1;
                 return true;
             }
@@ -770,7 +806,10 @@ impl SnapshotBuilder {
     }
 
     fn add_type_item(&mut self, index: usize) -> Result<(), BuildError> {
-        let ints = uuid_to_ints(&self.extended[index]);
+        let Some(uuid) = self.extended.get(index) else {
+            return Ok(());
+        };
+        let ints = uuid_to_ints(uuid);
         let item = self.new_item(EXTENDED_TYPE_ITEM, MAX_TYPE - index as i32, ints.len())?;
         self.item_data_mut(item).copy_from_slice(&ints);
         Ok(())
@@ -800,14 +839,17 @@ impl SnapshotBuilder {
         Ok(self.offsets.len() - 1)
     }
 
-    /// The data ints of item `index`.
+    /// The data ints of item `index` (none if there is no such item).
     pub(crate) fn item_data_mut(&mut self, index: usize) -> &mut [i32] {
-        let start = self.offsets[index] as usize / 4 + KEY_INTS;
+        let Some(&offset) = self.offsets.get(index) else {
+            return &mut [];
+        };
+        let start = offset as usize / 4 + KEY_INTS;
         let end = self
             .offsets
             .get(index + 1)
             .map_or(self.data.len(), |&o| o as usize / 4);
-        &mut self.data[start..end]
+        self.data.get_mut(start..end).unwrap_or_default()
     }
 
     /// The number of data ints of item `index`.
@@ -816,7 +858,8 @@ impl SnapshotBuilder {
             .offsets
             .get(index + 1)
             .map_or(self.data.len(), |&o| o as usize / 4);
-        end - self.offsets[index] as usize / 4 - KEY_INTS
+        let start = (self.offsets.get(index)).map_or(end, |&o| o as usize / 4 + KEY_INTS);
+        end.saturating_sub(start)
     }
 
     /// Writes the snapshot's int array into `out` (cleared first). The builder keeps its

@@ -11,6 +11,9 @@
 //! whole files to the [editing tools](super::edit). What the items mean (which type is a
 //! character, a flag, ...) is left to callers.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod delta;
 pub mod items;
 pub mod recorder;

@@ -232,11 +232,12 @@ impl RecentMessages {
             self.entries.push(Default::default());
         }
         self.entries.rotate_right(1);
-        let (bytes, to) = &mut self.entries[0];
-        bytes.clear();
-        bytes.extend_from_slice(payload);
-        to.clear();
-        to.extend_from_slice(ints);
+        if let Some((bytes, to)) = self.entries.first_mut() {
+            bytes.clear();
+            bytes.extend_from_slice(payload);
+            to.clear();
+            to.extend_from_slice(ints);
+        }
     }
 }
 
