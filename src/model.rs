@@ -131,7 +131,10 @@ pub struct PlayerAt<'a> {
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct GameFacts {
-    /// The map's name.
+    /// The format's version as the recording gives it (a demo's container version, a
+    /// teehistorian file's `version`, a Source demo's demo protocol).
+    pub version: String,
+    /// The map's name; empty where the recording does not name it.
     pub map: String,
     /// When it was recorded, as the recording says (a demo's timestamp as
     /// [`start_time_of_demo`] writes it, a teehistorian file's `start_time`); empty where
@@ -139,6 +142,12 @@ pub struct GameFacts {
     pub start_time: String,
     /// The server's name (Source demos); empty for the others.
     pub server: String,
+    /// The server's version (a teehistorian file's `server_version`); empty for the
+    /// others.
+    pub server_version: String,
+    /// The game's id where the recording has one (a teehistorian file's `game_uuid`);
+    /// empty otherwise.
+    pub game_uuid: String,
     /// Ticks per second.
     pub tick_rate: f64,
     /// Whether the y axis points up (Source) rather than down (Teeworlds).
@@ -146,19 +155,72 @@ pub struct GameFacts {
 }
 
 /// What a walk of the game stream
-/// ([`RecordingFormat::game`](crate::format::RecordingFormat::game)) hands out.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// ([`Recording::game`](crate::recording::Recording::game)) hands out, and what it may
+/// leave out: a part nobody wants is not computed (a teehistorian file's inputs are
+/// stepped over, its players' names not followed, a Source demo's entities not decoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GameOptions {
-    /// The ticks whose players are handed out (`None`: every tick); the walk stops after
-    /// the range's end, so the game log covers the recording up to there.
+    /// The ticks whose players are handed out (`None`: every tick).
     pub range: Option<crate::time::TickRange>,
+    /// Whether the walk stops after the range's end (the log then covers the recording
+    /// up to there) rather than reading on to the end.
+    pub stop_after_range: bool,
+    /// Only these players' samples, by client id, ascending, each once (`None`: every
+    /// player's); see [`following`](Self::following).
+    pub client_ids: Option<Vec<i32>>,
+    /// Whether the players' samples are handed out at all ([`GameSink::players`]).
+    pub players: bool,
+    /// Whether the samples carry the players' names (else the names are empty).
+    pub names: bool,
+    /// Whether the game log (players, events, chat) is kept for the [`GameEnd`](crate::format::GameEnd).
+    pub log: bool,
+    /// Whether the inputs the clients sent are handed out ([`GameSink::inputs`]; the
+    /// formats that record them: teehistorian).
+    pub inputs: bool,
+    /// Whether the events typed by the recording's own protocol are handed out
+    /// ([`GameSink::protocol_event`]; the formats that describe their events in the file:
+    /// Source).
+    pub protocol_events: bool,
+    /// Whether the container's frames are handed out ([`GameSink::frame`]; the formats
+    /// whose records are frames with a command and a tick: Source).
+    pub frames: bool,
+    /// Whether a long walk may run on a thread of its own while the caller's thread takes
+    /// what it hands out (a teehistorian file's); what is handed out is the same.
+    pub pipelined: bool,
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions::over(None)
+    }
 }
 
 impl GameOptions {
-    /// Every tick's players, over `range` (`None`: all of it).
+    /// Every tick's players with their names, and the log, over `range` (`None`: all of
+    /// it), stopping after the range: what a picture or a page is drawn from.
     pub fn over(range: Option<crate::time::TickRange>) -> GameOptions {
-        GameOptions { range }
+        GameOptions {
+            range,
+            stop_after_range: true,
+            client_ids: None,
+            players: true,
+            names: true,
+            log: true,
+            inputs: false,
+            protocol_events: false,
+            frames: false,
+            pipelined: false,
+        }
+    }
+
+    /// Only the samples of the players `client_ids` (in any order, repeats ignored).
+    pub fn following(mut self, client_ids: &[i32]) -> GameOptions {
+        let mut ids = client_ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        self.client_ids = Some(ids);
+        self
     }
 
     /// Whether `tick` is in the range.
@@ -166,10 +228,131 @@ impl GameOptions {
         self.range.is_none_or(|r| r.contains(tick))
     }
 
+    /// Whether the samples of player `client_id` are handed out.
+    pub fn keeps_player(&self, client_id: i32) -> bool {
+        self.client_ids
+            .as_ref()
+            .is_none_or(|ids| ids.binary_search(&client_id).is_ok())
+    }
+
+    /// Whether the walk ends after `tick`: no tick after it is in the range, and the walk
+    /// stops there.
+    pub fn stops_at(&self, tick: i32) -> bool {
+        self.stop_after_range && self.range.is_some_and(|r| tick >= r.to)
+    }
+
     /// Whether `tick` is past the range's end.
     pub fn past(&self, tick: i32) -> bool {
         self.range.is_some_and(|r| tick > r.to)
     }
+}
+
+/// Where the game stream ([`Recording::game`](crate::recording::Recording::game)) hands
+/// what it walks, in the recording's order. Only [`players`](Self::players) is required;
+/// a closure `FnMut(i32, &[PlayerAt])` is a sink of the players alone.
+pub trait GameSink {
+    /// The players in the game at `tick`, in client id order: one call per tick of the
+    /// range, the ticks a format skipped filled forward (see the [module docs](self)).
+    fn players(&mut self, tick: i32, players: &[PlayerAt<'_>]);
+
+    /// Inputs the clients sent, in the recording's order, each tick's before its
+    /// players.
+    fn inputs(&mut self, _inputs: &[InputAt]) {}
+
+    /// An event typed by the recording's own protocol.
+    fn protocol_event(&mut self, _event: &ProtocolEvent<'_>) {}
+
+    /// One frame of the recording's container.
+    fn frame(&mut self, _frame: &FrameAt<'_>) {}
+}
+
+impl<F: FnMut(i32, &[PlayerAt<'_>])> GameSink for F {
+    fn players(&mut self, tick: i32, players: &[PlayerAt<'_>]) {
+        self(tick, players);
+    }
+}
+
+/// One input a client sent, as absolute values (a teehistorian file stores most as
+/// differences to the last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InputAt {
+    /// The tick it was sent for.
+    pub tick: i32,
+    /// Client id.
+    pub client_id: i32,
+    /// -1 left, 0 none, 1 right.
+    pub direction: i32,
+    /// Aim, relative to the character.
+    pub target_x: i32,
+    /// Aim, relative to the character.
+    pub target_y: i32,
+    /// Jump held.
+    pub jump: i32,
+    /// Fire presses counter.
+    pub fire: i32,
+    /// Hook held.
+    pub hook: i32,
+    /// Player flags (chatting, scoreboard, ...).
+    pub player_flags: i32,
+    /// Weapon wanted.
+    pub wanted_weapon: i32,
+    /// Next-weapon presses counter.
+    pub next_weapon: i32,
+    /// Previous-weapon presses counter.
+    pub prev_weapon: i32,
+    /// Whether it was stored whole rather than as a difference.
+    pub new: bool,
+}
+
+/// An event typed by the recording's own descriptors (a Source demo's game events:
+/// `player_death`, `round_start`, ...), its values named by them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolEvent<'a> {
+    /// The tick.
+    pub tick: i32,
+    /// The event's name.
+    pub name: std::borrow::Cow<'a, str>,
+    /// Its values by key, in the descriptor's order.
+    pub values: Vec<(std::borrow::Cow<'a, str>, FieldValue<'a>)>,
+}
+
+/// One value of a [`ProtocolEvent`].
+///
+/// With the `serde` feature: the bare value (a JSON number, string or bool).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum FieldValue<'a> {
+    /// An integer.
+    Int(i64),
+    /// An unsigned 64-bit integer (a Source event's `uint64`).
+    Uint(u64),
+    /// A float, as the recording stores it.
+    Float(f32),
+    /// A bool.
+    Bool(bool),
+    /// Text.
+    Text(std::borrow::Cow<'a, str>),
+    /// Text that is not UTF-8, as its bytes (with the `serde` feature: an array of byte
+    /// values).
+    Bytes(std::borrow::Cow<'a, [u8]>),
+}
+
+/// One frame of a recording's container: where it is and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameAt<'a> {
+    /// Its place in the file, from 0.
+    pub index: u64,
+    /// The offset of its first byte.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// Its command's name.
+    pub command: &'a str,
+    /// The tick.
+    pub tick: i32,
+    /// The player slot, in the formats' profiles that have one.
+    pub slot: Option<i32>,
 }
 
 /// The kind of game a team number belongs to, which names it.
@@ -540,5 +723,29 @@ mod tests {
             Some("spectators")
         );
         assert_eq!(name(TeamGame::TeeworldsTeams, 1).as_deref(), Some("blue"));
+    }
+}
+
+/// A list of players handed to a [`GameSink`], kept from tick to tick: the names it
+/// borrows change every tick, its allocation stays.
+#[derive(Debug, Default)]
+pub(crate) struct PlayerList(Vec<PlayerAt<'static>>);
+
+impl PlayerList {
+    /// Runs `fill` on the list, empty, with names of any lifetime.
+    // `filter_map` to `None` changes the element type (the names' lifetime), which a
+    // `filter` cannot.
+    #[allow(clippy::unnecessary_filter_map)]
+    pub(crate) fn with<'a, R>(&mut self, fill: impl FnOnce(&mut Vec<PlayerAt<'a>>) -> R) -> R {
+        // Collecting an emptied vector into one of a type of the same layout reuses its
+        // allocation (std's in-place collection): no list is allocated per tick.
+        let mut players: Vec<PlayerAt<'a>> = std::mem::take(&mut self.0)
+            .into_iter()
+            .filter_map(|_| None)
+            .collect();
+        let result = fill(&mut players);
+        players.clear();
+        self.0 = players.into_iter().filter_map(|_| None).collect();
+        result
     }
 }

@@ -13,13 +13,14 @@
 //! row). The partition columns are only in the directory names, as Hive has them, not in
 //! the Parquet files. A teehistorian file, the kind that grows to gigabytes, can be read
 //! as a stream ([`Exporter::add_recording`] of a file opened with
-//! [`Recording::open`](crate::recording::Recording::open), or [`Exporter::add_teehistorian`]
-//! over any reader) and, for one long file, walked on a thread of its own
+//! [`Recording::open`](crate::recording::Recording::open)) and, for one long file, walked
+//! on a thread of its own
 //! ([`Exporter::pipelined`]); the rows are the same.
 //!
-//! The entry point ([`crate::recording`]) chooses the format: the exporter is a
-//! [`Visitor`] with a walk per format, and never tells formats
-//! apart itself. What this layer leaves to others: reading the formats (the format
+//! The rows are the game stream of the entry point
+//! ([`Recording::game`](crate::recording::Recording::game)): the model's players, inputs,
+//! typed events and frames, with the facts and the log at its end; the exporter never
+//! tells formats apart, and asks the stream for only what its tables want. What this layer leaves to others: reading the formats (the format
 //! modules), walking directories and running in parallel (the CLI), and SQL (DuckDB,
 //! Spark, ... read the Parquet files).
 //!
@@ -40,16 +41,10 @@ pub use writer::{
     MAX_ROW_GROUPS_PER_PART,
 };
 
+use crate::format::GameEnd;
 use crate::gamenet::names::weapon_name;
-use crate::model::Sample;
-use crate::recording::{Error, Recording, TeehistorianStream, Visitor};
-use crate::source::SourceSlice;
-use crate::teehistorian::game::EventLogger;
-use crate::teehistorian::{
-    EventKind, Header, TeehistorianReader, TeehistorianSlice, TickWalk, WalkSource,
-};
-use crate::twdemo::DemoSlice;
-use crate::twdemo::game::{GameReplay, TickLogger};
+use crate::model::{FrameAt, GameOptions, GameSink, InputAt, PlayerAt, ProtocolEvent, Sample};
+use crate::recording::{Error, Recording};
 use table::tables;
 
 /// The version of the table schemas below.
@@ -295,8 +290,6 @@ pub struct Exporter {
     /// The game model's selection, and how it was given, for every table
     /// ([`select_game`](Self::select_game)).
     game_selection: Option<(crate::model::Selected, String)>,
-    /// While a teehistorian file is walked: each client id's name for its `ticks` rows.
-    tick_names: Vec<String>,
     files: FileColumns,
     chat: ChatColumns,
     players: PlayerColumns,
@@ -344,37 +337,6 @@ impl TickSelection {
         self.columns
             .as_ref()
             .is_none_or(|columns| columns.iter().any(|&c| schema.field(c).name() == name))
-    }
-
-    /// Whether the rows are all made, whole.
-    fn is_everything(&self) -> bool {
-        self.client_ids.is_none() && self.ticks.is_none()
-    }
-
-    /// Whether a row of `client_id` at `tick` is kept.
-    fn keeps(&self, tick: i32, client_id: i32) -> bool {
-        self.keeps_tick(tick) && self.keeps_client(client_id)
-    }
-
-    /// Whether rows of `client_id` may be kept.
-    fn keeps_client(&self, client_id: i32) -> bool {
-        self.client_ids
-            .as_ref()
-            .is_none_or(|ids| ids.contains(&client_id))
-    }
-
-    /// Whether rows of `tick` may be kept.
-    fn keeps_tick(&self, tick: i32) -> bool {
-        self.ticks
-            .as_ref()
-            .is_none_or(|range| range.contains(&tick))
-    }
-
-    /// Whether every tick from `tick` on is past the selection.
-    fn is_past(&self, tick: i32) -> bool {
-        self.ticks
-            .as_ref()
-            .is_some_and(|range| tick.saturating_add(1) >= range.end)
     }
 }
 
@@ -427,16 +389,6 @@ impl FileEnd {
     }
 }
 
-/// One player's state at one tick of a Source demo, waiting for its `ticks` row.
-#[derive(Debug, Clone)]
-struct SourceSample {
-    slot: i32,
-    name: String,
-    x: i32,
-    y: i32,
-    health: Option<i32>,
-}
-
 /// What a file's reading ended with, for its `files` row.
 #[derive(Default)]
 struct Ending {
@@ -452,53 +404,66 @@ impl Ending {
             offset: error.offset(),
         }
     }
-
-    fn at(error: impl std::fmt::Display, offset: u64) -> Ending {
-        Ending {
-            error: Some(error.to_string()),
-            offset: Some(offset),
-        }
-    }
 }
 
-/// One file being added: the entry point calls the exporter's walk for its format.
-struct Adding<'e, 'p, 's> {
+/// One file's game stream going into the tables: the exporter is its sink.
+struct Rows<'e, 'p, 's> {
     exporter: &'e mut Exporter,
     path: &'p str,
-    file: FileRow<'p>,
     sink: &'s mut dyn FnMut(Table, RecordBatch),
 }
 
-impl Visitor for Adding<'_, '_, '_> {
-    type Output = (FileStrings, Ending);
-
-    fn twdemo(&mut self, data: &[u8]) -> Self::Output {
-        self.file.bytes = data.len() as u64;
-        self.exporter
-            .twdemo(self.path, data, &mut self.file, self.sink)
+impl GameSink for Rows<'_, '_, '_> {
+    fn players(&mut self, tick: i32, players: &[PlayerAt<'_>]) {
+        let path = self.path;
+        self.exporter.ticks.push_rows(players.len(), |i| {
+            let p = players.get(i).copied().unwrap_or(PlayerAt {
+                sample: Sample::default(),
+                name: "",
+            });
+            TickRow::of(path, tick, p.name, &p.sample)
+        });
+        self.exporter.flush(false, self.sink);
     }
 
-    fn teehistorian(&mut self, data: &[u8]) -> Self::Output {
-        self.file.bytes = data.len() as u64;
-        self.exporter
-            .teehistorian(self.path, data, &mut self.file, self.sink)
+    fn inputs(&mut self, inputs: &[InputAt]) {
+        let path = self.path;
+        self.exporter.inputs.push_rows(inputs.len(), |i| {
+            let input = inputs.get(i).copied().unwrap_or_default();
+            InputRow::of(path, &input)
+        });
+        self.exporter.flush(false, self.sink);
     }
 
-    fn teehistorian_stream(&mut self, reader: TeehistorianStream, len: u64) -> Self::Output {
-        self.file.bytes = len;
-        let strings = FileStrings::of_teehistorian(reader.header());
-        let team_game = team_game_of(reader.header());
-        let walk = TickWalk::from_reader(reader);
-        let ending =
-            self.exporter
-                .teehistorian_walk(self.path, walk, team_game, &mut self.file, self.sink);
-        (strings, ending)
+    fn protocol_event(&mut self, event: &ProtocolEvent<'_>) {
+        let values: serde_json::Map<String, serde_json::Value> = event
+            .values
+            .iter()
+            .map(|(key, value)| {
+                let value = serde_json::to_value(value).unwrap_or_default();
+                (key.clone().into_owned(), value)
+            })
+            .collect();
+        self.exporter.game_events.push(&GameEventRow {
+            path: self.path,
+            tick: event.tick,
+            name: &event.name,
+            values: &serde_json::Value::Object(values).to_string(),
+        });
+        self.exporter.flush(false, self.sink);
     }
 
-    fn source(&mut self, data: &[u8]) -> Self::Output {
-        self.file.bytes = data.len() as u64;
-        self.exporter
-            .source(self.path, data, &mut self.file, self.sink)
+    fn frame(&mut self, frame: &FrameAt<'_>) {
+        self.exporter.frames.push(&FrameRow {
+            path: self.path,
+            index: frame.index,
+            offset: frame.offset,
+            len: frame.len,
+            command: frame.command,
+            tick: frame.tick,
+            slot: frame.slot,
+        });
+        self.exporter.flush(false, self.sink);
     }
 }
 
@@ -612,29 +577,30 @@ impl Exporter {
         data: &[u8],
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) -> FileEnd {
-        let mut adding = Adding {
+        let mut file = FileRow::new(path, data.len() as u64, modified_ns);
+        let options = self.game_options();
+        let mut rows = Rows {
             exporter: self,
             path,
-            file: FileRow::new(path, data.len() as u64, modified_ns),
             sink,
         };
-        let ((strings, ending), read) = match Recording::visit_bytes(data, &mut adding) {
-            Ok((format, read)) => {
-                adding.file.format = format.id();
-                (read, true)
+        let walked = Recording::game_of_bytes(data, &options, &mut rows);
+        let Rows { sink, .. } = rows;
+        let end = match walked {
+            Ok((format, end)) => {
+                file.format = format.id();
+                end
             }
-            Err(e) => ((FileStrings::default(), Ending::of(&e)), false),
+            Err(e) => Err(e),
         };
-        let Adding { file, sink, .. } = adding;
-        let end = FileEnd::of(&ending, read);
-        self.push_file(file, &strings, &ending, sink);
-        end
+        self.end_file(path, file, end, sink)
     }
 
-    /// Reads a recording opened through the entry point: a teehistorian file on disk as a
-    /// stream as it arrives rather than whole, with the same rows (memory stays that of
-    /// the reader's buffer and of the batches, whatever the length of the file); any other
-    /// as [`add_modified`](Self::add_modified) does.
+    /// Reads a recording opened through the entry point: a file on disk as a stream as it
+    /// arrives rather than whole where the format allows (a teehistorian file), with the
+    /// same rows (memory stays that of the reader's buffer and of the batches, whatever
+    /// the length of the file); one in memory as [`add_modified`](Self::add_modified)
+    /// does.
     pub fn add_recording(
         &mut self,
         path: &str,
@@ -642,54 +608,83 @@ impl Exporter {
         recording: &Recording,
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) -> FileEnd {
-        let bytes = recording
-            .path()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .map_or(0, |m| m.len());
-        let mut adding = Adding {
+        let bytes = match recording.path() {
+            Some(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            None => recording.bytes().map_or(0, |b| b.len() as u64),
+        };
+        let mut file = FileRow::new(path, bytes, modified_ns);
+        file.format = recording.format().id();
+        let options = self.game_options();
+        let mut rows = Rows {
             exporter: self,
             path,
-            file: FileRow::new(path, bytes, modified_ns),
             sink,
         };
-        adding.file.format = recording.format().id();
-        let ((strings, ending), read) = match recording.visit(&mut adding) {
-            Ok(read) => (read, true),
-            Err(e) => ((FileStrings::default(), Ending::of(&e)), false),
-        };
-        let Adding { file, sink, .. } = adding;
-        let end = FileEnd::of(&ending, read);
-        self.push_file(file, &strings, &ending, sink);
-        end
+        let end = recording.game(&options, &mut rows);
+        let Rows { sink, .. } = rows;
+        self.end_file(path, file, end, sink)
     }
 
-    /// [`add_modified`](Self::add_modified) for a teehistorian file read from a stream as
-    /// it arrives rather than whole, with the same rows: memory stays that of the reader's
-    /// buffer and of the batches, whatever the length of the file. `bytes` is the file's
-    /// size, for its `files` row. ([`add_recording`](Self::add_recording) calls it for a
-    /// teehistorian file on disk.)
-    pub fn add_teehistorian<R: std::io::Read + Send>(
+    /// What the game stream is asked for: what the wanted tables need, and no more.
+    fn game_options(&self) -> GameOptions {
+        let mut options = GameOptions::over(
+            self.selection
+                .ticks
+                .as_ref()
+                .map(|r| crate::time::TickRange::new(r.start, r.end.saturating_sub(1))),
+        );
+        options.stop_after_range = self.stops_early();
+        if let Some(ids) = &self.selection.client_ids {
+            options = options.following(ids);
+        }
+        options.players = self.wants(Table::Ticks);
+        options.names = self.wants(Table::Ticks) && self.selection.keeps_column("name");
+        options.log =
+            self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events);
+        options.inputs = self.wants(Table::Inputs);
+        options.protocol_events = self.wants(Table::GameEvents);
+        options.frames = self.wants(Table::Frames);
+        options.pipelined = self.pipelined;
+        options
+    }
+
+    /// Adds a file's log and its `files` row, from how its game stream ended.
+    fn end_file(
         &mut self,
         path: &str,
-        modified_ns: Option<i64>,
-        bytes: u64,
-        reader: TeehistorianReader<R>,
+        mut file: FileRow<'_>,
+        end: Result<GameEnd, Error>,
         sink: &mut dyn FnMut(Table, RecordBatch),
     ) -> FileEnd {
-        let mut file = FileRow::new(path, bytes, modified_ns);
-        file.format = "teehistorian";
-        let strings = FileStrings::of_teehistorian(reader.header());
-        let team_game = team_game_of(reader.header());
-        let ending = self.teehistorian_walk(
-            path,
-            TickWalk::from_reader(reader),
-            team_game,
-            &mut file,
-            sink,
-        );
-        let end = FileEnd::of(&ending, true);
+        let (end, read) = match end {
+            Ok(end) => (end, true),
+            Err(e) => (
+                GameEnd {
+                    error: Some(e),
+                    ..GameEnd::default()
+                },
+                false,
+            ),
+        };
+        let ending = end.error.as_ref().map(Ending::of).unwrap_or_default();
+        let facts = &end.facts;
+        let text = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        let strings = FileStrings {
+            version: text(&facts.version),
+            map_name: text(&facts.map),
+            game_uuid: text(&facts.game_uuid),
+            start_time: text(&facts.start_time),
+            server: text(&facts.server).or_else(|| text(&facts.server_version)),
+        };
+        if read {
+            file.first_tick = end.first_tick;
+            file.last_tick = end.last_tick;
+            file.records = end.records;
+            file.finished = end.finished;
+            self.game_log(path, end.log);
+        }
         self.push_file(file, &strings, &ending, sink);
-        end
+        FileEnd::of(&ending, read)
     }
 
     /// Completes a file's row with what its reading found, and adds it.
@@ -750,472 +745,6 @@ impl Exporter {
         flush!(files Files, chat Chat, players Players, events Events, ticks Ticks, inputs Inputs, game_events GameEvents, frames Frames);
     }
 
-    fn twdemo(
-        &mut self,
-        path: &str,
-        data: &[u8],
-        file: &mut FileRow<'_>,
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) -> (FileStrings, Ending) {
-        let demo = match DemoSlice::parse(data) {
-            Ok(demo) => demo,
-            Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
-        };
-        let header = &demo.prelude().header;
-        let strings = FileStrings {
-            version: Some(demo.prelude().version().to_string()),
-            map_name: Some(lossy(header.map_name.text_bytes())),
-            start_time: Some(demo_start_time(&demo)),
-            ..FileStrings::default()
-        };
-        let mut ending = Ending::default();
-        let mut log = TickLogger::default();
-        let wants_log =
-            self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events);
-        let wants_ticks = self.wants(Table::Ticks);
-        let stops_early = self.stops_early();
-        // The last tick sampled and its samples, for the ticks after it that have none.
-        let mut last_sampled: Option<i32> = None;
-        let mut previous: Vec<(Sample, String)> = Vec::new();
-        let mut replay = GameReplay::new(&demo);
-        while let Some(tick) = replay.next() {
-            let tick = match tick {
-                Ok(tick) => tick,
-                Err(e) => {
-                    ending = Ending::at(&e, e.offset());
-                    break;
-                }
-            };
-            file.first_tick.get_or_insert(tick.tick);
-            file.last_tick = Some(tick.tick);
-            if wants_log {
-                log.tick(&tick);
-            }
-            if !wants_ticks {
-                if stops_early && self.selection.is_past(tick.tick) {
-                    break;
-                }
-                continue;
-            }
-            // Ticks without a snapshot of their own hold the last one's characters (the
-            // model's sampling rule), up to a minute of them.
-            if let Some(skipped) = crate::model::filled_ticks(last_sampled, tick.tick) {
-                for skipped in skipped {
-                    if !self.selection.keeps_tick(skipped) {
-                        continue;
-                    }
-                    for (sample, name) in &previous {
-                        self.ticks.push(&TickRow::of(path, skipped, name, sample));
-                    }
-                    self.flush(false, sink);
-                }
-            }
-            last_sampled = Some(tick.tick);
-            previous.clear();
-            // A tick before the selection still gives the samples its following ticks
-            // are filled with, so a selection's rows are the whole read's.
-            let kept = self.selection.keeps_tick(tick.tick);
-            let selection = &self.selection;
-            for c in tick
-                .world
-                .characters()
-                .filter(|c| selection.keeps_client(c.client_id))
-            {
-                let sample = c.sample(tick.tick);
-                let name = tick
-                    .world
-                    .player(c.client_id)
-                    .map_or("", |p| p.name.as_str());
-                if kept {
-                    self.ticks
-                        .push(&TickRow::of(path, tick.tick, name, &sample));
-                }
-                previous.push((sample, name.to_owned()));
-            }
-            if kept {
-                self.flush(false, sink);
-            }
-            if stops_early && self.selection.is_past(tick.tick) {
-                break;
-            }
-        }
-        file.records = demo.chunks().count() as u64;
-        self.game_log(path, log.finish());
-        (strings, ending)
-    }
-
-    fn teehistorian(
-        &mut self,
-        path: &str,
-        data: &[u8],
-        file: &mut FileRow<'_>,
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) -> (FileStrings, Ending) {
-        let th = match TeehistorianSlice::parse(data) {
-            Ok(th) => th,
-            Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
-        };
-        let strings = FileStrings::of_teehistorian(th.header());
-        let ending = self.teehistorian_walk(
-            path,
-            TickWalk::new(&th),
-            team_game_of(th.header()),
-            file,
-            sink,
-        );
-        (strings, ending)
-    }
-
-    /// Walks a teehistorian body into the tables; what ended it, for the `files` row.
-    fn teehistorian_walk<S: WalkSource + Send>(
-        &mut self,
-        path: &str,
-        walk: TickWalk<S>,
-        team_game: crate::model::TeamGame,
-        file: &mut FileRow<'_>,
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) -> Ending {
-        let wanted = WalkWants {
-            inputs: self.wants(Table::Inputs),
-            positions: self.wants(Table::Ticks),
-            names: self.wants(Table::Ticks) && self.selection.keeps_column("name"),
-            // The players, chat and events come from the same pass.
-            log: self.wants(Table::Chat) || self.wants(Table::Players) || self.wants(Table::Events),
-        };
-        let selection = (!self.selection.is_everything()).then(|| Selected {
-            selection: self.selection.clone(),
-            client_ids: self.selection.client_ids.as_ref().map(|ids| {
-                let mut ids = ids.clone();
-                ids.sort_unstable();
-                ids.dedup();
-                ids
-            }),
-            stops_early: self.stops_early(),
-        });
-        // Inputs are most of a server's file: without the `inputs` table the walk steps
-        // over them.
-        let walk = if wanted.inputs {
-            walk
-        } else {
-            walk.skipping_inputs()
-        };
-        // Only the selected players' moves are followed (the others' are stepped over);
-        // no one's when no `ticks` row is wanted (the players, chat and events come from
-        // joins, drops, messages and commands, never from moves).
-        let walk = match &self.selection.client_ids {
-            Some(ids) => walk.following(ids),
-            None if !wanted.positions => walk.following(&[]),
-            None => walk,
-        };
-        let end = if self.pipelined {
-            // Batches of rows go to this thread, and their buffers come back for reuse.
-            let (full, filled) = std::sync::mpsc::sync_channel::<WalkRows>(2);
-            let (empty, emptied) = std::sync::mpsc::channel::<WalkRows>();
-            std::thread::scope(|scope| {
-                let walker = scope.spawn(move || {
-                    walk_rows(walk, wanted, selection.as_ref(), WALK_ROWS, |rows| {
-                        let _ = full.send(std::mem::replace(
-                            rows,
-                            emptied.try_recv().unwrap_or_default(),
-                        ));
-                    })
-                });
-                for mut rows in filled {
-                    self.take_rows(path, &rows, file, sink);
-                    rows.clear();
-                    let _ = empty.send(rows);
-                }
-                walker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-        } else {
-            // Each tick's rows, still in the cache, go straight into the tables; a
-            // selection's few rows gather for a while first (handing on each tick's
-            // costs more than its rows then).
-            let at_least = if selection.is_some() { WALK_ROWS } else { 1 };
-            walk_rows(walk, wanted, selection.as_ref(), at_least, |rows| {
-                self.take_rows(path, rows, file, sink);
-                rows.clear();
-            })
-        };
-        self.tick_names.clear();
-        file.records = end.records;
-        file.finished = Some(end.finished);
-        if let Some(log) = end.log {
-            self.game_log(
-                path,
-                crate::gamenet::summary::GameLog {
-                    team_game: Some(team_game),
-                    ..log
-                },
-            );
-        }
-        end.ending
-    }
-
-    /// Puts a walk's rows into the tables, tick by tick as the walk went: each tick's
-    /// inputs, then its positions, then the batches that filled; inputs after the last
-    /// tick (of a tick an error ended) last.
-    fn take_rows(
-        &mut self,
-        path: &str,
-        rows: &WalkRows,
-        file: &mut FileRow<'_>,
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) {
-        let (mut inputs, mut positions) = (0, 0);
-        // Each client id's name, as the renames the walk noted leave it.
-        let mut names = std::mem::take(&mut self.tick_names);
-        let mut renames = rows.renames.iter().peekable();
-        let mut push_inputs = |this: &mut Self, to: usize| {
-            let tick_inputs = &rows.inputs[inputs..to];
-            this.inputs.push_rows(tick_inputs.len(), |i| {
-                let (tick, client_id, input, new) = tick_inputs[i];
-                let [
-                    direction,
-                    target_x,
-                    target_y,
-                    jump,
-                    fire,
-                    hook,
-                    player_flags,
-                    wanted_weapon,
-                    next_weapon,
-                    prev_weapon,
-                ] = input;
-                InputRow {
-                    path,
-                    tick,
-                    client_id,
-                    direction,
-                    target_x,
-                    target_y,
-                    jump,
-                    fire,
-                    hook,
-                    player_flags,
-                    wanted_weapon,
-                    next_weapon,
-                    prev_weapon,
-                    new,
-                }
-            });
-            inputs = to;
-        };
-        for &(tick, inputs_end, positions_end) in &rows.ticks {
-            push_inputs(self, inputs_end);
-            while let Some((_, client_id, name)) = renames.next_if(|r| r.0 < positions_end) {
-                rename(&mut names, *client_id, name);
-            }
-            let tick_positions = &rows.positions[positions..positions_end];
-            self.ticks.push_rows(tick_positions.len(), |i| {
-                let [client_id, x, y] = tick_positions[i];
-                TickRow {
-                    path,
-                    tick,
-                    client_id,
-                    name: names.get(client_id as usize).map_or("", String::as_str),
-                    x,
-                    y,
-                    // A teehistorian file records a position when it changed: the one
-                    // after the tick, filled forward or not.
-                    position_tick: tick,
-                    vel_x: None,
-                    vel_y: None,
-                    weapon: None,
-                    weapon_name: None,
-                    health: None,
-                    armor: None,
-                }
-            });
-            positions = positions_end;
-            file.first_tick.get_or_insert(tick);
-            file.last_tick = Some(tick);
-            self.flush(false, sink);
-        }
-        push_inputs(self, rows.inputs.len());
-        // Renames after the last row (a tick without rows) hold for the next rows.
-        for (_, client_id, name) in renames {
-            rename(&mut names, *client_id, name);
-        }
-        self.tick_names = names;
-    }
-
-    fn source(
-        &mut self,
-        path: &str,
-        data: &[u8],
-        file: &mut FileRow<'_>,
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) -> (FileStrings, Ending) {
-        let demo = match SourceSlice::parse(data) {
-            Ok(demo) => demo,
-            Err(e) => return (FileStrings::default(), Ending::at(&e, e.offset)),
-        };
-        let header = demo.header();
-        let strings = FileStrings {
-            version: Some(header.demo_protocol.to_string()),
-            map_name: Some(lossy(header.map.text_bytes())),
-            server: Some(lossy(header.server.text_bytes())),
-            ..FileStrings::default()
-        };
-        let mut ending = Ending::default();
-        let mut play = crate::source::summary::PlayTicks::default();
-        for (index, frame) in demo.frames().enumerate() {
-            let frame = match frame {
-                Ok(frame) => frame,
-                Err(e) => {
-                    ending = Ending::at(&e, e.offset);
-                    break;
-                }
-            };
-            // Source ticks are not in order (sign-on frames, a level change): the ticks
-            // of play are the model's, as `info` gives them.
-            play.add(frame.frame.command(), frame.frame.tick);
-            (file.first_tick, file.last_tick) = (play.first, play.last);
-            file.records += 1;
-            if !self.wants(Table::Frames) {
-                continue;
-            }
-            self.frames.push(&FrameRow {
-                path,
-                index: index as u64,
-                offset: frame.offset,
-                len: frame.len as u64,
-                command: frame.frame.command().name(),
-                tick: frame.frame.tick,
-                slot: frame.frame.slot.map(i32::from),
-            });
-            self.flush(false, sink);
-        }
-        let wants_log = [Table::Chat, Table::Players, Table::Events, Table::Ticks]
-            .into_iter()
-            .any(|t| self.wants(t));
-        if wants_log || self.wants(Table::GameEvents) {
-            self.source_game(path, data, &mut ending, sink);
-        }
-        (strings, ending)
-    }
-
-    /// The chat, players, events and typed game events of a Source demo, from one walk.
-    fn source_game(
-        &mut self,
-        path: &str,
-        data: &[u8],
-        ending: &mut Ending,
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) {
-        use crate::source::game::{Item, Walk};
-        let typed = self.wants(Table::GameEvents);
-        let positions = self.wants(Table::Ticks);
-        let options = Walk {
-            // The entities give the positions, and every player's team.
-            entities: positions || self.wants(Table::Players),
-            ..Walk::default()
-        };
-        // The players' names by slot, as the walk has met them so far.
-        let mut names: Vec<(i32, String)> = Vec::new();
-        // One row per player per tick: the walk can hand out several updates of one tick
-        // (a packet per view split, frames of one tick), so the rows of the latest tick
-        // wait here, each player's last state kept, until another tick comes.
-        let mut pending: Option<(i32, Vec<SourceSample>)> = None;
-        // Rows go to their builders as the walk hands them out: memory does not grow with
-        // the demo's length.
-        let walked = crate::source::game::game_log_reader_with(data, options, |item| match item {
-            Item::Event(event) if typed => {
-                let values = serde_json::to_value(event)
-                    .ok()
-                    .and_then(|mut v| v.get_mut("values").map(std::mem::take))
-                    .unwrap_or_default();
-                self.game_events.push(&GameEventRow {
-                    path,
-                    tick: event.tick,
-                    name: &event.name(),
-                    values: &values.to_string(),
-                });
-                self.flush(false, sink);
-            }
-            Item::Join { slot, player, .. } | Item::Rename { slot, player, .. } => {
-                names.retain(|n| n.0 != *slot);
-                names.push((*slot, player.name.clone()));
-            }
-            Item::Players { tick, players } if positions => {
-                if pending.as_ref().is_some_and(|(t, _)| t != tick) {
-                    let (t, samples) = pending.take().unwrap_or_default();
-                    self.source_ticks(path, t, &samples, sink);
-                }
-                let (_, samples) = pending.get_or_insert_with(|| (*tick, Vec::new()));
-                for p in players.iter().filter(|p| p.in_pvs) {
-                    let slot = p.index as i32 - 1;
-                    let Some([x, y, _]) = p.origin else { continue };
-                    if !self.selection.keeps(*tick, slot) {
-                        continue;
-                    }
-                    let name = names
-                        .iter()
-                        .find(|n| n.0 == slot)
-                        .map_or("", |n| n.1.as_str());
-                    let sample = SourceSample {
-                        slot,
-                        name: name.to_owned(),
-                        x: x.round() as i32,
-                        y: y.round() as i32,
-                        health: p.health.and_then(|h| i32::try_from(h).ok()),
-                    };
-                    match samples.iter_mut().find(|s| s.slot == slot) {
-                        Some(earlier) => *earlier = sample,
-                        None => samples.push(sample),
-                    }
-                }
-            }
-            _ => {}
-        });
-        if let Some((tick, samples)) = pending {
-            self.source_ticks(path, tick, &samples, sink);
-        }
-        let (log, error) = match walked {
-            Ok(walked) => walked,
-            Err(e) => {
-                if ending.error.is_none() {
-                    *ending = Ending::at(&e, e.offset());
-                }
-                return;
-            }
-        };
-        if let Some(e) = error
-            && ending.error.is_none()
-        {
-            *ending = Ending::at(&e, e.offset());
-        }
-        self.game_log(path, log);
-        self.flush(false, sink);
-    }
-
-    /// The `ticks` rows of one tick of a Source demo, in slot order.
-    fn source_ticks(
-        &mut self,
-        path: &str,
-        tick: i32,
-        samples: &[SourceSample],
-        sink: &mut dyn FnMut(Table, RecordBatch),
-    ) {
-        let mut order: Vec<&SourceSample> = samples.iter().collect();
-        order.sort_by_key(|s| s.slot);
-        for s in order {
-            let sample = Sample {
-                client_id: s.slot,
-                x: s.x,
-                y: s.y,
-                position_tick: tick,
-                health: s.health,
-                ..Sample::default()
-            };
-            self.ticks.push(&TickRow::of(path, tick, &s.name, &sample));
-            self.flush(false, sink);
-        }
-    }
-
     /// The chat lines, player stints and game events of a file.
     fn game_log(&mut self, path: &str, log: crate::gamenet::summary::GameLog) {
         let log = match &self.game_selection {
@@ -1271,215 +800,12 @@ impl Exporter {
     }
 }
 
-/// The kind of game a teehistorian file is of, by its header's `game_type`.
-fn team_game_of(header: &Header) -> crate::model::TeamGame {
-    crate::model::TeamGame::of_game_type(header.game_type.as_deref().unwrap_or(""))
-}
-
-/// Gives client id `client_id` (from a walk's world: `0..128`) the name `name` in `names`.
-fn rename(names: &mut Vec<String>, client_id: i32, name: &str) {
-    let slot = client_id as usize;
-    if names.len() <= slot {
-        names.resize(slot + 1, String::new());
-    }
-    names[slot].clear();
-    names[slot].push_str(name);
-}
-
-/// Rows a pipelined walk gathers before it hands them over (a few hundred KB).
-const WALK_ROWS: usize = 16 * 1024;
-
-/// The tables a teehistorian walk gathers rows for.
-#[derive(Debug, Clone, Copy)]
-struct WalkWants {
-    inputs: bool,
-    positions: bool,
-    /// The players' names on the positions' rows (which needs the players followed).
-    names: bool,
-    log: bool,
-}
-
-/// A walk's [`TickSelection`], and whether it may stop after the selected ticks.
-#[derive(Debug, Clone)]
-struct Selected {
-    selection: TickSelection,
-    /// The selection's client ids, ascending, once each: the rows' order.
-    client_ids: Option<Vec<i32>>,
-    stops_early: bool,
-}
-
-/// A teehistorian walk's rows, gathered tick by tick before they go into the tables.
-#[derive(Debug, Default)]
-struct WalkRows {
-    /// Every input: tick, client id, the input, whether it was stored whole.
-    inputs: Vec<(i32, i32, crate::teehistorian::semantic::Input, bool)>,
-    /// Every position after each tick: client id, x, y.
-    positions: Vec<[i32; 3]>,
-    /// Every tick walked: its number, and where its inputs and positions end.
-    ticks: Vec<(i32, usize, usize)>,
-    /// Names that changed: the first position row with the new name, its client id and
-    /// the name (a rename per change rather than a name per row).
-    renames: Vec<(usize, i32, String)>,
-}
-
-impl WalkRows {
-    fn clear(&mut self) {
-        self.inputs.clear();
-        self.positions.clear();
-        self.ticks.clear();
-        self.renames.clear();
-    }
-
-    fn len(&self) -> usize {
-        self.inputs.len() + self.positions.len() + self.ticks.len()
-    }
-}
-
-/// How a teehistorian walk ended.
-struct WalkEnd {
-    ending: Ending,
-    records: u64,
-    finished: bool,
-    log: Option<crate::gamenet::summary::GameLog>,
-}
-
-/// Walks `walk` to its end, gathering the rows `wanted` and handing them to `hand` (which
-/// leaves the buffer empty) whenever `at_least` have gathered, at a tick's end, and at
-/// the end.
-fn walk_rows<S: WalkSource>(
-    mut walk: TickWalk<S>,
-    wanted: WalkWants,
-    selected: Option<&Selected>,
-    at_least: usize,
-    mut hand: impl FnMut(&mut WalkRows),
-) -> WalkEnd {
-    let mut ending = Ending::default();
-    let mut log = (wanted.log || wanted.names).then(EventLogger::new);
-    let mut rows = WalkRows::default();
-    // The name each client id's rows were last given, and the roster they came from.
-    let mut named = vec![String::new(); crate::teehistorian::format::MAX_CLIENTS as usize];
-    let mut names_seen = 0;
-    // The positions after the last tick the walk met, for the ticks the file skips (it
-    // stores a tick only when something changed): the game model fills them forward.
-    let mut previous: Vec<[i32; 3]> = Vec::new();
-    let mut last_tick: Option<i32> = None;
-    loop {
-        let inputs_before = rows.inputs.len();
-        let inputs = &mut rows.inputs;
-        let tick = match walk.next_tick(|event| {
-            if let Some(log) = &mut log {
-                log.add(&event);
-            }
-            if let EventKind::Input { cid, input, new } = event.kind
-                && wanted.inputs
-            {
-                inputs.push((event.tick, cid, input, new));
-            }
-        }) {
-            None => break,
-            Some(Ok(tick)) => tick,
-            Some(Err(e)) => {
-                ending = Ending::at(&e, e.offset());
-                break;
-            }
-        };
-        if wanted.positions
-            && let Some(skipped) = crate::model::filled_ticks(last_tick, tick)
-            && !previous.is_empty()
-        {
-            for skipped in skipped {
-                if selected.is_some_and(|s| !s.selection.keeps_tick(skipped)) {
-                    continue;
-                }
-                rows.positions.extend_from_slice(&previous);
-                rows.ticks
-                    .push((skipped, inputs_before, rows.positions.len()));
-            }
-        }
-        last_tick = Some(tick);
-        let first_position = rows.positions.len();
-        match selected {
-            _ if !wanted.positions => {}
-            None => rows
-                .positions
-                .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
-            // A few players of many: looked up rather than filtered out.
-            Some(Selected {
-                client_ids: Some(ids),
-                ..
-            }) => {
-                let world = walk.world();
-                rows.positions.extend(ids.iter().filter_map(|&cid| {
-                    let (x, y) = world.position(cid)?;
-                    Some([cid, x, y])
-                }))
-            }
-            Some(Selected { .. }) => rows
-                .positions
-                .extend(walk.world().players().map(|(cid, (x, y))| [cid, x, y])),
-        }
-        if wanted.positions {
-            previous.clear();
-            previous.extend_from_slice(&rows.positions[first_position..]);
-            // Computed for the ticks before a selected range too, which may fill into
-            // it; not kept as rows.
-            if selected.is_some_and(|s| !s.selection.keeps_tick(tick)) {
-                rows.positions.truncate(first_position);
-            }
-        }
-        // When a player came, went or was renamed, every client id's name is compared with
-        // the one its rows were given, and a rename noted for those that differ (from this
-        // tick's first row on).
-        if let Some(log) = log.as_ref().filter(|_| wanted.names)
-            && log.name_changes() != names_seen
-        {
-            names_seen = log.name_changes();
-            for (cid, named) in (0..).zip(&mut named) {
-                let name = log.roster().player(cid).map_or("", |p| p.name.as_str());
-                if named != name {
-                    named.clear();
-                    named.push_str(name);
-                    rows.renames.push((first_position, cid, name.to_owned()));
-                }
-            }
-        }
-        rows.ticks
-            .push((tick, rows.inputs.len(), rows.positions.len()));
-        if rows.len() >= at_least {
-            hand(&mut rows);
-        }
-        if selected.is_some_and(|s| s.stops_early && s.selection.is_past(tick)) {
-            break;
-        }
-    }
-    if rows.len() > 0 {
-        hand(&mut rows);
-    }
-    WalkEnd {
-        ending,
-        records: walk.records(),
-        finished: walk.finished(),
-        log: log
-            .filter(|_| wanted.log)
-            .map(|log| log.finish(walk.tick())),
-    }
-}
-
 /// A file's modification time in nanoseconds since the Unix epoch, when the system says:
 /// the `modified_ns` of its `files` row.
 pub fn modified_ns(path: &std::path::Path) -> Option<i64> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
     i64::try_from(since.as_nanos()).ok()
-}
-
-/// A demo's `start_time`: its header's timestamp.
-fn demo_start_time(demo: &DemoSlice<'_>) -> String {
-    crate::model::start_time_of_demo(&lossy(demo.prelude().header.timestamp.text_bytes()))
-}
-
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The text fields of a `files` row, owned while the row is made.
@@ -1492,15 +818,24 @@ struct FileStrings {
     server: Option<String>,
 }
 
-impl FileStrings {
-    /// What a teehistorian header gives the `files` row.
-    fn of_teehistorian(header: &Header) -> Self {
-        FileStrings {
-            version: Some(header.version.clone()),
-            map_name: header.map_name.clone(),
-            game_uuid: header.game_uuid.clone(),
-            start_time: header.start_time.clone(),
-            server: header.server_version.clone(),
+impl<'a> InputRow<'a> {
+    /// The row of a model [`InputAt`].
+    fn of(path: &'a str, input: &InputAt) -> Self {
+        InputRow {
+            path,
+            tick: input.tick,
+            client_id: input.client_id,
+            direction: input.direction,
+            target_x: input.target_x,
+            target_y: input.target_y,
+            jump: input.jump,
+            fire: input.fire,
+            hook: input.hook,
+            player_flags: input.player_flags,
+            wanted_weapon: input.wanted_weapon,
+            next_weapon: input.next_weapon,
+            prev_weapon: input.prev_weapon,
+            new: input.new,
         }
     }
 }

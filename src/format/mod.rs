@@ -23,7 +23,7 @@ pub use outcome::{Cut, RewriteError};
 pub(crate) use outcome::{rewrite_error_from, stopped};
 
 use crate::gamenet::summary::GameLog;
-use crate::model::{GameFacts, GameOptions, PlayerAt};
+use crate::model::{GameFacts, GameOptions, GameSink};
 use crate::scrub::ScrubOptions;
 use crate::time::{RangeBound, TickRange};
 use crate::validation::{Problem, Verdict};
@@ -149,19 +149,28 @@ impl<'a> Input<'a> {
     }
 
     /// A reader over the recording from its start, streaming from its file.
-    pub fn open(&self) -> Result<Box<dyn Read + 'a>, Error> {
+    pub fn open(&self) -> Result<Box<dyn Read + Send + 'a>, Error> {
         self.reopen().map_err(Error::read)
     }
 
     /// [`open`](Self::open) with the system's error type: what the formats' readings in two
     /// passes take, as an `open` closure, to start the recording again.
-    pub fn reopen(&self) -> io::Result<Box<dyn Read + 'a>> {
+    pub fn reopen(&self) -> io::Result<Box<dyn Read + Send + 'a>> {
         match self.source {
             InputSource::Bytes(data) => Ok(Box::new(data)),
             InputSource::File(path) => Ok(Box::new(BufReader::with_capacity(
                 STREAM_BUFFER,
                 File::open(path)?,
             ))),
+        }
+    }
+
+    /// The recording's bytes when they are in memory (a reading over a slice can be
+    /// faster than one over a reader); `None` for a file.
+    pub fn in_memory(&self) -> Option<&'a [u8]> {
+        match self.source {
+            InputSource::Bytes(data) => Some(data),
+            InputSource::File(_) => None,
         }
     }
 
@@ -322,14 +331,15 @@ pub trait RecordingFormat: 'static {
     fn facts(input: Input<'_>) -> Result<GameFacts, Error>;
 
     /// Walks the game as the [model](crate::model) states it, whatever the format: the
-    /// players in the game at every tick of `options`' range, handed to `each` tick by
-    /// tick in tick order (client id order within a tick), then the game's facts and log.
-    /// A read error ends the walk early; what came before it was handed out, and the error
-    /// is in the [`GameEnd`].
+    /// players in the game at every tick of `options`' range, handed to `sink` tick by
+    /// tick in tick order (client id order within a tick), with what else `options`
+    /// asks for that the format records (inputs, protocol events, frames); then the
+    /// game's facts, its log and how much was read. A read error ends the walk early;
+    /// what came before it was handed out, and the error is in the [`GameEnd`].
     fn game(
         input: Input<'_>,
         options: &GameOptions,
-        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
+        sink: &mut dyn GameSink,
     ) -> Result<GameEnd, Error>;
 
     /// The Teeworlds/DDNet map the game was played on, as a map file's bytes: `given`
@@ -518,4 +528,21 @@ pub struct GameEnd {
     pub log: GameLog,
     /// The error that ended the walk early; everything before it was handed out.
     pub error: Option<Error>,
+    /// Records read: demo chunks, teehistorian messages or Source frames.
+    pub records: u64,
+    /// The first tick of play read, as `info` counts ticks.
+    pub first_tick: Option<i32>,
+    /// The last tick of play read (where the walk stopped, if it stopped early).
+    pub last_tick: Option<i32>,
+    /// Whether the recording says it ended where it should (a teehistorian file's
+    /// FINISH); `None` for the formats that do not say.
+    pub finished: Option<bool>,
+}
+
+impl GameEnd {
+    /// Notes `tick` as read.
+    pub(crate) fn saw(&mut self, tick: i32) {
+        self.first_tick.get_or_insert(tick);
+        self.last_tick = Some(tick);
+    }
 }

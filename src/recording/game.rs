@@ -169,17 +169,19 @@ impl Recording {
     }
 
     /// The game stream: the game as the [model](crate::model) states it, whatever the
-    /// format. The players in the game at every tick of `options`' range go to `each`
-    /// tick by tick; the game's facts and log (players, events, chat) come back at the end,
+    /// format. The players in the game at every tick of `options`' range go to `sink`
+    /// tick by tick, with what else `options` asks for that the format records (a
+    /// teehistorian file's inputs, a Source demo's typed events and frames); the game's
+    /// facts and log (players, events, chat) and how much was read come back at the end,
     /// with the error that ended the walk early, if any. Streamed: memory does not grow
-    /// with the file. Pictures and report pages are drawn from it.
+    /// with the file. The tables, pictures and report pages are made from it.
     pub fn game(
         &self,
         options: &crate::model::GameOptions,
-        mut each: impl FnMut(i32, &[crate::model::PlayerAt<'_>]),
+        sink: &mut dyn crate::model::GameSink,
     ) -> Result<super::GameEnd, Error> {
         let input = self.input();
-        forward!(self.format, F => F::game(input, options, &mut each))
+        forward!(self.format, F => F::game(input, options, sink))
     }
 
     /// Hands every game event (kills, finishes, joins, chat, ...) to `each`, in order.

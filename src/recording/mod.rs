@@ -144,13 +144,13 @@ macro_rules! from_unsupported {
     };
 }
 
+mod borrowed;
 mod dump;
 mod game;
 mod map_directory;
 mod scrub;
 mod text;
 mod trim;
-mod visit;
 
 pub use crate::detect::detect;
 pub use crate::format::{
@@ -170,7 +170,6 @@ pub use game::{GameEvent, GameRecord};
 pub use map_directory::{MAX_MAP_FILES, MapDirectory};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;
-pub use visit::{TeehistorianStream, Visitor};
 
 use crate::format::{Capability, Input, RecordingFormat, Unsupported};
 use crate::time::RangeBound;

@@ -162,13 +162,16 @@ pub(crate) fn group(tick: i32, first: i32, step: u32) -> i64 {
 /// it).
 pub(crate) fn gather(recording: &Recording, range: Option<TickRange>) -> Result<Gathered, Error> {
     let mut g = Gathered::default();
-    let end = recording.game(&GameOptions::over(range), |tick, players| {
-        g.saw(tick);
-        for p in players {
-            let (x, y) = (p.sample.x as f32, p.sample.y as f32);
-            g.sample(tick, p.sample.client_id, p.name, x, y);
-        }
-    })?;
+    let end = recording.game(
+        &GameOptions::over(range),
+        &mut |tick, players: &[crate::model::PlayerAt<'_>]| {
+            g.saw(tick);
+            for p in players {
+                let (x, y) = (p.sample.x as f32, p.sample.y as f32);
+                g.sample(tick, p.sample.client_id, p.name, x, y);
+            }
+        },
+    )?;
     let facts = end.facts;
     g.map = facts.map;
     g.date = facts.start_time;

@@ -10,7 +10,9 @@ use crate::format::{
     Unsupported, Validation,
 };
 use crate::gamenet::summary::GameLog;
-use crate::model::{GameFacts, GameOptions, PlayerAt, Sample};
+use crate::model::{
+    FieldValue, GameFacts, GameOptions, GameSink, PlayerAt, PlayerList, ProtocolEvent, Sample,
+};
 use crate::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
 use crate::time::{RangeBound, TickRange};
 use std::io::Write;
@@ -263,6 +265,7 @@ impl RecordingFormat for SourceDemo {
     fn facts(input: Input<'_>) -> Result<GameFacts, Error> {
         let header = *SourceReader::new(input.open()?)?.header();
         Ok(GameFacts {
+            version: header.demo_protocol.to_string(),
             map: String::from_utf8_lossy(header.map.text_bytes()).into_owned(),
             server: String::from_utf8_lossy(header.server.text_bytes()).into_owned(),
             tick_rate: if header.playback_time > 0.0 && header.ticks > 0 {
@@ -278,71 +281,124 @@ impl RecordingFormat for SourceDemo {
     fn game(
         input: Input<'_>,
         options: &GameOptions,
-        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
+        sink: &mut dyn GameSink,
     ) -> Result<GameEnd, Error> {
-        let facts = Self::facts(input)?;
+        let mut end = GameEnd {
+            facts: Self::facts(input)?,
+            ..GameEnd::default()
+        };
+        // The container's frames first: they count the records and the ticks of play
+        // (Source ticks are not in order: sign-on frames, a level change), as `info`
+        // gives them.
+        let mut frames = SourceReader::new(input.open()?)?;
+        let mut play = super::summary::PlayTicks::default();
+        let mut index = 0;
+        while let Some(frame) = frames.next() {
+            let frame = match frame {
+                Ok(frame) => frame,
+                Err(e) => {
+                    end.error = Some(e.into());
+                    break;
+                }
+            };
+            play.add(frame.frame.command(), frame.frame.tick);
+            end.records += 1;
+            if options.frames {
+                sink.frame(&crate::model::FrameAt {
+                    index,
+                    offset: frame.offset,
+                    len: frame.len as u64,
+                    command: frame.frame.command().name(),
+                    tick: frame.frame.tick,
+                    slot: frame.frame.slot.map(i32::from),
+                });
+            }
+            index += 1;
+        }
+        (end.first_tick, end.last_tick) = (play.first, play.last);
+        if !(options.players || options.log || options.protocol_events) {
+            return Ok(end);
+        }
         // The players' names by slot, as the walk has met them so far.
         let mut names: Vec<(i32, String)> = Vec::new();
         // The walk can hand out several updates of one tick (a packet per view split,
         // frames of one tick): the players of the latest tick wait here, each player's
         // last state kept, until another tick comes.
         let mut pending: Option<(i32, Vec<(Sample, String)>)> = None;
-        let mut hand_on = |tick: i32, samples: &mut Vec<(Sample, String)>| {
-            samples.sort_by_key(|(sample, _)| sample.client_id);
-            let players: Vec<PlayerAt<'_>> = samples
-                .iter()
-                .map(|(sample, name)| PlayerAt {
-                    sample: *sample,
-                    name,
-                })
-                .collect();
-            each(tick, &players);
-        };
-        let options_walk = Walk {
+        let mut list = PlayerList::default();
+        let mut hand_on =
+            |sink: &mut dyn GameSink, tick: i32, samples: &mut Vec<(Sample, String)>| {
+                samples.sort_by_key(|(sample, _)| sample.client_id);
+                list.with(|players| {
+                    players.extend(samples.iter().map(|(sample, name)| PlayerAt {
+                        sample: *sample,
+                        name,
+                    }));
+                    sink.players(tick, players);
+                });
+            };
+        let walk = Walk {
             // The entities give the positions, and every player's team.
-            entities: true,
+            entities: options.players || options.log,
             ..Walk::default()
         };
-        let walked =
-            super::game::game_log_reader_with(input.open()?, options_walk, |item| match item {
-                Item::Join { slot, player, .. } | Item::Rename { slot, player, .. } => {
-                    names.retain(|n| n.0 != *slot);
-                    names.push((*slot, player.name.clone()));
+        let walked = super::game::game_log_reader_with(input.open()?, walk, |item| match item {
+            Item::Event(event) if options.protocol_events => {
+                sink.protocol_event(&protocol_event(event));
+            }
+            Item::Join { slot, player, .. } | Item::Rename { slot, player, .. }
+                if options.names =>
+            {
+                names.retain(|n| n.0 != *slot);
+                names.push((*slot, player.name.clone()));
+            }
+            Item::Players { tick, players } if options.players && options.keeps(*tick) => {
+                if let Some((t, mut samples)) = pending.take_if(|(t, _)| t != tick) {
+                    hand_on(sink, t, &mut samples);
                 }
-                Item::Players { tick, players } if options.keeps(*tick) => {
-                    if let Some((t, mut samples)) = pending.take_if(|(t, _)| t != tick) {
-                        hand_on(t, &mut samples);
+                let (_, samples) = pending.get_or_insert_with(|| (*tick, Vec::new()));
+                for p in players.iter().filter(|p| p.in_pvs) {
+                    let Some([x, y, _]) = p.origin else { continue };
+                    let slot = p.index as i32 - 1;
+                    if !options.keeps_player(slot) {
+                        continue;
                     }
-                    let (_, samples) = pending.get_or_insert_with(|| (*tick, Vec::new()));
-                    for p in players.iter().filter(|p| p.in_pvs) {
-                        let Some([x, y, _]) = p.origin else { continue };
-                        let slot = p.index as i32 - 1;
-                        let name = names.iter().find(|n| n.0 == slot).map_or("", |n| &n.1);
-                        let sample = Sample {
-                            client_id: slot,
-                            x: x.round() as i32,
-                            y: y.round() as i32,
-                            position_tick: *tick,
-                            health: p.health.and_then(|h| i32::try_from(h).ok()),
-                            ..Sample::default()
-                        };
-                        match samples.iter_mut().find(|s| s.0.client_id == slot) {
-                            Some(earlier) => *earlier = (sample, name.to_owned()),
-                            None => samples.push((sample, name.to_owned())),
-                        }
+                    let name = names.iter().find(|n| n.0 == slot).map_or("", |n| &n.1);
+                    let sample = Sample {
+                        client_id: slot,
+                        x: x.round() as i32,
+                        y: y.round() as i32,
+                        position_tick: *tick,
+                        health: p.health.and_then(|h| i32::try_from(h).ok()),
+                        ..Sample::default()
+                    };
+                    match samples.iter_mut().find(|s| s.0.client_id == slot) {
+                        Some(earlier) => *earlier = (sample, name.to_owned()),
+                        None => samples.push((sample, name.to_owned())),
                     }
                 }
-                _ => {}
-            });
+            }
+            _ => {}
+        });
         if let Some((tick, mut samples)) = pending {
-            hand_on(tick, &mut samples);
+            hand_on(sink, tick, &mut samples);
         }
-        let (log, error) = walked?;
-        Ok(GameEnd {
-            facts,
-            log,
-            error: error.map(Into::into),
-        })
+        match walked {
+            Ok((log, error)) => {
+                if options.log {
+                    end.log = log;
+                }
+                if end.error.is_none() {
+                    end.error = error.map(Into::into);
+                }
+            }
+            Err(e) => {
+                if end.error.is_none() {
+                    end.error = Some(e.into());
+                }
+            }
+        }
+        Ok(end)
     }
 
     fn game_map(
@@ -359,5 +415,36 @@ impl RecordingFormat for SourceDemo {
             }),
             None => Ok(None),
         }
+    }
+}
+
+/// A game event as the model's [`ProtocolEvent`], its values named by its descriptor.
+fn protocol_event<'a>(event: &'a super::game::SourceEvent<'_>) -> ProtocolEvent<'a> {
+    use super::net::game_event::EventValue;
+    let values = event
+        .descriptor
+        .keys
+        .iter()
+        .zip(event.values)
+        .map(|(key, value)| {
+            let value = match value {
+                EventValue::String(text) => match text.to_str() {
+                    Ok(text) => FieldValue::Text(text.into()),
+                    Err(_) => FieldValue::Bytes(text.as_bytes().into()),
+                },
+                EventValue::Float(v) => FieldValue::Float(*v),
+                EventValue::Long(v) => FieldValue::Int(i64::from(*v)),
+                EventValue::Short(v) => FieldValue::Int(i64::from(*v)),
+                EventValue::Byte(v) => FieldValue::Int(i64::from(*v)),
+                EventValue::Bool(v) => FieldValue::Bool(*v),
+                EventValue::Uint64(v) => FieldValue::Uint(*v),
+            };
+            (key.name.to_string_lossy(), value)
+        })
+        .collect();
+    ProtocolEvent {
+        tick: event.tick,
+        name: event.name(),
+        values,
     }
 }

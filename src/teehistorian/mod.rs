@@ -62,6 +62,7 @@ pub mod scrub;
 pub mod semantic;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
+mod stream;
 pub mod summary;
 pub mod trim;
 pub mod walk;

@@ -2,7 +2,7 @@
 //! by this format's modules, each reading the [`Input`] as a stream (memory does not grow
 //! with the file), and this format's errors turned into the one [`Error`] here, once.
 
-use super::game::{EventLogger, GameEventAt};
+use super::game::GameEventAt;
 use super::reader::{MessageAt, TeehistorianReader};
 use super::semantic::SemanticError;
 use super::walk::TickWalk;
@@ -12,7 +12,7 @@ use crate::format::{
     RepairOptions, Unsupported, Validation,
 };
 use crate::gamenet::summary::GameLog;
-use crate::model::{GameFacts, GameOptions, PlayerAt, Sample};
+use crate::model::{GameFacts, GameOptions, GameSink};
 use crate::read::ErrorKind as _;
 use crate::scrub::ScrubOptions;
 use crate::time::{RangeBound, TickRange};
@@ -60,8 +60,11 @@ impl std::fmt::Display for MessageAt<'_> {
 /// The game's facts as a teehistorian header gives them.
 fn facts_of(header: &super::Header) -> GameFacts {
     GameFacts {
+        version: header.version.clone(),
         map: header.map_name.clone().unwrap_or_default(),
         start_time: header.start_time.clone().unwrap_or_default(),
+        server_version: header.server_version.clone().unwrap_or_default(),
+        game_uuid: header.game_uuid.clone().unwrap_or_default(),
         tick_rate: f64::from(crate::time::SERVER_TICK_SPEED),
         ..GameFacts::default()
     }
@@ -233,58 +236,29 @@ impl RecordingFormat for Teehistorian {
     fn game(
         input: Input<'_>,
         options: &GameOptions,
-        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
+        sink: &mut dyn GameSink,
     ) -> Result<GameEnd, Error> {
-        // Streamed: memory does not grow with the file.
-        let reader = TeehistorianReader::new(input.open()?)?;
-        let header = reader.header();
-        let facts = facts_of(header);
-        let team_game =
-            crate::model::TeamGame::of_game_type(header.game_type.as_deref().unwrap_or(""));
-        let mut walk = TickWalk::from_reader(reader);
-        let mut log = EventLogger::new();
-        let mut end = GameEnd::default();
-        loop {
-            let tick = match walk.next_tick(|event| log.add(&event)) {
-                None => break,
-                Some(Ok(tick)) => tick,
-                Some(Err(e)) => {
-                    end.error = Some(e.into());
-                    break;
-                }
-            };
-            if options.past(tick) {
-                break;
-            }
-            if !options.keeps(tick) {
-                continue;
-            }
-            let roster = log.roster();
-            // Borrowing the roster's names: a list of its own for each tick.
-            let players: Vec<PlayerAt<'_>> = walk
-                .world()
-                .players()
-                .map(|(cid, (x, y))| PlayerAt {
-                    // A teehistorian file records a position when it changed: the one after
-                    // the tick.
-                    sample: Sample {
-                        client_id: cid,
-                        x,
-                        y,
-                        position_tick: tick,
-                        ..Sample::default()
-                    },
-                    name: roster.player(cid).map_or("", |p| p.name.as_str()),
-                })
-                .collect();
-            each(tick, &players);
-        }
-        end.facts = facts;
-        end.log = GameLog {
-            team_game: Some(team_game),
-            ..log.finish(walk.tick())
+        let team_game = |header: &super::Header| {
+            crate::model::TeamGame::of_game_type(header.game_type.as_deref().unwrap_or(""))
         };
-        Ok(end)
+        // A file in memory is walked over its slice (faster than a reader); one on disk is
+        // streamed: memory does not grow with the file.
+        let (facts, end) = match input.in_memory() {
+            Some(data) => {
+                let file = super::TeehistorianSlice::parse(data)?;
+                let walk = TickWalk::new(&file);
+                let end = super::stream::game(walk, team_game(file.header()), options, sink);
+                (facts_of(file.header()), end)
+            }
+            None => {
+                let reader = TeehistorianReader::new(input.open()?)?;
+                let facts = facts_of(reader.header());
+                let team_game = team_game(reader.header());
+                let walk = TickWalk::from_reader(reader);
+                (facts, super::stream::game(walk, team_game, options, sink))
+            }
+        };
+        Ok(GameEnd { facts, ..end })
     }
 
     fn game_map(

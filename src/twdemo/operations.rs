@@ -5,7 +5,7 @@
 //! The streaming readers the operations use stay in their layers (`edit::trim`,
 //! `game::chat`, ...); this file only connects them to the trait's one signature family.
 
-use super::container::reader::{Chunk, ChunkAt, DemoReader};
+use super::container::reader::{Chunk, ChunkAt, ChunkSource, DemoReader};
 use super::edit::{convert, markers, repair, scrub, trim};
 use super::game::chat::DemoChatLine;
 use super::game::{Event, GameReplay, ObjectAt, TickLogger};
@@ -17,7 +17,7 @@ use crate::format::{
 };
 use crate::gamenet::summary::GameLog;
 use crate::gamenet::{AnyMessage, Unpacked};
-use crate::model::{GameFacts, GameOptions, PlayerAt, Sample};
+use crate::model::{GameFacts, GameOptions, GameSink, PlayerAt, PlayerList, Sample};
 use crate::scrub::{ChatFilter, Pseudonyms, ScrubOptions};
 use crate::time::{RangeBound, TickRange};
 use std::io::Write;
@@ -434,8 +434,10 @@ impl RecordingFormat for TwDemo {
 
     fn facts(input: Input<'_>) -> Result<GameFacts, Error> {
         let reader = DemoReader::new(input.open()?)?;
-        let header = &reader.prelude().header;
+        let prelude = reader.prelude();
+        let header = &prelude.header;
         Ok(GameFacts {
+            version: prelude.version().to_string(),
             map: String::from_utf8_lossy(header.map_name.text_bytes()).into_owned(),
             start_time: crate::model::start_time_of_demo(&String::from_utf8_lossy(
                 header.timestamp.text_bytes(),
@@ -448,14 +450,26 @@ impl RecordingFormat for TwDemo {
     fn game(
         input: Input<'_>,
         options: &GameOptions,
-        each: &mut dyn FnMut(i32, &[PlayerAt<'_>]),
+        sink: &mut dyn GameSink,
     ) -> Result<GameEnd, Error> {
-        let facts = Self::facts(input)?;
+        let mut end = GameEnd {
+            facts: Self::facts(input)?,
+            ..GameEnd::default()
+        };
         // Streamed: memory does not grow with the file.
         let reader = DemoReader::new(input.open()?)?;
-        let mut end = GameEnd::default();
+        let prelude = *reader.prelude();
+        let chunks = CountedChunks {
+            chunks: reader,
+            read: std::rc::Rc::default(),
+        };
+        let read = std::rc::Rc::clone(&chunks.read);
+        let mut replay = GameReplay::over(&prelude, chunks);
         let mut log = TickLogger::default();
-        let mut replay = GameReplay::from_reader(reader);
+        // The last tick sampled and its samples, for the ticks after it that have none.
+        let mut last_sampled: Option<i32> = None;
+        let mut previous: Vec<(Sample, String)> = Vec::new();
+        let mut list = PlayerList::default();
         while let Some(tick) = replay.next() {
             let tick = match tick {
                 Ok(tick) => tick,
@@ -464,44 +478,60 @@ impl RecordingFormat for TwDemo {
                     break;
                 }
             };
-            log.tick(&tick);
-            if options.past(tick.tick) {
+            let at = tick.tick;
+            end.saw(at);
+            if options.log {
+                log.tick(&tick);
+            }
+            if options.players {
+                // Ticks without a snapshot of their own hold the last one's characters
+                // (the model's sampling rule), up to a minute of them.
+                if let Some(skipped) = crate::model::filled_ticks(last_sampled, at)
+                    && !previous.is_empty()
+                {
+                    list.with(|players| {
+                        players.extend(previous.iter().map(|(sample, name)| PlayerAt {
+                            sample: *sample,
+                            name,
+                        }));
+                        for skipped in skipped.filter(|&t| options.keeps(t)) {
+                            sink.players(skipped, players);
+                        }
+                    });
+                }
+                last_sampled = Some(at);
+                // A tick before the range still gives the samples its following ticks
+                // are filled with.
+                previous.clear();
+                for c in tick
+                    .world
+                    .characters()
+                    .filter(|c| options.keeps_player(c.client_id))
+                {
+                    let name = match tick.world.player(c.client_id) {
+                        Some(p) if options.names => p.name.clone(),
+                        _ => String::new(),
+                    };
+                    previous.push((c.sample(at), name));
+                }
+                if options.keeps(at) {
+                    list.with(|players| {
+                        players.extend(previous.iter().map(|(sample, name)| PlayerAt {
+                            sample: *sample,
+                            name,
+                        }));
+                        sink.players(at, players);
+                    });
+                }
+            }
+            if options.stops_at(at) {
                 break;
             }
-            if !options.keeps(tick.tick) {
-                continue;
-            }
-            // Borrowing the tick's names: a list of its own for each tick.
-            let players: Vec<PlayerAt<'_>> = tick
-                .world
-                .characters()
-                .map(|c| PlayerAt {
-                    sample: Sample {
-                        client_id: c.client_id,
-                        x: c.x,
-                        y: c.y,
-                        // DDNet's core as last sent (0 before the first: the spawn's).
-                        position_tick: if c.tick > 0 && c.tick <= tick.tick {
-                            c.tick
-                        } else {
-                            tick.tick
-                        },
-                        vel_x: Some(c.vel_x),
-                        vel_y: Some(c.vel_y),
-                        weapon: Some(c.weapon),
-                        health: Some(c.health),
-                        armor: Some(c.armor),
-                    },
-                    name: tick
-                        .world
-                        .player(c.client_id)
-                        .map_or("", |p| p.name.as_str()),
-                })
-                .collect();
-            each(tick.tick, &players);
         }
-        end.facts = facts;
-        end.log = log.finish();
+        end.records = read.get();
+        if options.log {
+            end.log = log.finish();
+        }
         Ok(end)
     }
 
@@ -599,5 +629,21 @@ impl RecordingFormat for TwDemo {
         }
         walk.skipped = replay.skipped();
         Ok(walk)
+    }
+}
+
+/// A demo's chunks, counted as they are read: the records a game walk read.
+struct CountedChunks<C> {
+    chunks: C,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<C: ChunkSource> ChunkSource for CountedChunks<C> {
+    fn next_chunk(&mut self) -> Option<Result<ChunkAt<'_>, super::ReadError>> {
+        let chunk = self.chunks.next_chunk();
+        if let Some(Ok(_)) = chunk {
+            self.read.set(self.read.get() + 1);
+        }
+        chunk
     }
 }

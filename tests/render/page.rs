@@ -1,4 +1,5 @@
-//! Report pages (`demokit::page`): the page's positions are the game replay's, thinned
+//! Report pages (`demokit::page`): the page's positions are the game model's (the replay's,
+//! filled forward over ticks without a snapshot), thinned
 //! within the budget on ticks every player shares; its map picture is the scene without
 //! paths; its data cannot break out of its `<script>` element.
 
@@ -13,17 +14,39 @@ fn demo() -> Option<std::path::PathBuf> {
     Some(common::shared_dir()?.join("real-fixtures/twdemo/v6_ddnet_client_multeasymap_2020.demo"))
 }
 
-/// Every character's position per tick, from the game replay.
+/// A character's client id and position.
+type Position = (i32, i64, i64);
+
+/// Every character's position per tick, from the game replay, the ticks without a
+/// snapshot of their own filled forward as the game model fills them.
 fn replayed(path: &std::path::Path) -> BTreeMap<(i32, i32), (i64, i64)> {
     let data = std::fs::read(path).unwrap();
     let demo = DemoSlice::parse(&data).unwrap();
     let mut replay = GameReplay::new(&demo);
     let mut out = BTreeMap::new();
+    // The last tick with a snapshot, and its characters: client id, x, y.
+    let mut last: Option<(i32, Vec<Position>)> = None;
     while let Some(tick) = replay.next() {
         let tick = tick.unwrap();
-        for c in tick.world.characters() {
-            out.insert((c.client_id, tick.tick), (i64::from(c.x), i64::from(c.y)));
+        if let Some((last_tick, previous)) = &last
+            && !previous.is_empty()
+            && let Some(skipped) = demokit::model::filled_ticks(Some(*last_tick), tick.tick)
+        {
+            for t in skipped {
+                for &(cid, x, y) in previous {
+                    out.insert((cid, t), (x, y));
+                }
+            }
         }
+        let now: Vec<Position> = tick
+            .world
+            .characters()
+            .map(|c| (c.client_id, i64::from(c.x), i64::from(c.y)))
+            .collect();
+        for &(cid, x, y) in &now {
+            out.insert((cid, tick.tick), (x, y));
+        }
+        last = Some((tick.tick, now));
     }
     out
 }
@@ -43,11 +66,14 @@ fn positions(page: &Page) -> Vec<(i32, i64, i64, i64)> {
 #[test]
 fn a_page_holds_every_position_of_the_replay() {
     let Some(path) = demo() else { return };
-    let page = Recording::open(&path)
-        .unwrap()
-        .page(&PageOptions::default())
-        .unwrap();
+    // A budget above the game's samples: none is thinned out.
+    let options = PageOptions {
+        max_samples: 1_000_000,
+        ..PageOptions::default()
+    };
+    let page = Recording::open(&path).unwrap().page(&options).unwrap();
     let want = replayed(&path);
+    assert!(want.len() < options.max_samples, "{}", want.len());
     assert_eq!(page.step, 1);
     assert_eq!(page.samples_read, want.len());
     assert_eq!(page.samples_kept, want.len());

@@ -64,9 +64,12 @@ fn run(recording: &Recording, operation: Operation) -> Option<Error> {
         Operation::GameRecords => recording.game_records(|_| {}).map(drop),
         Operation::Select => recording.tick_range(None, None).map(drop),
         // Drawn through the game stream, which every format has.
-        Operation::Render | Operation::Page => {
-            recording.game(&Default::default(), |_, _| {}).map(drop)
-        }
+        Operation::Render | Operation::Page => recording
+            .game(
+                &Default::default(),
+                &mut |_, _: &[demokit::model::PlayerAt<'_>]| {},
+            )
+            .map(drop),
         other => panic!("{other:?} is not in this test's list"),
     };
     match outcome {

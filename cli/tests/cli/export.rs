@@ -12,11 +12,9 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use common::temp::TempDir;
 use demokit::export::{DatasetWriter, Exporter, Partition, RecordBatch, SCHEMA_VERSION, Table};
-use demokit::recording::{Format, Recording, TeehistorianStream, Visitor, detect};
+use demokit::recording::{Format, Recording, detect};
 use demokit::source::SourceSlice;
-use demokit::teehistorian::{
-    EventKind, Events, FlushPolicy, TeehistorianReader, TeehistorianSlice,
-};
+use demokit::teehistorian::{EventKind, Events, FlushPolicy, TeehistorianSlice};
 use demokit::twdemo::DemoSlice;
 use demokit::twdemo::game::GameReplay;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -448,9 +446,9 @@ fn batches_of_exporter<T>(
     out
 }
 
-/// A teehistorian file exported as a stream, refilled inside its messages or in large
-/// pieces, and exported pipelined (walked on a thread of its own), gives the batches of
-/// the whole file in memory read on one thread: the real recordings, DDNet's reference
+/// A teehistorian file exported as a stream from its file, and exported pipelined (walked
+/// on a thread of its own), gives the batches of the whole file in memory read on one
+/// thread: the real recordings, DDNet's reference
 /// file, a generated file of 3,000 ticks of 64 players (several batches), each of them
 /// also cut in half.
 #[test]
@@ -474,6 +472,7 @@ fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
         files.push((format!("{name} (cut)"), data[..data.len() / 2].to_vec()));
         files.push((name, data));
     }
+    let dir = TempDir::new("export-streamed");
     let mut compared = 0;
     for (name, data) in &files {
         let whole = batches_of(|e, sink| e.add_modified(name, Some(7), data, sink));
@@ -481,21 +480,16 @@ fn a_streamed_teehistorian_exports_as_the_whole_file_does() {
             e.add_modified(name, Some(7), data, sink)
         });
         assert_eq!(pipelined, whole, "{name}, pipelined");
-        for (piece, pipelined) in [(3, false), (64 * 1024, false), (64 * 1024, true)] {
-            // A file cut inside its header is read whole (`demokit export` does that).
-            let Ok(reader) = TeehistorianReader::new(common::read::Dribble::new(data, piece))
-            else {
-                assert!(TeehistorianSlice::parse(data).is_err(), "{name}");
-                continue;
-            };
+        // Streamed from its file, on one thread and on two.
+        let file = dir.path("streamed.teehistorian");
+        std::fs::write(&file, data).unwrap();
+        let recording = Recording::open(&file).unwrap();
+        for pipelined in [false, true] {
             let exporter = Exporter::new().pipelined(pipelined);
             let streamed = batches_of_exporter(exporter, |e, sink| {
-                e.add_teehistorian(name, Some(7), data.len() as u64, reader, sink)
+                e.add_recording(name, Some(7), &recording, sink)
             });
-            assert_eq!(
-                streamed, whole,
-                "{name}, pieces of {piece}, pipelined {pipelined}"
-            );
+            assert_eq!(streamed, whole, "{name}, streamed, pipelined {pipelined}");
             compared += 1;
         }
     }
@@ -592,30 +586,10 @@ fn teehistorian_rows_hold_the_semantic_layers_values() {
     assert_eq!(inputs, want_inputs);
 }
 
-/// Which of a [`Visitor`]'s methods the entry point called.
-struct Which;
-
-impl Visitor for Which {
-    type Output = &'static str;
-    fn twdemo(&mut self, _: &[u8]) -> &'static str {
-        "twdemo"
-    }
-    fn teehistorian(&mut self, _: &[u8]) -> &'static str {
-        "teehistorian"
-    }
-    fn teehistorian_stream(&mut self, _: TeehistorianStream, _: u64) -> &'static str {
-        "teehistorian stream"
-    }
-    fn source(&mut self, _: &[u8]) -> &'static str {
-        "source"
-    }
-}
-
-/// A recording opened from a path gives a teehistorian file to the tables as a stream and
-/// any other file (or a teehistorian file cut inside its header) whole; either way the
-/// partition and the rows are those of the whole file.
+/// A recording opened from a path (streamed) gives the partition and the rows of the same
+/// bytes in memory: a teehistorian file, one cut inside its header, a demo.
 #[test]
-fn recordings_stream_teehistorian_files_only() {
+fn recordings_opened_from_a_path_export_as_their_bytes_do() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
@@ -624,26 +598,16 @@ fn recordings_stream_teehistorian_files_only() {
     let teehistorian =
         std::fs::read(fixtures.join("teehistorian/v2_ddnet201_dm1.teehistorian")).unwrap();
     let cases = [
-        (
-            "whole.teehistorian",
-            teehistorian.clone(),
-            "teehistorian stream",
-        ),
-        (
-            "header-cut.teehistorian",
-            teehistorian[..40].to_vec(),
-            "teehistorian",
-        ),
+        ("whole.teehistorian", teehistorian.clone()),
+        ("header-cut.teehistorian", teehistorian[..40].to_vec()),
         (
             "game.demo",
             std::fs::read(fixtures.join("twdemo/v3_tw061_server_dm1.demo")).unwrap(),
-            "twdemo",
         ),
     ];
-    for (name, data, read_as) in cases {
+    for (name, data) in cases {
         dir.write(name, &data);
         let recording = Recording::open(dir.path(name)).unwrap();
-        assert_eq!(recording.visit(&mut Which).unwrap(), read_as, "{name}");
         assert_eq!(
             Partition::of_recording(&recording, Some(7)),
             Partition::of(&data, Some(7)),

@@ -274,7 +274,8 @@ impl<R: Read> GameReplay<DemoReader<R>> {
 }
 
 impl<C: ChunkSource> GameReplay<C> {
-    fn over(prelude: &Prelude, chunks: C) -> Self {
+    /// A replay of `chunks`, of a demo whose prelude is `prelude`.
+    pub(crate) fn over(prelude: &Prelude, chunks: C) -> Self {
         let net_version = prelude.header.net_version.to_string_lossy();
         let protocol = Protocol::for_net_version(&net_version);
         GameReplay {
