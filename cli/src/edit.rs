@@ -218,7 +218,7 @@ pub(crate) fn list_markers_of(file: &Path, json: bool) -> Outcome {
         write!(out, "{list}")?;
     }
     out.flush()?;
-    match &list.cut {
+    match &list.break_off {
         None => Ok(()),
         Some(cut) => {
             complain(

@@ -1,4 +1,4 @@
-//! The CLI's game-layer commands: `chat`, `players`, `events` and `dump --objects`. They
+//! The CLI's game-layer commands: `chat`, `players`, `events` and `dump --game-records`. They
 //! print what [`demokit::twdemo::game`] and [`demokit::teehistorian::game`] return: JSON from
 //! the library's serde types, and text made from the same values.
 
@@ -231,7 +231,7 @@ pub(crate) fn listing_job(
             Err(e) => Err(e),
         },
         // The game model's events, for every format (each format's own records are
-        // `dump --objects`).
+        // `dump --game-records`).
         Listing::Events => log().map(|(log, error)| {
             log.events.iter().for_each(|event| lines.push(event));
             error
@@ -353,9 +353,9 @@ fn aligned<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
     out
 }
 
-/// `demokit dump --objects`: every snapshot item and message of a demo typed, tick by
+/// `demokit dump --game-records`: every snapshot item and message of a demo typed, tick by
 /// tick; for a teehistorian file, its game events with every client message typed.
-pub(crate) fn dump_objects(
+pub(crate) fn dump_game_records(
     file: &Path,
     json: bool,
     named: Option<&FileJson>,

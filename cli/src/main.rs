@@ -11,7 +11,7 @@
 //!   cores and reported in sorted path order, with a progress bar when stderr is a
 //!   terminal.
 //! * [`info`] and [`validate`]: those two commands on one file.
-//! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --objects`).
+//! * [`game`]: the game-layer commands (`chat`, `players`, `events`, `dump --game-records`).
 //! * [`edit`]: `dump` and the editing commands (`rewrite`, `convert`, `repair`, `trim`,
 //!   `markers`, `extract-map`, `scrub`, `dump --snapshots`).
 //! * [`output_dir`]: `--output-dir`, the editing commands over several files and
@@ -242,13 +242,15 @@ enum Command {
         json: bool,
         /// Teeworlds demos: print the full snapshot at each tick instead (every item by
         /// type and id, deltas applied), one JSON object per tick with --json.
-        #[arg(long, conflicts_with = "objects")]
+        #[arg(long, conflicts_with = "game_records")]
         snapshots: bool,
         /// Print every snapshot item and message typed by name instead (Teeworlds demos:
         /// tick by tick, in the protocol the header names; teehistorian: the game events,
-        /// each client message typed), one JSON object per record with --json.
-        #[arg(long)]
-        objects: bool,
+        /// each client message typed; Source: entity updates and messages), one JSON
+        /// object per record with --json: the library's `Recording::game_records`.
+        /// (`--objects` is its former name.)
+        #[arg(long, alias = "objects")]
+        game_records: bool,
         /// Only the records of these ticks (a demo's data chunks before its first tick
         /// marker have none and are left out too).
         #[command(flatten)]
@@ -739,13 +741,13 @@ fn main() -> ExitCode {
             files,
             json,
             snapshots,
-            objects,
+            game_records,
             ticks,
         } => batch::run_in_turn(
             files,
-            |file, named| match (snapshots, objects) {
+            |file, named| match (snapshots, game_records) {
                 (true, _) => edit::dump_snapshots(file, *json, named, ticks),
-                (_, true) => game::dump_objects(file, *json, named, ticks),
+                (_, true) => game::dump_game_records(file, *json, named, ticks),
                 _ => edit::dump(file, *json, named, ticks),
             },
             *json,

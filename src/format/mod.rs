@@ -19,7 +19,7 @@ mod error;
 mod outcome;
 
 pub use error::{Cause, Error, MapProblem, Operation};
-pub use outcome::{Cut, RewriteError};
+pub use outcome::{BreakOff, RewriteError};
 pub(crate) use outcome::{rewrite_error_from, stopped};
 
 use crate::gamenet::summary::GameLog;

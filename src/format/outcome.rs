@@ -1,5 +1,6 @@
-//! The shapes the operations' outcomes share across formats: where a repair or a trim
-//! [`Cut`] a file, and why a `rewrite` stopped ([`RewriteError`]).
+//! The shapes the operations' outcomes share across formats: where a file breaks off
+//! ([`BreakOff`], as a repair, a trim or a marker listing found it), and why a `rewrite`
+//! stopped ([`RewriteError`]).
 //!
 //! The three `rewrite` functions
 //! ([`twdemo::container::demo::rewrite`](crate::twdemo::container::demo::rewrite),
@@ -13,11 +14,12 @@
 // No indexing or slicing that could panic.
 #![deny(clippy::indexing_slicing)]
 
-/// Where a repair cut a file, and why: the first byte it dropped, at the start of the
-/// element (demo chunk, teehistorian message) that could not be read.
+/// Where a file breaks off, and why: the first byte that does not read, at the start of
+/// the element (demo chunk, teehistorian message) that could not be read; a repair drops
+/// everything from there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Cut {
+pub struct BreakOff {
     /// Offset of the first byte dropped: the start of the element that could not be read
     /// (or, for a teehistorian file, the byte after FINISH).
     pub offset: u64,

@@ -324,7 +324,7 @@ impl Display for RepairReport {
                 if !report.changed() {
                     row(f, "unchanged", "the demo was already complete")?;
                 }
-                if let Some(cut) = &report.cut {
+                if let Some(cut) = &report.break_off {
                     row(
                         f,
                         "cut at",
@@ -354,7 +354,7 @@ impl Display for RepairReport {
                 if !report.changed() {
                     row(f, "unchanged", "the file was already finished")?;
                 }
-                if let Some(cut) = &report.cut {
+                if let Some(cut) = &report.break_off {
                     row(
                         f,
                         "cut at",
@@ -650,7 +650,7 @@ fn teehistorian_trim(
         "original game",
         report.original_game_uuid.as_deref().unwrap_or("none"),
     )?;
-    if let Some(cut) = &report.cut {
+    if let Some(cut) = &report.break_off {
         row(
             f,
             "input breaks off",

@@ -20,7 +20,7 @@ use super::format::{FILE_UUID, id};
 use super::reader::{ReadMessages, TeehistorianReader};
 use crate::codec::varint;
 
-use crate::format::Cut;
+use crate::format::BreakOff;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +40,8 @@ pub struct RepairReport {
     pub was_finished: bool,
     /// Whether FINISH was appended.
     pub finish_appended: bool,
-    /// Where the input was cut, if it was.
-    pub cut: Option<Cut>,
+    /// Where the input breaks off, if it does: everything from there was dropped.
+    pub break_off: Option<BreakOff>,
 }
 
 impl RepairReport {
@@ -97,7 +97,7 @@ pub fn repair_reader<R: std::io::Read, W: std::io::Write>(
                 last_tick = Some(item.tick);
             }
             Err(e) => {
-                cut = Some(Cut {
+                cut = Some(BreakOff {
                     offset: e.offset,
                     truncated: e.is_truncation(),
                     reason: e.kind.to_string(),
@@ -125,7 +125,7 @@ pub fn repair_reader<R: std::io::Read, W: std::io::Write>(
         last_tick,
         was_finished,
         finish_appended: !was_finished,
-        cut,
+        break_off: cut,
     };
     Ok(report)
 }
@@ -195,10 +195,10 @@ mod tests {
             assert_eq!(&out[kept..], [0x40], "cut at {len}");
             assert!(report.finish_appended);
             assert_eq!(report.bytes_dropped, len - kept);
-            assert_eq!(report.cut.is_some(), len != kept, "cut at {len}");
+            assert_eq!(report.break_off.is_some(), len != kept, "cut at {len}");
             assert!(
                 report
-                    .cut
+                    .break_off
                     .iter()
                     .all(|c| c.truncated && c.offset == kept as u64)
             );
@@ -217,14 +217,14 @@ mod tests {
         let (out, report) = repair_in_memory(&trailing).unwrap();
         assert_eq!(out, data);
         assert_eq!(report.bytes_dropped, 4);
-        assert!(!report.cut.unwrap().truncated);
+        assert!(!report.break_off.unwrap().truncated);
 
         // An unknown message id (-12) where FINISH was.
         let mut unknown = data[..data.len() - 1].to_vec();
         unknown.extend_from_slice(&[0x4b, 1, 2, 3]);
         let (out, report) = repair_in_memory(&unknown).unwrap();
         assert_eq!(out, data);
-        assert_eq!(report.cut.unwrap().offset, data.len() as u64 - 1);
+        assert_eq!(report.break_off.unwrap().offset, data.len() as u64 - 1);
     }
 
     #[test]

@@ -83,7 +83,7 @@ use std::collections::BTreeMap;
 use std::io::{Read, Take, Write};
 use uuid::Uuid;
 
-use crate::format::Cut;
+use crate::format::BreakOff;
 
 /// The header key that marks a cut: an object of strings, `from_tick`, `to_tick` and
 /// `original_game_uuid` (see the [module docs](self)).
@@ -129,7 +129,7 @@ pub struct TrimReport {
     pub output_len: u64,
     /// Where the input broke off inside the range, if it did: the output holds every
     /// complete message before that offset.
-    pub cut: Option<Cut>,
+    pub break_off: Option<BreakOff>,
 }
 
 impl TrimReport {
@@ -380,7 +380,7 @@ pub fn trim_reader<R: Read, W: Write>(
         original_game_uuid,
         input_len: usize::try_from(input_len).unwrap_or(usize::MAX),
         output_len,
-        cut: cut_at.map(|e| Cut {
+        break_off: cut_at.map(|e| BreakOff {
             offset: e.offset,
             truncated: e.is_truncation(),
             reason: e.kind.to_string(),
@@ -901,7 +901,7 @@ mod tests {
         assert_eq!((report.messages_kept, report.messages_replaced), (3, 1));
         assert_eq!(report.synthesized_total(), 6);
         assert_eq!(report.synthesized["EX:teehistorian-joinver6@ddnet.tw"], 1);
-        assert!(report.finish_appended && report.cut.is_none());
+        assert!(report.finish_appended && report.break_off.is_none());
 
         let file = TeehistorianSlice::parse(&out).unwrap();
         let marker = &file
@@ -969,7 +969,7 @@ mod tests {
         // From tick 1 on, the same file is cut up to its break.
         let mut out = Vec::new();
         let report = trim(broken, TickRange::new(1, 11), &mut out).unwrap();
-        assert_eq!(report.cut.unwrap().offset, body as u64 + 71);
+        assert_eq!(report.break_off.unwrap().offset, body as u64 + 71);
         assert!(report.finish_appended);
         assert_eq!(messages(&out).last().unwrap(), &(1, "Finish".to_owned()));
         assert!(matches!(

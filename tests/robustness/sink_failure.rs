@@ -828,7 +828,7 @@ fn demo_check_file(reference: &DemoReference, limit: usize, data: &[u8]) {
     let (repaired, report) = common::into_vec(|out| twdemo::edit::repair::repair(data, out))
         .unwrap_or_else(|e| panic!("{ctx}: {e}"));
     assert_eq!(repaired.len(), complete, "{ctx}");
-    assert_eq!(report.cut.is_some(), complete < data.len(), "{ctx}");
+    assert_eq!(report.break_off.is_some(), complete < data.len(), "{ctx}");
     assert_eq!(
         (report.tick_markers_kept, report.keyframes_kept),
         (markers, keyframes),

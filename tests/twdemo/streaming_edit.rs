@@ -131,7 +131,7 @@ fn every_editor_holds_a_bounded_part_of_the_file() {
     let (demokit::recording::RepairReport::TwDemo(report), written) = report else {
         panic!("a demo's repair")
     };
-    assert!(report.cut.is_some() && report.bytes_dropped > 0);
+    assert!(report.break_off.is_some() && report.bytes_dropped > 0);
     assert_eq!(written as usize, report.output_len);
     all.push(("repair of the cut file", usage.peak));
 

@@ -252,7 +252,7 @@ fn repair_of_cut_demos() {
         // Intact: byte for byte.
         let (out, report) = common::into_vec(|out| repair(&data, out)).unwrap();
         assert!(out == data, "{name}: repair of the intact demo differs");
-        assert!(!report.changed() && report.cut.is_none(), "{name}");
+        assert!(!report.changed() && report.break_off.is_none(), "{name}");
 
         let slice = DemoSlice::parse(&data).unwrap();
         let start = slice.chunks_offset();
@@ -315,8 +315,8 @@ fn repair_of_cut_demos() {
             assert_eq!(out[start..], data[start..end], "{ctx}");
             assert_eq!(report.chunks_kept, kept.len(), "{ctx}");
             assert_eq!(report.bytes_dropped, cut - end, "{ctx}");
-            assert_eq!(report.cut.is_some(), cut != end, "{ctx}");
-            if let Some(c) = &report.cut {
+            assert_eq!(report.break_off.is_some(), cut != end, "{ctx}");
+            if let Some(c) = &report.break_off {
                 assert!(c.truncated, "{ctx}");
                 assert_eq!(c.offset, end as u64, "{ctx}");
             }

@@ -25,7 +25,7 @@ fn commands(input: &Path, out: &Path, map: &Path) -> Vec<Vec<OsString>> {
         .into_iter()
         .map(|c| vec![c.into(), i()])
         .collect();
-    all.push(vec!["dump".into(), "--objects".into(), i()]);
+    all.push(vec!["dump".into(), "--game-records".into(), i()]);
     all.push(vec!["export".into(), i(), "-o".into(), o("ds")]);
     all.push(vec![
         "render".into(),

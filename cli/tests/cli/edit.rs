@@ -177,7 +177,10 @@ fn repair_of_a_cut_demo_validates() {
     assert!(out.status.success(), "{}", stderr(&out));
     let report = json(&out);
     assert!(report["bytes_dropped"].as_u64().unwrap() > 0, "{report}");
-    assert!(report["cut"]["truncated"].as_bool().unwrap(), "{report}");
+    assert!(
+        report["break_off"]["truncated"].as_bool().unwrap(),
+        "{report}"
+    );
     let out = demokit(&["validate".as_ref(), fixed.as_os_str()]);
     std::fs::remove_file(&cut).unwrap();
     std::fs::remove_file(&fixed).unwrap();

@@ -1,4 +1,4 @@
-//! The game-layer commands: `chat`, `players`, `events` and `dump --objects` on demos and
+//! The game-layer commands: `chat`, `players`, `events` and `dump --game-records` on demos and
 //! teehistorian files, single and in batches, as text and JSON Lines.
 
 use crate::common;
@@ -225,7 +225,7 @@ fn events_over_a_directory_cover_every_kind_the_demos_hold() {
     kinds.sort_unstable();
     kinds.dedup();
     // The game model's kinds (a demo's chat, emoticons, broadcasts and spawns are its
-    // own records: `chat` and `dump --objects`).
+    // own records: `chat` and `dump --game-records`).
     for kind in ["kill", "join", "leave", "death"] {
         assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
     }
@@ -253,7 +253,7 @@ fn events_of_a_teehistorian_file_are_typed() {
     let file = shared.join("real-fixtures/teehistorian/v1_ddnet1101_dm1.teehistorian");
     let out = demokit(&[
         "dump".as_ref(),
-        "--objects".as_ref(),
+        "--game-records".as_ref(),
         "--json".as_ref(),
         file.as_os_str(),
     ]);
@@ -278,11 +278,11 @@ fn events_of_a_teehistorian_file_are_typed() {
 }
 
 #[test]
-fn dump_objects_types_every_item_and_message() {
+fn dump_game_records_types_every_item_and_message() {
     let file = fixture("recorded_v6.demo");
     let out = demokit(&[
         "dump".as_ref(),
-        "--objects".as_ref(),
+        "--game-records".as_ref(),
         "--json".as_ref(),
         file.as_os_str(),
     ]);
@@ -304,11 +304,14 @@ fn dump_objects_types_every_item_and_message() {
         }
     }
     assert!(objects > 0 && messages > 0, "{objects} {messages}");
-    let text = demokit(&["dump".as_ref(), "--objects".as_ref(), file.as_os_str()]);
+    let text = demokit(&["dump".as_ref(), "--game-records".as_ref(), file.as_os_str()]);
+    // The flag's former name still says the same.
+    let former = demokit(&["dump".as_ref(), "--objects".as_ref(), file.as_os_str()]);
+    assert_eq!(former, text);
     assert_eq!(stdout(&text).lines().count(), lines.len());
 }
 
-/// `dump --objects` on a Source demo: every entity each update touched, with the props
+/// `dump --game-records` on a Source demo: every entity each update touched, with the props
 /// it sent by `table.prop` name, among the chat, joins and game events; the text form has
 /// one line per JSON record and no embedded JSON.
 #[test]
@@ -321,7 +324,7 @@ fn source_demos_dump_their_entities_by_name() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = demokit(&[
         "dump".as_ref(),
-        "--objects".as_ref(),
+        "--game-records".as_ref(),
         "--json".as_ref(),
         tf2.as_os_str(),
     ]);
@@ -358,7 +361,7 @@ fn source_demos_dump_their_entities_by_name() {
     // The game layer's other records are there too.
     assert!(lines.iter().any(|l| l["record"] == "join"));
     assert!(lines.iter().any(|l| l["record"] == "chat"));
-    let text = demokit(&["dump".as_ref(), "--objects".as_ref(), tf2.as_os_str()]);
+    let text = demokit(&["dump".as_ref(), "--game-records".as_ref(), tf2.as_os_str()]);
     assert!(text.status.success(), "{}", stderr(&text));
     let text = stdout(&text);
     assert_eq!(text.lines().count(), lines.len());
@@ -376,10 +379,10 @@ fn source_demos_dump_their_entities_by_name() {
     );
 }
 
-/// `dump --objects` as text is one `key=value` line per record with no JSON in it: a typed
+/// `dump --game-records` as text is one `key=value` line per record with no JSON in it: a typed
 /// item or message shows as its type, then its own fields; number lists as `1,2,3`.
 #[test]
-fn dump_objects_text_has_no_embedded_json() {
+fn dump_game_records_text_has_no_embedded_json() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
@@ -388,7 +391,7 @@ fn dump_objects_text_has_no_embedded_json() {
         "real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian",
     ] {
         let path = shared.join(file);
-        let out = demokit(&["dump".as_ref(), "--objects".as_ref(), path.as_os_str()]);
+        let out = demokit(&["dump".as_ref(), "--game-records".as_ref(), path.as_os_str()]);
         assert!(out.status.success(), "{}", stderr(&out));
         let text = stdout(&out);
         assert!(text.lines().count() > 10, "{file}");

@@ -95,7 +95,7 @@ fn no_text_output_carries_a_terminal_control_raw() {
         for command in ["info", "players", "chat", "events", "dump", "validate"] {
             checked(&[command.as_ref(), file.as_os_str()]);
         }
-        checked(&["dump".as_ref(), "--objects".as_ref(), file.as_os_str()]);
+        checked(&["dump".as_ref(), "--game-records".as_ref(), file.as_os_str()]);
     }
     // A directory: the batch's file rows, closing note and messages.
     for command in ["info", "players", "chat", "events", "validate"] {

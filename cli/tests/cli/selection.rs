@@ -160,7 +160,7 @@ fn a_selection_of_nothing_names_what_exists() {
 fn dump_keeps_the_ticks_it_is_given() {
     let Some(files) = pair() else { return };
     for file in &files {
-        for mode in [&[][..], &["--objects"][..]] {
+        for mode in [&[][..], &["--game-records"][..]] {
             let mut args = mode.to_vec();
             args.extend(["--from", "395", "--to", "405"]);
             let records = json("dump", file, &args);

@@ -232,8 +232,8 @@ fn chat_players_and_events_of_source_demos() {
             .any(|e| e["kind"] == "join" && e["name"] == "aciidz" && e["client_id"].is_i64()),
         "{model:?}"
     );
-    // The demo's own records, typed by its descriptors, are `dump --objects`.
-    let out = run("dump", &file, &["--objects", "--json"]);
+    // The demo's own records, typed by its descriptors, are `dump --game-records`.
+    let out = run("dump", &file, &["--game-records", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_lines(&out);
     let deaths: Vec<_> = events
@@ -247,7 +247,7 @@ fn chat_players_and_events_of_source_demos() {
             .any(|e| e["record"] == "join" && e["player"]["name"] == "aciidz")
     );
     // Text lines show each event's own keys.
-    let out = run("dump", &file, &["--objects"]);
+    let out = run("dump", &file, &["--game-records"]);
     assert!(stdout(&out).contains("kind=player_spawn record=event userid="));
 }
 

@@ -794,7 +794,7 @@ fn refusals_are_typed() {
     assert_eq!(e.offset(), Some(at));
     let mut out = Vec::new();
     let report = trim(broken, TickRange::new(2, 4), &mut out).unwrap();
-    let c = report.cut.clone().unwrap();
+    let c = report.break_off.clone().unwrap();
     assert!(c.truncated && c.offset == at, "{c:?}");
     assert!(report.finish_appended);
     assert_eq!(report.input_ticks, TickRange::new(1, 2));
@@ -806,15 +806,15 @@ fn refusals_are_typed() {
     garbage.extend_from_slice(&[0x4b, 0, 0]);
     assert!(matches!(refuse(&garbage, 3, 4), TrimError::Read(r) if !r.is_truncation()));
     let report = trim(&garbage, TickRange::new(1, 9), Vec::new()).unwrap();
-    assert!(!report.cut.unwrap().truncated);
+    assert!(!report.break_off.unwrap().truncated);
     // Bytes after FINISH after the range are not looked at; in it, they are dropped.
     let mut trailing = data.clone();
     trailing.extend_from_slice(b"junk");
     let report = trim(&trailing, TickRange::new(1, 2), Vec::new()).unwrap();
-    assert!(report.cut.is_none());
+    assert!(report.break_off.is_none());
     let mut out = Vec::new();
     let report = trim(&trailing, TickRange::new(4, 4), &mut out).unwrap();
-    assert!(report.cut.is_none() && !report.finish_appended);
+    assert!(report.break_off.is_none() && !report.finish_appended);
     assert!(validate(&out).accepted());
     // A message before the range that does not fit the state: PLAYER_DIFF for a client
     // without a character, in tick 1.
@@ -1044,7 +1044,7 @@ fn cli_trims_a_teehistorian_file() {
     assert_eq!(report["last_tick"], 600);
     assert_eq!(report["input_ticks"]["to"], 989);
     assert_eq!(report["synthesized"]["JOIN"], 1);
-    assert_eq!(report["cut"], serde_json::Value::Null);
+    assert_eq!(report["break_off"], serde_json::Value::Null);
 
     // An open end runs to the last tick; an open start from tick 0 keeps the body.
     let whole = tmp.path("whole.teehistorian");

@@ -72,7 +72,7 @@ fn every_message_boundary_reads_as_an_unfinished_file() {
             let (repaired, r) = common::into_vec(|out| th::repair(cut, out)).unwrap();
             assert_eq!(&repaired[..end], cut);
             assert_eq!(&repaired[end..], [0x40]);
-            assert!(r.finish_appended && r.bytes_dropped == 0 && r.cut.is_none());
+            assert!(r.finish_appended && r.bytes_dropped == 0 && r.break_off.is_none());
             assert_eq!(summary::validate(&repaired).problems, []);
             assert_eq!(th::rewrite(&repaired, Vec::new()).unwrap().0, repaired);
             assert_eq!(th::rewrite(cut, Vec::new()).unwrap().0, cut);
@@ -145,7 +145,7 @@ fn cuts_inside_messages_are_rejected_and_repaired() {
                 assert_eq!(&repaired[start..], [0x40]);
                 assert_eq!(r.messages_kept, n as u64);
                 assert_eq!(r.bytes_dropped, cut_at - start);
-                assert!(r.cut.as_ref().is_some_and(|c| c.truncated));
+                assert!(r.break_off.as_ref().is_some_and(|c| c.truncated));
                 assert_eq!(summary::validate(&repaired).problems, []);
                 assert_eq!(th::rewrite(&repaired, Vec::new()).unwrap().0, repaired);
             }

@@ -116,7 +116,7 @@ fn spread(first: i32, last: i32, n: usize) -> Vec<i32> {
 /// The demo's first and last tick.
 fn range(data: &[u8]) -> (i32, i32) {
     let list = list_markers(data).unwrap();
-    assert!(list.cut.is_none());
+    assert!(list.break_off.is_none());
     (list.first_tick.unwrap(), list.last_tick.unwrap())
 }
 
@@ -274,7 +274,7 @@ fn what_ddnet_would_not_write_is_refused() {
         // which the list names too.
         let cut = &data[..data.len() - 1];
         let list = list_markers(cut).unwrap();
-        if let Some(at) = list.cut.map(|c| c.offset) {
+        if let Some(at) = list.break_off.map(|c| c.offset) {
             match set_markers(cut, &[]) {
                 Err(MarkersError::Read(e)) => assert_eq!(e.offset, at, "{what}"),
                 other => panic!("{what}: {other:?}"),

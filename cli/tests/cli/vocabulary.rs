@@ -210,7 +210,7 @@ fn every_field_name_is_in_the_vocabulary() {
         // Typed records: a Source demo's are a few thousand lines; a Teeworlds demo's
         // objects are the protocol's own names, checked by the `gamenet` tests.
         if file.ends_with(".dem") {
-            runs.push(vec!["dump", "--objects", "--json", file]);
+            runs.push(vec!["dump", "--game-records", "--json", file]);
         }
         for args in runs {
             let output = demokit(&args);

@@ -36,7 +36,7 @@
 //! [`repair`](super::repair::repair)'s business, and whether the demo plays at all is
 //! [`validate`](super::validate::validate)'s.
 
-use crate::format::Cut;
+use crate::format::BreakOff;
 use crate::time::SERVER_TICK_SPEED;
 use crate::twdemo::container::error::{ReadError, ReadErrorKind, WriteError};
 use crate::twdemo::container::format::{
@@ -71,7 +71,7 @@ pub struct MarkerList {
     /// Where the chunks stop reading, if they do before the end of the file; the tick
     /// range then covers the ticks before it, as DDNet's scan does. Editing refuses such
     /// a demo until it is repaired.
-    pub cut: Option<Cut>,
+    pub break_off: Option<BreakOff>,
 }
 
 /// What [`set_markers`] or [`edit_markers`] did.
@@ -216,7 +216,7 @@ pub fn list_markers_reader<R: Read>(input: R) -> Result<MarkerList, ReadError> {
     let mut chunks = DemoReader::new(input)?;
     let prelude = *chunks.prelude();
     let (range, error) = tick_range(&mut chunks);
-    let cut = error.map(|e| Cut {
+    let cut = error.map(|e| BreakOff {
         offset: e.offset,
         truncated: matches!(e.kind, ReadErrorKind::UnexpectedEnd { .. }),
         reason: e.kind.to_string(),
@@ -227,7 +227,7 @@ pub fn list_markers_reader<R: Read>(input: R) -> Result<MarkerList, ReadError> {
         markers: prelude.markers_in_use().to_vec(),
         first_tick: range.map(|(first, _)| first),
         last_tick: range.map(|(_, last)| last),
-        cut,
+        break_off: cut,
     })
 }
 
@@ -627,7 +627,7 @@ mod tests {
         ));
         let list = list_markers(cut).unwrap();
         assert_eq!((list.markers, list.first_tick), (vec![200], Some(100)));
-        assert!(list.cut.unwrap().truncated);
+        assert!(list.break_off.unwrap().truncated);
         assert!(matches!(
             set_markers(&data[..300], &[]),
             Err(MarkersError::Read(_))

@@ -37,7 +37,7 @@ use std::io::{self, Read, Write};
 
 use super::stream::{CopyError, Counting, HEAD, copy_patched, open_failed};
 
-use crate::format::Cut;
+use crate::format::BreakOff;
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,8 +67,8 @@ pub struct RepairReport {
     pub markers_kept: Vec<i32>,
     /// Timeline markers dropped because they point beyond the last tick marker.
     pub markers_dropped: Vec<i32>,
-    /// Where the file was cut, if it was.
-    pub cut: Option<Cut>,
+    /// Where the file breaks off, if it does: everything from there was dropped.
+    pub break_off: Option<BreakOff>,
 }
 
 impl RepairReport {
@@ -204,7 +204,7 @@ pub fn repair_reader<R: Read, W: Write>(
         new_length,
         markers_kept,
         markers_dropped,
-        cut: scan.cut,
+        break_off: scan.break_off,
     })
 }
 
@@ -217,7 +217,7 @@ struct Scan {
     keyframes: usize,
     first_tick: Option<i32>,
     last_tick: Option<i32>,
-    cut: Option<Cut>,
+    break_off: Option<BreakOff>,
 }
 
 /// Reads the chunks that start at `chunks_offset` up to the first that does not read.
@@ -229,13 +229,13 @@ fn scan(chunks: &mut impl ChunkSource, chunks_offset: u64) -> Scan {
         keyframes: 0,
         first_tick: None,
         last_tick: None,
-        cut: None,
+        break_off: None,
     };
     while let Some(item) = chunks.next_chunk() {
         let item = match item {
             Ok(item) => item,
             Err(e) => {
-                scan.cut = Some(Cut {
+                scan.break_off = Some(BreakOff {
                     offset: e.offset,
                     truncated: matches!(e.kind, ReadErrorKind::UnexpectedEnd { .. }),
                     reason: e.kind.to_string(),
@@ -479,7 +479,7 @@ mod tests {
             assert!(out == data);
             assert!(!report.changed());
             assert_eq!(report.new_length, 4);
-            assert_eq!(report.cut, None);
+            assert_eq!(report.break_off, None);
         }
     }
 
@@ -494,7 +494,7 @@ mod tests {
         assert_eq!(report.last_tick, Some(300));
         assert_eq!(report.bytes_dropped, data.len() - 5 - last);
         assert_eq!(report.chunks_kept, offsets.len() - 1);
-        let cut = report.cut.as_ref().unwrap();
+        let cut = report.break_off.as_ref().unwrap();
         assert!(cut.truncated);
         assert_eq!(cut.offset, last as u64);
         assert_eq!(out[..], data[..last]);
