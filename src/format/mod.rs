@@ -213,13 +213,44 @@ impl Capability for Unsupported {
     const SUPPORTED: bool = false;
 }
 
+/// The result types of the operations only some formats have, as a
+/// [`RecordingFormat::Optional`]: each a real type where the format has the operation,
+/// [`Unsupported`] where it does not ([`Unsupported`] itself is the set of a format that
+/// has none of them).
+pub trait OptionalResults {
+    /// What [`convert`](RecordingFormat::convert) did.
+    type ConvertReport: Capability;
+    /// The timeline markers [`markers`](RecordingFormat::markers) lists.
+    type Markers: Capability;
+    /// What [`edit_markers`](RecordingFormat::edit_markers) did.
+    type MarkersReport: Capability;
+    /// The embedded map [`extract_map`](RecordingFormat::extract_map) gives.
+    type EmbeddedMap: Capability;
+    /// The chat lines [`chat`](RecordingFormat::chat) lists.
+    type ChatLines: Capability;
+    /// The full snapshot of a tick [`snapshots`](RecordingFormat::snapshots) hands out.
+    type Snapshot<'a>: Capability;
+}
+
+impl OptionalResults for Unsupported {
+    type ConvertReport = Unsupported;
+    type Markers = Unsupported;
+    type MarkersReport = Unsupported;
+    type EmbeddedMap = Unsupported;
+    type ChatLines = Unsupported;
+    type Snapshot<'a> = Unsupported;
+}
+
+/// The optional results of format `F`.
+type Optional<F> = <F as RecordingFormat>::Optional;
+
 /// What a recording format does: every operation of the entry point, read from an
 /// [`Input`] and written to a `dyn Write`, with the format's own result types.
 ///
 /// The operations every format has are required methods. Those only some have come with
-/// an associated result type ([`ConvertReport`](Self::ConvertReport), ...): a format
-/// without the operation sets it to [`Unsupported`] and keeps the provided method, which
-/// refuses; the entry point lists an operation's formats from these types.
+/// a result type of [`OptionalResults`] (the format's [`Optional`](Self::Optional)): a
+/// format without the operation sets it to [`Unsupported`] and keeps the provided method,
+/// which refuses; the entry point lists an operation's formats from these types.
 pub trait RecordingFormat: 'static {
     /// The format's tag.
     const FORMAT: Format;
@@ -243,19 +274,9 @@ pub trait RecordingFormat: 'static {
     /// One typed record of the game protocol as [`game_records`](Self::game_records)
     /// hands it out.
     type GameRecord<'a>;
-    /// What [`convert`](Self::convert) did, or [`Unsupported`].
-    type ConvertReport: Capability;
-    /// The timeline markers [`markers`](Self::markers) lists, or [`Unsupported`].
-    type Markers: Capability;
-    /// What [`edit_markers`](Self::edit_markers) did, or [`Unsupported`].
-    type MarkersReport: Capability;
-    /// The embedded map [`extract_map`](Self::extract_map) gives, or [`Unsupported`].
-    type EmbeddedMap: Capability;
-    /// The chat lines [`chat`](Self::chat) lists, or [`Unsupported`].
-    type ChatLines: Capability;
-    /// The full snapshot of a tick [`snapshots`](Self::snapshots) hands out, or
-    /// [`Unsupported`].
-    type Snapshot<'a>: Capability;
+    /// The results of the operations only some formats have: [`Unsupported`] for a
+    /// format that has none of them.
+    type Optional: OptionalResults;
 
     /// Reads the header (for a demo, its map too) and nothing after it.
     fn check_header(input: Input<'_>) -> Result<(), Error>;
@@ -357,13 +378,13 @@ pub trait RecordingFormat: 'static {
         input: Input<'_>,
         version: u8,
         out: &mut dyn Write,
-    ) -> Result<Self::ConvertReport, Error> {
+    ) -> Result<<Optional<Self> as OptionalResults>::ConvertReport, Error> {
         let _ = (input, version, out);
         Err(Error::unsupported(Self::FORMAT, Operation::Convert))
     }
 
     /// The timeline markers.
-    fn markers(input: Input<'_>) -> Result<Self::Markers, Error> {
+    fn markers(input: Input<'_>) -> Result<<Optional<Self> as OptionalResults>::Markers, Error> {
         let _ = input;
         Err(Error::unsupported(Self::FORMAT, Operation::Markers))
     }
@@ -374,20 +395,30 @@ pub trait RecordingFormat: 'static {
         add: &[RangeBound],
         remove: &[RangeBound],
         out: &mut dyn Write,
-    ) -> Result<Self::MarkersReport, Error> {
+    ) -> Result<<Optional<Self> as OptionalResults>::MarkersReport, Error> {
         let _ = (input, add, remove, out);
         Err(Error::unsupported(Self::FORMAT, Operation::Markers))
     }
 
     /// The map the recording embeds, with its checksums.
-    fn extract_map(input: Input<'_>) -> Result<Self::EmbeddedMap, Error> {
+    fn extract_map(
+        input: Input<'_>,
+    ) -> Result<<Optional<Self> as OptionalResults>::EmbeddedMap, Error> {
         let _ = input;
         Err(Error::unsupported(Self::FORMAT, Operation::ExtractMap))
     }
 
     /// The chat lines as the format's own chat tool lists them, and the error that ended
     /// the walk early.
-    fn chat(input: Input<'_>) -> Result<(Self::ChatLines, Option<Error>), Error> {
+    fn chat(
+        input: Input<'_>,
+    ) -> Result<
+        (
+            <Optional<Self> as OptionalResults>::ChatLines,
+            Option<Error>,
+        ),
+        Error,
+    > {
         let _ = input;
         Err(Error::unsupported(Self::FORMAT, Operation::Chat))
     }
@@ -395,7 +426,7 @@ pub trait RecordingFormat: 'static {
     /// Hands the full snapshot at every tick to `each`, its items sorted by type and id.
     fn snapshots(
         input: Input<'_>,
-        each: &mut dyn FnMut(Self::Snapshot<'_>),
+        each: &mut dyn FnMut(<Optional<Self> as OptionalResults>::Snapshot<'_>),
     ) -> Result<GameWalk, Error> {
         let _ = (input, each);
         Err(Error::unsupported(Self::FORMAT, Operation::Snapshots))

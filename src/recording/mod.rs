@@ -71,16 +71,28 @@ macro_rules! forward {
     };
 }
 
+/// The optional results of format `F`.
+type Optional<F> = <F as RecordingFormat>::Optional;
+
 /// Whether implementation `F` has `operation`: every required method of
 /// [`RecordingFormat`] is there, and an optional one is when its result type is a real
 /// one ([`Capability`]).
 const fn has<F: RecordingFormat>(operation: Operation) -> bool {
     match operation {
-        Operation::Convert => F::ConvertReport::SUPPORTED,
-        Operation::Markers => F::Markers::SUPPORTED && F::MarkersReport::SUPPORTED,
-        Operation::ExtractMap => F::EmbeddedMap::SUPPORTED,
-        Operation::Chat => F::ChatLines::SUPPORTED,
-        Operation::Snapshots => <F::Snapshot<'static> as Capability>::SUPPORTED,
+        Operation::Convert => {
+            <<Optional<F> as OptionalResults>::ConvertReport as Capability>::SUPPORTED
+        }
+        Operation::Markers => {
+            <<Optional<F> as OptionalResults>::Markers as Capability>::SUPPORTED
+                && <<Optional<F> as OptionalResults>::MarkersReport as Capability>::SUPPORTED
+        }
+        Operation::ExtractMap => {
+            <<Optional<F> as OptionalResults>::EmbeddedMap as Capability>::SUPPORTED
+        }
+        Operation::Chat => <<Optional<F> as OptionalResults>::ChatLines as Capability>::SUPPORTED,
+        Operation::Snapshots => {
+            <<Optional<F> as OptionalResults>::Snapshot<'static> as Capability>::SUPPORTED
+        }
         _ => true,
     }
 }
@@ -171,7 +183,7 @@ pub use map_directory::{MAX_MAP_FILES, MapDirectory};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;
 
-use crate::format::{Capability, Input, RecordingFormat, Unsupported};
+use crate::format::{Capability, Input, OptionalResults, RecordingFormat, Unsupported};
 use crate::time::RangeBound;
 pub use crate::validation::{Problem, ProblemKind, Verdict};
 use crate::{source, teehistorian, twdemo};

@@ -93,12 +93,7 @@ impl RecordingFormat for SourceDemo {
     type Record<'a> = FrameAt<'a>;
     type Event<'a> = Item<'a>;
     type GameRecord<'a> = Item<'a>;
-    type ConvertReport = Unsupported;
-    type Markers = Unsupported;
-    type MarkersReport = Unsupported;
-    type EmbeddedMap = Unsupported;
-    type ChatLines = Unsupported;
-    type Snapshot<'a> = Unsupported;
+    type Optional = Unsupported;
 
     fn check_header(input: Input<'_>) -> Result<(), Error> {
         SourceReader::new(input.open()?)?;

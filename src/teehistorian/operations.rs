@@ -81,12 +81,7 @@ impl RecordingFormat for Teehistorian {
     type Record<'a> = MessageAt<'a>;
     type Event<'a> = GameEventAt<'a>;
     type GameRecord<'a> = GameEventAt<'a>;
-    type ConvertReport = Unsupported;
-    type Markers = Unsupported;
-    type MarkersReport = Unsupported;
-    type EmbeddedMap = Unsupported;
-    type ChatLines = Unsupported;
-    type Snapshot<'a> = Unsupported;
+    type Optional = Unsupported;
 
     fn check_header(input: Input<'_>) -> Result<(), Error> {
         TeehistorianReader::new(input.open()?)?;

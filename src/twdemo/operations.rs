@@ -12,8 +12,8 @@ use super::game::{Event, GameReplay, ObjectAt, TickLogger};
 use super::snapshot::replay::{ReplayError, ReplayedTick, SnapshotReplay};
 use super::{ChunkKind, DecodedPayload, PayloadDecoder, SnapshotBuf, WriteError};
 use crate::format::{
-    Capability, DumpEnd, Error, Format, GameEnd, GameWalk, Input, Operation, RecordingFormat,
-    RepairOptions, Validation,
+    Capability, DumpEnd, Error, Format, GameEnd, GameWalk, Input, Operation, OptionalResults,
+    RecordingFormat, RepairOptions, Validation,
 };
 use crate::gamenet::summary::GameLog;
 use crate::gamenet::{AnyMessage, Unpacked};
@@ -217,6 +217,16 @@ impl Capability for ReplayedTick<'_> {
     const SUPPORTED: bool = true;
 }
 
+/// A demo has every operation only some formats have.
+impl OptionalResults for TwDemo {
+    type ConvertReport = convert::ConvertReport;
+    type Markers = markers::MarkerList;
+    type MarkersReport = markers::MarkersReport;
+    type EmbeddedMap = repair::ExtractedMap;
+    type ChatLines = Vec<DemoChatLine>;
+    type Snapshot<'a> = ReplayedTick<'a>;
+}
+
 impl RecordingFormat for TwDemo {
     const FORMAT: Format = Format::TwDemo;
     const DUMP_COLUMNS: &'static str = "    offset       tick  kind        raw decoded  payload";
@@ -228,12 +238,7 @@ impl RecordingFormat for TwDemo {
     type Record<'a> = DemoChunk<'a>;
     type Event<'a> = EventAt<'a>;
     type GameRecord<'a> = DemoRecord<'a>;
-    type ConvertReport = convert::ConvertReport;
-    type Markers = markers::MarkerList;
-    type MarkersReport = markers::MarkersReport;
-    type EmbeddedMap = repair::ExtractedMap;
-    type ChatLines = Vec<DemoChatLine>;
-    type Snapshot<'a> = ReplayedTick<'a>;
+    type Optional = Self;
 
     fn check_header(input: Input<'_>) -> Result<(), Error> {
         DemoReader::new(input.open()?)?;
@@ -563,7 +568,7 @@ impl RecordingFormat for TwDemo {
         input: Input<'_>,
         version: u8,
         out: &mut dyn Write,
-    ) -> Result<Self::ConvertReport, Error> {
+    ) -> Result<convert::ConvertReport, Error> {
         // Read as a stream and written as it goes.
         convert::convert_reader(|| input.reopen(), version, out).map_err(|e| match e {
             convert::ConvertError::Write(WriteError::Io(e)) => Error::write(e),
@@ -571,7 +576,7 @@ impl RecordingFormat for TwDemo {
         })
     }
 
-    fn markers(input: Input<'_>) -> Result<Self::Markers, Error> {
+    fn markers(input: Input<'_>) -> Result<markers::MarkerList, Error> {
         Ok(markers::list_markers_reader(input.open()?)?)
     }
 
@@ -580,7 +585,7 @@ impl RecordingFormat for TwDemo {
         add: &[RangeBound],
         remove: &[RangeBound],
         out: &mut dyn Write,
-    ) -> Result<Self::MarkersReport, Error> {
+    ) -> Result<markers::MarkersReport, Error> {
         // Read as streams: the ticks named, then the markers' checks, then the copy.
         let ticks = |bounds: &[RangeBound]| {
             trim::resolve_ticks_reader(input.open()?, bounds)
@@ -593,12 +598,12 @@ impl RecordingFormat for TwDemo {
         })
     }
 
-    fn extract_map(input: Input<'_>) -> Result<Self::EmbeddedMap, Error> {
+    fn extract_map(input: Input<'_>) -> Result<repair::ExtractedMap, Error> {
         repair::extract_map_reader(input.open()?)
             .map_err(|e| Error::refused(Operation::ExtractMap, e))
     }
 
-    fn chat(input: Input<'_>) -> Result<(Self::ChatLines, Option<Error>), Error> {
+    fn chat(input: Input<'_>) -> Result<(Vec<DemoChatLine>, Option<Error>), Error> {
         // Streamed: memory does not grow with the file.
         let (lines, error) = super::game::chat::chat_lines_reader(input.open()?)?;
         Ok((lines, error.map(Into::into)))
