@@ -28,6 +28,9 @@
 //! metadata as `demokit.schema_version`; a change to a table's columns or their types raises it,
 //! and [`DatasetWriter::exported`] refuses a dataset of another version.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 mod partition;
 mod table;
 pub mod units;

@@ -168,15 +168,14 @@ pub fn escape(value: Option<&str>) -> String {
 /// `2023-05-11_16-42-44`): the date as written, in the recording's own time zone.
 fn date_written(timestamp: &str) -> Option<String> {
     let date = timestamp.get(..10)?;
-    let b = date.as_bytes();
     let digits = |r: std::ops::Range<usize>| {
-        b[r.clone()]
-            .iter()
-            .all(u8::is_ascii_digit)
-            .then(|| date[r].parse::<u32>().ok())
+        let part = date.get(r)?;
+        part.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| part.parse::<u32>().ok())
             .flatten()
     };
-    if b[4] != b'-' || b[7] != b'-' {
+    if date.get(4..5) != Some("-") || date.get(7..8) != Some("-") {
         return None;
     }
     let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);

@@ -635,7 +635,10 @@ impl Dict {
         // strings the allocator placed at a common stride spread over the sets.
         let set = (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) % (DICT_RECENT / 2);
         let slot = 2 * set;
-        let (cached, len, key) = self.recent[slot];
+        // `slot + 1` is within the cache (`set` < half its length): the checks fold away.
+        let Some(&(cached, len, key)) = self.recent.get(slot) else {
+            return self.key_missed(value, address, slot);
+        };
         if cached == address && len as usize == value.len() && self.holds(key, value) {
             return key;
         }
@@ -646,8 +649,11 @@ impl Dict {
     /// apart, so that the cache's check is inlined where rows are pushed).
     #[inline(never)]
     fn key_missed(&mut self, value: &str, address: usize, slot: usize) -> i32 {
-        let (cached, len, key) = self.recent[slot + 1];
-        if cached == address && len as usize == value.len() && self.holds(key, value) {
+        if let Some(&(cached, len, key)) = self.recent.get(slot + 1)
+            && cached == address
+            && len as usize == value.len()
+            && self.holds(key, value)
+        {
             return key;
         }
         let key = match self.index.get(value) {
@@ -659,9 +665,12 @@ impl Dict {
                 key
             }
         };
-        self.recent[slot + 1] = self.recent[slot];
-        // A value too long for the cache's length is looked up every time.
-        self.recent[slot] = (address, u32::try_from(value.len()).unwrap_or(0), key);
+        // The older entry of the set makes room for this one.
+        if let Some([newer, older]) = self.recent.get_mut(slot..slot + 2) {
+            *older = *newer;
+            // A value too long for the cache's length is looked up every time.
+            *newer = (address, u32::try_from(value.len()).unwrap_or(0), key);
+        }
         key
     }
 
@@ -674,7 +683,9 @@ impl Dict {
         let (Some(&start), Some(&end)) = (offsets.get(key), offsets.get(key + 1)) else {
             return false;
         };
-        let stored = &self.values.values_slice()[start as usize..end as usize];
+        let Some(stored) = self.values.values_slice().get(start as usize..end as usize) else {
+            return false;
+        };
         stored.len() == value.len() && stored.iter().zip(value.as_bytes()).all(|(a, b)| a == b)
     }
 

@@ -128,6 +128,18 @@ pub enum ExportError {
     },
 }
 
+/// What the writer's own bookkeeping lacks for `table` (a writer, a row group or a part it
+/// has just found or made): an error rather than a panic, never expected.
+fn missing(table: Table) -> ExportError {
+    ExportError::Parquet {
+        path: PathBuf::from(table.name()),
+        source: parquet::errors::ParquetError::General(format!(
+            "the writer lost track of its {} table",
+            table.name()
+        )),
+    }
+}
+
 /// The file in a dataset's directory that a [`DatasetWriter`] keeps locked while it writes
 /// (hidden, so that readers of the dataset pass over it).
 pub const LOCK_FILE: &str = ".demokit-lock";
@@ -736,7 +748,10 @@ impl DatasetWriter {
                     {
                         self.append(encoder.groups.swap_remove(least))?;
                     }
-                    let columns = self.factories[table as usize]
+                    let columns = self
+                        .factories
+                        .get(table as usize)
+                        .ok_or_else(|| missing(table))?
                         .create_column_writers(0)
                         .map_err(parquet)?;
                     encoder.groups.push(Group {
@@ -749,7 +764,7 @@ impl DatasetWriter {
                     encoder.groups.len() - 1
                 }
             };
-            let group = &mut encoder.groups[at];
+            let group = encoder.groups.get_mut(at).ok_or_else(|| missing(table))?;
             group.used = encoder.writes;
             // Row groups end at ROW_GROUP_ROWS, as Arrow's writer ends them.
             let now = rest.num_rows().min(ROW_GROUP_ROWS - group.rows);
@@ -795,7 +810,7 @@ impl DatasetWriter {
                 parts.open.len() - 1
             }
         };
-        let part = &mut parts.open[at];
+        let part = parts.open.get_mut(at).ok_or_else(|| missing(group.table))?;
         part.used = parts.appends;
         let parquet = |source| ExportError::Parquet {
             path: part.temporary.clone(),
@@ -855,7 +870,10 @@ impl DatasetWriter {
         let (path, temporary) = match free(parts.run) {
             Some(names) => names,
             None => loop {
-                let next = &mut parts.next[table as usize];
+                let next = parts
+                    .next
+                    .get_mut(table as usize)
+                    .ok_or_else(|| missing(table))?;
                 let number = *next;
                 *next += 1;
                 if let Some(names) = free(number) {

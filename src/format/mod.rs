@@ -15,6 +15,9 @@
 //! (its module), choosing the format of a file and wrapping the formats' types into one
 //! (the entry point), and everything a front end shows.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 mod error;
 mod outcome;
 

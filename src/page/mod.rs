@@ -18,6 +18,9 @@
 //! (sortable and filterable, each row linking its recording's page). Finding the files,
 //! running them in parallel and keeping the index up to date is the front end's business.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 mod recording;
 
 use crate::gamenet::summary::{ChatLine, EventLine, PlayerStint};

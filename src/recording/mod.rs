@@ -30,6 +30,9 @@
 //! # Ok::<(), demokit::recording::Error>(())
 //! ```
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// Runs `$body` with `$F` standing for the implementation of
 /// [`RecordingFormat`] of the format `$format`: the one place that
 /// turns a format's tag into its implementation. Every operation of [`Recording`] goes
@@ -257,7 +260,7 @@ fn supported(head: &[u8]) -> Result<Format, Error> {
             message: "the file is empty (unknown format)".into(),
         }),
         None => {
-            let head = &head[..head.len().min(8)];
+            let head = head.get(..8).unwrap_or(head);
             Err(Error::UnknownFormat {
                 format: None,
                 message: format!(
@@ -298,7 +301,7 @@ fn read_bounded(mut reader: impl Read, limit: u64, data: &mut Vec<u8>) -> Result
         let window = (data.capacity() - filled).min(MIN_STEP * 16);
         data.resize(filled + window, 0);
         let n = loop {
-            match reader.read(&mut data[filled..]) {
+            match reader.read(data.get_mut(filled..).unwrap_or_default()) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {

@@ -19,6 +19,9 @@
 //! entry point and the format modules), the map's look beyond its physics tiles (images,
 //! quads), and where the picture goes (the front ends write it).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 mod gather;
 mod recording;
 
@@ -206,6 +209,15 @@ pub const PLAYER_COLORS: [Rgb; 12] = [
     [178, 255, 89],
     [64, 196, 255],
 ];
+
+/// The colour of the `i`th player (from 0), [`PLAYER_COLORS`] over again.
+fn player_color(i: usize) -> Rgb {
+    let [first, ..] = PLAYER_COLORS;
+    PLAYER_COLORS
+        .get(i % PLAYER_COLORS.len())
+        .copied()
+        .unwrap_or(first)
+}
 
 /// A run of tiles of one kind on one row of the map, in tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -492,11 +504,11 @@ impl Scene {
             let total: usize = paths.iter().map(|p| p.1.len()).sum();
             let stride = total.div_ceil(MAX_DRAWN_POINTS).max(1);
             // One call per player: a raster strokes a player's pieces together.
-            let mut start = 0;
-            while start < paths.len() {
-                let color = paths[start].0;
-                let end = start + paths[start..].iter().take_while(|p| p.0 == color).count();
-                let pieces: Vec<Vec<(f64, f64)>> = paths[start..end]
+            for player in paths.chunk_by(|a, b| a.0 == b.0) {
+                let Some(&(color, _)) = player.first() else {
+                    continue;
+                };
+                let pieces: Vec<Vec<(f64, f64)>> = player
                     .iter()
                     .map(|(_, points)| {
                         if stride == 1 || points.len() <= 2 {
@@ -511,7 +523,6 @@ impl Scene {
                     })
                     .collect();
                 c.polylines(&pieces, color, width);
-                start = end;
             }
         }
         let r = (self.stroke_width() * 1.6).max(4.0);
@@ -580,7 +591,7 @@ impl Scene {
         } else {
             self.players.len()
         };
-        for player in &self.players[..shown] {
+        for player in self.players.iter().take(shown) {
             push(Swatch::Player(player.color), legend_name(&player.name));
         }
         if shown < self.players.len() {
@@ -681,7 +692,7 @@ pub(crate) fn build(
             } else {
                 track.name.clone()
             },
-            color: PLAYER_COLORS[i % PLAYER_COLORS.len()],
+            color: player_color(i),
             segments: segments(track, source, g.tick_rate, g.step),
             samples: track.samples.len(),
         })
@@ -981,8 +992,13 @@ fn heat_in(g: &Gathered, view: [f64; 4], source: bool) -> Heat {
         for &(_, x, y) in &track.samples {
             let c = ((x - origin[0]) / cell).floor();
             let r = ((y - origin[1]) / cell).floor();
-            if c >= 0.0 && r >= 0.0 && (c as usize) < columns && (r as usize) < rows {
-                counts[r as usize * columns + c as usize] += 1;
+            if c >= 0.0
+                && r >= 0.0
+                && (c as usize) < columns
+                && (r as usize) < rows
+                && let Some(count) = counts.get_mut(r as usize * columns + c as usize)
+            {
+                *count += 1;
             }
         }
     }
@@ -1001,7 +1017,7 @@ fn tile_kind(map: &PhysicsLayers, x: usize, y: usize) -> Option<TileKind> {
         .speedup
         .as_ref()
         .and_then(|l| l.tile(x, y))
-        .filter(|t| t[0] != 0 || t[2] != 0)
+        .filter(|t| t.first().is_some_and(|&v| v != 0) || t.get(2).is_some_and(|&v| v != 0))
         .map(|_| TileKind::Speedup);
     let tele = map
         .tele
@@ -1221,8 +1237,7 @@ impl Canvas for Svg {
         for (x, y) in points {
             let _ = write!(d, "{x:.1},{y:.1} ");
         }
-        if points.len() == 1 {
-            let (x, y) = points[0];
+        if let [(x, y)] = *points {
             let _ = writeln!(
                 self.out,
                 r#"<circle cx="{x:.1}" cy="{y:.1}" r="{:.2}" fill="{}"/>"#,
@@ -1397,8 +1412,11 @@ impl Canvas for Raster {
             while start + 1 < points.len() {
                 let room = PIECE_POINTS - in_path.min(PIECE_POINTS - 1);
                 let end = (start + room).min(points.len() - 1);
-                pb.move_to(points[start].0 as f32, points[start].1 as f32);
-                for &(x, y) in &points[start + 1..=end] {
+                let mut piece = points.iter().skip(start).take(end - start + 1);
+                if let Some(&(x, y)) = piece.next() {
+                    pb.move_to(x as f32, y as f32);
+                }
+                for &(x, y) in piece {
                     pb.line_to(x as f32, y as f32);
                 }
                 in_path += end - start + 1;
