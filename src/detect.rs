@@ -1,6 +1,9 @@
 //! Tells recording formats apart by their first bytes: each format's magic, read from
 //! the format's own constants.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub use crate::format::Format;
 
 /// The teehistorian file UUID ([`FILE_UUID`](crate::teehistorian::format::FILE_UUID)).
@@ -15,7 +18,7 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     use crate::teehistorian::format::FILE_UUID;
     use crate::twdemo::container::format::MAGIC as TWDEMO_MAGIC;
     let twdemo_prefix =
-        !data.is_empty() && TWDEMO_MAGIC.starts_with(&data[..data.len().min(TWDEMO_MAGIC.len())]);
+        !data.is_empty() && data.iter().zip(TWDEMO_MAGIC.iter()).all(|(a, b)| a == b);
     if twdemo_prefix {
         Some(Format::TwDemo)
     } else if data.starts_with(&FILE_UUID) {

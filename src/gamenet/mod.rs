@@ -45,6 +45,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 #[macro_use]
 mod table;
 

@@ -2,6 +2,9 @@
 //! an analyst reads without the protocol's headers at hand. The numbers stay the facts;
 //! a name is given only where the protocol (or DDNet's flag table) defines one.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// The name of a weapon number, as 0.6, DDNet and 0.7 number them (`WEAPON_*`): `hammer`,
 /// `gun`, `shotgun`, `grenade`, `laser`, `ninja`, and for a kill's cause `world` (-1, e.g.
 /// a death tile), `self` (-2, a self-kill) and `game` (-3, a team change).
@@ -39,7 +42,8 @@ pub fn country_code(country: i32) -> Option<&'static str> {
     COUNTRIES
         .binary_search_by_key(&country, |&(n, _)| n)
         .ok()
-        .map(|i| COUNTRIES[i].1)
+        .and_then(|i| COUNTRIES.get(i))
+        .map(|&(_, code)| code)
 }
 
 /// DDNet's flags: numeric code and country code, sorted by number.

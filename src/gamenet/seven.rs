@@ -18,6 +18,9 @@
 //! Three game messages have no fixed layout and are kept as their bytes (`Sv_TuneParams`,
 //! `Sv_VoteOptionListAdd`, `Sv_GameMsg`); their docs say what the bytes hold.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 // The objects (`net_objects!`) and messages (`net_messages!`), written by `build.rs` from
 // `spec/seven.json` and `spec/seven.overlay.json` (see the module docs of `gamenet`).
 include!(concat!(env!("OUT_DIR"), "/gamenet_seven.rs"));

@@ -15,6 +15,9 @@
 //! vanilla message id DDNet no longer uses keeps its vanilla layout
 //! (`Sv_ExtraProjectile`).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 // The objects (`net_objects!`) and messages (`net_messages!`), written by `build.rs` from
 // `spec/six.json` and `spec/six.overlay.json` (see the module docs of `gamenet`).
 include!(concat!(env!("OUT_DIR"), "/gamenet_six.rs"));

@@ -6,6 +6,9 @@
 //! demo's replayed snapshots and messages, a teehistorian file's records. Each format's game
 //! layer hands what it found to a [`GameLogBuilder`] in recording order.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// A chat line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -66,10 +69,8 @@ impl Stints {
         if self.open.len() <= c {
             self.open.resize(c + 1, None);
         }
-        if let Some(previous) = self.open[c].take() {
-            self.closed.push(previous);
-        }
-        self.open[c] = Some(PlayerStint {
+        let slot = self.open.get_mut(c)?;
+        if let Some(previous) = slot.replace(PlayerStint {
             client_id,
             name: String::new(),
             clan: String::new(),
@@ -80,8 +81,10 @@ impl Stints {
             first_tick: tick,
             last_tick: tick,
             left: false,
-        });
-        self.open[c].as_mut()
+        }) {
+            self.closed.push(previous);
+        }
+        slot.as_mut()
     }
 
     /// The open stint of a client id.

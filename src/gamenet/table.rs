@@ -26,6 +26,9 @@
 //! `(sys_ex "name" 0x...)` for messages sent behind a UUID. A test recomputes every UUID
 //! from its name.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// The Rust type of an object field kind.
 macro_rules! obj_ty {
     (int) => { i32 };
@@ -258,7 +261,11 @@ macro_rules! net_objects {
             let mut table = [None; 64];
             $(
                 if let $crate::gamenet::ObjectType::Static(n) = $name::TYPE {
-                    table[n as usize] = Some(ObjectKind::$name);
+                    // Evaluated at build time: a number outside the table stops the build.
+                    assert!(n >= 0 && n < 64, "a static object type outside 0..64");
+                    if let Some((_, [slot, ..])) = table.split_at_mut_checked(n as usize) {
+                        *slot = Some(ObjectKind::$name);
+                    }
                 }
             )*
             table
@@ -617,7 +624,13 @@ macro_rules! net_messages {
             let mut table = [[None; 64]; 2];
             $(
                 if let (system, $crate::gamenet::MessageId::Number(n)) = msg_id!($id) {
-                    table[system as usize][n as usize] = Some(MessageKind::$name);
+                    // Evaluated at build time: a number outside the table stops the build.
+                    assert!(n >= 0 && n < 64, "a numbered message id outside 0..64");
+                    if let Some((_, [row, ..])) = table.split_at_mut_checked(system as usize)
+                        && let Some((_, [slot, ..])) = row.split_at_mut_checked(n as usize)
+                    {
+                        *slot = Some(MessageKind::$name);
+                    }
                 }
             )*
             table
@@ -651,7 +664,7 @@ macro_rules! net_messages {
             pub fn from_id(system: bool, id: $crate::gamenet::MessageId) -> Option<MessageKind> {
                 match id {
                     $crate::gamenet::MessageId::Number(n) => NUMBERED_MESSAGE_KINDS
-                        [system as usize]
+                        .get(usize::from(system))?
                         .get(usize::try_from(n).ok()?)
                         .copied()
                         .flatten(),

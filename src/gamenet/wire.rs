@@ -7,6 +7,9 @@
 //! would not pack back to the same bytes (an int not in its shortest form), so that a typed
 //! record is only ever handed out when it re-encodes exactly.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::codec::varint;
 use std::fmt;
 use uuid::Uuid;
@@ -148,8 +151,9 @@ impl<'a> Unpacker<'a> {
 
     /// The next int; `None` if the data ends first (DDNet's unpacker sets its error flag).
     pub fn int(&mut self) -> Option<i32> {
-        let (value, len) = varint::unpack(&self.data[self.pos..])?;
-        if !varint::is_canonical(value, &self.data[self.pos..self.pos + len]) {
+        let rest = self.remaining();
+        let (value, len) = varint::unpack(rest)?;
+        if !varint::is_canonical(value, rest.get(..len)?) {
             self.non_canonical = true;
         }
         self.pos += len;
@@ -167,10 +171,10 @@ impl<'a> Unpacker<'a> {
 
     /// The next NUL-terminated string, without its NUL; `None` if no NUL follows.
     pub fn str(&mut self) -> Option<&'a [u8]> {
-        let rest = &self.data[self.pos..];
+        let rest = self.remaining();
         let len = rest.iter().position(|&b| b == 0)?;
         self.pos += len + 1;
-        Some(&rest[..len])
+        rest.get(..len)
     }
 
     /// The next `N` raw bytes.
@@ -204,9 +208,15 @@ impl<'a> Unpacker<'a> {
 
     /// Every byte not read yet (consumes them).
     pub fn rest(&mut self) -> &'a [u8] {
-        let rest = &self.data[self.pos..];
+        let rest = self.remaining();
         self.pos = self.data.len();
         rest
+    }
+
+    /// The bytes not read yet (`pos` never passes the end: every read moves it by what it
+    /// read).
+    fn remaining(&self) -> &'a [u8] {
+        self.data.get(self.pos..).unwrap_or(&[])
     }
 
     /// Whether every byte was read.

@@ -1,6 +1,9 @@
 //! Errors of the Source demo reader, writer and repair. Every read error names the byte
 //! offset where the problem was found and what was expected there.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::profile::{Command, CommandTable};
 use std::io;
 

@@ -4,6 +4,9 @@
 //! how many view-info blocks and whether a player-slot byte a file uses is the
 //! [`Profile`](super::profile::Profile)'s business, and the reader and writer connect the two.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::codec::string::FixedStr;
 use binrw::binrw;
 
@@ -91,8 +94,9 @@ impl Header {
 fn fixed(text: &str) -> FixedStr<260> {
     let mut raw = [0u8; 260];
     let bytes = text.as_bytes();
-    let n = bytes.len().min(259);
-    raw[..n].copy_from_slice(&bytes[..n]);
+    for (to, from) in raw.iter_mut().take(259).zip(bytes) {
+        *to = *from;
+    }
     FixedStr::from_raw(raw)
 }
 

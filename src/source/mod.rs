@@ -14,6 +14,9 @@
 //! GoldSrc (`HLDEMO`) and Source 2 (`PBDEMS2`) demos are different formats; the reader
 //! names them and refuses them.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod entity;
 pub mod error;
 pub mod format;

@@ -6,6 +6,9 @@
 //! byte. The header says most of it; where it cannot, [`Profile::detect`] tries the
 //! candidates on the first frames.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::format::{HEADER_SIZE, Header};
 
 /// What a frame does; the number it is stored as depends on the [`CommandTable`].

@@ -6,6 +6,9 @@
 //! has been delivered. A file that ends without a stop command ends in a truncation error
 //! (that is what a crashed recorder leaves), after all its complete frames.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind};
 use super::format::{
     CustomDataPrefix, FrameHead, GOLDSRC_MAGIC, HEADER_SIZE, Header, LengthPrefix, MAGIC,
@@ -209,7 +212,8 @@ fn serialize_data<S: serde::Serializer>(data: &&[u8], s: S) -> Result<S::Ok, S::
 
 /// Reads and checks the 1072-byte header at the start of `data`.
 pub fn parse_header(data: &[u8]) -> Result<Header, ReadError> {
-    let stamp = &data[..data.len().min(MAGIC.len())];
+    // The first bytes, as many as the stamp has (all of a shorter input).
+    let stamp = data.get(..MAGIC.len()).unwrap_or(data);
     // A file cut inside the stamp still counts as a Source demo, so that the error says
     // where it ends.
     if stamp.is_empty() || !MAGIC.starts_with(stamp) {
@@ -281,7 +285,8 @@ pub(crate) fn step<'a>(profile: &Profile, rest: &'a [u8], eof: bool) -> Step<'a>
         if !eof {
             return Step::NeedMore(None);
         }
-        let tail = &rest[1..];
+        // After the command byte (`rest` has it: `number`).
+        let tail = rest.get(1..).unwrap_or_default();
         return Step::Frame {
             frame: Frame {
                 tick: stop_tick(tail).unwrap_or(0),
@@ -655,8 +660,11 @@ impl<R: Read> SourceReader<R> {
         };
         let (rest, read) = self.input.split();
         read.consume(len);
-        match step(&self.profile, &rest[..len], true) {
-            Step::Frame { frame, len } => {
+        match rest
+            .get(..len)
+            .map(|bytes| step(&self.profile, bytes, true))
+        {
+            Some(Step::Frame { frame, len }) => {
                 self.done = frame.command() == Command::Stop;
                 Some(Ok(FrameAt { offset, len, frame }))
             }

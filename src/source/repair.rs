@@ -22,6 +22,9 @@
 //! broken network data in a packet is kept as it is, and nothing after the first unreadable
 //! frame is recovered.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::{HEADER_SIZE, Header};
 use super::profile::{Command, playback_time, tick_interval};

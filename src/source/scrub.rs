@@ -44,6 +44,9 @@
 //! `dem_customdata` or `dem_datatables` frame are not searched, and a player never named
 //! in `userinfo`, an event or a chat line is not known to be one.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::format::{HEADER_SIZE, Header};
 use super::game::player::{PlayerInfo, SCRUBBED_GUID};
@@ -441,7 +444,8 @@ impl<'o, 'n> Walk<'o, 'n> {
                 .map_or(Edited::Same, |data| Edited::Body(OwnedBody::Packet(data))),
             Body::ConsoleCmd(text) => {
                 let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-                match self.command(&text[..end]) {
+                let (command, after) = text.split_at_checked(end).unwrap_or((text, &[]));
+                match self.command(command) {
                     Command::Same => Edited::Same,
                     Command::Dropped => {
                         *self
@@ -452,7 +456,7 @@ impl<'o, 'n> Walk<'o, 'n> {
                         return Ok(None);
                     }
                     Command::Changed(mut new) => {
-                        new.extend_from_slice(&text[end..]);
+                        new.extend_from_slice(after);
                         Edited::Body(OwnedBody::ConsoleCmd(new))
                     }
                 }
@@ -879,7 +883,9 @@ impl<'o, 'n> Walk<'o, 'n> {
         &mut self,
         update: &UpdateStringTable,
     ) -> Result<Option<UpdateStringTable>, String> {
-        let shape = self.state.tables[usize::from(update.table)].shape;
+        let shape = (self.state.tables.get(usize::from(update.table)))
+            .ok_or_else(|| format!("no string table {}", update.table))?
+            .shape;
         let count = update.changed.map_or(1, usize::from);
         Ok(self.entries(&update.data, count, shape)?.map(|data| {
             let mut update = update.clone();
@@ -977,10 +983,10 @@ impl<'o, 'n> Walk<'o, 'n> {
                 let Some(key) = event.keys.get_mut(i) else {
                     continue;
                 };
-                match &data.values[i] {
-                    EventValue::String(text) => key.val_string = Some(text.0.clone()),
-                    EventValue::Uint64(v) => key.val_uint64 = Some(*v),
-                    EventValue::Long(v) => key.val_long = Some(*v),
+                match data.values.get(i) {
+                    Some(EventValue::String(text)) => key.val_string = Some(text.0.clone()),
+                    Some(EventValue::Uint64(v)) => key.val_uint64 = Some(*v),
+                    Some(EventValue::Long(v)) => key.val_long = Some(*v),
                     _ => {}
                 }
             }
@@ -1236,7 +1242,8 @@ impl TextEdit {
 /// A 260-byte header field holding `text` (cut to fit).
 fn fixed(text: &[u8]) -> crate::codec::string::FixedStr<260> {
     let mut raw = [0u8; 260];
-    let len = text.len().min(259);
-    raw[..len].copy_from_slice(&text[..len]);
+    for (to, from) in raw.iter_mut().take(259).zip(text) {
+        *to = *from;
+    }
     crate::codec::string::FixedStr::from_raw(raw)
 }

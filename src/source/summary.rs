@@ -2,6 +2,9 @@
 //! command and the stop command's tail, from one pass over the frames), and what
 //! `demokit validate` checks: the header against the frames.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::ReadError;
 use super::format::{HEADER_SIZE, Header};
 use super::profile::{Command, CommandTable, Profile, ProfileOrigin, playback_time, tick_interval};

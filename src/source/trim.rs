@@ -29,6 +29,9 @@
 //! refused. CS:GO's packets are written as its protobuf messages
 //! ([`ProtoMessage::from_classic`]).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::entity::class::ServerClasses;
 use super::entity::table::DataTables;
 use super::entity::update::{EntityState, EntityWrite, Values, decode_baseline, write_update};
@@ -393,7 +396,7 @@ impl Cut {
                                     .ok_or(TrimError::Unsupported("demos without data tables"))?;
                                 let baselines = state
                                     .table_index("instancebaseline")
-                                    .map(|t| &state.tables[t]);
+                                    .and_then(|t| state.tables.get(t));
                                 entities
                                     .apply(update, classes, baselines)
                                     .map_err(|e| failed(format!("entities: {e}")))?;
@@ -565,7 +568,7 @@ impl Restore<'_> {
         let mut entities = EntityState::new();
         let baselines = check
             .table_index("instancebaseline")
-            .map(|t| &check.tables[t]);
+            .and_then(|t| check.tables.get(t));
         for messages in packets {
             let (data, read) = self.packet(messages, &mut reading)?;
             for message in read {
@@ -674,7 +677,10 @@ impl Restore<'_> {
                 .into_iter()
                 .filter(|&p| e.values.get(p).is_some_and(Option::is_some))
                 .collect();
-            let mut stamps: Vec<u32> = props.iter().map(|&p| e.changed[p]).collect();
+            let mut stamps: Vec<u32> = props
+                .iter()
+                .filter_map(|&p| e.changed.get(p).copied())
+                .collect();
             stamps.sort_unstable();
             stamps.dedup();
             if stamps.len() < 2 {
@@ -684,8 +690,10 @@ impl Restore<'_> {
                 .iter()
                 .map(|&stamp| {
                     let mut values: Values = vec![None; e.values.len()];
-                    for &p in props.iter().filter(|&&p| e.changed[p] == stamp) {
-                        values[p] = e.values[p].clone();
+                    for &p in props.iter().filter(|&&p| e.changed.get(p) == Some(&stamp)) {
+                        if let (Some(to), Some(from)) = (values.get_mut(p), e.values.get(p)) {
+                            to.clone_from(from);
+                        }
                     }
                     (e.class, values)
                 })

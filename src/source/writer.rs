@@ -11,6 +11,9 @@
 //! the end of the file), a header whose stamp is not HL2DEMO, and payloads beyond the
 //! readers' caps.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::ReadError;
 use super::error::WriteError;
 use super::format::{

@@ -8,6 +8,9 @@
 //! Portal 2 order by priority instead). The sort swaps in place and is not stable, and
 //! the wire numbers depend on its exact swaps, so it is reproduced swap for swap.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{EntityError, EntityErrorKind};
 use super::player::{OriginLayout, PlayerProps};
 use super::table::{DataTables, PropFlags, PropKind, SendProp, TableWidths};
@@ -178,16 +181,20 @@ impl ServerClasses {
             protocol,
             by_id,
         };
-        for i in 0..all.classes.len() {
-            all.classes[i].origin = OriginLayout::of(&all, &all.classes[i]);
-            all.classes[i].player = PlayerProps::of(&all, i);
+        // Found with every class in place, then stored.
+        let found: Vec<_> = (all.classes.iter().enumerate())
+            .map(|(i, class)| (OriginLayout::of(&all, class), PlayerProps::of(&all, i)))
+            .collect();
+        for (class, (origin, player)) in all.classes.iter_mut().zip(found) {
+            class.origin = origin;
+            class.player = player;
         }
         Ok(all)
     }
 
     /// The class with id `id`.
     pub fn by_id(&self, id: u16) -> Option<&ServerClass> {
-        self.by_id.get(&id).map(|&i| &self.classes[i])
+        self.by_id.get(&id).and_then(|&i| self.classes.get(i))
     }
 
     /// The class named `name`.
@@ -200,22 +207,25 @@ impl ServerClasses {
         crate::source::net::message::log2(self.classes.len() as u32) + 1
     }
 
-    /// The send prop a flat prop comes from.
-    pub fn send_prop(&self, prop: &FlatProp) -> &SendProp {
-        &self.tables.tables[prop.table].props[prop.prop]
+    /// The send prop a flat prop comes from; `None` for a prop these classes did not
+    /// flatten (its indexes are past their tables).
+    pub fn send_prop(&self, prop: &FlatProp) -> Option<&SendProp> {
+        self.tables.tables.get(prop.table)?.props.get(prop.prop)
     }
 
-    /// The name of the table that declares a flat prop.
-    pub fn table_name(&self, prop: &FlatProp) -> &[u8] {
-        self.tables.tables[prop.table].name.as_bytes()
+    /// The name of the table that declares a flat prop; `None` as for
+    /// [`send_prop`](Self::send_prop).
+    pub fn table_name(&self, prop: &FlatProp) -> Option<&[u8]> {
+        Some(self.tables.tables.get(prop.table)?.name.as_bytes())
     }
 
     /// The index in `class`'s flat list of the prop `name` declared in table `table`
     /// (any table when `None`); the first one when there are several.
     pub fn find(&self, class: &ServerClass, table: Option<&str>, name: &str) -> Option<usize> {
         class.props.iter().position(|p| {
-            self.send_prop(p).name.as_bytes() == name.as_bytes()
-                && table.is_none_or(|t| self.table_name(p) == t.as_bytes())
+            self.send_prop(p)
+                .is_some_and(|s| s.name.as_bytes() == name.as_bytes())
+                && table.is_none_or(|t| self.table_name(p) == Some(t.as_bytes()))
         })
     }
 }
@@ -271,10 +281,14 @@ fn flatten<'a>(
     stack.clear();
     stack.push(root);
     while let Some(t) = stack.pop() {
-        if std::mem::replace(&mut seen[t], true) {
+        // `t` is the root or a table `lookup` found: both have a place in `seen`.
+        let (Some(seen), Some(table)) = (seen.get_mut(t), tables.tables.get(t)) else {
+            continue;
+        };
+        if std::mem::replace(seen, true) {
             continue;
         }
-        for prop in &tables.tables[t].props {
+        for prop in &table.props {
             if prop.flags(w).has(PropFlags::EXCLUDE) {
                 excludes.insert((prop.table.as_bytes(), prop.name.as_bytes()));
             } else if prop.kind(w) == PropKind::DataTable {
@@ -326,8 +340,16 @@ impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, '_, F> {
     }
 
     fn iterate(&mut self, table: usize, local: &mut Vec<FlatProp>) -> Result<(), EntityError> {
+        // `table` is the root or a table `lookup` found.
+        let t: &'a super::table::SendTable =
+            self.tables.tables.get(table).ok_or(EntityError::new(
+                0,
+                EntityErrorKind::Invalid {
+                    what: "a send table index past the tables",
+                },
+            ))?;
         if self.path.contains(&table) {
-            let name = self.tables.tables[table].name.as_bytes();
+            let name = t.name.as_bytes();
             return Err(EntityError::new(0, EntityErrorKind::Cycle(lossy(name))));
         }
         self.visits += 1;
@@ -341,7 +363,6 @@ impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, '_, F> {
             ));
         }
         self.path.push(table);
-        let t: &'a super::table::SendTable = &self.tables.tables[table];
         for (i, prop) in t.props.iter().enumerate() {
             let flags = prop.flags(self.w);
             if flags.has(PropFlags::EXCLUDE)
@@ -366,14 +387,17 @@ impl<'a, F: Fn(&[u8]) -> Result<usize, EntityError>> Walk<'a, '_, F> {
                     let mut def = PropDef::of(prop, self.w);
                     if kind == PropKind::Array {
                         // The element is the prop declared just before the array.
-                        let element = i.checked_sub(1).map(|e| &t.props[e]).ok_or_else(|| {
-                            EntityError::new(
-                                0,
-                                EntityErrorKind::Invalid {
-                                    what: "an array prop with no element before it",
-                                },
-                            )
-                        })?;
+                        let element =
+                            i.checked_sub(1)
+                                .and_then(|e| t.props.get(e))
+                                .ok_or_else(|| {
+                                    EntityError::new(
+                                        0,
+                                        EntityErrorKind::Invalid {
+                                            what: "an array prop with no element before it",
+                                        },
+                                    )
+                                })?;
                         def.element = Some(Box::new(PropDef::of(element, self.w)));
                     }
                     local.push(FlatProp {
@@ -414,7 +438,8 @@ fn sort(props: &mut [FlatProp], w: TableWidths) {
             // The scan starts where the previous priority's props end.
             let first = start;
             for i in first..props.len() {
-                if props[i].priority == priority || (priority == 64 && often(&props[i])) {
+                let p = props.get(i);
+                if p.is_some_and(|p| p.priority == priority || (priority == 64 && often(p))) {
                     props.swap(i, start);
                     start += 1;
                 }
@@ -422,7 +447,7 @@ fn sort(props: &mut [FlatProp], w: TableWidths) {
         }
     } else {
         for i in 0..props.len() {
-            if often(&props[i]) {
+            if props.get(i).is_some_and(often) {
                 props.swap(i, start);
                 start += 1;
             }

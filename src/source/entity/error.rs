@@ -1,5 +1,8 @@
 //! Why send tables could not be flattened or an entity update could not be decoded.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::codec::bits::BitsEnded;
 
 /// A failure at a bit offset inside the data being decoded (an update's entity data, a

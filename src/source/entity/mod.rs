@@ -16,6 +16,9 @@
 //! they name as their base: a recording's client acknowledges every tick, so the two are
 //! the same in demos.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod class;
 pub mod error;
 pub mod player;

@@ -13,6 +13,9 @@
 //! the sibling prop `m_vecOrigin[2]`, and in Left 4 Dead 2 and Portal 2 an offset inside
 //! a cell of the entity's `m_cellX/Y/Z` grid (`m_cellbits` wide).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::class::{ServerClass, ServerClasses};
 use super::prop::Value;
 use super::table::{PropFlags, PropKind};
@@ -62,7 +65,10 @@ impl OriginLayout {
         let mut heights: Vec<(usize, usize)> = Vec::new();
         let mut cells: [Option<usize>; 4] = [None; 4];
         for (i, p) in class.props.iter().enumerate() {
-            match classes.send_prop(p).name.as_bytes() {
+            let Some(prop) = classes.send_prop(p) else {
+                continue;
+            };
+            match prop.name.as_bytes() {
                 b"m_vecOrigin" => origins.push((p.table, i)),
                 b"m_vecOrigin[2]" => heights.push((p.table, i)),
                 b"m_cellbits" => {
@@ -81,7 +87,9 @@ impl OriginLayout {
             }
         }
         for (table, i) in origins {
-            let p = &class.props[i];
+            let Some(p) = class.props.get(i) else {
+                continue;
+            };
             let cell = p.def.flags.0
                 & (PropFlags::CELL_COORD
                     | PropFlags::CELL_COORD_LOWPRECISION
@@ -125,8 +133,10 @@ impl OriginLayout {
         let written = |i: usize| (e.changed.get(i).copied().unwrap_or(0), i);
         let mut last: [Option<((u32, usize), f32)>; 3] = [None; 3];
         let mut write = |axis: usize, at: (u32, usize), v: f32| {
-            if last[axis].is_none_or(|(before, _)| at >= before) {
-                last[axis] = Some((at, v));
+            if let Some(last) = last.get_mut(axis)
+                && last.is_none_or(|(before, _)| at >= before)
+            {
+                *last = Some((at, v));
             }
         };
         for o in &self.origins {
@@ -171,7 +181,7 @@ impl OriginLayout {
         let int = |i: usize| e.values.get(i)?.as_ref()?.as_int();
         let bits = int(bits).unwrap_or(DEFAULT_CELL_BITS).clamp(0, 20);
         let width = (1i64 << bits) as f32;
-        let cell = int([x, y, z][axis])?;
+        let cell = int(*[x, y, z].get(axis)?)?;
         Some(cell as f32 * width - MAX_COORD_INTEGER + offset)
     }
 }
@@ -207,15 +217,18 @@ impl PlayerProps {
     /// The player props of class `index`, or `None` when it is not a player class; one
     /// pass over its props.
     pub fn of(classes: &ServerClasses, index: usize) -> Option<Self> {
-        let class = &classes.classes[index];
+        let class = classes.classes.get(index)?;
         let mut player = PlayerProps::default();
         let mut is_player = false;
         // (table, index) of each `m_angEyeAngles[0]` and `[1]`, in flat order.
         let mut pitches: Vec<(usize, usize)> = Vec::new();
         let mut yaws: Vec<(usize, usize)> = Vec::new();
         for (i, p) in class.props.iter().enumerate() {
-            is_player |= classes.table_name(p) == b"DT_BasePlayer";
-            match classes.send_prop(p).name.as_bytes() {
+            is_player |= classes.table_name(p) == Some(b"DT_BasePlayer");
+            let Some(prop) = classes.send_prop(p) else {
+                continue;
+            };
+            match prop.name.as_bytes() {
                 b"m_iTeamNum" => {
                     player.team.get_or_insert(i);
                 }
@@ -329,7 +342,11 @@ pub fn update_players(
             Some(player(index, entity, class, props))
         });
         match (list.binary_search_by_key(&index, |p| p.index), now) {
-            (Ok(at), Some(p)) => list[at] = p,
+            (Ok(at), Some(p)) => {
+                if let Some(entry) = list.get_mut(at) {
+                    *entry = p;
+                }
+            }
             (Ok(at), None) => {
                 list.remove(at);
             }
@@ -347,8 +364,10 @@ fn player(index: usize, e: &Entity, class: &ServerClass, props: &PlayerProps) ->
     // Like the origin's copies, each angle is the one written last.
     let mut last: [Option<((u32, usize), f32)>; 2] = [None; 2];
     let mut write = |axis: usize, at: (u32, usize), v: f32| {
-        if last[axis].is_none_or(|(before, _)| at >= before) {
-            last[axis] = Some((at, v));
+        if let Some(last) = last.get_mut(axis)
+            && last.is_none_or(|(before, _)| at >= before)
+        {
+            *last = Some((at, v));
         }
     };
     for a in &props.angles {

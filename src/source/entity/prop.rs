@@ -7,6 +7,9 @@
 //! data tables, never from here; a width no engine writes (an int of 40 bits) is an error,
 //! not a panic.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::class::PropDef;
 use super::error::{EntityError, EntityErrorKind};
 use super::table::{PropFlags, PropKind};

@@ -6,6 +6,9 @@
 //! keep their raw type and flags so that the frame encodes back to its bytes, and
 //! [`SendProp::kind`] and [`SendProp::flags`] give them in one numbering for every branch.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::codec::bits::Bits;
 use crate::source::net::csgo::pb;
 use crate::source::net::{

@@ -24,7 +24,10 @@
 //! The update applies in place: after an error the state is partly changed, and the
 //! next full update (no `delta_from`) starts it afresh.
 
-use super::class::{ServerClass, ServerClasses};
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
+use super::class::{FlatProp, ServerClass, ServerClasses};
 use super::error::{EntityError, EntityErrorKind};
 use super::prop::{Value, decode, encode};
 use crate::codec::bits::{BitReader, BitWriter, Bits};
@@ -183,10 +186,14 @@ fn write_selected(w: &mut BitWriter, v: u32, low: u32, widths: [u32; 3]) {
         1 + widths[..2].iter().take_while(|&&b| high >= 1 << b).count() as u32
     };
     w.write(selector, 2);
-    w.write(
-        high,
-        [0, widths[0], widths[1], widths[2]][selector as usize],
-    );
+    let [first, second, third] = widths;
+    let bits = match selector {
+        0 => 0,
+        1 => first,
+        2 => second,
+        _ => third,
+    };
+    w.write(high, bits);
 }
 
 /// Writes `v` as [`read_ubitint`] reads it, in the shortest form.
@@ -240,9 +247,9 @@ pub fn read_props(
     let props = class.props.len();
     let mut count = 0;
     let mut take = |r: &mut BitReader<'_>, index: i64, at: usize| {
-        let prop = usize::try_from(index)
+        let (prop, flat) = usize::try_from(index)
             .ok()
-            .filter(|&i| i < props)
+            .and_then(|i| Some((i, class.props.get(i)?)))
             .ok_or_else(|| {
                 EntityError::new(
                     at,
@@ -252,7 +259,7 @@ pub fn read_props(
                     },
                 )
             })?;
-        set(prop, decode(r, &class.props[prop].def)?);
+        set(prop, decode(r, &flat.def)?);
         count += 1;
         Ok::<_, EntityError>(())
     };
@@ -320,35 +327,37 @@ pub fn write_props(
     layout: UpdateLayout,
     values: &Values,
 ) -> Result<(), EntityError> {
+    // Each prop that has a value, with its index and flat prop (values past the class's
+    // props are not sent).
     let sent = || {
         values
             .iter()
+            .zip(&class.props)
             .enumerate()
-            .filter_map(|(i, v)| Some((i, v.as_ref()?)))
-            .filter(|&(i, _)| i < class.props.len())
+            .filter_map(|(i, (v, prop))| Some((i, prop, v.as_ref()?)))
     };
-    let value = |w: &mut BitWriter, i: usize, v: &Value| encode(w, &class.props[i].def, v);
+    let value = |w: &mut BitWriter, prop: &FlatProp, v: &Value| encode(w, &prop.def, v);
     let mut last: i64 = -1;
     let step = |index: usize, last: i64| (index as i64 - last - 1) as u32;
     if layout.indices_first || layout.field_indexes {
         if layout.new_way_bit {
             w.write_bool(false);
         }
-        for (i, v) in sent() {
+        for (i, prop, v) in sent() {
             write_field_step(w, step(i, last));
             last = i as i64;
             if !layout.indices_first {
-                value(w, i, v)?;
+                value(w, prop, v)?;
             }
         }
         write_field_step(w, FIELD_INDEX_END);
         if layout.indices_first {
-            for (i, v) in sent() {
-                value(w, i, v)?;
+            for (_, prop, v) in sent() {
+                value(w, prop, v)?;
             }
         }
     } else {
-        for (i, v) in sent() {
+        for (i, prop, v) in sent() {
             w.write_bool(true);
             if layout.unary {
                 write_unary_ubitvar(w, step(i, last));
@@ -356,7 +365,7 @@ pub fn write_props(
                 w.write_ubitvar(step(i, last));
             }
             last = i as i64;
-            value(w, i, v)?;
+            value(w, prop, v)?;
         }
         w.write_bool(false);
     }
@@ -464,7 +473,9 @@ pub fn decode_baseline(
     let mut values = vec![None; class.props.len()];
     let mut r = data.reader();
     read_props(&mut r, class, UpdateLayout::of(protocol), |i, v| {
-        values[i] = Some(v)
+        if let Some(value) = values.get_mut(i) {
+            *value = Some(v);
+        }
     })?;
     if r.remaining() >= 8 {
         return Err(EntityError::new(
@@ -539,10 +550,22 @@ impl EntityState {
     /// The instance baselines of slot `slot` (0 or 1): each entity index with its class
     /// and values.
     pub fn baselines(&self, slot: usize) -> impl Iterator<Item = (usize, u16, &Values)> {
-        self.instance_baselines[slot & 1]
+        self.baseline_slot(slot)
             .iter()
             .enumerate()
             .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.class, b.values.as_ref())))
+    }
+
+    /// Instance baseline slot `slot & 1`.
+    fn baseline_slot(&self, slot: usize) -> &[Option<Baseline>] {
+        let [even, odd] = &self.instance_baselines;
+        if slot & 1 == 0 { even } else { odd }
+    }
+
+    /// [`baseline_slot`](Self::baseline_slot), to change.
+    fn baseline_slot_mut(&mut self, slot: usize) -> &mut [Option<Baseline>] {
+        let [even, odd] = &mut self.instance_baselines;
+        if slot & 1 == 0 { even } else { odd }
     }
 
     /// The slot the last update with `update_baseline` wrote (the other is older), if any
@@ -622,7 +645,8 @@ impl EntityState {
                 })?;
             match r.read(2)? {
                 0 => {
-                    let entity = self.entities[i].as_mut().ok_or_else(|| {
+                    let entity = self.entities.get_mut(i).and_then(Option::as_mut);
+                    let entity = entity.ok_or_else(|| {
                         EntityError::new(at, EntityErrorKind::NoEntity { index: i as u32 })
                     })?;
                     let class = classes.by_id(entity.class).ok_or_else(|| {
@@ -633,9 +657,14 @@ impl EntityState {
                             },
                         )
                     })?;
+                    // Both lists have a slot for each of the class's props.
                     read_props(&mut r, class, layout, |p, v| {
-                        entity.values[p] = Some(v);
-                        entity.changed[p] = stamp;
+                        if let Some(value) = entity.values.get_mut(p) {
+                            *value = Some(v);
+                        }
+                        if let Some(changed) = entity.changed.get_mut(p) {
+                            *changed = stamp;
+                        }
                     })?;
                     counts.changed += 1;
                     self.touched.push((i, EntityChange::Changed));
@@ -650,8 +679,8 @@ impl EntityState {
                         .ok_or_else(|| {
                             EntityError::new(class_at, EntityErrorKind::NoClass { class: id })
                         })?;
-                    let instance = self.instance_baselines[from][i]
-                        .as_ref()
+                    let instance = (self.baseline_slot(from).get(i))
+                        .and_then(Option::as_ref)
                         .filter(|b| delta && b.class == class.id)
                         .map(|b| b.values.clone());
                     let base = match instance {
@@ -662,34 +691,44 @@ impl EntityState {
                     values.resize(class.props.len(), None);
                     let mut changed = vec![0; class.props.len()];
                     read_props(&mut r, class, layout, |p, v| {
-                        values[p] = Some(v);
-                        changed[p] = stamp;
+                        if let Some(value) = values.get_mut(p) {
+                            *value = Some(v);
+                        }
+                        if let Some(changed) = changed.get_mut(p) {
+                            *changed = stamp;
+                        }
                     })?;
-                    if message.update_baseline {
-                        self.instance_baselines[to][i] = Some(Baseline {
+                    if message.update_baseline
+                        && let Some(baseline) = self.baseline_slot_mut(to).get_mut(i)
+                    {
+                        *baseline = Some(Baseline {
                             class: class.id,
                             values: Arc::new(values.clone()),
                         });
                     }
-                    self.entities[i] = Some(Entity {
-                        class: class.id,
-                        serial,
-                        in_pvs: true,
-                        values,
-                        changed,
-                    });
+                    if let Some(slot) = self.entities.get_mut(i) {
+                        *slot = Some(Entity {
+                            class: class.id,
+                            serial,
+                            in_pvs: true,
+                            values,
+                            changed,
+                        });
+                    }
                     counts.entered += 1;
                     self.touched.push((i, EntityChange::Entered));
                 }
                 1 => {
-                    if let Some(e) = self.entities[i].as_mut() {
+                    if let Some(Some(e)) = self.entities.get_mut(i) {
                         e.in_pvs = false;
                     }
                     counts.left += 1;
                     self.touched.push((i, EntityChange::Left));
                 }
                 _ => {
-                    self.entities[i] = None;
+                    if let Some(slot) = self.entities.get_mut(i) {
+                        *slot = None;
+                    }
                     counts.left += 1;
                     counts.deleted += 1;
                     self.touched.push((i, EntityChange::Deleted));

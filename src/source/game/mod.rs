@@ -12,6 +12,9 @@
 //! gathers them into the [`GameLog`] all formats share. Memory holds one frame, the
 //! client's tables and its entities, whatever the demo's length.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod player;
 pub mod user_message;
 
@@ -301,7 +304,7 @@ impl WalkState {
             if self.players.len() <= slot {
                 self.players.resize(slot + 1, None);
             }
-            let before = self.players[slot].take();
+            let before = self.players.get_mut(slot).and_then(Option::take);
             let s = slot as i32;
             match (&before, &now) {
                 (Some(b), Some(n)) if b.user_id == n.user_id => {
@@ -331,7 +334,9 @@ impl WalkState {
                     }
                 }
             }
-            self.players[slot] = now;
+            if let Some(entry) = self.players.get_mut(slot) {
+                *entry = now;
+            }
         }
     }
 
@@ -559,8 +564,8 @@ impl<'a> EntityProps<'a> {
             }
             let name = format!(
                 "{}.{}",
-                String::from_utf8_lossy(classes.table_name(p)),
-                classes.send_prop(p).name.to_string_lossy()
+                String::from_utf8_lossy(classes.table_name(p)?),
+                classes.send_prop(p)?.name.to_string_lossy()
             );
             Some((name, value))
         }))
@@ -694,8 +699,8 @@ pub fn walk_reader_with<R: Read>(
                     return Ok(end);
                 }
                 if let Some(t) = walk.userinfo {
-                    let all: Vec<usize> =
-                        (0..walk.state.tables[t].entries.len().max(walk.players.len())).collect();
+                    let entries = walk.state.tables.get(t).map_or(0, |t| t.entries.len());
+                    let all: Vec<usize> = (0..entries.max(walk.players.len())).collect();
                     walk.players_changed(tick, &all, &mut each);
                 }
             }
@@ -759,7 +764,7 @@ pub fn walk_reader_with<R: Read>(
                         let baselines = walk
                             .state
                             .table_index("instancebaseline")
-                            .map(|t| &walk.state.tables[t]);
+                            .and_then(|t| walk.state.tables.get(t));
                         if let Err(error) = entities.apply(update, classes, baselines) {
                             end.error = Some(GameError::Entity {
                                 offset,
@@ -859,7 +864,8 @@ impl WalkState {
                 });
             }
             Ok(Some(TableChange::Created { table, entries })) => {
-                if self.state.tables[table].name.as_bytes() == b"userinfo" {
+                let name = self.state.tables.get(table).map(|t| t.name.as_bytes());
+                if name == Some(b"userinfo") {
                     self.userinfo = Some(table);
                     self.players_changed(tick, &entries, each);
                 }

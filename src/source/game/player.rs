@@ -8,6 +8,9 @@
 //! Machine) write the XUID layout in 140 bytes: the same fields, the struct padded to 4
 //! bytes rather than 8 (a 132-byte entry has no XUID: Left 4 Dead 1.0.0.5).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use binrw::{BinRead, BinWrite, binrw};
 use std::io::Cursor;
 
@@ -84,8 +87,7 @@ pub struct PlayerInfo {
 
 /// The text before the first NUL, invalid UTF-8 replaced.
 fn text(bytes: &[u8]) -> String {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    String::from_utf8_lossy(&bytes[..end]).into_owned()
+    String::from_utf8_lossy(field_text(bytes)).into_owned()
 }
 
 impl PlayerInfo {
@@ -134,16 +136,17 @@ impl PlayerInfo {
 
 /// The bytes of a fixed string field before its first NUL.
 fn field_text(bytes: &[u8]) -> &[u8] {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    &bytes[..end]
+    // `split` gives at least one piece: the whole field when it has no NUL.
+    bytes.split(|&b| b == 0).next().unwrap_or(bytes)
 }
 
 /// Puts `text` into a fixed string field, cut to leave room for the NUL, the rest zeroed
 /// (so no byte of the old text stays behind it).
 fn set_field<const N: usize>(field: &mut [u8; N], text: &[u8]) {
     *field = [0; N];
-    let len = text.len().min(N - 1);
-    field[..len].copy_from_slice(&text[..len]);
+    for (to, from) in field.iter_mut().take(N - 1).zip(text) {
+        *to = *from;
+    }
 }
 
 /// The network id a scrub leaves for a player: the engine's own id of a player without a
@@ -217,7 +220,9 @@ impl PlayerInfo {
         let end = out.position() as usize;
         let mut bytes = out.into_inner();
         let custom = (end + 2).min(bytes.len())..(end + 2 + 17).min(bytes.len());
-        bytes[custom].fill(0);
+        if let Some(custom) = bytes.get_mut(custom) {
+            custom.fill(0);
+        }
         Some(bytes)
     }
 }

@@ -7,6 +7,9 @@
 //! them 5, 6 and 7 (`ECstrike15UserMessages`) and lays them out as protobuf messages
 //! ([`SayText::from_csgo`] and its siblings read them into the same structs).
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::codec::string::NulStr;
 use crate::source::net::csgo::pb;
 use crate::source::net::{Branch, Coder, NetError, NetStr, Protocol};

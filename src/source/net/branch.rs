@@ -8,6 +8,9 @@
 //! checked on real demos of every branch (the corpus's `real-fixtures/source` and the sample
 //! demos of UntitledParser); `docs/source-net.md` lists them with their evidence.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::message::{MessageKind, NetMessage};
 use crate::source::format::Header;
 
@@ -255,18 +258,17 @@ impl Protocol {
             _ => &NEW,
         };
         // A message number must fit the type bits: five bits end the table at 31.
-        &table[..table.len().min(1 << self.type_bits())]
+        let fits = table.len().min(1 << self.type_bits());
+        table.get(..fits).unwrap_or(table)
     }
 }
 
 /// The build number in Left 4 Dead 2's first `svc_Print` ("... Build: 4710 ...").
 fn print_build(text: &[u8]) -> Option<i32> {
     let at = text.windows(7).position(|w| w == b"Build: ")? + 7;
-    let digits = text[at..].iter().take_while(|b| b.is_ascii_digit()).count();
-    std::str::from_utf8(&text[at..at + digits])
-        .ok()?
-        .parse()
-        .ok()
+    let rest = text.get(at..)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(rest.get(..digits)?).ok()?.parse().ok()
 }
 
 use MessageKind as K;
@@ -345,14 +347,16 @@ use message_number;
 /// The kinds by number in numbering `column` of [`NUMBERS`], for an index lookup.
 const fn numbered<const N: usize>(column: usize) -> [Option<MessageKind>; N] {
     let mut table = [None; N];
-    let mut row = 0;
-    while row < NUMBERS.len() {
-        let (kind, numbers) = NUMBERS[row];
-        if let Some(n) = numbers[column] {
-            assert!(table[n as usize].is_none(), "two kinds under one number");
-            table[n as usize] = Some(kind);
+    let mut rows = NUMBERS;
+    while let [(kind, numbers), rest @ ..] = rows {
+        // `N` is `numbering_len(column)`: every number of the column has its slot.
+        if let Some((_, [Some(n), ..])) = numbers.split_at_checked(column)
+            && let Some((_, [slot, ..])) = table.split_at_mut_checked(*n as usize)
+        {
+            assert!(slot.is_none(), "two kinds under one number");
+            *slot = Some(*kind);
         }
-        row += 1;
+        rows = rest;
     }
     table
 }
@@ -360,14 +364,14 @@ const fn numbered<const N: usize>(column: usize) -> [Option<MessageKind>; N] {
 /// The table of numbering `column`: up to its highest number.
 const fn numbering_len(column: usize) -> usize {
     let mut len = 0;
-    let mut row = 0;
-    while row < NUMBERS.len() {
-        if let Some(n) = NUMBERS[row].1[column]
-            && n as usize >= len
+    let mut rows = NUMBERS;
+    while let [(_, numbers), rest @ ..] = rows {
+        if let Some((_, [Some(n), ..])) = numbers.split_at_checked(column)
+            && *n as usize >= len
         {
-            len = n as usize + 1;
+            len = *n as usize + 1;
         }
-        row += 1;
+        rows = rest;
     }
     len
 }

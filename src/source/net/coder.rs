@@ -4,6 +4,9 @@
 //! earlier field, and its length prefix are written once, so the two directions cannot
 //! drift apart.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::error::{NetError, NetErrorKind};
 use crate::codec::bits::{BitReader, BitWriter, Bits, BitsEnded};
 use crate::codec::string::NulStr;

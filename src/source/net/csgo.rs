@@ -14,6 +14,9 @@
 //! turns the ones the shared layers consume (string tables, server info, user messages,
 //! entity updates) into the same structs the bit-layout branches decode to.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::coder::{Coder, NetStr};
 use super::error::{NetError, NetErrorKind};
 use super::game_event::ValueType;
@@ -304,9 +307,10 @@ pub fn edit_bytes_field(
             WireType::LengthDelimited => usize::try_from(decode_varint(&mut rest).ok()?).ok()?,
             WireType::StartGroup | WireType::EndGroup => return None,
         };
-        let value = rest.get(..value_len)?;
-        rest = &rest[value_len..];
-        let whole = &start[..start.len() - rest.len()];
+        let (value, after) = rest.split_at_checked(value_len)?;
+        rest = after;
+        // `rest` is what is left of `start`: the field is what was read off it.
+        let whole = start.get(..start.len() - rest.len())?;
         match (wire, tag == field) {
             (WireType::LengthDelimited, true) => match edit(value) {
                 Some(new) => {

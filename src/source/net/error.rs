@@ -1,5 +1,8 @@
 //! Why a packet's messages could not be decoded or encoded.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 /// A failure at a bit offset inside one packet's (or one message's) data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("at bit {bit}: {kind}")]

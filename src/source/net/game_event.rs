@@ -5,6 +5,9 @@
 //! decoded generically: a game this crate has never seen still works. Which events mean a
 //! kill or a chat line is left to the game layer.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::coder::{Coder, NetStr};
 use super::error::{NetError, NetErrorKind};
 use super::message::GameEventList;
@@ -278,11 +281,16 @@ impl EventData {
                 },
             ));
         }
-        let mut i = 0;
+        // One value per key: `list` codes exactly as many as there are keys.
+        let mut keys = descriptor.keys.iter();
         c.list(&mut self.values, descriptor.keys.len(), |c, v| {
-            let ty = descriptor.keys[i].ty;
-            i += 1;
-            v.code(c, ty)
+            let key = keys.next().ok_or(NetError::new(
+                c.position(),
+                NetErrorKind::Inconsistent {
+                    what: "more values than the descriptor has keys",
+                },
+            ))?;
+            v.code(c, key.ty)
         })
     }
 

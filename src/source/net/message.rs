@@ -7,6 +7,9 @@
 //! reads (string-table entries, game events, user messages, entity deltas) stay [`Bits`]
 //! here.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::branch::Protocol;
 use super::coder::{Coder, Length, NetStr};
 use super::csgo::ProtoMessage;

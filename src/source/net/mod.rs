@@ -11,6 +11,9 @@
 //! (string-table entries, game events, user messages, entity deltas) stay bits here: the
 //! layers above read them.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod branch;
 pub mod coder;
 pub mod csgo;

@@ -4,6 +4,9 @@
 //! [`NetState`] is what the layers above (entities, players, chat, events) carry through a
 //! demo. It applies the messages that change it and leaves the others alone.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::branch::Protocol;
 use super::coder::Decoder;
 use super::csgo;
@@ -167,10 +170,10 @@ impl NetState {
             }
             NetMessage::UpdateStringTable(update) => {
                 let table = usize::from(update.table);
-                if table >= self.tables.len() {
+                let Some(t) = self.tables.get(table) else {
                     return Err(StringTableError::NoTable(update.table));
-                }
-                if !self.follows(self.tables[table].name.as_bytes()) {
+                };
+                if !self.follows(t.name.as_bytes()) {
                     return Ok(Some(TableChange::Skipped { table }));
                 }
                 let count = update.changed.map_or(1, usize::from);
@@ -197,7 +200,12 @@ impl NetState {
         count: usize,
     ) -> Result<Option<Vec<usize>>, StringTableError> {
         let mut updates = Vec::new();
-        let t = &mut self.tables[table];
+        // `table` is one the caller found or made (fewer than `MAX_TABLES`).
+        let Some(t) = self.tables.get_mut(table) else {
+            return Err(StringTableError::NoTable(
+                u8::try_from(table).unwrap_or(u8::MAX),
+            ));
+        };
         let mut decoder = Decoder::new(data.reader());
         match code_entries(&mut decoder, &mut updates, count, t.shape, self.protocol) {
             Ok(()) => t.apply(updates).map(Some),

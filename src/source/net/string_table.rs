@@ -8,6 +8,9 @@
 //! does. What the entries mean (players in `userinfo`, entity baselines in
 //! `instancebaseline`) is left to the layers above.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::branch::Protocol;
 use super::coder::{Coder, Decoder, Length, NetStr};
 use super::error::{NetError, NetErrorKind};
@@ -227,7 +230,7 @@ impl StringTable {
                         })?;
                     let take = usize::from(prefix).min(base.len());
                     let mut s = Vec::with_capacity(take + suffix.0.len());
-                    s.extend_from_slice(&base[..take]);
+                    s.extend_from_slice(base.get(..take).unwrap_or(base));
                     s.extend_from_slice(&suffix.0);
                     Some(s)
                 }
@@ -235,15 +238,17 @@ impl StringTable {
             if string.as_ref().is_some_and(|s| s.len() > MAX_STRING) {
                 return Err(StringTableError::StringTooLong);
             }
-            let index = if index < self.entries.len() {
-                index
+            let (index, entry) = if index < self.entries.len() {
+                (index, self.entries.get_mut(index))
             } else {
                 // A new entry goes at the end, whatever index was written (the engine's
                 // `AddString`); the next `Next` index still follows the written one.
                 self.entries.push(Entry::default());
-                self.entries.len() - 1
+                (self.entries.len() - 1, self.entries.last_mut())
             };
-            let entry = &mut self.entries[index];
+            let Some(entry) = entry else {
+                return Err(StringTableError::IndexOutOfRange { index });
+            };
             if let Some(s) = string {
                 entry.string = NulStr(s);
             }
@@ -282,10 +287,13 @@ impl Default for History {
 impl History {
     /// String `i`, counted from the oldest kept.
     fn get(&self, i: usize) -> Option<&[u8]> {
-        (i < self.len).then(|| {
-            let slot = (self.start + i) % HISTORY;
-            &self.strings[slot][..usize::from(self.lens[slot])]
-        })
+        if i >= self.len {
+            return None;
+        }
+        // `% HISTORY` keeps the slot in both arrays: the checks fold away.
+        let slot = (self.start + i) % HISTORY;
+        let len = usize::from(*self.lens.get(slot)?);
+        self.strings.get(slot)?.get(..len)
     }
 
     /// Keeps `s` (its first 31 bytes), dropping the oldest when 32 are kept.
@@ -297,8 +305,12 @@ impl History {
             self.len += 1;
         }
         let kept = s.len().min(HISTORY - 1);
-        self.strings[slot][..kept].copy_from_slice(&s[..kept]);
-        self.lens[slot] = kept as u8;
+        let string = self.strings.get_mut(slot).and_then(|t| t.get_mut(..kept));
+        if let (Some(to), Some(from), Some(len)) = (string, s.get(..kept), self.lens.get_mut(slot))
+        {
+            to.copy_from_slice(from);
+            *len = kept as u8;
+        }
     }
 }
 
@@ -374,8 +386,13 @@ pub fn decompress_lzss(input: &[u8], limit: usize) -> Result<Vec<u8>, StringTabl
                     return Err(err("more data than the stated size"));
                 }
                 let from = out.len() - distance;
+                // The copy may overlap what it writes (a distance below the count): byte
+                // by byte, each from before the end.
                 for k in 0..count {
-                    out.push(out[from + k]);
+                    let Some(&b) = out.get(from + k) else {
+                        return Err(err("a back reference before the start"));
+                    };
+                    out.push(b);
                 }
             } else {
                 let Some(&b) = input.get(i) else { break 'outer };
@@ -420,7 +437,7 @@ pub fn decompress(input: &[u8], limit: usize) -> Result<Vec<u8>, StringTableErro
     match input.get(..4) {
         Some(b"LZSS") => decompress_lzss(input, limit),
         Some(b"SNAP") => {
-            let block = &input[4..];
+            let block = input.get(4..).unwrap_or_default();
             let len = snap::raw::decompress_len(block)
                 .map_err(|_| StringTableError::Compression("a Snappy block without its length"))?;
             if len > limit {

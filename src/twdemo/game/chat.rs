@@ -36,6 +36,9 @@
 //! [`GameLog::chat`](crate::gamenet::summary::GameLog::chat) is another view: every chat
 //! message, named by the replayed world, in the protocol's own numbering.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use super::super::container::error::ReadError;
 use super::super::container::format::ChunkKind;
 use super::super::container::payload::PayloadDecoder;
@@ -299,7 +302,7 @@ impl Walk {
                 && let Some(name) = self.names.get_mut(item.id as usize)
                 && item.data.len() >= CLIENT_INFO_INTS
             {
-                *name = ints_to_str(&item.data[..4]);
+                *name = ints_to_str(item.data);
             }
         }
     }
@@ -333,11 +336,16 @@ impl Walk {
             }
         }
         for (id, data) in updates {
-            // `m_Local` is a bool (checked).
-            if data[0] != 0 {
+            // Checked valid: `m_Local` (a bool), then the team, then the name's 4 ints.
+            let [local, _, name @ ..] = data else {
+                continue;
+            };
+            if *local != 0 {
                 self.seven.local = id as i32;
             }
-            self.seven.clients[id] = Some(ints_to_str(&data[2..6]));
+            if let Some(client) = self.seven.clients.get_mut(id) {
+                *client = Some(ints_to_str(name));
+            }
         }
     }
 
@@ -418,7 +426,9 @@ impl Walk {
                 while !name.is_char_boundary(end) {
                     end -= 1;
                 }
-                self.seven.clients[m.client_id as usize] = Some(name[..end].to_string());
+                if let Some(client) = self.seven.clients.get_mut(m.client_id as usize) {
+                    *client = Some(name.get(..end).unwrap_or_default().to_string());
+                }
             }
             // `Client.Reset()`: inactive, so no longer in the translated snapshots.
             seven::Message::SvClientDrop(m)
@@ -426,7 +436,9 @@ impl Walk {
                     && (0..=1).contains(&m.silent)
                     && checked_text(&m.reason.0, true).is_some() =>
             {
-                self.seven.clients[m.client_id as usize] = None;
+                if let Some(client) = self.seven.clients.get_mut(m.client_id as usize) {
+                    *client = None;
+                }
             }
             _ => {}
         }
@@ -435,8 +447,10 @@ impl Walk {
     /// A chat message that passed the checks, in 0.6 terms.
     fn chat(&mut self, team: i32, client_id: i32, text: String) {
         let name = match usize::try_from(client_id) {
-            Ok(c) if self.names[c].is_empty() => return,
-            Ok(c) => self.names[c].clone(),
+            Ok(c) => match self.names.get(c) {
+                Some(name) if !name.is_empty() => name.clone(),
+                _ => return,
+            },
             Err(_) => String::new(),
         };
         self.lines.push(DemoChatLine {
@@ -515,9 +529,11 @@ fn is_ddnet_space(c: char) -> bool {
     )
 }
 
-/// A name in 4 ints as `IntsToStr` reads it: empty unless valid UTF-8.
+/// A name in the first 4 of `ints` as `IntsToStr` reads it: empty unless valid UTF-8 (or
+/// fewer than 4 ints).
 fn ints_to_str(ints: &[i32]) -> String {
-    let mut name = [0; 4];
-    name.copy_from_slice(&ints[..4]);
+    let Some(&name) = ints.first_chunk::<4>() else {
+        return String::new();
+    };
     IntString(name).to_str().unwrap_or_default()
 }

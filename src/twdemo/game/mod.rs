@@ -28,6 +28,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 pub mod chat;
 pub mod world;
 
@@ -147,7 +150,7 @@ impl TickMessages {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts
             .zip(self.ends.iter().copied())
-            .map(|(start, end)| &self.bytes[start..end])
+            .filter_map(|(start, end)| self.bytes.get(start..end))
     }
 }
 
@@ -433,13 +436,15 @@ impl SnapshotReader {
         }
         self.todo.clear();
         for &i in updated.iter() {
-            let role = match self.roles[i] {
+            // Every updated item is in the snapshot, which `roles` now covers.
+            let Some(&current) = self.roles.get(i) else {
+                return false;
+            };
+            let role = match current {
                 // A kept item that stays out of the world, or is read anyway.
                 Role::Skipped | Role::Reread if i < added.start => continue,
                 Role::Types => return false,
-                Role::Remembered(kind, _) if usize::from(kind) != world::PLAYER_INFO => {
-                    self.roles[i]
-                }
+                Role::Remembered(kind, _) if usize::from(kind) != world::PLAYER_INFO => current,
                 // Added items, and player infos (whose data names their client), are
                 // looked at.
                 _ => match snapshot.item(i) {
@@ -456,7 +461,7 @@ impl SnapshotReader {
                     return false;
                 }
                 // A player info that came to name another client.
-                Role::Reread if self.roles[i] != Role::Reread && i < added.start => return false,
+                Role::Reread if current != Role::Reread && i < added.start => return false,
                 _ => {}
             }
             self.todo.push(i);
@@ -471,12 +476,17 @@ impl SnapshotReader {
         std::mem::swap(&mut self.todo, &mut self.merged);
         self.todo.dedup();
         self.world.begin_snapshot_again();
-        for t in 0..self.todo.len() {
-            let i = self.todo[t];
+        // Taken out while the items are read (which needs `self`), then put back to keep
+        // its allocation.
+        let todo = std::mem::take(&mut self.todo);
+        for &i in &todo {
             let Some(item) = snapshot.item(i) else {
                 continue;
             };
-            match self.roles[i] {
+            let Some(&role) = self.roles.get(i) else {
+                continue;
+            };
+            match role {
                 // A kept item's kind and id did not change, and only a player info's
                 // role depends on its data.
                 Role::Remembered(kind, _)
@@ -484,9 +494,15 @@ impl SnapshotReader {
                 {
                     self.read_typed(&item);
                 }
-                _ => self.roles[i] = self.read_item(item),
+                _ => {
+                    let role = self.read_item(item);
+                    if let Some(slot) = self.roles.get_mut(i) {
+                        *slot = role;
+                    }
+                }
             }
         }
+        self.todo = todo;
         self.world.end_snapshot();
         if edited {
             self.find_rereads();
@@ -593,8 +609,8 @@ fn merge_sorted(a: &[usize], b: &[usize], out: &mut Vec<usize>) {
             j += 1;
         }
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
+    out.extend_from_slice(a.get(i..).unwrap_or_default());
+    out.extend_from_slice(b.get(j..).unwrap_or_default());
 }
 
 /// The chat lines, kills and player stints of a whole demo, in one replay; with the error
@@ -733,7 +749,7 @@ impl TickLogger {
             if self.teams.len() <= c {
                 self.teams.resize(c + 1, None);
             }
-            if let Some(before) = self.teams[c].replace(p.team)
+            if let Some(before) = self.teams.get_mut(c).and_then(|team| team.replace(p.team))
                 && before != p.team
             {
                 self.builder.event(EventLine {

@@ -5,6 +5,9 @@
 //! the demo's protocol) and messages, which bring the state up to date. Names are decoded only when their ints change,
 //! and nothing else is allocated per tick except for the events of that tick.
 
+// No indexing or slicing that could panic: every access is checked or proven in range.
+#![deny(clippy::indexing_slicing)]
+
 use crate::gamenet::{AnyMessage, IntString, Protocol, seven, six};
 
 /// The most client ids a world tracks (DDNet's `MAX_CLIENTS`); items about other ids are
@@ -574,12 +577,32 @@ impl World {
     /// A remembered item of kind `cached` (see [`remembered`](Self::remembered)) for
     /// slot `c` left the snapshot.
     pub(crate) fn remove(&mut self, cached: usize, c: usize) {
-        self.has[cached] &= !(1 << c);
+        self.show(cached, c, false);
     }
 
     /// Whether the current snapshot has a remembered item of kind `cached` for slot `c`.
     pub(crate) fn has(&self, cached: usize, c: usize) -> bool {
-        self.has[cached] & 1 << c != 0
+        self.has.get(cached).is_some_and(|has| has & 1 << c != 0)
+    }
+
+    /// Notes whether the current snapshot shows slot `c` with an item of kind `cached`.
+    fn show(&mut self, cached: usize, c: usize, shown: bool) {
+        if let Some(has) = self.has.get_mut(cached) {
+            if shown {
+                *has |= 1 << c;
+            } else {
+                *has &= !(1 << c);
+            }
+        }
+    }
+
+    /// Forgets the ints the kinds kept in a player entry last set slot `c` with.
+    fn forget_player_ints(&mut self, c: usize) {
+        for kind in PLAYER_KINDS {
+            if let Some(last) = self.last.get_mut(kind) {
+                last.forget(c);
+            }
+        }
     }
 
     /// The remembered kind (an index for [`remove`](Self::remove)) and the slot of an item
@@ -621,31 +644,34 @@ impl World {
         // Bit sets rather than passes over every slot: this runs every tick.
         let shown = self.has[CHARACTER];
         for c in slots(self.live_characters & !shown) {
-            self.characters[c] = None;
+            if let Some(character) = self.characters.get_mut(c) {
+                *character = None;
+            }
             self.last[CHARACTER].forget(c);
         }
         self.live_characters = shown;
         let shown = self.has[DDNET_CHARACTER];
         for c in slots(self.live_ddnet & !shown) {
-            self.ddnet_characters[c] = None;
+            if let Some(extra) = self.ddnet_characters.get_mut(c) {
+                *extra = None;
+            }
             self.last[DDNET_CHARACTER].forget(c);
         }
         self.live_ddnet = shown;
         for c in slots(self.live_characters) {
-            if let Some(character) = &mut self.characters[c] {
-                character.ddnet = self.ddnet_characters[c];
+            if let Some(Some(character)) = self.characters.get_mut(c) {
+                character.ddnet = self.ddnet_characters.get(c).copied().flatten();
             }
         }
         let seen = PLAYER_KINDS
             .iter()
-            .fold(self.seen, |seen, &kind| seen | self.has[kind]);
+            .filter_map(|&kind| self.has.get(kind))
+            .fold(self.seen, |seen, has| seen | has);
         let left = self.present & !seen;
         self.present &= seen;
         for client in slots(left) {
-            for kind in PLAYER_KINDS {
-                self.last[kind].forget(client);
-            }
-            if let Some(player) = self.players[client].take() {
+            self.forget_player_ints(client);
+            if let Some(player) = self.players.get_mut(client).and_then(Option::take) {
                 self.name_changes += 1;
                 self.events.push(Event::Leave {
                     client_id: player.client_id,
@@ -665,17 +691,17 @@ impl World {
         let c = slot(client_id)?;
         self.seen |= 1 << c;
         self.present |= 1 << c;
-        if self.players[c].is_none() {
-            for kind in PLAYER_KINDS {
-                self.last[kind].forget(c);
-            }
-            let announced = self.announced[c].clone();
+        if self.players.get(c).is_some_and(Option::is_none) {
+            self.forget_player_ints(c);
+            let announced = self.announced.get(c).cloned().flatten();
             self.name_changes += 1;
-            self.players[c] = Some(announced.unwrap_or(Player {
-                client_id,
-                country: -1,
-                ..Player::default()
-            }));
+            if let Some(entry) = self.players.get_mut(c) {
+                *entry = Some(announced.unwrap_or(Player {
+                    client_id,
+                    country: -1,
+                    ..Player::default()
+                }));
+            }
             // The name is known only once the rest of the snapshot is read: the join event
             // takes it at the end of the tick (see `finish`).
             self.events.push(Event::Join {
@@ -683,7 +709,7 @@ impl World {
                 name: String::new(),
             });
         }
-        self.players[c].as_mut()
+        self.players.get_mut(c)?.as_mut()
     }
 
     /// Whether [`apply_six`](Self::apply_six) reads objects of `kind`: the replay types
@@ -751,10 +777,12 @@ impl World {
 
     /// Notes that a remembered item of kind `cached` sets slot `c`.
     fn written(&mut self, cached: usize, c: usize) {
-        if self.written[cached] & 1 << c != 0 {
-            self.regular = false;
+        if let Some(written) = self.written.get_mut(cached) {
+            if *written & 1 << c != 0 {
+                self.regular = false;
+            }
+            *written |= 1 << c;
         }
-        self.written[cached] |= 1 << c;
     }
 
     /// Reads one item of a 0.6 / DDNet snapshot (or one of DDNet's extensions in 0.7).
@@ -784,7 +812,9 @@ impl World {
             O::Character(c) => self.set_character(id, character_from!(id, c)),
             O::DdnetCharacter(extra) => {
                 if let Some(c) = slot(id) {
-                    self.ddnet_characters[c] = Some(extra);
+                    if let Some(slot) = self.ddnet_characters.get_mut(c) {
+                        *slot = Some(extra);
+                    }
                     self.has[DDNET_CHARACTER] |= 1 << c;
                 }
             }
@@ -871,7 +901,9 @@ impl World {
 
     fn set_character(&mut self, id: i32, character: Character) {
         if let Some(c) = slot(id) {
-            self.characters[c] = Some(character);
+            if let Some(slot) = self.characters.get_mut(c) {
+                *slot = Some(character);
+            }
             self.has[CHARACTER] |= 1 << c;
         }
     }
@@ -925,9 +957,9 @@ impl World {
     /// player's ints are forgotten when it goes).
     fn unchanged(&mut self, cached: usize, c: usize, data: &[i32]) -> bool {
         self.written(cached, c);
-        let same = self.last[cached].same(c, data);
+        let same = self.last.get(cached).is_some_and(|last| last.same(c, data));
         if same {
-            self.has[cached] |= 1 << c;
+            self.show(cached, c, true);
         }
         same
     }
@@ -937,24 +969,21 @@ impl World {
     /// costs more than typing them again (their slots' ints are never valid). One that
     /// did not type changes nothing, and the snapshot does not show the slot.
     fn typed_again(&mut self, cached: usize, c: usize, typed: bool) {
-        if typed {
-            self.has[cached] |= 1 << c;
-        } else {
-            self.has[cached] &= !(1 << c);
-        }
+        self.show(cached, c, typed);
     }
 
     /// Notes what a remembered item of kind `cached` for slot `c` gave: its ints and that
     /// the snapshot shows the slot, if it `typed`; neither if it did not (such an item
     /// changes nothing).
     fn remember(&mut self, cached: usize, c: usize, data: &[i32], typed: bool) {
-        if typed {
-            self.last[cached].store(c, data);
-            self.has[cached] |= 1 << c;
-        } else {
-            self.last[cached].forget(c);
-            self.has[cached] &= !(1 << c);
+        if let Some(last) = self.last.get_mut(cached) {
+            if typed {
+                last.store(c, data);
+            } else {
+                last.forget(c);
+            }
         }
+        self.show(cached, c, typed);
     }
 
     /// Reads one item of a 0.7 snapshot of `kind`, as [`read_six`](Self::read_six) does
@@ -1044,7 +1073,7 @@ impl World {
                         local: m.local != 0,
                         ..Player::default()
                     };
-                    if let Some(player) = &mut self.players[c] {
+                    if let Some(Some(player)) = self.players.get_mut(c) {
                         self.name_changes += 1;
                         player.name.clone_from(&info.name);
                         player.clan.clone_from(&info.clan);
@@ -1053,18 +1082,22 @@ impl World {
                         player.team = info.team;
                         player.local = info.local;
                     }
-                    self.announced[c] = Some(info);
+                    if let Some(announced) = self.announced.get_mut(c) {
+                        *announced = Some(info);
+                    }
                 }
                 return;
             }
             M::SvClientDrop(m) => {
-                if let Some(c) = slot(m.client_id) {
-                    self.announced[c] = None;
+                if let Some(announced) = slot(m.client_id).and_then(|c| self.announced.get_mut(c)) {
+                    *announced = None;
                 }
                 return;
             }
             M::SvTeam(m) => {
-                if let Some(player) = slot(m.client_id).and_then(|c| self.players[c].as_mut()) {
+                if let Some(player) =
+                    slot(m.client_id).and_then(|c| self.players.get_mut(c)?.as_mut())
+                {
                     player.team = m.team;
                 }
                 return;
@@ -1078,7 +1111,7 @@ impl World {
     pub(crate) fn finish(&mut self) {
         for event in &mut self.events {
             if let Event::Join { client_id, name } = event
-                && let Some(player) = slot(*client_id).and_then(|c| self.players[c].as_ref())
+                && let Some(player) = slot(*client_id).and_then(|c| self.players.get(c)?.as_ref())
             {
                 name.clone_from(&player.name);
             }
@@ -1125,8 +1158,11 @@ const LAST_INTS: usize = 32;
 impl LastInts {
     fn same(&self, c: usize, data: &[i32]) -> bool {
         self.valid & (1 << c) != 0
-            && usize::from(self.lens[c]) == data.len()
-            && self.ints[c * LAST_INTS..][..data.len()] == *data
+            && self
+                .lens
+                .get(c)
+                .is_some_and(|&len| usize::from(len) == data.len())
+            && self.slot_ints(c, data.len()) == Some(data)
     }
 
     fn store(&mut self, c: usize, data: &[i32]) {
@@ -1137,9 +1173,21 @@ impl LastInts {
             self.ints = vec![0; MAX_CLIENTS * LAST_INTS];
             self.lens = vec![0; MAX_CLIENTS];
         }
-        self.ints[c * LAST_INTS..][..data.len()].copy_from_slice(data);
-        self.lens[c] = data.len() as u8;
+        let ints = self
+            .ints
+            .get_mut(c * LAST_INTS..)
+            .and_then(|ints| ints.get_mut(..data.len()));
+        let Some((ints, len)) = ints.zip(self.lens.get_mut(c)) else {
+            return self.forget(c);
+        };
+        ints.copy_from_slice(data);
+        *len = data.len() as u8;
         self.valid |= 1 << c;
+    }
+
+    /// The first `len` ints kept for slot `c`.
+    fn slot_ints(&self, c: usize, len: usize) -> Option<&[i32]> {
+        self.ints.get(c * LAST_INTS..)?.get(..len)
     }
 
     fn forget(&mut self, c: usize) {
