@@ -85,11 +85,17 @@
 #![warn(missing_docs)]
 // No `unsafe` anywhere: no benchmark has shown a hot loop that needs it.
 #![forbid(unsafe_code)]
-// No panics outside tests: errors are returned, and the few invariants that rule one out
-// are proven where they are allowed (clippy.toml lets tests use these).
+// No panics outside tests, nor indexing or slicing that could panic: errors are returned,
+// and the few invariants that rule one out are proven where they are allowed (clippy.toml
+// lets tests use these).
 #![cfg_attr(
     not(test),
-    deny(clippy::expect_used, clippy::unwrap_used, clippy::panic)
+    deny(
+        clippy::expect_used,
+        clippy::unwrap_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 pub mod codec;

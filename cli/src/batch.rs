@@ -346,8 +346,8 @@ pub(crate) fn read_for_export(job: &Job) -> Result<Option<ExportFile>, (Exit, St
 /// failed.
 pub(crate) fn run_jobs(paths: &[PathBuf], work: impl Fn(&Job, bool) -> Done + Sync) -> Outcome {
     let (jobs, batch) = collect_jobs(paths);
-    if !batch {
-        let done = work(&jobs[0], false);
+    if let (false, [job]) = (batch, jobs.as_slice()) {
+        let done = work(job, false);
         print_done(&mut Output::new(), &done, true)?;
         return match done.status.exit() {
             Exit::Success => Ok(()),
@@ -403,8 +403,8 @@ pub(crate) fn run_in_turn(
     json: bool,
 ) -> Outcome {
     let (jobs, batch) = collect_jobs(paths);
-    if !batch {
-        return work(&jobs[0].path, None);
+    if let (false, [job]) = (batch, jobs.as_slice()) {
+        return work(&job.path, None);
     }
     let mut tally = Tally::default();
     for job in &jobs {
@@ -586,7 +586,9 @@ fn print_in_order(
                 } else {
                     print_done(&mut out, &done, false)?;
                 }
-                tally.count(&jobs[next].path, done.status);
+                if let Some(job) = jobs.get(next) {
+                    tally.count(&job.path, done.status);
+                }
                 let troubled = tally.partial.len() + tally.failed.len();
                 if troubled > 0 {
                     // Counted as the closing note counts them.

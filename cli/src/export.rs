@@ -219,8 +219,7 @@ pub(crate) fn export(
             tally.unchanged
         ));
     }
-    if !tally.unselected.is_empty() {
-        let (path, why) = &tally.unselected[0];
+    if let Some((path, why)) = tally.unselected.first() {
         notes.push(format!(
             "{} with nothing selected, e.g. {}: {why}",
             tally.unselected.len(),

@@ -316,16 +316,25 @@ fn players_table(log: &GameLog) -> String {
 /// `header` and `rows` as columns padded to their widest cell as a terminal shows it (a
 /// CJK character takes two columns), numbers to the right.
 fn aligned<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].width())
-            .chain([header[i].len()])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..N).map(width).collect();
+    let widths: Vec<usize> = header
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|cell| cell.width())
+                .chain([name.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     let numeric: Vec<bool> = (0..N)
-        .map(|i| !rows.is_empty() && rows.iter().all(|r| r[i].parse::<i64>().is_ok()))
+        .map(|i| {
+            !rows.is_empty()
+                && rows
+                    .iter()
+                    .all(|r| r.get(i).is_some_and(|c| c.parse::<i64>().is_ok()))
+        })
         .collect();
     let mut out = String::new();
     let mut line = |cells: &mut dyn Iterator<Item = &str>| {
@@ -334,8 +343,8 @@ fn aligned<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
             if i > 0 {
                 text.push_str("  ");
             }
-            let pad = widths[i].saturating_sub(cell.width());
-            if numeric[i] {
+            let pad = widths.get(i).map_or(0, |w| w.saturating_sub(cell.width()));
+            if numeric.get(i).copied().unwrap_or(false) {
                 text.extend(std::iter::repeat_n(' ', pad));
                 text.push_str(cell);
             } else {

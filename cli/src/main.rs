@@ -30,7 +30,12 @@
 // are proven where they are allowed (clippy.toml lets tests use these).
 #![cfg_attr(
     not(test),
-    deny(clippy::expect_used, clippy::unwrap_used, clippy::panic)
+    deny(
+        clippy::expect_used,
+        clippy::unwrap_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 mod batch;

@@ -11,7 +11,12 @@
 // are proven where they are allowed (clippy.toml lets tests use these).
 #![cfg_attr(
     not(test),
-    deny(clippy::expect_used, clippy::unwrap_used, clippy::panic)
+    deny(
+        clippy::expect_used,
+        clippy::unwrap_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -668,7 +673,9 @@ fn rewrite_file(
             if bytes.is_empty() {
                 return Err(edit_error_ref(error));
             }
-            stats["error"] = serde_json::Value::String(error.to_string());
+            if let Some(stats) = stats.as_object_mut() {
+                stats.insert("error".into(), error.to_string().into());
+            }
         }
         write_output(&input, &output, overwrite, &bytes)?;
         Ok(stats.to_string())
