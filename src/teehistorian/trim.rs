@@ -56,7 +56,7 @@
 //! before the first tick that does not read, or a message before it (or a player record of
 //! it) that does not fit the state. A file that breaks off inside the range (cut off, or
 //! bytes that do not read) is cut up to its last complete message, as
-//! [`repair`](super::repair()) keeps it, and the report says where ([`TrimReport::cut`]).
+//! [`repair`](super::repair()) keeps it, and the report says where ([`TrimReport::break_off`]).
 //!
 //! Left to others: what the range should be ([`resolve_range`] turns ticks and seconds into
 //! one), what the messages mean (network messages and console commands are copied, not

@@ -205,7 +205,7 @@ fn at(stored_at: Option<u64>) -> String {
 
 /// Lists the timeline markers of `data` and the tick range of its chunks. Only the
 /// prelude must read; chunks that stop reading early end the range there
-/// ([`MarkerList::cut`]).
+/// ([`MarkerList::break_off`]).
 pub fn list_markers(data: &[u8]) -> Result<MarkerList, ReadError> {
     list_markers_reader(data)
 }
