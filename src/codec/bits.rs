@@ -136,7 +136,7 @@ impl<'a> BitReader<'a> {
 
     /// Reads one bit.
     #[inline]
-    pub fn read_bool(&mut self) -> Result<bool, BitsEnded> {
+    pub(crate) fn read_bool(&mut self) -> Result<bool, BitsEnded> {
         Ok(self.read(1)? == 1)
     }
 
@@ -148,12 +148,12 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads an IEEE 754 single as its 32 bits.
-    pub fn read_f32(&mut self) -> Result<f32, BitsEnded> {
+    pub(crate) fn read_f32(&mut self) -> Result<f32, BitsEnded> {
         self.read(32).map(f32::from_bits)
     }
 
     /// Reads `out.len()` whole bytes (they need not be byte-aligned in the stream).
-    pub fn read_bytes_into(&mut self, out: &mut [u8]) -> Result<(), BitsEnded> {
+    pub(crate) fn read_bytes_into(&mut self, out: &mut [u8]) -> Result<(), BitsEnded> {
         self.need(out.len() * 8)?;
         let start = self.pos / 8;
         if self.pos.is_multiple_of(8) {
@@ -413,7 +413,7 @@ impl BitWriter {
     }
 
     /// Writes the low `bits` bits of `value` (0 to 64).
-    pub fn write_u64(&mut self, value: u64, bits: u32) {
+    pub(crate) fn write_u64(&mut self, value: u64, bits: u32) {
         if bits <= 32 {
             self.write(value as u32, bits);
         } else {
@@ -423,7 +423,7 @@ impl BitWriter {
     }
 
     /// Writes one bit.
-    pub fn write_bool(&mut self, value: bool) {
+    pub(crate) fn write_bool(&mut self, value: bool) {
         self.write(u32::from(value), 1);
     }
 
@@ -433,7 +433,7 @@ impl BitWriter {
     }
 
     /// Writes an IEEE 754 single as its 32 bits.
-    pub fn write_f32(&mut self, value: f32) {
+    pub(crate) fn write_f32(&mut self, value: f32) {
         self.write(value.to_bits(), 32);
     }
 
@@ -450,7 +450,7 @@ impl BitWriter {
     }
 
     /// Writes the bytes of a string and its NUL.
-    pub fn write_string(&mut self, bytes: &[u8]) {
+    pub(crate) fn write_string(&mut self, bytes: &[u8]) {
         self.write_bytes(bytes);
         self.write(0, 8);
     }
@@ -496,7 +496,7 @@ impl BitWriter {
     }
 
     /// Writes the bits of `bits`.
-    pub fn write_bits(&mut self, bits: &Bits) {
+    pub(crate) fn write_bits(&mut self, bits: &Bits) {
         self.write_reader(bits.reader());
     }
 
@@ -531,19 +531,6 @@ impl Bits {
     /// The bits of whole bytes.
     pub fn from_bytes(data: Vec<u8>) -> Self {
         let len = data.len() * 8;
-        Bits { data, len }
-    }
-
-    /// The first `len` bits of `data`, which must hold them; the bits past `len` are
-    /// cleared.
-    pub fn from_bytes_len(mut data: Vec<u8>, len: usize) -> Self {
-        assert!(len <= data.len() * 8, "{len} bits in {} bytes", data.len());
-        data.truncate(len.div_ceil(8));
-        if !len.is_multiple_of(8)
-            && let Some(last) = data.last_mut()
-        {
-            *last &= (1u8 << (len % 8)) - 1;
-        }
         Bits { data, len }
     }
 

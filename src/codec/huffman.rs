@@ -1,7 +1,7 @@
 //! Teeworlds Huffman coding (`CHuffman` in DDNet), the outer compression of every demo chunk.
 //!
 //! The code is fixed: DDNet builds its tree from a built-in table of 257 symbol frequencies,
-//! [`FREQUENCIES`] (the 256 byte values plus an end-of-stream symbol, [`EOF`]). Codes are
+//! `FREQUENCIES` (the 256 byte values plus an end-of-stream symbol, [`EOF`]). Codes are
 //! written LSB-first: the first branch taken from the root is bit 0 of the first byte. A
 //! stream is the codes of its bytes, then the code of [`EOF`], zero-padded to whole bytes;
 //! [`LengthRule`] covers the one point on which writers disagree, the length of that padding.
@@ -35,12 +35,12 @@ use std::sync::LazyLock;
 pub const EOF: u16 = 256;
 
 /// The number of symbols in the code: 256 byte values plus [`EOF`].
-pub const NUM_SYMBOLS: usize = 257;
+pub(crate) const NUM_SYMBOLS: usize = 257;
 
 /// DDNet's `CHuffman::ms_aFreqTable`, indexed by symbol. Byte 0x00 is given `1 << 30` so that
 /// it gets a one-bit code; [`EOF`] is given 1.
 #[rustfmt::skip]
-pub const FREQUENCIES: [u32; NUM_SYMBOLS] = [
+pub(crate) const FREQUENCIES: [u32; NUM_SYMBOLS] = [
     1 << 30, 4545, 2657, 431, 1950, 919, 444, 482, 2244, 617, 838, 542, 715, 1814, 304, 240,
     754, 212, 647, 186, 283, 131, 146, 166, 543, 164, 167, 136, 179, 859, 363, 113,
     157, 154, 204, 108, 137, 180, 202, 176, 872, 404, 168, 134, 151, 111, 113, 109,
@@ -62,7 +62,7 @@ pub const FREQUENCIES: [u32; NUM_SYMBOLS] = [
 
 /// The longest code in the tree built from [`FREQUENCIES`] ([`EOF`]'s code is one of the two
 /// codes of this length).
-pub const MAX_CODE_LEN: u32 = 15;
+pub(crate) const MAX_CODE_LEN: u32 = 15;
 
 /// Width of the primary decoding table's index, in bits.
 ///
@@ -86,7 +86,7 @@ pub enum LengthRule {
 
 impl LengthRule {
     /// The number of bytes a stream of `bits` bits (the EOF code included) occupies.
-    pub fn len_for_bits(self, bits: usize) -> usize {
+    pub(crate) fn len_for_bits(self, bits: usize) -> usize {
         match self {
             LengthRule::TrailingByte => bits / 8 + 1,
             LengthRule::Tight => bits.div_ceil(8),

@@ -224,12 +224,12 @@ impl<const N: usize> FixedStr<N> {
     }
 
     /// Where the first NUL is, if the field has one.
-    pub fn nul_position(&self) -> Option<usize> {
+    pub(crate) fn nul_position(&self) -> Option<usize> {
         self.raw.iter().position(|&b| b == 0)
     }
 
     /// Whether the field is terminated within its size, as DDNet's header check requires.
-    pub fn is_terminated(&self) -> bool {
+    pub(crate) fn is_terminated(&self) -> bool {
         self.nul_position().is_some()
     }
 

@@ -11,7 +11,7 @@
 use uuid::Uuid;
 
 /// The namespace DDNet hashes extension names in: e05ddaaa-c4e6-4cfb-b642-5d48e80c0029.
-pub const TEEWORLDS_NAMESPACE: Uuid = Uuid::from_bytes([
+pub(crate) const TEEWORLDS_NAMESPACE: Uuid = Uuid::from_bytes([
     0xe0, 0x5d, 0xda, 0xaa, 0xc4, 0xe6, 0x4c, 0xfb, 0xb6, 0x42, 0x5d, 0x48, 0xe8, 0x0c, 0x00, 0x29,
 ]);
 

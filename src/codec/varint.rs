@@ -158,7 +158,7 @@ pub fn unpack_word(word: u64) -> (i32, usize, u8) {
 /// is computed, where [`unpack_word`]'s arithmetic makes it wait (1.3x faster decoding of
 /// the generated benchmark file).
 #[inline(always)]
-pub fn unpack_long_word(word: u64) -> (i32, usize, u8) {
+pub(crate) fn unpack_long_word(word: u64) -> (i32, usize, u8) {
     let (first, second) = (word as u8, (word >> 8) as u8);
     if second & 0x80 == 0 {
         let magnitude = i32::from(first & 0x3F) | i32::from(second) << 6;

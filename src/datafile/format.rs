@@ -11,35 +11,35 @@ use binrw::binrw;
 /// The magic as Teeworlds writes it on a little-endian machine.
 pub const MAGIC: [u8; 4] = *b"DATA";
 /// The magic as a big-endian writer stores it; DDNet accepts both.
-pub const MAGIC_SWAPPED: [u8; 4] = *b"ATAD";
+pub(crate) const MAGIC_SWAPPED: [u8; 4] = *b"ATAD";
 /// Size of [`Header`].
 pub const HEADER_SIZE: usize = 36;
 /// Bytes of the header that `size` and `swaplen` do not count: magic, version and the two
 /// fields themselves.
-pub const HEADER_SIZE_OFFSET: i64 = 16;
+pub(crate) const HEADER_SIZE_OFFSET: i64 = 16;
 /// Size of one [`ItemType`] entry.
 pub const ITEM_TYPE_SIZE: usize = 12;
 /// Size of an item's own header: the type-and-id key and the data size.
 pub const ITEM_HEADER_SIZE: usize = 8;
 /// The largest item type (types are 16 bits in the key).
-pub const MAX_ITEM_TYPE: i32 = 0xffff;
+pub(crate) const MAX_ITEM_TYPE: i32 = 0xffff;
 /// The item type that maps a UUID to an internal type (DDNet's `ITEMTYPE_EX`).
-pub const ITEMTYPE_EX: i32 = 0xffff;
+pub(crate) const ITEMTYPE_EX: i32 = 0xffff;
 /// Internal item types above this one stand for UUID types (DDNet's `OFFSET_UUID_TYPE`).
 pub const OFFSET_UUID_TYPE: i32 = 0x8000;
 /// The datafile version without inflated data sizes: data blocks are stored raw.
-pub const VERSION_RAW: i32 = 3;
+pub(crate) const VERSION_RAW: i32 = 3;
 /// The datafile version with zlib-compressed data blocks and their inflated sizes.
-pub const VERSION_COMPRESSED: i32 = 4;
+pub(crate) const VERSION_COMPRESSED: i32 = 4;
 
 /// Byte offset of [`Header::version`].
-pub const VERSION_OFFSET: u64 = 4;
+pub(crate) const VERSION_OFFSET: u64 = 4;
 /// Byte offset of [`Header::size`].
-pub const SIZE_OFFSET: u64 = 8;
+pub(crate) const SIZE_OFFSET: u64 = 8;
 /// Byte offset of [`Header::swaplen`].
-pub const SWAPLEN_OFFSET: u64 = 12;
+pub(crate) const SWAPLEN_OFFSET: u64 = 12;
 /// Byte offset of [`Header::num_item_types`].
-pub const COUNTS_OFFSET: u64 = 16;
+pub(crate) const COUNTS_OFFSET: u64 = 16;
 
 /// The fixed header at the start of every datafile.
 #[binrw]
@@ -70,7 +70,7 @@ pub struct Header {
 
 impl Header {
     /// Whether the magic is one DDNet accepts.
-    pub fn magic_ok(&self) -> bool {
+    pub(crate) fn magic_ok(&self) -> bool {
         self.magic == MAGIC || self.magic == MAGIC_SWAPPED
     }
 
@@ -95,11 +95,11 @@ pub struct ItemType {
 }
 
 /// The type of an item key: its upper 16 bits.
-pub const fn key_type(key: u32) -> i32 {
+pub(crate) const fn key_type(key: u32) -> i32 {
     ((key >> 16) & 0xffff) as i32
 }
 
 /// The id of an item key: its lower 16 bits.
-pub const fn key_id(key: u32) -> i32 {
+pub(crate) const fn key_id(key: u32) -> i32 {
     (key & 0xffff) as i32
 }

@@ -295,7 +295,7 @@ struct Tilemap {
 
 /// Decodes a name stored as ints the Teeworlds way (each byte +128, big-endian in its int,
 /// the last byte of the last int always 0), as DDNet's `IntsToStr`; `None` if not UTF-8.
-pub fn ints_to_str(ints: &[i32]) -> Option<String> {
+pub(crate) fn ints_to_str(ints: &[i32]) -> Option<String> {
     let mut bytes: Vec<u8> = ints
         .iter()
         .flat_map(|v| v.to_be_bytes())
@@ -310,7 +310,7 @@ pub fn ints_to_str(ints: &[i32]) -> Option<String> {
 
 /// Encodes `text` into `n` ints the Teeworlds way (DDNet's `StrToInts`): NUL-padded, each
 /// byte +128, the last byte 0. Text longer than `4n - 1` bytes is cut.
-pub fn str_to_ints(text: &str, n: usize) -> Vec<i32> {
+pub(crate) fn str_to_ints(text: &str, n: usize) -> Vec<i32> {
     let mut bytes = vec![0u8; 4 * n];
     let len = text.len().min((4 * n).saturating_sub(1));
     for (to, from) in bytes.iter_mut().zip(text.as_bytes()).take(len) {

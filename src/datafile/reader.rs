@@ -13,7 +13,6 @@ use binrw::BinRead;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::Cursor;
-use uuid::Uuid;
 
 /// The largest inflated data block [`Datafile::data`] produces (128 MiB). DDNet has no cap
 /// of its own below 2 GiB; the largest blocks of real maps (big game layers) are a few
@@ -44,7 +43,7 @@ pub struct Item<'a> {
 
 impl Item<'_> {
     /// The number of 32-bit ints the item holds.
-    pub fn len_ints(&self) -> usize {
+    pub(crate) fn len_ints(&self) -> usize {
         self.data.len() / 4
     }
 
@@ -508,7 +507,7 @@ impl<'a> Datafile<'a> {
 
     /// The item indices of internal type `type_id`, as DDNet's `GetType` finds them
     /// (empty if the type is absent).
-    pub fn type_range(&self, type_id: i32) -> std::ops::Range<usize> {
+    pub(crate) fn type_range(&self, type_id: i32) -> std::ops::Range<usize> {
         self.item_types
             .iter()
             .find(|t| t.type_id == type_id)
@@ -523,40 +522,13 @@ impl<'a> Datafile<'a> {
         })
     }
 
-    /// The internal type a UUID item type got in this file: the id of the type-0xffff item
-    /// that holds the UUID (its 4 ints read big-endian), as DDNet's `GetInternalItemType`.
-    pub fn uuid_type(&self, uuid: &Uuid) -> Option<i32> {
-        self.type_range(ITEMTYPE_EX).find_map(|i| {
-            let item = self.item(i)?;
-            let ints: Vec<i32> = (0..4).map_while(|k| item.int(k)).collect();
-            let mut bytes = [0u8; 16];
-            for (chunk, v) in bytes.chunks_exact_mut(4).zip(&ints) {
-                chunk.copy_from_slice(&v.to_be_bytes());
-            }
-            (ints.len() == 4 && bytes == *uuid.as_bytes()).then_some(item.id)
-        })
-    }
-
-    /// The UUID an internal type above [`OFFSET_UUID_TYPE`] stands for, if the file names it.
-    pub fn type_uuid(&self, internal_type: i32) -> Option<Uuid> {
-        if internal_type <= OFFSET_UUID_TYPE || internal_type == ITEMTYPE_EX {
-            return None;
-        }
-        let item = self.item(self.find_item(ITEMTYPE_EX, internal_type)?)?;
-        let mut bytes = [0u8; 16];
-        for (k, chunk) in bytes.chunks_exact_mut(4).enumerate() {
-            chunk.copy_from_slice(&item.int(k)?.to_be_bytes());
-        }
-        Some(Uuid::from_bytes(bytes))
-    }
-
     /// Where block `index` starts in the file.
     fn data_block_start(&self, index: usize) -> Option<usize> {
         Some(self.data_start + *self.data_offsets.get(index)? as usize)
     }
 
     /// Block `index` as stored (compressed in version 4).
-    pub fn data_raw(&self, index: usize) -> Option<&'a [u8]> {
+    pub(crate) fn data_raw(&self, index: usize) -> Option<&'a [u8]> {
         let start = self.data_block_start(index)?;
         self.bytes
             .get(start..start + self.data_span(index)? as usize)
@@ -615,7 +587,7 @@ impl<'a> Datafile<'a> {
     /// Block `index` as a string, as DDNet's `GetDataString` reads one: index -1 is the
     /// empty string; otherwise the block must load, end with its only NUL and be UTF-8.
     /// `None` where DDNet gives no string.
-    pub fn data_string(&self, index: i64) -> Option<String> {
+    pub(crate) fn data_string(&self, index: i64) -> Option<String> {
         if index == -1 {
             return Some(String::new());
         }

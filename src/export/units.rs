@@ -3,7 +3,7 @@
 //! field metadata (key `unit`), which Parquet files keep.
 
 /// The metadata key a column's unit is stored under.
-pub const UNIT_KEY: &str = "unit";
+pub(crate) const UNIT_KEY: &str = "unit";
 
 /// The unit of a column named `column`, if it is a quantity with one.
 pub fn unit(column: &str) -> Option<&'static str> {

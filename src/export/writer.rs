@@ -665,14 +665,6 @@ impl DatasetWriter {
         Ok(out)
     }
 
-    /// The directory the parts of `table` in `partition` go to, e.g.
-    /// `DIR/ticks/format=twdemo/date=2023-05-11` (`DIR/ticks` without partitions).
-    pub fn partition_dir(&self, table: Table, partition: &Partition) -> PathBuf {
-        self.dir
-            .join(table.name())
-            .join(partition.dir(self.partitioning))
-    }
-
     /// Appends a batch of `table` to the null partition (with [`Partitioning::None`]: to
     /// the table's directory), as [`write_in`](Self::write_in) with
     /// [`Partition::default`].

@@ -66,11 +66,11 @@ impl Default for RenderOptions {
 }
 
 /// The canvas size when none is asked for.
-pub const DEFAULT_SIZE: (u32, u32) = (1024, 768);
+pub(crate) const DEFAULT_SIZE: (u32, u32) = (1024, 768);
 /// The largest canvas side drawn, in pixels.
-pub const MAX_SIDE: u32 = 8192;
+pub(crate) const MAX_SIDE: u32 = 8192;
 /// The smallest canvas side drawn, in pixels (room for the title and a legend).
-pub const MIN_SIDE: u32 = 64;
+pub(crate) const MIN_SIDE: u32 = 64;
 
 /// The kinds of image written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -172,7 +172,7 @@ impl TileKind {
     }
 
     /// The kind of a tele layer tile of `kind` (its type byte).
-    pub const fn of_tele(kind: u8) -> Option<TileKind> {
+    pub(crate) const fn of_tele(kind: u8) -> Option<TileKind> {
         // The numbers are DDNet's `mapitems.h` (28baa427): TILE_TELEINEVIL 10,
         // TILE_TELEINWEAPON 14, TILE_TELEINHOOK 15, TILE_TELEIN 26, TILE_TELECHECKIN 31,
         // TILE_TELECHECKINEVIL 63 take a tee somewhere; TILE_TELEOUT 27 and
@@ -187,15 +187,15 @@ impl TileKind {
 }
 
 /// The colour of the background (air), and of the canvas outside the map.
-pub const BACKGROUND: Rgb = [24, 28, 36];
+pub(crate) const BACKGROUND: Rgb = [24, 28, 36];
 /// The colour of the canvas outside the map and the text bands.
-pub const MARGIN: Rgb = [12, 14, 18];
+pub(crate) const MARGIN: Rgb = [12, 14, 18];
 /// The text's colour.
-pub const TEXT: Rgb = [235, 235, 235];
+pub(crate) const TEXT: Rgb = [235, 235, 235];
 
 /// The players' colours, in the order players are given them (by client id); the 13th
 /// player gets the first again.
-pub const PLAYER_COLORS: [Rgb; 12] = [
+pub(crate) const PLAYER_COLORS: [Rgb; 12] = [
     [255, 64, 129],
     [0, 229, 255],
     [118, 255, 3],
@@ -352,7 +352,7 @@ pub struct Scene {
 }
 
 /// World units of a Teeworlds tile.
-pub const TILE: f64 = 32.0;
+pub(crate) const TILE: f64 = 32.0;
 /// Height of a glyph, in glyph pixels.
 const GLYPH: f64 = 8.0;
 
@@ -411,7 +411,7 @@ impl Scene {
     }
 
     /// The path's stroke width in pixels.
-    pub fn stroke_width(&self) -> f64 {
+    pub(crate) fn stroke_width(&self) -> f64 {
         (self.scale * 8.0).clamp(2.5, 5.0)
     }
 

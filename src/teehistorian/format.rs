@@ -68,7 +68,7 @@ pub const INPUT_INTS: usize = 10;
 /// Reads one Teeworlds variable-width int (1 to 5 bytes), accepting non-canonical forms as
 /// DDNet's unpacker does.
 #[binrw::parser(reader)]
-pub fn read_varint() -> BinResult<i32> {
+pub(crate) fn read_varint() -> BinResult<i32> {
     let start = reader.stream_position()?;
     let mut bytes = [0u8; varint::MAX_BYTES];
     for (i, byte) in bytes.iter_mut().enumerate() {
@@ -89,7 +89,7 @@ pub fn read_varint() -> BinResult<i32> {
 
 /// Writes one int in its canonical (shortest) form, as DDNet's packer does.
 #[binrw::writer(writer)]
-pub fn write_varint(value: &i32) -> BinResult<()> {
+pub(crate) fn write_varint(value: &i32) -> BinResult<()> {
     let mut buf = [0u8; varint::MAX_BYTES];
     let len = varint::pack(*value, &mut buf);
     writer.write_all(buf.get(..len).unwrap_or(&buf))?;
@@ -100,7 +100,7 @@ pub fn write_varint(value: &i32) -> BinResult<()> {
 /// payload (`size` bytes) follows.
 #[binrw]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ExFrame {
+pub(crate) struct ExFrame {
     /// The extension UUID, 16 raw bytes (big-endian as UUIDs are written).
     pub uuid: [u8; 16],
     /// The payload size in bytes; DDNet never writes a negative one.

@@ -136,7 +136,7 @@ impl Header {
     }
 
     /// Appends the JSON text as DDNet writes it: keys in [`DDNET_KEY_ORDER`], absent ones
-    /// left out, no whitespace, strings through [`escape_json_capped`] with DDNet's buffer
+    /// left out, no whitespace, strings through `escape_json_capped` with DDNet's buffer
     /// sizes: at most 127 escaped bytes for the comment, server version, start time,
     /// server name, game type, map name and PRNG description, 255 for the map SHA-256,
     /// 1023 for config and tuning keys, config values and UUID names. Other values (the
@@ -196,16 +196,6 @@ impl Header {
             out.push(b'{');
         }
         out.push(b'}');
-    }
-
-    /// The version as a number, if it is one.
-    pub fn version_number(&self) -> Option<u32> {
-        self.version.parse().ok()
-    }
-
-    /// The minor version as a number, if present and a number.
-    pub fn version_minor_number(&self) -> Option<u32> {
-        self.version_minor.as_deref()?.parse().ok()
     }
 
     fn typed(&self, name: &str) -> Typed<'_> {
@@ -280,7 +270,7 @@ fn value_cap(key: &str) -> usize {
 /// [`escape_json`] into a buffer of `cap` bytes, cut as DDNet's `EscapeJson` cuts: an
 /// escape that does not fit whole ends the value, a plain byte goes in while there is room
 /// (so a multi-byte character can be split).
-pub fn escape_json_capped(s: &str, cap: usize, out: &mut Vec<u8>) {
+pub(crate) fn escape_json_capped(s: &str, cap: usize, out: &mut Vec<u8>) {
     if s.len() <= cap / 6 {
         // Fits even if every byte needed the longest escape.
         return escape_json(s, out);
@@ -336,7 +326,7 @@ fn push_escape(b: u8, short: u8, out: &mut Vec<u8>) {
 /// Appends `s` escaped as DDNet's `EscapeJson` does: `"` `\` backspace, newline, carriage
 /// return and tab as backslash escapes, other bytes below 0x20 as `\u00xx` (lowercase hex),
 /// everything else — `/`, DEL, non-ASCII — as is.
-pub fn escape_json(s: &str, out: &mut Vec<u8>) {
+pub(crate) fn escape_json(s: &str, out: &mut Vec<u8>) {
     // Escapes are all ASCII and UTF-8 continuation bytes are >= 0x80, so bytewise is exact;
     // runs of plain bytes are copied at once.
     let bytes = s.as_bytes();

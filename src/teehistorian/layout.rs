@@ -165,7 +165,7 @@ pub fn read_input<R: Read + Seek>(
 }
 
 /// `input` fields: [`INPUT_INTS`] canonical variable-width ints.
-pub fn write_input<W: Write + Seek>(
+pub(crate) fn write_input<W: Write + Seek>(
     values: &[i32; INPUT_INTS],
     writer: &mut W,
     endian: Endian,
@@ -177,14 +177,14 @@ pub fn write_input<W: Write + Seek>(
 }
 
 /// `uuid` fields: 16 bytes.
-pub fn read_uuid<R: Read + Seek>(reader: &mut R, _: Endian, (): ()) -> BinResult<Uuid> {
+pub(crate) fn read_uuid<R: Read + Seek>(reader: &mut R, _: Endian, (): ()) -> BinResult<Uuid> {
     let mut bytes = [0; 16];
     reader.read_exact(&mut bytes)?;
     Ok(Uuid::from_bytes(bytes))
 }
 
 /// `uuid` fields: 16 bytes.
-pub fn write_uuid<W: Write + Seek>(
+pub(crate) fn write_uuid<W: Write + Seek>(
     value: &Uuid,
     writer: &mut W,
     _: Endian,
@@ -195,7 +195,7 @@ pub fn write_uuid<W: Write + Seek>(
 }
 
 /// `str` fields: bytes up to a NUL.
-pub fn read_str<'a, R: Read + Seek>(
+pub(crate) fn read_str<'a, R: Read + Seek>(
     reader: &mut R,
     _: Endian,
     (): (),
@@ -227,7 +227,7 @@ pub fn write_str<S: AsRef<[u8]>, W: Write + Seek>(
 }
 
 /// `bytes` fields: an int size, then that many bytes.
-pub fn read_sized<'a, R: Read + Seek>(
+pub(crate) fn read_sized<'a, R: Read + Seek>(
     reader: &mut R,
     endian: Endian,
     (): (),
@@ -237,7 +237,7 @@ pub fn read_sized<'a, R: Read + Seek>(
 }
 
 /// `bytes` fields: the size as an int, then the bytes.
-pub fn write_sized<W: Write + Seek>(
+pub(crate) fn write_sized<W: Write + Seek>(
     value: &Bytes<'_>,
     writer: &mut W,
     endian: Endian,
@@ -250,14 +250,18 @@ pub fn write_sized<W: Write + Seek>(
 }
 
 /// `rest` fields: every byte to the end of the (EX payload's) input.
-pub fn read_rest<'a, R: Read + Seek>(reader: &mut R, _: Endian, (): ()) -> BinResult<Bytes<'a>> {
+pub(crate) fn read_rest<'a, R: Read + Seek>(
+    reader: &mut R,
+    _: Endian,
+    (): (),
+) -> BinResult<Bytes<'a>> {
     let mut data = Vec::new();
     reader.read_to_end(&mut data)?;
     Ok(Bytes(Cow::Owned(data)))
 }
 
 /// `rest` fields: the bytes as they are.
-pub fn write_rest<W: Write + Seek>(
+pub(crate) fn write_rest<W: Write + Seek>(
     value: &Bytes<'_>,
     writer: &mut W,
     _: Endian,
@@ -602,7 +606,7 @@ macro_rules! define_ex_layouts {
 
         impl<'a> ExLayout<'a> {
             /// The record as a view that borrows from this layout.
-            pub fn as_ex(&self) -> Ex<'_> {
+            pub(crate) fn as_ex(&self) -> Ex<'_> {
                 match self {
                     $(
                         #[allow(unused_variables)]
@@ -627,7 +631,7 @@ macro_rules! define_ex_layouts {
 
             /// Types `payload` by the layout `uuid` names, as the readers do: the layout
             /// must take the whole payload, else the record stays untyped.
-            pub fn from_payload(uuid: Uuid, payload: Cow<'a, [u8]>) -> Self {
+            pub(crate) fn from_payload(uuid: Uuid, payload: Cow<'a, [u8]>) -> Self {
                 let mut cursor = binrw::io::Cursor::new(&payload[..]);
                 let typed = match ExKind::from_uuid(uuid) {
                     $( Some(ExKind::$variant) => {
@@ -642,7 +646,7 @@ macro_rules! define_ex_layouts {
             }
 
             /// Writes the payload alone (what the size counts).
-            pub fn write_payload<W: Write + Seek>(&self, writer: &mut W) -> BinResult<()> {
+            pub(crate) fn write_payload<W: Write + Seek>(&self, writer: &mut W) -> BinResult<()> {
                 match self {
                     $( ExLayout::$variant(body) => body.write_le(writer), )*
                     ExLayout::Unknown { uuid, data } => {

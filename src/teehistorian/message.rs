@@ -98,7 +98,7 @@ impl<'a> Args<'a> {
 
     /// The bytes of the packed form (each argument followed by a NUL), if this was read from
     /// a file.
-    pub fn packed_bytes(&self) -> Option<&'a [u8]> {
+    pub(crate) fn packed_bytes(&self) -> Option<&'a [u8]> {
         match self.0 {
             ArgsRepr::Packed { raw, .. } => Some(raw),
             ArgsRepr::List(_) => None,
@@ -418,7 +418,7 @@ impl<'a> Ex<'a> {
     /// Types the payload of an EX message with `uuid`. Falls back to [`Ex::Unknown`] when the
     /// UUID is unknown or the payload is not exactly its layout. Returns the message and the
     /// number of non-canonical ints in a typed payload.
-    pub fn from_payload(uuid: Uuid, data: &'a [u8]) -> (Ex<'a>, u32) {
+    pub(crate) fn from_payload(uuid: Uuid, data: &'a [u8]) -> (Ex<'a>, u32) {
         let unknown = Ex::Unknown { uuid, data };
         let Some(kind) = ExKind::from_uuid(uuid) else {
             return (unknown, 0);
@@ -508,7 +508,7 @@ impl<'a> Message<'a> {
     ///
     /// For a tool that keeps a message's bytes past the reader's next one and needs the
     /// message again, and for the writers' check of bytes they copy.
-    pub fn decode_stored(raw: &'a [u8], legacy_packer: bool) -> Option<Decoded<'a>> {
+    pub(crate) fn decode_stored(raw: &'a [u8], legacy_packer: bool) -> Option<Decoded<'a>> {
         legacy_packer
             .then(|| Message::decode_cut_console_command(raw))
             .flatten()
@@ -580,7 +580,7 @@ impl<'a> Message<'a> {
 /// The INPUT_DIFF payload DDNet writes for a client whose input changes from `old` to
 /// `new`: the difference per int, wrapping as DDNet's `CSnapshotDelta::DiffItem` does in
 /// practice.
-pub fn input_diff(old: &[i32; INPUT_INTS], new: &[i32; INPUT_INTS]) -> [i32; INPUT_INTS] {
+pub(crate) fn input_diff(old: &[i32; INPUT_INTS], new: &[i32; INPUT_INTS]) -> [i32; INPUT_INTS] {
     let mut diff = [0; INPUT_INTS];
     for ((d, n), o) in diff.iter_mut().zip(new).zip(old) {
         *d = n.wrapping_sub(*o);
@@ -605,7 +605,7 @@ pub const LEGACY_PACKER_SIZE: usize = 2048;
 /// Whether a file with this header was written with the 2 KiB packer
 /// ([`LEGACY_PACKER_SIZE`]): version 1, or version 2 without a minor version or with one
 /// below 9.
-pub fn has_legacy_packer(version: &str, version_minor: Option<&str>) -> bool {
+pub(crate) fn has_legacy_packer(version: &str, version_minor: Option<&str>) -> bool {
     match (version, version_minor) {
         ("1", _) | ("2", None) => true,
         ("2", Some(minor)) => minor.parse::<u32>().is_ok_and(|m| m < 9),

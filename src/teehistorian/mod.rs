@@ -71,7 +71,7 @@ pub mod writer;
 pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
 pub use layout::{ExLayout, MessageLayout, OwnedMessage};
-pub use message::{Args, DecodeError, Decoded, Ex, ExKind, Message, apply_input_diff, input_diff};
+pub use message::{Args, DecodeError, Decoded, Ex, ExKind, Message, apply_input_diff};
 pub use operations::Teehistorian;
 pub use reader::{
     MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickError, TickState,

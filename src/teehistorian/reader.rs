@@ -70,12 +70,6 @@ impl TickState {
         self.tick
     }
 
-    /// The client id of the last player record in the current tick (-1 after a TICK_SKIP,
-    /// 128 at the start).
-    pub const fn last_cid(&self) -> i32 {
-        self.last_cid
-    }
-
     /// Applies `message` and returns the tick it belongs to. On an error (the tick would
     /// fall outside `0..=i32::MAX`, or a player record's client id is outside `0..128`) the
     /// state is left unchanged.

@@ -120,7 +120,7 @@ pub const CREDENTIAL_COMMANDS: &[&str] = &[
 
 /// The chat commands DDNet registers for whispers (`CFGFLAG_CHAT`): `/w NAME TEXT`,
 /// `/whisper`, and `/c TEXT`, `/converse` to answer the last whisper.
-pub const WHISPER_COMMANDS: &[&str] = &["w", "whisper", "c", "converse"];
+pub(crate) const WHISPER_COMMANDS: &[&str] = &["w", "whisper", "c", "converse"];
 
 /// What [`scrub`] changed. Scrubbing its output again with the same options reports no
 /// change.

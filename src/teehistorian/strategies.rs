@@ -38,7 +38,7 @@ pub fn int() -> impl Strategy<Value = i32> {
 }
 
 /// String bytes without a NUL: mostly printable ASCII, sometimes any other byte.
-pub fn str_bytes(max_len: usize) -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn str_bytes(max_len: usize) -> impl Strategy<Value = Vec<u8>> {
     vec(prop_oneof![4 => 0x20u8..0x7f, 1 => 1u8..=255], 0..=max_len)
 }
 
@@ -175,7 +175,7 @@ pub fn message() -> impl Strategy<Value = GeneratedMessage> {
 
 /// Header text: any characters, with control characters, quotes, backslashes and slashes
 /// common, since those are what the escaping is about.
-pub fn header_string() -> impl Strategy<Value = String> {
+pub(crate) fn header_string() -> impl Strategy<Value = String> {
     vec(
         prop_oneof![
             4 => proptest::char::range(' ', '~'),

@@ -203,7 +203,7 @@ impl Demo {
     }
 
     /// Writes the demo to `sink`.
-    pub fn write_to<W: Write>(&self, sink: W) -> Result<W, WriteError> {
+    pub(crate) fn write_to<W: Write>(&self, sink: W) -> Result<W, WriteError> {
         let mut writer = DemoWriter::new(sink, &self.prelude, &self.map)?;
         for record in &self.records {
             write_record(&mut writer, record)?;

@@ -15,7 +15,7 @@ pub const HEADER_SIZE: usize = 176;
 /// Size of [`TimelineMarkers`] (versions 4 and later).
 pub const TIMELINE_MARKERS_SIZE: usize = 260;
 /// Size of [`MapSha256`] (version 6 when present).
-pub const MAP_SHA256_SIZE: usize = 48;
+pub(crate) const MAP_SHA256_SIZE: usize = 48;
 /// Most timeline markers a header can hold.
 pub const MAX_TIMELINE_MARKERS: usize = 64;
 /// Offset of the `length` field, which a recorder patches when it stops.
@@ -30,13 +30,13 @@ pub const SHA256_EXTENSION_UUID: [u8; 16] = [
 ];
 
 /// First version with the timeline-marker block.
-pub const FIRST_VERSION_WITH_MARKERS: u8 = 4;
+pub(crate) const FIRST_VERSION_WITH_MARKERS: u8 = 4;
 /// First version whose tick markers use the 5-bit compressed-delta form.
-pub const FIRST_VERSION_WITH_TICK_COMPRESSION: u8 = 5;
+pub(crate) const FIRST_VERSION_WITH_TICK_COMPRESSION: u8 = 5;
 /// First version that may carry the map SHA-256 block.
-pub const FIRST_VERSION_WITH_SHA256: u8 = 6;
+pub(crate) const FIRST_VERSION_WITH_SHA256: u8 = 6;
 /// Oldest version DDNet (and demokit) reads.
-pub const OLDEST_VERSION: u8 = 3;
+pub(crate) const OLDEST_VERSION: u8 = 3;
 
 /// Magic and version: the first 8 bytes.
 ///
@@ -173,18 +173,18 @@ pub const KEYFRAME_FLAG: u8 = 0x40;
 /// Tick-marker bit (version 5 on): the low 5 bits are a delta.
 pub const TICK_COMPRESSED_FLAG: u8 = 0x20;
 /// Delta bits of a version-5 tick marker.
-pub const TICK_DELTA_MASK: u8 = 0x1F;
+pub(crate) const TICK_DELTA_MASK: u8 = 0x1F;
 /// Delta bits of a version-3/4 tick marker (0 means an absolute tick follows).
-pub const LEGACY_TICK_DELTA_MASK: u8 = 0x3F;
+pub(crate) const LEGACY_TICK_DELTA_MASK: u8 = 0x3F;
 /// Size bits of a data chunk.
-pub const SIZE_MASK: u8 = 0x1F;
+pub(crate) const SIZE_MASK: u8 = 0x1F;
 /// Size value meaning "one size byte follows".
-pub const SIZE_ESCAPE_BYTE: u8 = 30;
+pub(crate) const SIZE_ESCAPE_BYTE: u8 = 30;
 /// Size value meaning "a little-endian u16 size follows".
-pub const SIZE_ESCAPE_WORD: u8 = 31;
+pub(crate) const SIZE_ESCAPE_WORD: u8 = 31;
 
 /// Whether a tick-marker lead byte holds its tick as an inline delta (no 4 bytes follow).
-pub const fn tick_is_inline(lead: u8, tick_compression: bool) -> bool {
+pub(crate) const fn tick_is_inline(lead: u8, tick_compression: bool) -> bool {
     if tick_compression {
         lead & TICK_COMPRESSED_FLAG != 0
     } else {
@@ -241,7 +241,7 @@ impl RawChunkHeader {
     }
 
     /// Whether this is a tick marker rather than a data chunk.
-    pub const fn is_tick_marker(&self) -> bool {
+    pub(crate) const fn is_tick_marker(&self) -> bool {
         self.lead & TICK_MARKER_FLAG != 0
     }
 

@@ -10,7 +10,7 @@ use crate::codec::varint;
 /// The most bytes a payload may decode to (DDNet's player buffers are this big).
 pub const MAX_DECODED_BYTES: usize = 65536;
 /// The most ints a payload may decode to.
-pub const MAX_DECODED_INTS: usize = MAX_DECODED_BYTES / 4;
+pub(crate) const MAX_DECODED_INTS: usize = MAX_DECODED_BYTES / 4;
 /// The most bytes a compressed payload can have: what a u16 size field holds.
 pub const MAX_PAYLOAD_BYTES: usize = u16::MAX as usize;
 

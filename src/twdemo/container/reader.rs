@@ -15,7 +15,7 @@ use binrw::{BinRead, binrw};
 use std::io::{self, Cursor, Read};
 
 /// Ticks must stay below this (DDNet's `MAX_TICK`).
-pub const MAX_TICK: i64 = 0x6FFF_FFFF;
+pub(crate) const MAX_TICK: i64 = 0x6FFF_FFFF;
 
 /// Everything before the embedded map: version header, header, and the blocks the
 /// version calls for, as one declarative layout (read and written through binrw).
@@ -370,11 +370,6 @@ pub struct Chunks<'a> {
 }
 
 impl<'a> Chunks<'a> {
-    /// The tick of the last tick marker read, if any.
-    pub fn current_tick(&self) -> Option<i32> {
-        self.ticks.current
-    }
-
     /// Offset of the next chunk.
     pub fn position(&self) -> usize {
         self.pos
@@ -559,14 +554,9 @@ impl<R: Read> DemoReader<R> {
         &self.map
     }
 
-    /// The tick of the last tick marker read, if any.
-    pub fn current_tick(&self) -> Option<i32> {
-        self.ticks.current
-    }
-
     /// The embedded map, taken out of a reader that is done with: what returns the map
     /// without a second copy of it.
-    pub fn into_map(self) -> Vec<u8> {
+    pub(crate) fn into_map(self) -> Vec<u8> {
         self.map
     }
 

@@ -1052,17 +1052,12 @@ pub fn resolve_range_reader<R: Read>(
     Ok(TickRange::new(from, to))
 }
 
-/// The ticks `bounds` name in the demo `data`, each resolved as [`resolve_range`] resolves
-/// a range's start (seconds round up to the next whole tick): for `demokit markers`, which
-/// takes ticks the way `trim` does.
+/// The ticks `bounds` name in the demo read from `input` (as [`resolve_range_reader`] reads
+/// it), each resolved as [`resolve_range`] resolves a range's start (seconds round up to
+/// the next whole tick): for `demokit markers`, which takes ticks the way `trim` does.
 ///
 /// Errors: those of [`resolve_range`] but [`RangeError::Empty`].
-pub fn resolve_ticks(data: &[u8], bounds: &[RangeBound]) -> Result<Vec<i32>, RangeError> {
-    resolve_ticks_reader(data, bounds)
-}
-
-/// [`resolve_ticks`] of a demo read as a stream, as [`resolve_range_reader`] reads it.
-pub fn resolve_ticks_reader<R: Read>(
+pub(crate) fn resolve_ticks_reader<R: Read>(
     input: R,
     bounds: &[RangeBound],
 ) -> Result<Vec<i32>, RangeError> {

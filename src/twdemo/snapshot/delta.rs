@@ -21,7 +21,7 @@ use super::items::{
 };
 
 /// Ints of the delta header: deleted, updated and temporary item counts.
-pub const HEADER_INTS: usize = 3;
+pub(crate) const HEADER_INTS: usize = 3;
 /// Types below this may have a static size (DDNet's `MAX_NETOBJSIZES`).
 pub const MAX_STATIC_TYPES: usize = 64;
 
@@ -591,7 +591,7 @@ pub fn apply_delta(
 
 /// [`apply_delta`] into a caller's builder (emptied first with a fresh extended-type
 /// registry), to reuse its allocations; on success the builder holds the new snapshot.
-pub fn apply_delta_with(
+pub(crate) fn apply_delta_with(
     from: &Snapshot<'_>,
     delta: &[i32],
     sizes: &ItemSizes,

@@ -26,13 +26,13 @@ pub const MAX_ITEMS: usize = 1024;
 /// The largest item type a key can carry (`CSnapshot::MAX_TYPE`).
 pub const MAX_TYPE: i32 = 0x7fff;
 /// The largest item id a key can carry (`CSnapshot::MAX_ID`).
-pub const MAX_ID: i32 = 0xffff;
+pub(crate) const MAX_ID: i32 = 0xffff;
 /// Internal types from here up may name extended types (`CSnapshot::OFFSET_UUID_TYPE`).
 pub const OFFSET_UUID_TYPE: i32 = 0x4000;
 /// The most extended item types one builder registers (DDNet's `MAX_EXTENDED_ITEM_TYPES`).
 pub const MAX_EXTENDED_TYPES: usize = 64;
 /// The item type (`NETOBJTYPE_EX`) of the items that name an extended type by its UUID.
-pub const EXTENDED_TYPE_ITEM: i32 = 0;
+pub(crate) const EXTENDED_TYPE_ITEM: i32 = 0;
 
 /// Ints before the offsets: `data_size` and `num_items`.
 pub(crate) const HEADER_INTS: usize = 2;
@@ -237,11 +237,6 @@ impl<'a> Snapshot<'a> {
         self.ints
     }
 
-    /// The size in bytes of the whole snapshot (what DDNet writes into a chunk).
-    pub fn total_bytes(&self) -> usize {
-        self.ints.len() * 4
-    }
-
     /// The header's data size in bytes: the items with their keys.
     pub fn data_size(&self) -> usize {
         self.ints.first().map_or(0, |&size| size as usize)
@@ -295,12 +290,6 @@ impl<'a> Snapshot<'a> {
             front: 0,
             back: self.num_items,
         }
-    }
-
-    /// The index of the first item with `key`, searching in order like DDNet's
-    /// `CSnapshot::GetItemIndex`.
-    pub fn index_of(&self, key: i32) -> Option<usize> {
-        self.items().position(|item| item.key == key)
     }
 
     /// The first item with `key`.
@@ -510,7 +499,7 @@ impl SnapshotBuf {
     }
 
     /// Replaces the contents with a copy of `snapshot`, keeping the allocation.
-    pub fn copy_from(&mut self, snapshot: Snapshot<'_>) {
+    pub(crate) fn copy_from(&mut self, snapshot: Snapshot<'_>) {
         self.ints.clear();
         self.ints.extend_from_slice(snapshot.as_ints());
     }
@@ -749,12 +738,6 @@ impl SnapshotBuilder {
         self.offsets.is_empty()
     }
 
-    /// The extended types registered so far; the one at index `i` has internal type
-    /// `0x7fff - i`.
-    pub fn extended_types(&self) -> &[Uuid] {
-        &self.extended
-    }
-
     /// Adds an item of internal type `type_id` (0 to [`MAX_TYPE`]) and `id`.
     pub fn add_item(&mut self, type_id: i32, id: i32, data: &[i32]) -> Result<(), BuildError> {
         if !(0..=MAX_TYPE).contains(&type_id) {
@@ -789,7 +772,7 @@ impl SnapshotBuilder {
 
     /// The internal type of the extended type `uuid`, registering it (and adding its
     /// type-0 item) if it is new, as DDNet's `GetExtendedItemTypeIndex` does.
-    pub fn extended_type(&mut self, uuid: Uuid) -> Result<i32, BuildError> {
+    pub(crate) fn extended_type(&mut self, uuid: Uuid) -> Result<i32, BuildError> {
         if let Some(index) = self.extended.iter().position(|u| *u == uuid) {
             return Ok(MAX_TYPE - index as i32);
         }

@@ -30,7 +30,7 @@ use sha2::Digest;
 use std::io::{self, Seek, SeekFrom, Write};
 
 /// Most bytes DDNet's recorder accepts for one payload before padding.
-pub const MAX_RAW_PAYLOAD: usize = 64 * 1024;
+pub(crate) const MAX_RAW_PAYLOAD: usize = 64 * 1024;
 /// [`Recorder::record_snapshot`] writes a keyframe when more ticks than this have passed
 /// since the last one (DDNet's `SERVER_TICK_SPEED * 5`).
 pub const KEYFRAME_INTERVAL: i32 = SERVER_TICK_SPEED * 5;
