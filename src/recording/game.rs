@@ -151,7 +151,9 @@ impl Recording {
     /// The Teeworlds/DDNet map the game was played on, as a map file's bytes, for
     /// `operation`: `given` (checked against the recording's checksum where it has one)
     /// or the one a demo embeds; `None` for a Source demo, or a demo without a map. A
-    /// teehistorian file without `given` is [`Error::Map`].
+    /// teehistorian file without `given` is [`Error::Map`]. (What the pictures and pages
+    /// draw the game on.)
+    #[cfg(feature = "render")]
     pub(crate) fn game_map(
         &self,
         given: Option<&[u8]>,
