@@ -6,8 +6,9 @@
 //! ([`TileKind`], after DDNet's entities view), the players' paths over the chosen range
 //! in one colour each ([`PlayerPath`]), the [`Mark`]s of the game's events, a title line
 //! and a legend, all laid out on a canvas of the size asked for. [`Scene::to_svg`] writes
-//! it as an SVG document and [`Scene::to_png`] rasterizes it with tiny-skia (the glyphs of
-//! the text are font8x8's); both draw the same shapes at the same places, and
+//! it as an SVG document and [`Scene::to_png`] rasterizes it with tiny-skia into a palette
+//! PNG (the text's glyphs are the outlines of two embedded fonts that cover Latin, Greek,
+//! Cyrillic, CJK and Hangul: `text.rs`); both draw the same shapes at the same places, and
 //! [`Scene::project`] says where a world position lands on the canvas.
 //!
 //! Teeworlds maps come from the demo's embedded map or a map file given with the options
@@ -23,7 +24,9 @@
 #![deny(clippy::indexing_slicing)]
 
 mod gather;
+mod indexed;
 mod recording;
+mod text;
 
 pub(crate) use gather::{Gathered, Track, gather, group};
 
@@ -193,30 +196,76 @@ pub(crate) const MARGIN: Rgb = [12, 14, 18];
 /// The text's colour.
 pub(crate) const TEXT: Rgb = [235, 235, 235];
 
-/// The players' colours, in the order players are given them (by client id); the 13th
-/// player gets the first again.
-pub(crate) const PLAYER_COLORS: [Rgb; 12] = [
-    [255, 64, 129],
-    [0, 229, 255],
-    [118, 255, 3],
-    [255, 145, 0],
-    [255, 255, 255],
-    [213, 0, 249],
-    [255, 234, 0],
-    [29, 233, 182],
-    [255, 110, 64],
-    [124, 77, 255],
-    [178, 255, 89],
-    [64, 196, 255],
-];
+/// The colour of the `i`th player (from 0) of a game without sides: 16 hues, each in 4
+/// shades, so that 64 players have a colour each (the 65th gets the first again). Each
+/// player's hue lies 7 of the 16 steps round the wheel from the one before, so that
+/// players next to each other in the legend are far apart in colour.
+pub(crate) fn player_color(i: usize) -> Rgb {
+    let i = i % 64;
+    let hue = ((i * 7) % 16) as f64 * 22.5;
+    let (saturation, lightness, shift) = match i / 16 {
+        0 => (0.95, 0.60, 0.0),
+        1 => (0.65, 0.80, 11.25),
+        2 => (1.0, 0.50, 5.6),
+        _ => (0.55, 0.70, 16.9),
+    };
+    hsl(hue + shift, saturation, lightness)
+}
 
-/// The colour of the `i`th player (from 0), [`PLAYER_COLORS`] over again.
-fn player_color(i: usize) -> Rgb {
-    let [first, ..] = PLAYER_COLORS;
-    PLAYER_COLORS
-        .get(i % PLAYER_COLORS.len())
-        .copied()
-        .unwrap_or(first)
+/// The colour of the `i`th player (from 0) on `side` (0: red, RED, terrorists, survivors;
+/// 1: blue, BLU, counter-terrorists, infected): reds and oranges for the first side,
+/// blues and cyans for the second, 8 hues in 4 shades each.
+pub(crate) fn side_color(side: u8, i: usize) -> Rgb {
+    let i = i % 32;
+    let (start, span) = if side == 0 {
+        (-20.0, 60.0)
+    } else {
+        (180.0, 70.0)
+    };
+    let hue = start + ((i * 5) % 8) as f64 * span / 8.0;
+    let (saturation, lightness) = match i / 8 {
+        0 => (0.95, 0.58),
+        1 => (0.70, 0.78),
+        2 => (1.0, 0.47),
+        _ => (0.55, 0.68),
+    };
+    hsl(hue, saturation, lightness)
+}
+
+/// The side a team is on, by its name ([`crate::model::team`]'s names): 0 for the first
+/// of a two-sided game's teams, 1 for the second; `None` for spectators and games
+/// without sides (DDNet's race teams).
+fn side_of(team_name: &str) -> Option<u8> {
+    match team_name {
+        "red" | "RED" | "TERRORIST" | "Survivor" | "Allies" | "Combine" => Some(0),
+        "blue" | "BLU" | "CT" | "Infected" | "Axis" | "Rebels" => Some(1),
+        _ => None,
+    }
+}
+
+/// A colour from hue (degrees), saturation and lightness (0 to 1).
+fn hsl(hue: f64, saturation: f64, lightness: f64) -> Rgb {
+    let h = hue.rem_euclid(360.0) / 60.0;
+    let c = (1.0 - (2.0 * lightness - 1.0).abs()) * saturation;
+    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = lightness - c / 2.0;
+    let byte = |v: f64| ((v + m).clamp(0.0, 1.0) * 255.0).round() as u8;
+    [byte(r), byte(g), byte(b)]
+}
+
+/// The heat map's colour for a cell `t` of the way (0 to 1, logarithmic in the count)
+/// from the emptiest to the fullest, and its opacity.
+fn heat_color(t: f64) -> (Rgb, f64) {
+    let t = t.clamp(0.0, 1.0);
+    ([255, (230.0 * (1.0 - t)) as u8, 0], 0.35 + 0.6 * t)
 }
 
 /// A run of tiles of one kind on one row of the map, in tiles.
@@ -345,16 +394,18 @@ pub struct Scene {
     area: [f64; 4],
     /// Pixels per world unit.
     scale: f64,
-    /// The legend's top, in pixels.
-    legend_top: f64,
-    /// Text scale: pixels per glyph pixel.
-    text_scale: u32,
+    /// The title as drawn: wrapped at its ` | ` to the canvas's width.
+    title_lines: Vec<String>,
+    /// The title's font size, in pixels.
+    title_size: f64,
+    /// The note's and the legend's font size, in pixels.
+    text_size: f64,
+    /// The legend, laid out below the map area.
+    legend: Vec<LegendEntry>,
 }
 
 /// World units of a Teeworlds tile.
 pub(crate) const TILE: f64 = 32.0;
-/// Height of a glyph, in glyph pixels.
-const GLYPH: f64 = 8.0;
 
 impl Scene {
     /// Where world position (`x`, `y`) lands on the canvas, in pixels (fractions kept),
@@ -410,6 +461,20 @@ impl Scene {
         self.scale
     }
 
+    /// The legend's labels as drawn: each label's text and the box it is written in
+    /// (left, top, width, height, in pixels), swatch excluded.
+    pub fn legend_labels(&self) -> Vec<(String, [f64; 4])> {
+        let f = text::fonts();
+        self.legend
+            .iter()
+            .map(|e| {
+                let width = f.width(&e.label, self.text_size);
+                let rect = [e.x + e.label_x, e.y, width, self.text_size * text::LINE];
+                (e.label.clone(), rect)
+            })
+            .collect()
+    }
+
     /// The path's stroke width in pixels.
     pub(crate) fn stroke_width(&self) -> f64 {
         (self.scale * 8.0).clamp(2.5, 5.0)
@@ -422,7 +487,8 @@ impl Scene {
         svg.finish()
     }
 
-    /// The scene as a PNG image (8-bit RGBA).
+    /// The scene as a PNG image: a palette of the picture's colours, one byte a pixel
+    /// (see `indexed.rs`).
     // The layout bounds the size (at least one pixel, at most `MAX_SIDE` a side), which is
     // all a pixmap in memory needs to be made and encoded (into a `Vec`, which does not
     // fail).
@@ -430,10 +496,7 @@ impl Scene {
     pub fn to_png(&self) -> Vec<u8> {
         let mut raster = Raster::new(self.width, self.height).expect("size checked when laid out");
         self.draw(&mut raster);
-        raster
-            .pixmap
-            .encode_png()
-            .expect("encoding a pixmap in memory does not fail")
+        indexed::palette_png(&raster.pixmap).expect("encoding a pixmap in memory does not fail")
     }
 
     /// Draws the scene with `canvas`'s shapes.
@@ -462,15 +525,15 @@ impl Scene {
             // more lines than a picture could show.
             for x in grid_lines(vx, vw, spacing) {
                 let (px, _) = self.project(x, vy);
-                c.rect(px, top, 1.0, bottom - top, [52, 58, 72], 1.0);
+                c.rect(px, top, 1.0, bottom - top, GRID, 1.0);
             }
             for y in grid_lines(vy, vh, spacing) {
                 let (_, py) = self.project(vx, y);
-                c.rect(left, py, right - left, 1.0, [52, 58, 72], 1.0);
+                c.rect(left, py, right - left, 1.0, GRID, 1.0);
             }
         }
         if let Some(heat) = &self.heat {
-            let max = heat.counts.iter().copied().max().unwrap_or(0).max(1);
+            let max = heat.max();
             let side = heat.cell as f64 * self.scale;
             for (i, &n) in heat.counts.iter().enumerate() {
                 if n == 0 {
@@ -481,54 +544,22 @@ impl Scene {
                 let wy = heat.origin[1] as f64 + row as f64 * heat.cell as f64;
                 let (px, py) = self.project(wx, wy);
                 let py = if self.y_up { py - side } else { py };
-                let t = (1.0 + n as f64).ln() / (1.0 + max as f64).ln();
-                let color = [255, (230.0 * (1.0 - t)) as u8, 0];
-                c.rect(px, py, side, side, color, 0.35 + 0.6 * t);
+                let (color, alpha) = heat_color(heat_share(n, max));
+                c.rect(px, py, side, side, color, alpha);
             }
         } else {
-            let width = self.stroke_width();
-            let mut paths: Vec<(Rgb, Vec<(f64, f64)>)> = Vec::new();
-            for player in &self.players {
-                for segment in &player.segments {
-                    let points = on_pixels(
-                        segment
-                            .iter()
-                            .map(|p| self.project(p[0] as f64, p[1] as f64)),
-                    );
-                    paths.push((player.color, points));
-                }
-            }
-            // Past MAX_DRAWN_POINTS, every path keeps every n-th point (and its ends): an
-            // hour of 64 players wandering the map would otherwise take minutes to stroke,
-            // for a picture the lines cover anyway.
-            let total: usize = paths.iter().map(|p| p.1.len()).sum();
-            let stride = total.div_ceil(MAX_DRAWN_POINTS).max(1);
-            // One call per player: a raster strokes a player's pieces together.
-            for player in paths.chunk_by(|a, b| a.0 == b.0) {
-                let Some(&(color, _)) = player.first() else {
-                    continue;
-                };
-                let pieces: Vec<Vec<(f64, f64)>> = player
-                    .iter()
-                    .map(|(_, points)| {
-                        if stride == 1 || points.len() <= 2 {
-                            return points.clone();
-                        }
-                        let mut kept: Vec<(f64, f64)> =
-                            points.iter().copied().step_by(stride).collect();
-                        if (points.len() - 1) % stride != 0 {
-                            kept.extend(points.last().copied());
-                        }
-                        kept
-                    })
-                    .collect();
-                c.polylines(&pieces, color, width);
-            }
+            self.draw_paths(c);
         }
         let r = (self.stroke_width() * 1.6).max(4.0);
+        // Marks of one kind and colour closer than their radius are drawn once: a
+        // thousand deaths at one spike are one cross (and an SVG of them stays small).
+        let mut drawn = std::collections::HashSet::new();
         for mark in &self.marks {
             let (x, y) = self.project(mark.at[0] as f64, mark.at[1] as f64);
-            c.mark(mark.kind, x, y, r, mark.color);
+            let cell = ((x / r).round() as i64, (y / r).round() as i64);
+            if drawn.insert((mark.kind, mark.color, cell)) {
+                c.mark(mark.kind, x, y, r, mark.color);
+            }
         }
         // The bands over anything drawn past the map area.
         c.rect(0.0, 0.0, self.width as f64, clip[1], MARGIN, 1.0);
@@ -541,83 +572,147 @@ impl Scene {
             MARGIN,
             1.0,
         );
-        let s = self.text_scale as f64;
-        c.text(6.0, 4.0, &self.title, self.text_scale, TEXT);
-        if let Some(note) = &self.note {
-            c.text(6.0, 8.0 + GLYPH * s, note, self.text_scale, [180, 180, 180]);
+        let pad = self.pad();
+        let line = self.title_size * text::LINE;
+        for (i, title) in self.title_lines.iter().enumerate() {
+            c.text(
+                pad,
+                pad * 0.6 + i as f64 * line,
+                title,
+                self.title_size,
+                TEXT,
+            );
         }
-        for entry in self.legend() {
-            let (x, y) = (entry.x, entry.y);
-            let box_side = GLYPH * s;
+        if let Some(note) = &self.note {
+            let y = pad * 0.6 + self.title_lines.len() as f64 * line;
+            c.text(pad, y, note, self.text_size, NOTE);
+        }
+        let s = self.text_size;
+        for entry in &self.legend {
+            let (x, y) = (entry.x, entry.y + 0.1 * s);
+            let side = 0.9 * s;
             match entry.swatch {
-                Swatch::Tile(kind) => c.rect(x, y, box_side, box_side, kind.color(), 1.0),
-                Swatch::Player(color) => c.rect(x, y, box_side, box_side, color, 1.0),
+                Swatch::Tile(kind) => c.rect(x, y, side, side, kind.color(), 1.0),
+                Swatch::Player(color) => c.rect(x, y, side, side, color, 1.0),
+                Swatch::More => c.rect(x, y, side, side, NOTE, 1.0),
                 Swatch::Mark(kind) => {
-                    let half = box_side / 2.0;
+                    let half = side / 2.0;
                     c.mark(kind, x + half, y + half, half, TEXT)
                 }
+                Swatch::Scale => {
+                    // The heat map's colours from the emptiest cell to the fullest.
+                    let steps = 12;
+                    let w = SCALE_WIDTH * s / steps as f64;
+                    for i in 0..steps {
+                        let (color, alpha) = heat_color(i as f64 / (steps - 1) as f64);
+                        c.rect(x + i as f64 * w, y, w + 0.5, side, BACKGROUND, 1.0);
+                        c.rect(x + i as f64 * w, y, w + 0.5, side, color, alpha);
+                    }
+                }
             }
-            c.text(x + box_side + 4.0, y, &entry.label, self.text_scale, TEXT);
+            c.text(x + entry.label_x, entry.y, &entry.label, s, TEXT);
         }
     }
 
-    /// The legend's entries, laid out in rows below the map area.
-    fn legend(&self) -> Vec<LegendEntry> {
-        let s = self.text_scale as f64;
-        let mut entries = Vec::new();
-        let (mut x, mut y) = (6.0, self.legend_top);
-        let mut push = |swatch: Swatch, label: String| {
-            let width = GLYPH * s + 4.0 + label.chars().count() as f64 * GLYPH * s + 14.0;
-            if x + width > self.width as f64 && x > 6.0 {
-                x = 6.0;
-                y += GLYPH * s + 6.0;
+    /// The players' paths: each player's pieces in one stroke, thinned to what shows.
+    fn draw_paths(&self, c: &mut dyn Canvas) {
+        let width = self.stroke_width();
+        let mut paths: Vec<(Rgb, Vec<(f64, f64)>)> = Vec::new();
+        // A player seen in single positions (far apart in time: a thinned or teleporting
+        // recording) is drawn as dots, one a cell of the stroke's width: an hour of 64
+        // players would otherwise be millions of dots on the same pixels.
+        let mut dots = std::collections::HashSet::new();
+        for player in &self.players {
+            for segment in &player.segments {
+                let points = on_pixels(
+                    segment
+                        .iter()
+                        .map(|p| self.project(p[0] as f64, p[1] as f64)),
+                );
+                if let [(x, y)] = *points.as_slice() {
+                    let cell = ((x / width).round() as i64, (y / width).round() as i64);
+                    if !dots.insert((player.color, cell)) {
+                        continue;
+                    }
+                }
+                paths.push((player.color, points));
             }
-            entries.push(LegendEntry {
-                swatch,
-                label,
-                x,
-                y,
-            });
-            x += width;
-        };
-        // At most a quarter of the canvas for the players' names; the rest are counted.
-        let row = GLYPH * s + 6.0;
-        let max_rows = ((self.height as f64 / 4.0 / row).floor() as usize).max(2);
-        let per_row = ((self.width as f64 - 12.0) / (GLYPH * s * 14.0))
-            .floor()
-            .max(1.0) as usize;
-        let shown = if self.players.len() > max_rows * per_row {
-            max_rows * per_row - 1
-        } else {
-            self.players.len()
-        };
-        for player in self.players.iter().take(shown) {
-            push(Swatch::Player(player.color), legend_name(&player.name));
         }
-        if shown < self.players.len() {
-            push(
-                Swatch::Player(MARGIN),
-                format!("+{} more", self.players.len() - shown),
-            );
+        // Past MAX_DRAWN_POINTS, every path keeps every n-th point (and its ends), and
+        // every n-th dot: an hour of 64 players wandering the map would otherwise take
+        // minutes to stroke, for a picture the lines cover anyway.
+        let total: usize = paths.iter().map(|p| p.1.len()).sum();
+        let stride = total.div_ceil(MAX_DRAWN_POINTS).max(1);
+        let mut nth_dot = 0usize;
+        // One call per player: a raster strokes a player's pieces together.
+        for player in paths.chunk_by(|a, b| a.0 == b.0) {
+            let Some(&(color, _)) = player.first() else {
+                continue;
+            };
+            let pieces: Vec<Vec<(f64, f64)>> = player
+                .iter()
+                .filter_map(|(_, points)| {
+                    if points.len() == 1 {
+                        nth_dot += 1;
+                        return (nth_dot % stride == 0 || stride == 1).then(|| points.clone());
+                    }
+                    if stride == 1 || points.len() <= 2 {
+                        return Some(points.clone());
+                    }
+                    let mut kept: Vec<(f64, f64)> =
+                        points.iter().copied().step_by(stride).collect();
+                    if (points.len() - 1) % stride != 0 {
+                        kept.extend(points.last().copied());
+                    }
+                    Some(kept)
+                })
+                .collect();
+            c.polylines(&pieces, color, width);
         }
-        for &kind in MarkKind::ALL {
-            push(Swatch::Mark(kind), kind.name().to_owned());
-        }
-        for &kind in &self.tile_kinds {
-            push(Swatch::Tile(kind), tile_name(kind).to_owned());
-        }
-        entries
+    }
+
+    /// The space between the canvas's edge and the text, in pixels.
+    fn pad(&self) -> f64 {
+        (self.title_size * 0.5).round().max(4.0)
     }
 }
 
-/// A player's name in the legend: at most 24 characters.
-fn legend_name(name: &str) -> String {
-    let mut short: String = name.chars().take(24).collect();
-    if name.chars().count() > 24 {
-        short.pop();
-        short.push('~');
+/// `title` in lines at most `width` pixels wide at `size`: broken at its ` | `, a part
+/// longer than a line cut with an ellipsis.
+fn wrap_title(title: &str, size: f64, width: f64) -> Vec<String> {
+    let f = text::fonts();
+    let mut lines: Vec<String> = Vec::new();
+    for part in title.split(" | ") {
+        match lines.last_mut() {
+            Some(line) if f.width(&format!("{line} | {part}"), size) <= width => {
+                line.push_str(" | ");
+                line.push_str(part);
+            }
+            _ => lines.push(f.fit(part, size, width)),
+        }
     }
-    short
+    lines
+}
+
+/// The width of a heat map's colour scale in the legend, in font sizes.
+const SCALE_WIDTH: f64 = 8.0;
+
+/// The colour of the grid lines.
+const GRID: Rgb = [52, 58, 72];
+
+/// The note's colour.
+const NOTE: Rgb = [180, 180, 180];
+
+/// Where `n` lies between an empty cell and the fullest (`max`), on a logarithmic scale.
+fn heat_share(n: u32, max: u32) -> f64 {
+    (1.0 + n as f64).ln() / (1.0 + max.max(1) as f64).ln()
+}
+
+impl Heat {
+    /// The count of the fullest cell.
+    pub fn max(&self) -> u32 {
+        self.counts.iter().copied().max().unwrap_or(0)
+    }
 }
 
 fn tile_name(kind: TileKind) -> &'static str {
@@ -635,19 +730,135 @@ fn tile_name(kind: TileKind) -> &'static str {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What an entry of the legend shows before its label.
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Swatch {
     Tile(TileKind),
     Player(Rgb),
+    /// The players left out of the legend (`+N more`).
+    More,
     Mark(MarkKind),
+    /// The heat map's colours, from the emptiest cell to the fullest.
+    Scale,
 }
 
-#[derive(Debug, Clone)]
+/// An entry of the legend, laid out.
+#[derive(Debug, Clone, PartialEq)]
 struct LegendEntry {
     swatch: Swatch,
     label: String,
+    /// The swatch's top-left corner, in pixels.
     x: f64,
     y: f64,
+    /// Where the label starts, right of `x`.
+    label_x: f64,
+}
+
+/// What the legend lists, before it is laid out.
+struct LegendItems<'a> {
+    players: &'a [PlayerPath],
+    marks: Vec<MarkKind>,
+    tiles: &'a [TileKind],
+    /// The heat map's fullest cell and its side in world units, when it is a heat map.
+    heat: Option<(u32, f32)>,
+}
+
+/// The legend laid out in `width` pixels from `top`, its text `size` pixels high: the
+/// players in columns (at most `max_height` pixels of them: the ones past that are
+/// counted in a last `+N more`), then the marks, tile kinds and heat scale in a row that
+/// wraps. Returns the entries and the legend's height.
+fn lay_out_legend(
+    items: &LegendItems<'_>,
+    width: f64,
+    top: f64,
+    size: f64,
+    pad: f64,
+    max_height: f64,
+) -> (Vec<LegendEntry>, f64) {
+    let f = text::fonts();
+    let row = size * (text::LINE + 0.25);
+    let swatch = size * 1.3;
+    let gap = size * 1.2;
+    let usable = (width - 2.0 * pad).max(size);
+    let mut entries = Vec::new();
+    let mut y = top;
+    if !items.players.is_empty() && items.heat.is_none() {
+        // Columns as wide as the widest name (names longer than 12 font sizes cut).
+        let longest = size * 12.0;
+        let labels: Vec<String> = items
+            .players
+            .iter()
+            .map(|p| f.fit(&p.name, size, longest))
+            .collect();
+        let column = labels
+            .iter()
+            .map(|l| f.width(l, size))
+            .fold(f.width("+000 more", size), f64::max)
+            + swatch
+            + gap;
+        let columns = ((usable + gap) / column).floor().max(1.0) as usize;
+        let rows_needed = items.players.len().div_ceil(columns);
+        let max_rows = ((max_height / row).floor() as usize).max(1);
+        let shown = if rows_needed > max_rows {
+            (max_rows * columns).saturating_sub(1)
+        } else {
+            items.players.len()
+        };
+        let mut place = |i: usize, swatch_kind: Swatch, label: String| {
+            entries.push(LegendEntry {
+                swatch: swatch_kind,
+                label,
+                x: pad + (i % columns) as f64 * column,
+                y: top + (i / columns) as f64 * row,
+                label_x: swatch,
+            });
+        };
+        for (i, (player, label)) in items.players.iter().zip(labels).take(shown).enumerate() {
+            place(i, Swatch::Player(player.color), label);
+        }
+        if shown < items.players.len() {
+            place(
+                shown,
+                Swatch::More,
+                format!("+{} more", items.players.len() - shown),
+            );
+        }
+        y = top + (shown + usize::from(shown < items.players.len())).div_ceil(columns) as f64 * row;
+    }
+    // The rest flow along a row, wrapping.
+    let mut rest: Vec<(Swatch, String, f64)> = Vec::new();
+    if let Some((max, cell)) = items.heat {
+        let label = format!("1 to {max} positions per {cell:.0}×{cell:.0} units");
+        rest.push((Swatch::Scale, label, SCALE_WIDTH * size + gap * 0.5));
+    }
+    for &kind in &items.marks {
+        rest.push((Swatch::Mark(kind), kind.name().to_owned(), swatch));
+    }
+    for &kind in items.tiles {
+        rest.push((Swatch::Tile(kind), tile_name(kind).to_owned(), swatch));
+    }
+    let mut x = pad;
+    let mut used_row = false;
+    for (swatch_kind, label, label_x) in rest {
+        let w = label_x + f.width(&label, size) + gap;
+        if used_row && x + w - gap > pad + usable {
+            x = pad;
+            y += row;
+        }
+        entries.push(LegendEntry {
+            swatch: swatch_kind,
+            label: f.fit(&label, size, (usable - label_x).max(size)),
+            x,
+            y,
+            label_x,
+        });
+        x += w;
+        used_row = true;
+    }
+    if used_row {
+        y += row;
+    }
+    (entries, y - top)
 }
 
 /// Builds the scene from what was read.
@@ -681,6 +892,15 @@ pub(crate) fn build(
         g.tracks.retain(|_, t| options.players.contains(&t.name));
     }
     let source = g.y_up;
+    // In a game of two sides every player takes a colour of its side's family, when
+    // every player drawn is on one of the two.
+    let sides: BTreeMap<i32, u8> = g
+        .stints
+        .iter()
+        .filter_map(|s| Some((s.client_id, side_of(s.team_name.as_deref()?)?)))
+        .collect();
+    let by_side = !g.tracks.is_empty() && g.tracks.keys().all(|c| sides.contains_key(c));
+    let mut on_side = [0usize; 2];
     let players: Vec<PlayerPath> = g
         .tracks
         .iter()
@@ -688,11 +908,20 @@ pub(crate) fn build(
         .map(|(i, (&client_id, track))| PlayerPath {
             client_id,
             name: if track.name.is_empty() {
-                format!("#{client_id}")
+                format!("player {client_id}")
             } else {
                 track.name.clone()
             },
-            color: player_color(i),
+            color: match sides.get(&client_id) {
+                Some(&side) if by_side => {
+                    let n = on_side.get_mut(usize::from(side)).map_or(0, |n| {
+                        *n += 1;
+                        *n - 1
+                    });
+                    side_color(side, n)
+                }
+                _ => player_color(i),
+            },
             segments: segments(track, source, g.tick_rate, g.step),
             samples: track.samples.len(),
         })
@@ -763,16 +992,19 @@ pub(crate) fn build(
         }
     }
     let map_size = map.map(|m| [m.game.width as f64 * TILE, m.game.height as f64 * TILE]);
+    // A margin of a twentieth of the extent (at least a tee's reach), and a least side,
+    // so that one player standing still is not drawn a screen wide.
     let (margin, min_side) = if source {
-        (256.0, 2048.0)
+        (64.0, 1024.0)
     } else {
-        (6.0 * TILE, 24.0 * TILE)
+        (TILE, 16.0 * TILE)
     };
     let mut view = match bounds {
         Some([x0, y0, x1, y1]) => {
             let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+            let margin = margin.max((x1 - x0).max(y1 - y0) / 20.0);
             let w = (x1 - x0 + 2.0 * margin).max(min_side);
-            let h = (y1 - y0 + 2.0 * margin).max(min_side * 0.6);
+            let h = (y1 - y0 + 2.0 * margin).max(min_side);
             [cx - w / 2.0, cy - h / 2.0, w, h]
         }
         None => match map_size {
@@ -811,13 +1043,13 @@ pub(crate) fn build(
     }
     let mut note = Vec::new();
     if source {
-        if !g.server.is_empty() {
-            note.push(g.server.clone());
-        }
         if let Some([x0, y0, x1, y1]) = bounds {
             note.push(format!(
                 "x {x0:.0}..{x1:.0}, y {y0:.0}..{y1:.0} (no map: paths on the x/y plane, grid 512)"
             ));
+        }
+        if !g.server.is_empty() {
+            note.push(g.server.clone());
         }
     }
     if let Some(map_note) = &g.map_note {
@@ -828,15 +1060,88 @@ pub(crate) fn build(
     }
     let note = (!note.is_empty()).then(|| note.join(" | "));
 
-    // The layout: title band, map area, legend band.
-    let text_scale = if width >= 960 { 2 } else { 1 };
-    let s = text_scale as f64;
-    let title_band = 8.0 + GLYPH * s + note.as_ref().map_or(0.0, |_| 4.0 + GLYPH * s) + 6.0;
+    // The layout: title band, map area, legend band, the canvas fitted to the view's
+    // shape within the size asked for.
+    let f = text::fonts();
+    let title_size = (f64::from(width).min(f64::from(height) * 1.5) / 56.0).clamp(10.0, 24.0);
+    let text_size = (title_size * 0.8).max(9.0);
+    let pad = (title_size * 0.5).round().max(4.0);
+    // The title wraps at its ` | ` (and the band grows with it) as the canvas narrows.
+    let title_band = |lines: usize| {
+        pad * 0.6
+            + title_size * text::LINE * lines as f64
+            + note.as_ref().map_or(0.0, |_| text_size * text::LINE)
+            + pad * 0.6
+    };
+    let mark_kinds: Vec<MarkKind> = MarkKind::ALL
+        .iter()
+        .copied()
+        .filter(|k| marks.iter().any(|m| m.kind == *k))
+        .collect();
+    let tile_kinds = map.map(|m| tiles_in(m, view).1).unwrap_or_default();
+    let heat_of = |g: &Gathered, view| options.heatmap.then(|| heat_in(g, view, source));
+    let heat = heat_of(g, view);
+    let items = LegendItems {
+        players: &players,
+        marks: mark_kinds,
+        tiles: &tile_kinds,
+        heat: heat.as_ref().map(|h| (h.max(), h.cell)),
+    };
+    let legend_for = |canvas_width: f64| {
+        lay_out_legend(
+            &items,
+            canvas_width,
+            0.0,
+            text_size,
+            pad,
+            f64::from(height) * 0.3,
+        )
+    };
+    let aspect = if view[2] > 0.0 && view[3] > 0.0 && (view[2] / view[3]).is_finite() {
+        view[2] / view[3]
+    } else {
+        1.0
+    };
+    let (mut canvas_w, canvas_h) = (f64::from(width), f64::from(height));
+    let (mut legend, mut legend_h) = legend_for(canvas_w);
+    let mut title_lines = wrap_title(&title, title_size, canvas_w - 2.0 * pad);
+    let room = |legend_h: f64, lines: usize| {
+        (canvas_h - title_band(lines) - legend_h - pad * 0.5).max(1.0)
+    };
+    let mut area_h = room(legend_h, title_lines.len());
+    let mut area_w = canvas_w - 2.0 * pad;
+    if aspect * area_h < area_w {
+        // Taller than the room: the canvas narrows to the view (to two fifths of the
+        // width asked for at least, where the legend and the title still read), and the
+        // legend and the title are laid out again in that width.
+        canvas_w = (aspect * area_h + 2.0 * pad)
+            .max(f64::from(width) * 0.4)
+            .max(f64::from(MIN_SIDE))
+            .min(canvas_w)
+            .ceil();
+        (legend, legend_h) = legend_for(canvas_w);
+        title_lines = wrap_title(&title, title_size, canvas_w - 2.0 * pad);
+        area_h = room(legend_h, title_lines.len());
+        area_w = (canvas_w - 2.0 * pad).min(aspect * area_h);
+    } else {
+        // Wider than the room: the canvas is as tall as the view needs.
+        area_h = area_w / aspect;
+    }
+    let title_band = title_band(title_lines.len());
+    let canvas_height = (title_band + area_h + legend_h + pad * 0.5)
+        .ceil()
+        .clamp(f64::from(MIN_SIDE), canvas_h);
+    let legend_top = title_band + area_h + pad * 0.25;
+    for entry in &mut legend {
+        entry.y += legend_top;
+    }
+    let area = [(canvas_w - area_w) / 2.0, title_band, area_w, area_h];
     let mut scene = Scene {
-        width,
-        height,
+        width: canvas_w as u32,
+        height: canvas_height as u32,
         title,
-        note,
+        title_lines,
+        note: note.map(|n| f.fit(&n, text_size, canvas_w - 2.0 * pad)),
         error: g.error.clone(),
         view,
         y_up: source,
@@ -847,25 +1152,15 @@ pub(crate) fn build(
         players,
         marks,
         heat: None,
-        area: [0.0, 0.0, 0.0, 0.0],
+        area,
         scale: 1.0,
-        legend_top: 0.0,
-        text_scale,
+        title_size,
+        text_size,
+        legend,
     };
-    // The legend's height depends on its rows; lay it out from the bottom.
-    scene.legend_top = height as f64;
-    let rows = {
-        let entries = scene.legend();
-        let first = entries.first().map_or(0.0, |e| e.y);
-        let last = entries.last().map_or(0.0, |e| e.y);
-        ((last - first) / (GLYPH * s + 6.0)).round() as usize + 1
-    };
-    let legend_band = rows as f64 * (GLYPH * s + 6.0) + 6.0;
-    scene.legend_top = height as f64 - legend_band + 4.0;
-    let area_h = (height as f64 - title_band - legend_band).max(1.0);
-    scene.area = [4.0, title_band, width as f64 - 8.0, area_h];
-    // The view widened or heightened to the area's shape, so that the whole area shows
-    // the world; kept within the map where the map is large enough.
+    // The view widened or heightened to the area's shape (by rounding only, the canvas
+    // being fitted to it), so that the whole area shows the world; kept within the map
+    // where the map is large enough.
     let [_, _, aw, ah] = scene.area;
     let (mut vx, mut vy, mut vw, mut vh) = (view[0], view[1], view[2], view[3]);
     if vw / vh < aw / ah {
@@ -895,9 +1190,7 @@ pub(crate) fn build(
     if let Some(map) = map {
         (scene.tiles, scene.tile_kinds) = tiles_in(map, view);
     }
-    if options.heatmap {
-        scene.heat = Some(heat_in(g, view, source));
-    }
+    scene.heat = heat_of(g, view);
     Ok(scene)
 }
 
@@ -1163,8 +1456,8 @@ trait Canvas {
     }
     /// A mark of `kind` centred on (`x`, `y`) with radius `r`.
     fn mark(&mut self, kind: MarkKind, x: f64, y: f64, r: f64, color: Rgb);
-    /// Text whose top-left corner is (`x`, `y`), 8 × `scale` pixels high.
-    fn text(&mut self, x: f64, y: f64, text: &str, scale: u32, color: Rgb);
+    /// A line of text whose top-left corner is (`x`, `y`), in a font `size` pixels high.
+    fn text(&mut self, x: f64, y: f64, text: &str, size: f64, color: Rgb);
 }
 
 /// `#rrggbb`, as SVG and HTML write a colour.
@@ -1300,12 +1593,12 @@ impl Canvas for Svg {
         };
     }
 
-    fn text(&mut self, x: f64, y: f64, text: &str, scale: u32, color: Rgb) {
-        let size = 8.0 * scale as f64;
+    fn text(&mut self, x: f64, y: f64, text: &str, size: f64, color: Rgb) {
         let _ = writeln!(
             self.out,
-            r#"<text x="{x:.1}" y="{:.1}" font-family="monospace" font-size="{size:.0}" fill="{}">{}</text>"#,
-            y + size * 0.85,
+            r#"<text x="{x:.1}" y="{:.1}" font-family="{}" font-size="{size:.1}" fill="{}">{}</text>"#,
+            y + size * 0.93,
+            text::SVG_FAMILIES,
             hex(color),
             xml_escape(text)
         );
@@ -1496,41 +1789,13 @@ impl Canvas for Raster {
         }
     }
 
-    fn text(&mut self, x: f64, y: f64, text: &str, scale: u32, color: Rgb) {
-        use font8x8::UnicodeFonts;
-        let s = scale as f32;
+    fn text(&mut self, x: f64, y: f64, text: &str, size: f64, color: Rgb) {
         let mut pb = tiny_skia::PathBuilder::new();
-        for (i, ch) in text.chars().enumerate() {
-            let glyph = font8x8::BASIC_FONTS
-                .get(ch)
-                .or_else(|| font8x8::LATIN_FONTS.get(ch))
-                .or_else(|| font8x8::GREEK_FONTS.get(ch))
-                .or_else(|| font8x8::BASIC_FONTS.get('?'))
-                .unwrap_or([0; 8]);
-            let left = x as f32 + i as f32 * 8.0 * s;
-            if left > self.pixmap.width() as f32 {
-                break;
-            }
-            for (row, bits) in glyph.iter().enumerate() {
-                for col in 0..8 {
-                    // The lowest bit is the leftmost pixel.
-                    if bits >> col & 1 == 1
-                        && let Some(rect) = tiny_skia::Rect::from_xywh(
-                            left + col as f32 * s,
-                            y as f32 + row as f32 * s,
-                            s,
-                            s,
-                        )
-                    {
-                        pb.push_rect(rect);
-                    }
-                }
-            }
-        }
+        text::fonts().outline(text, (x, y), size, self.pixmap.width() as f64, &mut pb);
         if let Some(path) = pb.finish() {
             self.pixmap.fill_path(
                 &path,
-                &Raster::paint(color, 1.0, false),
+                &Raster::paint(color, 1.0, true),
                 tiny_skia::FillRule::Winding,
                 tiny_skia::Transform::identity(),
                 None,
