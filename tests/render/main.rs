@@ -467,3 +467,87 @@ fn the_game_fills_at_least_four_fifths_of_one_axis() {
     }
     assert!(checked >= 5, "only {checked} pictures checked");
 }
+
+/// A teehistorian file on dm1 whose players are named `names`, each walking a few tiles
+/// of dm1's air (written with the library's recorder).
+fn named_players(names: &[&str]) -> Vec<u8> {
+    use demokit::gamenet::Protocol;
+    use demokit::teehistorian::{Header, Recorder};
+    let header = Header {
+        map_name: Some("dm1".into()),
+        ..Header::new("2")
+    };
+    let mut rec = Recorder::new(Vec::new(), &header).unwrap();
+    for (cid, name) in names.iter().enumerate() {
+        rec.record_player_join(cid as i32, Protocol::Six).unwrap();
+        rec.record_player_name(cid as i32, name).unwrap();
+    }
+    for tick in 1..=100 {
+        rec.begin_tick(tick).unwrap();
+        rec.begin_players().unwrap();
+        for cid in 0..names.len() as i32 {
+            rec.record_player(cid, 400 + tick * 8, 300 + cid * 200)
+                .unwrap();
+        }
+        rec.end_players().unwrap();
+        rec.begin_inputs().unwrap();
+        rec.end_inputs().unwrap();
+        rec.end_tick().unwrap();
+    }
+    rec.finish().unwrap()
+}
+
+/// The pixels of `rect` in `image` that are text (near the text's colour), as a bitmap.
+fn ink(image: &Image, [x, y, w, h]: [f64; 4]) -> Vec<bool> {
+    let mut out = Vec::new();
+    for py in y as u32..(y + h) as u32 {
+        for px in x as u32..(x + w) as u32 {
+            let c = image.at(px as f64, py as f64).unwrap_or([0, 0, 0]);
+            out.push(c.iter().all(|&v| v > 120));
+        }
+    }
+    out
+}
+
+#[test]
+fn names_in_cyrillic_and_cjk_are_drawn_in_their_own_glyphs() {
+    // Each name beside one of the same length in question marks: a picture that put `?`
+    // for the letters it cannot draw would draw the two alike.
+    let names = ["{БАЛДЕЖ}", "{??????}", "泽泽", "??", "Ωmega"];
+    let map = std::fs::read(common::bundled_dir().join("real-fixtures/maps/dm1_0.6.map")).unwrap();
+    let recording = Recording::from_bytes(named_players(&names)).unwrap();
+    let mut options = RenderOptions::default();
+    options.map = Some(map);
+    let scene = recording.scene(&options).unwrap();
+    let image = Image::decode(&scene.to_png());
+    let labels = scene.legend_labels();
+    let bitmap = |name: &str| {
+        let (_, rect) = labels
+            .iter()
+            .find(|(l, _)| l == name)
+            .unwrap_or_else(|| panic!("{name} is not in the legend: {labels:?}"));
+        (ink(&image, *rect), *rect)
+    };
+    for (name, marks) in [("{БАЛДЕЖ}", "{??????}"), ("泽泽", "??")] {
+        let (glyphs, rect) = bitmap(name);
+        let (questions, _) = bitmap(marks);
+        let inked = glyphs.iter().filter(|&&p| p).count();
+        assert!(
+            inked as f64 > rect[2] * rect[3] * 0.08,
+            "{name}: {inked} text pixels in {rect:?}"
+        );
+        // Compared over the narrower of the two boxes.
+        let differ = glyphs
+            .iter()
+            .zip(&questions)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(
+            differ as f64 > inked as f64 * 0.3,
+            "{name} is drawn like {marks}: {differ} of {inked} pixels differ"
+        );
+    }
+    // The SVG writes the names as they are, for the viewer's fonts.
+    let svg = scene.to_svg();
+    assert!(svg.contains("{БАЛДЕЖ}") && svg.contains("泽泽"));
+}
