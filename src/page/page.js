@@ -143,7 +143,9 @@
     rows.push(tr);
   }
   for (const p of players) {
-    const o = el("option", null, p.name + " (" + p.id + ")");
+    const short = p.name.length > 28 ? p.name.slice(0, 27) + "…" : p.name;
+    const o = el("option", null, short + " (" + p.id + ")");
+    o.title = p.name;
     o.value = p.id;
     followSelect.append(o);
   }

@@ -105,7 +105,11 @@ fn check(python: &str, chromium: &Path, kind: &str, html: &Path, expect: &serde_
             "{}-{size}.png",
             shot.file_stem().unwrap().to_string_lossy()
         ));
-        assert!(sized.is_file(), "no screenshot of {} at {size}", html.display());
+        assert!(
+            sized.is_file(),
+            "no screenshot of {} at {size}",
+            html.display()
+        );
     }
     eprintln!("{}", text.trim());
 }
@@ -215,6 +219,8 @@ fn a_page_of_hostile_text_shows_it_literally_and_runs_none() {
     );
     let mut expect = expectations(&input);
     expect["undefined"] = json!(["pwned"]);
+    // Its player stands still: no smooth motion to see.
+    expect["moves"] = json!(false);
     page_in_browser_expecting(
         &input,
         &["--map".as_ref(), map.as_os_str()],
