@@ -207,9 +207,13 @@
     li.append(document.createTextNode(c.text));
   });
   $("chat-count").textContent = "(" + data.chat.length + ")";
+  // Each event's sentence, made in tick order (a rename names the name before it).
+  const described = new Map();
   const eventLog = makeLog($("events"), data.events, (li, e) => {
     li.dataset.kind = e.kind;
-    li.append(document.createTextNode(describe(e)));
+    const text = describe(e);
+    described.set(e, text);
+    li.append(document.createTextNode(text));
     if (e.kind === "name" || e.kind === "join") names.set(e.client_id, e.name);
   });
   $("event-count").textContent = "(" + data.events.length + ")";
@@ -272,7 +276,7 @@
     if (i % Math.max(1, Math.ceil(kinds.get(e.kind) / 500))) continue;
     const t = el("div", "tick " + e.kind);
     t.style.left = place(e.tick);
-    t.title = clock(e.tick) + " " + describe(e);
+    t.title = clock(e.tick) + " " + (described.get(e) || describe(e));
     t.dataset.kind = e.kind;
     timeline.append(t);
     timelineTicks.push(t);
@@ -309,7 +313,7 @@
   let showPaths = false, showMarks = true;
   let current = first;
   let drawnNow = [];
-  const marks = (data.marks || []).filter((m) => !cameras.has(m.client_id));
+  const marks = data.marks || [];
   const markTicks = marks.map((m) => m.tick);
 
   // Canvas pixels per CSS pixel of the board as shown.
@@ -595,12 +599,11 @@
   board.addEventListener("pointercancel", release);
   window.addEventListener("resize", () => draw());
 
-  // Keys, unless one is typing in a field or a list has the focus.
+  // Keys, unless one is typing in a field or a list box has the focus.
+  const typing = (t) => t && (t.isContentEditable || t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
+    (t.tagName === "INPUT" && t.type !== "checkbox" && t.type !== "range"));
   document.addEventListener("keydown", (ev) => {
-    const t = ev.target;
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if (t && (t.isContentEditable || t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
-      (t.tagName === "INPUT" && t.type !== "checkbox" && t.type !== "range"))) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || typing(ev.target)) return;
     const big = ev.shiftKey ? 10 : 1;
     let handled = true;
     switch (ev.key) {
@@ -628,9 +631,9 @@
     }
     if (handled) ev.preventDefault();
   });
-  // A space on a focused button must not click it as well.
+  // A space on a focused button or box must not click it as well.
   document.addEventListener("keyup", (ev) => {
-    if (ev.key === " " && ev.target && ev.target.tagName === "BUTTON") ev.preventDefault();
+    if (ev.key === " " && !typing(ev.target)) ev.preventDefault();
   });
 
   seek(first);
