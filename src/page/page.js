@@ -171,7 +171,12 @@
       case "kill": {
         const weapon = e.weapon_name || (e.weapon !== null && e.weapon !== undefined ? "weapon " + e.weapon : "");
         if (e.victim === e.client_id || e.victim === null || e.victim === undefined) {
-          return who + " killed themselves" + (weapon ? " (" + weapon + ")" : "");
+          // Teeworlds' own weapons for a death without a killer: the map, a self-kill, a
+          // team change.
+          if (e.weapon_name === "world") return who + " died (world)";
+          if (e.weapon_name === "self") return who + " killed themselves";
+          if (e.weapon_name === "game") return who + " died (team change)";
+          return who + " killed themselves" + (weapon ? " with " + weapon : "");
         }
         return who + " killed " + nameOf(e.victim_name, e.victim) + (weapon ? " with " + weapon : "");
       }
