@@ -25,7 +25,7 @@ mod recording;
 
 use crate::gamenet::summary::{ChatLine, EventLine, PlayerStint};
 use crate::recording::Summary;
-use crate::render::{Gathered, Scene, Track, group, hex, xml_escape};
+use crate::render::{Gathered, MarkKind, Scene, Track, group, hex, xml_escape};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -96,6 +96,9 @@ pub struct Page {
     pub events: Vec<EventLine>,
     /// The demo's timeline markers (ticks) in the range; none for the other formats.
     pub markers: Vec<i32>,
+    /// The picture's marks (spawns, deaths, kills, finishes) where their place is known,
+    /// in tick order: the page draws them on the map as playback passes them.
+    pub marks: Vec<PageMark>,
     /// Where a world position lands on the picture.
     pub view: PageView,
     /// Positions are kept on every `step`-th tick (1: all of them).
@@ -123,6 +126,21 @@ pub struct PagePlayer {
     /// The positions: ticks, x and y, each delta-coded (the first value as it is, then
     /// each the difference to the one before) and rounded to whole world units.
     pub track: DeltaTrack,
+}
+
+/// A mark on the map, as the picture's legend names it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageMark {
+    /// `spawn`, `death`, `kill` or `finish` ([`MarkKind::name`]).
+    pub kind: &'static str,
+    /// The tick.
+    pub tick: i32,
+    /// Where, in world units (rounded).
+    pub x: i64,
+    /// Where, in world units (rounded).
+    pub y: i64,
+    /// The player's colour (a kill's: the killer's), as `#rrggbb`.
+    pub color: String,
 }
 
 /// A player's positions as three delta-coded columns; see [`PagePlayer::track`].
@@ -231,6 +249,17 @@ impl Page {
             (Some(a), Some(b)) if g.tick_rate > 0.0 => (f64::from(b) - f64::from(a)) / g.tick_rate,
             _ => 0.0,
         };
+        let marks = scene
+            .marks
+            .iter()
+            .map(|m| PageMark {
+                kind: MarkKind::name(m.kind),
+                tick: m.tick,
+                x: m.at[0].round() as i64,
+                y: m.at[1].round() as i64,
+                color: hex(m.color),
+            })
+            .collect();
         let range = g.first_tick.zip(g.last_tick);
         let markers = markers
             .into_iter()
@@ -254,6 +283,7 @@ impl Page {
             chat: std::mem::take(&mut g.chat),
             events: std::mem::take(&mut g.all_events),
             markers,
+            marks,
             view,
             step,
             samples_read,

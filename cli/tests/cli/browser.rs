@@ -3,7 +3,14 @@
 //! the library gives: the players, the chat lines and the markers shown, each tee drawn
 //! (its pixel in its colour) where the export's `ticks` table has it when the slider is
 //! moved to a tick, the index's rows, filter, sort and links, and no network request from
-//! any page. Screenshots of each page are kept in `target/browser-artefacts/`.
+//! any page. Each recording's page is steered too: a click on a player's row follows them
+//! and `+` zooms in, and while it plays the followed tee stays in the map view; at a slow
+//! speed the frames between two stored positions draw the tee between them (time runs on
+//! smoothly); space, the arrows, Home, End, `-` and `0` do what the page says; the chat
+//! and event lists highlight their last line at or before the tick, a click on a line
+//! goes there, and the event filter lists every kind the events have. At 400×800 and
+//! 1400×900 no page is wider than the window. Screenshots of each page (and at both
+//! sizes) are kept in `target/browser-artefacts/`.
 //!
 //! Needs Chromium (`DEMOKIT_CHROMIUM`, else `/usr/bin/chromium`) and a Python with
 //! `websocket-client` (`DEMOKIT_PYTHON`); `.ci/run` installs both, and with
@@ -92,6 +99,18 @@ fn check(python: &str, chromium: &Path, kind: &str, html: &Path, expect: &serde_
     );
     assert!(out.status.success(), "{}: {text}", html.display());
     assert!(shot.is_file(), "no screenshot of {}", html.display());
+    // And one at a phone's and one at a desktop's size.
+    for size in ["400x800", "1400x900"] {
+        let sized = shot.with_file_name(format!(
+            "{}-{size}.png",
+            shot.file_stem().unwrap().to_string_lossy()
+        ));
+        assert!(
+            sized.is_file(),
+            "no screenshot of {} at {size}",
+            html.display()
+        );
+    }
     eprintln!("{}", text.trim());
 }
 
@@ -139,7 +158,8 @@ fn expectations(path: &Path) -> serde_json::Value {
         chosen.insert(tick.to_string(), by_tick[&tick].clone());
     }
     json!({
-        "players": log.players.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
+        "players": log.players.iter().map(|p| (p.client_id, p.name.clone())).collect::<Vec<_>>(),
+        "event_kinds": log.events.iter().map(|e| e.kind.name()).collect::<std::collections::BTreeSet<_>>(),
         "chat": log.chat.iter().map(|c| c.text.clone()).collect::<Vec<_>>(),
         "markers": markers,
         "positions": chosen,
@@ -199,6 +219,8 @@ fn a_page_of_hostile_text_shows_it_literally_and_runs_none() {
     );
     let mut expect = expectations(&input);
     expect["undefined"] = json!(["pwned"]);
+    // Its player stands still: no smooth motion to see.
+    expect["moves"] = json!(false);
     page_in_browser_expecting(
         &input,
         &["--map".as_ref(), map.as_os_str()],
