@@ -99,6 +99,9 @@ pub struct Page {
     /// The picture's marks (spawns, deaths, kills, finishes) where their place is known,
     /// in tick order: the page draws them on the map as playback passes them.
     pub marks: Vec<PageMark>,
+    /// The tile kinds the map picture shows, for the page's legend.
+    #[serde(default)]
+    pub tiles: Vec<PageTile>,
     /// Where a world position lands on the picture.
     pub view: PageView,
     /// Positions are kept on every `step`-th tick (1: all of them).
@@ -112,6 +115,15 @@ pub struct Page {
     /// The map picture, a PNG (in the page: a `data:` URL).
     #[serde(skip)]
     pub picture: Vec<u8>,
+}
+
+/// A tile kind of the page's map picture, for its legend.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PageTile {
+    /// The kind's name, as the picture's legend gives it.
+    pub name: String,
+    /// Its colour, `#rrggbb`.
+    pub color: String,
 }
 
 /// One player of a page: who, in which colour, and where over the range.
@@ -206,23 +218,29 @@ impl Page {
         format: String,
         max_samples: usize,
     ) -> Page {
-        // The picture without paths, marks or heat: the tees move over it.
-        let mut backdrop = scene.clone();
-        backdrop.players.clear();
-        backdrop.marks.clear();
-        backdrop.heat = None;
+        // The map alone, without paths, marks, heat or text: the tees move over it, and
+        // the page writes the title and legend itself.
+        let backdrop = scene.backdrop();
         let picture = backdrop.to_png();
-        let (ax, ay) = scene.project(0.0, 0.0);
-        let (bx, by) = scene.project(1000.0, 1000.0);
+        let tiles = backdrop
+            .tile_legend()
+            .into_iter()
+            .map(|(name, color)| PageTile {
+                name: name.to_owned(),
+                color: hex(color),
+            })
+            .collect();
+        let (ax, ay) = backdrop.project(0.0, 0.0);
+        let (bx, by) = backdrop.project(1000.0, 1000.0);
         let view = PageView {
-            width: scene.width,
-            height: scene.height,
+            width: backdrop.width,
+            height: backdrop.height,
             x0: ax,
             sx: (bx - ax) / 1000.0,
             y0: ay,
             sy: (by - ay) / 1000.0,
-            clip: scene.map_area(),
-            radius: (scene.scale() * 14.0).clamp(3.0, 12.0),
+            clip: backdrop.map_area(),
+            radius: (backdrop.scale() * 14.0).clamp(3.0, 12.0),
         };
         // Positions may have been thinned while reading already (`g.step`): the page's
         // step is a multiple of that one, so that its groups hold whole reading groups.
@@ -284,6 +302,7 @@ impl Page {
             events: std::mem::take(&mut g.all_events),
             markers,
             marks,
+            tiles,
             view,
             step,
             samples_read,

@@ -96,6 +96,16 @@
   // Header and facts.
   $("title").textContent = data.title;
   $("note").textContent = data.note || "";
+  // The map's tile colours, named (the picture carries no legend of its own).
+  for (const t of data.tiles || []) {
+    const item = document.createElement("span");
+    item.className = "tile";
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = t.color;
+    item.append(sw, " " + t.name);
+    $("tiles").append(item);
+  }
   document.title = (data.file ? data.file + " – " : "") + data.title;
   const facts = $("facts").tBodies[0];
   const fact = (k, v) => {

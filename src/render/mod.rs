@@ -461,6 +461,34 @@ impl Scene {
         self.scale
     }
 
+    /// The picture a report page plays the game over: the map (or plane) alone, as large
+    /// as the map area, without paths, marks, heat, title or legend (the page writes
+    /// those itself, at a size that reads however the picture is scaled).
+    pub(crate) fn backdrop(&self) -> Scene {
+        let [ax, ay, aw, ah] = self.area;
+        let mut backdrop = self.clone();
+        backdrop.players.clear();
+        backdrop.marks.clear();
+        backdrop.heat = None;
+        backdrop.title_lines.clear();
+        backdrop.note = None;
+        backdrop.legend.clear();
+        backdrop.width = (aw.ceil() as u32).clamp(1, MAX_SIDE);
+        backdrop.height = (ah.ceil() as u32).clamp(1, MAX_SIDE);
+        backdrop.area = [0.0, 0.0, aw, ah];
+        let _ = (ax, ay);
+        backdrop
+    }
+
+    /// The tile kinds the picture shows, each with its name and colour, as the legend
+    /// lists them.
+    pub fn tile_legend(&self) -> Vec<(&'static str, Rgb)> {
+        self.tile_kinds
+            .iter()
+            .map(|&k| (tile_name(k), k.color()))
+            .collect()
+    }
+
     /// The legend's labels as drawn: each label's text and the box it is written in
     /// (left, top, width, height, in pixels), swatch excluded.
     pub fn legend_labels(&self) -> Vec<(String, [f64; 4])> {
