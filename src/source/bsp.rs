@@ -146,7 +146,9 @@ impl LumpEntry {
     /// header.
     pub fn fits(&self, file_len: usize) -> bool {
         self.length == 0
-            || (self.offset >= 0 && self.length > 0 && self.offset + self.length <= file_len as i64)
+            || (self.offset >= HEADER_SIZE as i64
+                && self.length > 0
+                && self.offset + self.length <= file_len as i64)
     }
 }
 
@@ -476,16 +478,26 @@ fn header(bytes: &[u8]) -> Result<(Header, LumpOrder), BspError> {
             },
         ));
     }
-    // The order in which more of the lumps lie inside the file; the standard one when
-    // both do equally.
-    let fitting = |order: LumpOrder| {
+    // The order in which more of the non-empty lumps lie inside the file (less those
+    // that do not); the standard one when both do equally. Read in the wrong order, a
+    // lump's version (a small number) becomes its offset or its length.
+    // A file cut short reads as mostly empty lumps in the wrong order: Left 4 Dead 2's
+    // needs at least one lump inside the file.
+    let score = |order: LumpOrder| {
         header
             .lumps
             .iter()
-            .filter(|raw| order.entry(raw).fits(bytes.len()))
-            .count()
+            .fold((0i64, 0usize), |(score, inside), raw| {
+                let entry = order.entry(raw);
+                match (entry.length == 0, entry.fits(bytes.len())) {
+                    (true, _) => (score, inside),
+                    (false, true) => (score + 1, inside + 1),
+                    (false, false) => (score - 1, inside),
+                }
+            })
     };
-    let order = if fitting(LumpOrder::Left4Dead2) > fitting(LumpOrder::Standard) {
+    let (l4d2, l4d2_inside) = score(LumpOrder::Left4Dead2);
+    let order = if l4d2 > score(LumpOrder::Standard).0 && l4d2_inside > 0 {
         LumpOrder::Left4Dead2
     } else {
         LumpOrder::Standard
