@@ -89,8 +89,12 @@ pub(crate) struct Layer {
     walls: Vec<Vec<[f32; 2]>>,
     /// An overview image: the PNG, its pixel size and the world x and y of its top-left
     /// corner and world units per pixel.
-    image: Option<(std::sync::Arc<Vec<u8>>, [u32; 2], [f64; 3])>,
+    image: Option<PlacedImage>,
 }
+
+/// A PNG, its size in pixels, and the world x and y of its top-left corner with the world
+/// units per pixel.
+type PlacedImage = (std::sync::Arc<Vec<u8>>, [u32; 2], [f64; 3]);
 
 impl Backdrop {
     /// The world rectangle it covers (left, bottom, width, height; y up), if any.

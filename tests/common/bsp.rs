@@ -12,6 +12,9 @@ pub struct Room {
     pub planes: usize,
 }
 
+/// Normal, corners, hidden (sky), displacement.
+type Poly = ([f32; 3], Vec<[f32; 3]>, bool, bool);
+
 fn le(out: &mut Vec<u8>, v: &[f32]) {
     for x in v {
         out.extend_from_slice(&x.to_le_bytes());
@@ -21,7 +24,7 @@ fn le(out: &mut Vec<u8>, v: &[f32]) {
 /// The room; `l4d2` writes each lump directory entry as {version, offset, length}.
 pub fn room(version: i32, l4d2: bool) -> Room {
     // Polygons: (normal, points, hidden, displacement).
-    let mut polys: Vec<([f32; 3], Vec<[f32; 3]>, bool, bool)> = Vec::new();
+    let mut polys: Vec<Poly> = Vec::new();
     let (lo, hi, top) = (0.0, 1024.0, 256.0);
     // Floor (normal up), counter-clockwise seen from above.
     polys.push((
@@ -161,9 +164,9 @@ pub fn room(version: i32, l4d2: bool) -> Room {
     dispinfo.extend_from_slice(&8u16.to_le_bytes()); // map face
     dispinfo.resize(176, 0);
     let mut disp_verts = Vec::new();
-    for row in 0..5 {
-        for col in 0..5 {
-            let centre = (2 - (row as i32 - 2).abs()).min(2 - (col as i32 - 2).abs()) as f32;
+    for row in 0i32..5 {
+        for col in 0i32..5 {
+            let centre = (2 - (row - 2).abs()).min(2 - (col - 2).abs()) as f32;
             le(&mut disp_verts, &[0.0, 0.0, 1.0, centre * 28.0, 1.0]);
         }
     }

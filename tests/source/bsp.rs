@@ -96,7 +96,7 @@ fn truncated_files_are_errors() {
     for len in 0..r.len() {
         let result = World::read(&r[..len]);
         let e = result.expect_err("a prefix is not a whole map");
-        if len <= 1036 && len >= 8 {
+        if (8..=1036).contains(&len) {
             assert!(e.is_truncation(), "{len}: {e}");
         }
     }
