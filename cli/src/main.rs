@@ -588,7 +588,10 @@ enum Command {
     /// be the one the file names: its SHA-256 or CRC-32 is checked). Each player's path has
     /// its own colour, named in the legend; the title gives the map, the date and the
     /// length drawn. A Source demo holds no map geometry: its paths are drawn on the map's
-    /// x/y plane (north up) over a grid, with their bounds. The image kind follows OUTPUT's
+    /// x/y plane (north up), over the map's floors (shaded by height) and walls when its
+    /// BSP file is given (--map FILE.bsp, or found in --maps DIR), over its overview image
+    /// when DIR has one (resource/overview/MAP.txt and .png), else over a grid, with their
+    /// bounds. The image kind follows OUTPUT's
     /// extension (.png or .svg) unless --format is given; the file is written atomically.
     /// A teehistorian file without --map, a map that is not the recording's, a range or
     /// player the recording does not have are refused (exit 2).
@@ -599,9 +602,14 @@ enum Command {
         #[command(flatten)]
         output: NamedOutputArgs,
         /// The map file (.map): needed for a teehistorian file; for a demo it replaces the
-        /// embedded map (its CRC-32 must match the header's).
-        #[arg(long, value_name = "MAP")]
+        /// embedded map (its CRC-32 must match the header's). For a Source demo: the map's
+        /// BSP file (.bsp).
+        #[arg(long, value_name = "MAP", conflicts_with = "maps")]
         map: Option<PathBuf>,
+        /// For a Source demo: a directory holding MAP.bsp or maps/MAP.bsp (MAP the demo's
+        /// map name), and optionally resource/overview/MAP.txt with MAP.png beside it.
+        #[arg(long, value_name = "DIR")]
+        maps: Option<PathBuf>,
         /// First tick drawn: TICK, SECONDSs or (demos) mMARKER, as `trim` takes it
         /// (Source: TICK only).
         #[arg(long, allow_hyphen_values = true, value_name = "TICK|SECONDSs|mN")]
@@ -880,6 +888,7 @@ fn main() -> ExitCode {
             input,
             output,
             map,
+            maps,
             from,
             to,
             players,
@@ -897,7 +906,14 @@ fn main() -> ExitCode {
                 ImageKind::Png => demokit::render::ImageFormat::Png,
                 ImageKind::Svg => demokit::render::ImageFormat::Svg,
             });
-            render::render_file(input, output, map.as_deref(), format, options)
+            render::render_file(
+                input,
+                output,
+                map.as_deref(),
+                maps.as_deref(),
+                format,
+                options,
+            )
         }
         Command::Report {
             input,

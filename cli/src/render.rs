@@ -41,6 +41,7 @@ pub(crate) fn render_file(
     input: &Path,
     output: &NamedOutputArgs,
     map: Option<&Path>,
+    maps: Option<&Path>,
     format: Option<ImageFormat>,
     mut options: RenderOptions,
 ) -> Outcome {
@@ -51,6 +52,9 @@ pub(crate) fn render_file(
         options.map = Some(bytes);
     }
     let recording = open_recording(input)?;
+    if let Some(dir) = maps {
+        source_maps(&recording, dir, &mut options)?;
+    }
     let scene = recording.scene(&options).map_err(|e| failure(input, &e))?;
     let bytes = match format {
         ImageFormat::Png => scene.to_png(),
@@ -88,4 +92,55 @@ pub(crate) fn partial(input: &Path, error: Option<&str>) -> Outcome {
             Err(Stop(Exit::Invalid))
         }
     }
+}
+
+/// `--maps DIR` for a Source demo: `DIR/MAP.bsp` or `DIR/maps/MAP.bsp`, and the overview
+/// `DIR/resource/overview/MAP.txt` with `MAP.png` beside it, MAP the demo's map name. A
+/// directory holding neither is refused (exit 2).
+pub(crate) fn source_maps(
+    recording: &demokit::recording::Recording,
+    dir: &Path,
+    options: &mut RenderOptions,
+) -> Outcome {
+    let facts = recording.facts().map_err(|e| failure(dir, &e))?;
+    let name = facts.map;
+    let usable = !name.is_empty() && !name.contains(['/', '\\']) && name != "..";
+    let bsp = [
+        dir.join(format!("{name}.bsp")),
+        dir.join("maps").join(format!("{name}.bsp")),
+    ]
+    .into_iter()
+    .find(|p| usable && p.is_file());
+    let overview_dir = dir.join("resource").join("overview");
+    let description = overview_dir.join(format!("{name}.txt"));
+    let image = overview_dir.join(format!("{name}.png"));
+    if usable && description.is_file() && image.is_file() {
+        let text =
+            read_input(&description, Limits::DEFAULT).map_err(|e| failure(&description, &e))?;
+        let png = read_input(&image, Limits::DEFAULT).map_err(|e| failure(&image, &e))?;
+        let overview = demokit::render::OverviewImage::new(png, &String::from_utf8_lossy(&text))
+            .map_err(|message| {
+                complain(&description, message);
+                Stop(Exit::Usage)
+            })?;
+        options.overview = Some(overview);
+    }
+    match bsp {
+        Some(path) => {
+            let bytes = read_input(&path, Limits::DEFAULT).map_err(|e| failure(&path, &e))?;
+            options.map = Some(bytes);
+        }
+        None if options.overview.is_none() => {
+            complain(
+                dir,
+                format_args!(
+                    "holds neither {name}.bsp nor maps/{name}.bsp nor \
+                     resource/overview/{name}.txt and .png"
+                ),
+            );
+            return Err(Stop(Exit::Usage));
+        }
+        None => {}
+    }
+    Ok(())
 }

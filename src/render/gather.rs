@@ -57,6 +57,8 @@ pub(crate) struct Gathered {
     pub error: Option<String>,
     /// Why the map is not drawn, where the recording's own map does not load.
     pub map_note: Option<String>,
+    /// Source: the map's surfaces or overview image, drawn under the paths.
+    pub backdrop: Option<super::world::Backdrop>,
     /// Positions read in the range, kept or not.
     pub read: usize,
     /// Positions kept.

@@ -27,6 +27,9 @@ mod gather;
 mod indexed;
 mod recording;
 mod text;
+mod world;
+
+pub use world::OverviewImage;
 
 pub(crate) use gather::{Gathered, Track, gather, group};
 
@@ -52,7 +55,12 @@ pub struct RenderOptions {
     pub size: (u32, u32),
     /// The map file, for a teehistorian file (which names its map but does not hold it);
     /// for a demo it replaces the embedded map. Checked against the recording's checksum.
+    /// For a Source demo: the map's BSP file (`VBSP`), whose floors and walls are drawn
+    /// under the paths ([`crate::source::bsp`]).
     pub map: Option<Vec<u8>>,
+    /// For a Source demo: an overview image drawn under the paths instead of the BSP's
+    /// surfaces, placed by its description (`resource/overview/<map>.txt`).
+    pub overview: Option<OverviewImage>,
 }
 
 impl Default for RenderOptions {
@@ -64,6 +72,7 @@ impl Default for RenderOptions {
             heatmap: false,
             size: DEFAULT_SIZE,
             map: None,
+            overview: None,
         }
     }
 }
@@ -390,6 +399,8 @@ pub struct Scene {
     pub marks: Vec<Mark>,
     /// The heat map, when asked for (then the paths are not drawn).
     pub heat: Option<Heat>,
+    /// Source: the map's floors and walls or its overview image, under the paths.
+    world: Option<world::Layer>,
     /// The map area on the canvas: left, top, width, height, in pixels.
     area: [f64; 4],
     /// Pixels per world unit.
@@ -537,6 +548,9 @@ impl Scene {
         let (left, right) = (x0.min(x1), x0.max(x1));
         let (top, bottom) = (y0.min(y1), y0.max(y1));
         c.rect(left, top, right - left, bottom - top, BACKGROUND, 1.0);
+        if let Some(layer) = &self.world {
+            layer.draw(c.shapes(), &|x, y| self.project(x, y), clip);
+        }
         for run in &self.tiles {
             // Edges on whole pixels, so that neighbouring runs meet without seams.
             let (x0, y0) = self.project(run.x as f64 * TILE, run.y as f64 * TILE);
@@ -1040,6 +1054,9 @@ pub(crate) fn build(
             None => [-1024.0, -1024.0, 2048.0, 2048.0],
         },
     };
+    if source {
+        view = world::frame(g.backdrop.as_ref(), bounds, view);
+    }
     if let Some([mw, mh]) = map_size {
         let x0 = view[0].max(0.0);
         let y0 = view[1].max(0.0);
@@ -1073,7 +1090,8 @@ pub(crate) fn build(
     if source {
         if let Some([x0, y0, x1, y1]) = bounds {
             note.push(format!(
-                "x {x0:.0}..{x1:.0}, y {y0:.0}..{y1:.0} (no map: paths on the x/y plane, grid 512)"
+                "x {x0:.0}..{x1:.0}, y {y0:.0}..{y1:.0} ({})",
+                world::Backdrop::describe(g.backdrop.as_ref())
             ));
         }
         if !g.server.is_empty() {
@@ -1176,10 +1194,11 @@ pub(crate) fn build(
         map_size,
         tiles: Vec::new(),
         tile_kinds: Vec::new(),
-        grid: source.then_some(512.0),
+        grid: (source && g.backdrop.is_none()).then_some(512.0),
         players,
         marks,
         heat: None,
+        world: None,
         area,
         scale: 1.0,
         title_size,
@@ -1215,6 +1234,7 @@ pub(crate) fn build(
     let view = [vx, vy, vw, vh];
     scene.view = view;
     scene.scale = (aw / vw).min(ah / vh);
+    scene.world = world::layer(g.backdrop.as_ref(), view);
     if let Some(map) = map {
         (scene.tiles, scene.tile_kinds) = tiles_in(map, view);
     }
@@ -1468,7 +1488,9 @@ fn on_pixels(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {
 }
 
 /// The shapes a scene is drawn with, for each output.
-trait Canvas {
+trait Canvas: world::WorldShapes {
+    /// The canvas as the world layer draws on it.
+    fn shapes(&mut self) -> &mut dyn world::WorldShapes;
     /// A filled rectangle, anti-aliased.
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, color: Rgb, alpha: f64);
     /// A map tile run: a filled rectangle without anti-aliasing, so that neighbours meet.
@@ -1532,6 +1554,10 @@ pub(crate) fn xml_escape(text: &str) -> String {
 }
 
 impl Canvas for Svg {
+    fn shapes(&mut self) -> &mut dyn world::WorldShapes {
+        self
+    }
+
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, color: Rgb, alpha: f64) {
         let opacity = if alpha < 1.0 {
             format!(r#" fill-opacity="{alpha:.2}""#)
@@ -1710,6 +1736,10 @@ impl Raster {
 }
 
 impl Canvas for Raster {
+    fn shapes(&mut self) -> &mut dyn world::WorldShapes {
+        self
+    }
+
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, color: Rgb, alpha: f64) {
         self.fill((x, y, w, h), &Raster::paint(color, alpha, true));
     }

@@ -34,7 +34,23 @@ impl Recording {
         // A map given that does not load is refused; a demo's embedded one is left out,
         // and the picture says why.
         let mut map_note = None;
+        let mut backdrop = None;
+        if let Some(overview) = &options.overview {
+            backdrop = Some(super::world::Backdrop::Overview(overview.clone()));
+        }
         let layers = match &map {
+            // A Source demo's map: its BSP file, read for its floors and walls (an
+            // overview image, when given too, is drawn instead).
+            Some(bytes) if crate::source::bsp::is_bsp(bytes) => {
+                let world = crate::source::bsp::World::read(bytes).map_err(|e| Error::Map {
+                    operation: Operation::Render,
+                    problem: MapProblem::Invalid {
+                        message: format!("the BSP file does not read: {e}"),
+                    },
+                })?;
+                backdrop.get_or_insert(super::world::Backdrop::World(world));
+                None
+            }
             Some(bytes) => match crate::datafile::physics_layers(bytes) {
                 Ok(layers) => Some(layers),
                 Err(e) if options.map.is_some() => {
@@ -54,6 +70,13 @@ impl Recording {
         };
         let mut gathered = crate::render::gather(self, range)?;
         gathered.map_note = map_note;
+        if backdrop.is_some() && !gathered.y_up {
+            return Err(Error::Argument {
+                operation: Operation::Render,
+                message: "an overview image is for a Source demo".into(),
+            });
+        }
+        gathered.backdrop = backdrop;
         Ok((gathered, layers))
     }
 

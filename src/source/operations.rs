@@ -401,12 +401,16 @@ impl RecordingFormat for SourceDemo {
         given: Option<&[u8]>,
         operation: Operation,
     ) -> Result<Option<Vec<u8>>, Error> {
+        // The map is the BSP file the game loads (`maps/<name>.bsp`), which the demo
+        // does not hold; the picture reads it (`source::bsp`).
         match given {
-            Some(_) => Err(Error::Argument {
+            Some(bytes) if super::bsp::is_bsp(bytes) => Ok(Some(bytes.to_vec())),
+            Some(bytes) => Err(Error::Argument {
                 operation,
-                message: "a Source demo's map is a BSP file, which is not drawn: its paths are \
-                          drawn on the map's plane without a map"
-                    .into(),
+                message: format!(
+                    "a Source demo's map is a BSP file (starting \"VBSP\"); this one starts {}",
+                    crate::read::HexBytes(bytes.get(..4).unwrap_or(bytes))
+                ),
             }),
             None => Ok(None),
         }

@@ -289,6 +289,7 @@ pub fn sha256_hex(data: &[u8]) -> String {
 }
 
 pub mod alloc;
+pub mod bsp;
 pub mod child;
 pub mod read;
 pub mod recorded;

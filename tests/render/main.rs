@@ -7,6 +7,7 @@
 mod common;
 
 mod attack;
+mod bsp;
 mod page;
 
 use demokit::datafile::physics_layers;

@@ -8,6 +8,7 @@ mod common;
 
 mod bad_input;
 mod bits_props;
+mod bsp;
 mod demofile;
 mod entity;
 mod entity_props;
