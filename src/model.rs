@@ -124,6 +124,9 @@ pub struct PlayerAt<'a> {
     /// The player's name at the tick (empty where the recording has not named the player
     /// yet).
     pub name: &'a str,
+    /// Whether it is a camera rather than a player (a Source demo's SourceTV relay):
+    /// see [`PlayerStint::camera`](crate::gamenet::summary::PlayerStint::camera).
+    pub camera: bool,
 }
 
 /// The facts of a recorded game that every format gives: where and when it was played,
@@ -666,6 +669,7 @@ mod tests {
             first_tick: 10,
             last_tick: 90,
             left: false,
+            camera: false,
         });
         let select = |kinds: &[&str], players: &[&str]| Selection {
             kinds: kinds.iter().map(|s| s.to_string()).collect(),

@@ -423,6 +423,7 @@ impl GameSink for Rows<'_, '_, '_> {
             let p = players.get(i).copied().unwrap_or(PlayerAt {
                 sample: Sample::default(),
                 name: "",
+                camera: false,
             });
             TickRow::of(path, tick, p.name, &p.sample)
         });

@@ -53,6 +53,11 @@ pub struct PlayerStint {
     pub last_tick: i32,
     /// Whether it left before the recording ended.
     pub left: bool,
+    /// Whether it is a camera rather than a player: a Source demo's SourceTV (GOTV)
+    /// relay, which is in the game as a spectator slot with a position of its own.
+    /// Pictures leave it out; tables and pages keep it, marked.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub camera: bool,
 }
 
 /// Open and closed stints, by client id.
@@ -81,6 +86,7 @@ impl Stints {
             first_tick: tick,
             last_tick: tick,
             left: false,
+            camera: false,
         }) {
             self.closed.push(previous);
         }
@@ -372,6 +378,14 @@ impl GameLogBuilder {
                 s.name.push_str(name);
             }
             s.last_tick = s.last_tick.max(tick);
+        }
+    }
+
+    /// The player of `client_id` is a camera (a SourceTV relay): see
+    /// [`PlayerStint::camera`].
+    pub fn camera(&mut self, client_id: i32) {
+        if let Some(s) = self.stints.get(client_id) {
+            s.camera = true;
         }
     }
 

@@ -168,7 +168,9 @@ pub(crate) fn gather(recording: &Recording, range: Option<TickRange>) -> Result<
         &GameOptions::over(range),
         &mut |tick, players: &[crate::model::PlayerAt<'_>]| {
             g.saw(tick);
-            for p in players {
+            // A camera (SourceTV) is no player: no path, no heat (the page's players
+            // table still lists it, marked, from the log).
+            for p in players.iter().filter(|p| !p.camera) {
                 let (x, y) = (p.sample.x as f32, p.sample.y as f32);
                 g.sample(tick, p.sample.client_id, p.name, x, y);
             }

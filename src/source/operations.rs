@@ -315,19 +315,21 @@ impl RecordingFormat for SourceDemo {
             return Ok(end);
         }
         // The players' names by slot, as the walk has met them so far.
-        let mut names: Vec<(i32, String)> = Vec::new();
+        // The players' names by slot, and whether each is a camera (a SourceTV relay).
+        let mut names: Vec<(i32, String, bool)> = Vec::new();
         // The walk can hand out several updates of one tick (a packet per view split,
         // frames of one tick): the players of the latest tick wait here, each player's
         // last state kept, until another tick comes.
-        let mut pending: Option<(i32, Vec<(Sample, String)>)> = None;
+        let mut pending: Option<(i32, Vec<(Sample, String, bool)>)> = None;
         let mut list = PlayerList::default();
         let mut hand_on =
-            |sink: &mut dyn GameSink, tick: i32, samples: &mut Vec<(Sample, String)>| {
-                samples.sort_by_key(|(sample, _)| sample.client_id);
+            |sink: &mut dyn GameSink, tick: i32, samples: &mut Vec<(Sample, String, bool)>| {
+                samples.sort_by_key(|(sample, ..)| sample.client_id);
                 list.with(|players| {
-                    players.extend(samples.iter().map(|(sample, name)| PlayerAt {
+                    players.extend(samples.iter().map(|(sample, name, camera)| PlayerAt {
                         sample: *sample,
                         name,
+                        camera: *camera,
                     }));
                     sink.players(tick, players);
                 });
@@ -342,10 +344,15 @@ impl RecordingFormat for SourceDemo {
                 sink.protocol_event(&protocol_event(event));
             }
             Item::Join { slot, player, .. } | Item::Rename { slot, player, .. }
-                if options.names =>
+                if options.names || options.players =>
             {
                 names.retain(|n| n.0 != *slot);
-                names.push((*slot, player.name.clone()));
+                let name = if options.names {
+                    player.name.clone()
+                } else {
+                    String::new()
+                };
+                names.push((*slot, name, player.hltv));
             }
             Item::Players { tick, players } if options.players && options.keeps(*tick) => {
                 if let Some((t, mut samples)) = pending.take_if(|(t, _)| t != tick) {
@@ -358,7 +365,9 @@ impl RecordingFormat for SourceDemo {
                     if !options.keeps_player(slot) {
                         continue;
                     }
-                    let name = names.iter().find(|n| n.0 == slot).map_or("", |n| &n.1);
+                    let named = names.iter().find(|n| n.0 == slot);
+                    let name = named.map_or("", |n| &n.1);
+                    let camera = named.is_some_and(|n| n.2);
                     let sample = Sample {
                         client_id: slot,
                         x: x.round() as i32,
@@ -368,8 +377,8 @@ impl RecordingFormat for SourceDemo {
                         ..Sample::default()
                     };
                     match samples.iter_mut().find(|s| s.0.client_id == slot) {
-                        Some(earlier) => *earlier = (sample, name.to_owned()),
-                        None => samples.push((sample, name.to_owned())),
+                        Some(earlier) => *earlier = (sample, name.to_owned(), camera),
+                        None => samples.push((sample, name.to_owned(), camera)),
                     }
                 }
             }

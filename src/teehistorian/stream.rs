@@ -329,6 +329,7 @@ fn hand_on(found: &Found, names: &mut Vec<String>, list: &mut PlayerList, sink: 
                             .ok()
                             .and_then(|i| names.get(i))
                             .map_or("", String::as_str),
+                        camera: false,
                     }
                 }));
                 sink.players(walked.tick, players);

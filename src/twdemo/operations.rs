@@ -498,6 +498,7 @@ impl RecordingFormat for TwDemo {
                         players.extend(previous.iter().map(|(sample, name)| PlayerAt {
                             sample: *sample,
                             name,
+                            camera: false,
                         }));
                         for skipped in skipped.filter(|&t| options.keeps(t)) {
                             sink.players(skipped, players);
@@ -524,6 +525,7 @@ impl RecordingFormat for TwDemo {
                         players.extend(previous.iter().map(|(sample, name)| PlayerAt {
                             sample: *sample,
                             name,
+                            camera: false,
                         }));
                         sink.players(at, players);
                     });

@@ -989,6 +989,9 @@ fn log_item(log: &mut GameLogBuilder, users: &mut Vec<(i64, i32, String)>, item:
     match item {
         Item::Join { tick, slot, player } => {
             log.join(slot, tick);
+            if player.hltv {
+                log.camera(slot);
+            }
             // The team is not the join's to say: a `player_team` event or the entity does.
             log.player_name(slot, tick, &player.name);
             users.retain(|u| u.1 != slot);
