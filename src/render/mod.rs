@@ -681,11 +681,11 @@ impl Scene {
             }
         }
         // Past MAX_DRAWN_POINTS, every path keeps every n-th point (and its ends), and
-        // every n-th dot: an hour of 64 players wandering the map would otherwise take
+        // every n-th dot or single step: an hour of 64 players wandering the map would otherwise take
         // minutes to stroke, for a picture the lines cover anyway.
         let total: usize = paths.iter().map(|p| p.1.len()).sum();
         let stride = total.div_ceil(MAX_DRAWN_POINTS).max(1);
-        let mut nth_dot = 0usize;
+        let mut nth_short = 0usize;
         // One call per player: a raster strokes a player's pieces together.
         for player in paths.chunk_by(|a, b| a.0 == b.0) {
             let Some(&(color, _)) = player.first() else {
@@ -694,12 +694,14 @@ impl Scene {
             let pieces: Vec<Vec<(f64, f64)>> = player
                 .iter()
                 .filter_map(|(_, points)| {
-                    if points.len() == 1 {
-                        nth_dot += 1;
-                        return (nth_dot % stride == 0 || stride == 1).then(|| points.clone());
-                    }
-                    if stride == 1 || points.len() <= 2 {
+                    if stride == 1 {
                         return Some(points.clone());
+                    }
+                    // Pieces too short to thin within (a dot, a single step) are thinned
+                    // among themselves: every n-th is kept.
+                    if points.len() <= 2 {
+                        nth_short += 1;
+                        return (nth_short % stride == 0).then(|| points.clone());
                     }
                     let mut kept: Vec<(f64, f64)> =
                         points.iter().copied().step_by(stride).collect();
@@ -1575,6 +1577,37 @@ impl Canvas for Svg {
         let _ = writeln!(
             self.out,
             r#"<rect x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" fill="{}" shape-rendering="crispEdges"/>"#,
+            hex(color)
+        );
+    }
+
+    fn polylines(&mut self, paths: &[Vec<(f64, f64)>], color: Rgb, width: f64) {
+        // One path element for all of a player's pieces: a piece of one position is a
+        // zero-length line, which the round cap draws as a dot (an element of its own
+        // would cost ten times the bytes, and a thinned hour of 64 players has a hundred
+        // thousand of them).
+        let mut d = String::new();
+        for points in paths {
+            let mut points = points.iter();
+            let Some((x, y)) = points.next() else {
+                continue;
+            };
+            let _ = write!(d, "M{x:.1} {y:.1}");
+            let mut drawn = false;
+            for (x, y) in points {
+                let _ = write!(d, "L{x:.1} {y:.1}");
+                drawn = true;
+            }
+            if !drawn {
+                d.push_str("h0");
+            }
+        }
+        if d.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            self.out,
+            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="{width:.2}" stroke-linejoin="round" stroke-linecap="round"/>"#,
             hex(color)
         );
     }

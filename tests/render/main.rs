@@ -219,7 +219,7 @@ fn svg_has_the_same_shapes() {
     assert!(svg.trim_end().ends_with("</svg>"));
     let [r, g, b] = TileKind::Solid.color();
     assert!(svg.contains(&format!("fill=\"#{r:02x}{g:02x}{b:02x}\"")));
-    assert!(svg.contains("<polyline"));
+    assert!(svg.contains("stroke-linecap=\"round\"") && svg.contains("<path d=\"M"));
     assert!(svg.contains("dm1"), "the title names the map");
 }
 
