@@ -12,7 +12,7 @@ use super::output::{Output, complain, shown_name};
 use super::{Exit, Outcome, Stop};
 use demokit::output::{Overwrite, check_output, write_atomically};
 use demokit::page::{IndexRow, Page, PageOptions, index_html};
-use demokit::recording::{Error, Limits, MapDirectory, MapProblem, read_input};
+use demokit::recording::{Limits, MapDirectory, MapProblem, read_input};
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -405,31 +405,29 @@ fn index_one(
         }
     };
     let format = recording.format().name().to_owned();
-    let mut page = recording.page(options);
-    // A teehistorian file names its map: look for it in --maps, by its checksum.
+    // A teehistorian file names its map: look for it in --maps, by its checksum (without
+    // --maps its page is drawn on a grid).
+    let mut page = None;
     if let (
-        Err(Error::Map {
-            problem:
-                MapProblem::Missing {
-                    name,
-                    sha256,
-                    crc32,
-                    ..
-                },
+        Some(MapProblem::Missing {
+            name,
+            sha256,
+            crc32,
             ..
         }),
         Some(maps),
-    ) = (&page, maps)
+    ) = (maps.and_then(|_| recording.missing_map()), maps)
     {
-        match maps.find(name, sha256.as_deref(), crc32.as_deref()) {
+        match maps.find(&name, sha256.as_deref(), crc32.as_deref()) {
             Ok(bytes) => {
                 let mut with_map = options.clone();
                 with_map.render.map = Some(bytes);
-                page = recording.page(&with_map);
+                page = Some(recording.page(&with_map));
             }
             Err(why) => return Made::Fresh(entry(failed(why, format))),
         }
     }
+    let page = page.unwrap_or_else(|| recording.page(options));
     let page = match page {
         Ok(page) => page,
         Err(e) => return Made::Fresh(entry(failed(e.to_string(), format))),

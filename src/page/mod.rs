@@ -230,15 +230,19 @@ impl Page {
                 color: hex(color),
             })
             .collect();
-        let (ax, ay) = backdrop.project(0.0, 0.0);
-        let (bx, by) = backdrop.project(1000.0, 1000.0);
+        // The world-to-pixel mapping, from two corners of the view: points on the
+        // picture, which `project` does not hold back (a point far off it would be).
+        let [vx, vy, vw, vh] = backdrop.view;
+        let (ax, ay) = backdrop.project(vx, vy);
+        let (bx, by) = backdrop.project(vx + vw, vy + vh);
+        let (sx, sy) = ((bx - ax) / vw, (by - ay) / vh);
         let view = PageView {
             width: backdrop.width,
             height: backdrop.height,
-            x0: ax,
-            sx: (bx - ax) / 1000.0,
-            y0: ay,
-            sy: (by - ay) / 1000.0,
+            x0: ax - vx * sx,
+            sx,
+            y0: ay - vy * sy,
+            sy,
             clip: backdrop.map_area(),
             radius: (backdrop.scale() * 14.0).clamp(3.0, 12.0),
         };

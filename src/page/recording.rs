@@ -11,12 +11,13 @@ impl Recording {
     /// events and markers, the map picture and every player's positions (thinned to
     /// [`PageOptions::max_samples`]). Refused as [`scene`](Self::scene) refuses: a range
     /// outside the recording, a player it does not have or a size out of bounds is
-    /// [`Error::Argument`]; a teehistorian file without its map, or a map that does not
-    /// load or is not the recording's, is [`Error::Map`].
+    /// [`Error::Argument`]; a map that does not load or is not the recording's is
+    /// [`Error::Map`]. A teehistorian file without its map still gets its page: the
+    /// players, chat, events and timeline, with the positions on a grid.
     pub fn page(&self, options: &PageOptions) -> Result<Page, Error> {
         let mut render = options.render.clone();
         render.heatmap = false;
-        let (mut gathered, layers) = self.gather(&render)?;
+        let (mut gathered, layers) = self.gather(&render, true)?;
         let scene =
             crate::render::build(&mut gathered, layers.as_ref(), &render).map_err(|message| {
                 Error::Argument {

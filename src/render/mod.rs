@@ -1196,7 +1196,13 @@ pub(crate) fn build(
         map_size,
         tiles: Vec::new(),
         tile_kinds: Vec::new(),
-        grid: (source && g.backdrop.is_none()).then_some(512.0),
+        // Source without its world: the map's plane in 512 units; a Teeworlds game
+        // without its map: 10 tiles.
+        grid: match (source, map) {
+            (true, _) => g.backdrop.is_none().then_some(512.0),
+            (false, None) => Some(10.0 * TILE),
+            (false, Some(_)) => None,
+        },
         players,
         marks,
         heat: None,

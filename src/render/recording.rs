@@ -14,7 +14,7 @@ impl Recording {
     /// it does not have or a size out of bounds is [`Error::Argument`]; a missing map, one
     /// that does not load or one whose checksum is not the recording's is [`Error::Map`].
     pub fn scene(&self, options: &RenderOptions) -> Result<Scene, Error> {
-        let (mut gathered, layers) = self.gather(options)?;
+        let (mut gathered, layers) = self.gather(options, false)?;
         crate::render::build(&mut gathered, layers.as_ref(), options).map_err(|message| {
             Error::Argument {
                 operation: Operation::Render,
@@ -23,17 +23,44 @@ impl Recording {
         })
     }
 
+    /// The map the recording names but does not hold ([`MapProblem::Missing`], with its
+    /// name and checksums): what a front end looks for in a maps directory before drawing
+    /// (a teehistorian file's map); `None` when the recording holds its map or names none.
+    pub fn missing_map(&self) -> Option<MapProblem> {
+        match self.game_map(None, Operation::Render) {
+            Err(Error::Map {
+                problem: problem @ MapProblem::Missing { .. },
+                ..
+            }) => Some(problem),
+            _ => None,
+        }
+    }
+
     /// What a picture or a report page is drawn from: the range's positions, events and
-    /// chat, and the map's physics layers where there is a map that loads.
+    /// chat, and the map's physics layers where there is a map that loads. With
+    /// `map_optional` (a report page, whose chat, events and players need no map), a
+    /// teehistorian file without its map is drawn on a grid, and the note says why.
     pub(crate) fn gather(
         &self,
         options: &RenderOptions,
+        map_optional: bool,
     ) -> Result<(Gathered, Option<PhysicsLayers>), Error> {
-        let map = self.game_map(options.map.as_deref(), Operation::Render)?;
-        let range = self.range_for(Operation::Render, options.from, options.to)?;
         // A map given that does not load is refused; a demo's embedded one is left out,
         // and the picture says why.
         let mut map_note = None;
+        let map = match self.game_map(options.map.as_deref(), Operation::Render) {
+            Err(Error::Map {
+                problem: MapProblem::Missing { name, .. },
+                ..
+            }) if map_optional => {
+                map_note = Some(format!(
+                    "the map {name:?} was not given: positions on a grid of 10 tiles"
+                ));
+                None
+            }
+            map => map?,
+        };
+        let range = self.range_for(Operation::Render, options.from, options.to)?;
         let mut backdrop = None;
         if let Some(overview) = &options.overview {
             backdrop = Some(super::world::Backdrop::Overview(overview.clone()));
@@ -69,7 +96,7 @@ impl Recording {
             None => None,
         };
         let mut gathered = crate::render::gather(self, range)?;
-        gathered.map_note = map_note;
+        gathered.map_note = map_note.or(gathered.map_note);
         if backdrop.is_some() && !gathered.y_up {
             return Err(Error::Argument {
                 operation: Operation::Render,

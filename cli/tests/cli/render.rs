@@ -15,17 +15,18 @@ use demokit::recording::Recording;
 use demokit::render::{RenderOptions, Rgb, Scene, TileKind};
 use std::path::PathBuf;
 
-/// A PNG decoded to RGBA.
+/// A PNG decoded to RGB (pictures are palette PNGs, expanded here).
 fn decode(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
     let file = std::fs::File::open(path).unwrap();
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .unwrap();
-    let mut rgba = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut rgba).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
-    rgba.truncate(info.buffer_size());
-    (info.width, info.height, rgba)
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().unwrap();
+    assert_eq!(reader.info().color_type, png::ColorType::Indexed);
+    let mut rgb = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut rgb).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    rgb.truncate(info.buffer_size());
+    (info.width, info.height, rgb)
 }
 
 fn pixel(image: &(u32, u32, Vec<u8>), scene: &Scene, x: f64, y: f64) -> Option<Rgb> {
@@ -34,7 +35,7 @@ fn pixel(image: &(u32, u32, Vec<u8>), scene: &Scene, x: f64, y: f64) -> Option<R
     if px < ax + 1.0 || py < ay + 1.0 || px >= ax + aw - 1.0 || py >= ay + ah - 1.0 {
         return None;
     }
-    let i = ((py as u32 * image.0 + px as u32) * 4) as usize;
+    let i = ((py as u32 * image.0 + px as u32) * 3) as usize;
     Some([image.2[i], image.2[i + 1], image.2[i + 2]])
 }
 
@@ -100,7 +101,8 @@ fn demo_picture_shows_the_map_and_the_paths() {
         out.as_os_str(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
-    assert!(stdout(&run).contains("1024x768"), "{}", stdout(&run));
+    // The picture takes the game's shape within the default 1024x768 box.
+    assert!(stdout(&run).contains("1024x511"), "{}", stdout(&run));
     let recording = Recording::open(&input).unwrap();
     let map = recording.extract_map().unwrap().bytes;
     let scene = recording.scene(&RenderOptions::default()).unwrap();

@@ -29,7 +29,8 @@ fn a_page_is_one_file_and_refusals_write_nothing() {
     let again = report(&[&input, Path::new("-o"), &out]);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), html);
-    // A teehistorian file without its map is refused, writing nothing.
+    // A teehistorian file without its map still gets its page: players, chat and events
+    // need no map; the positions are drawn on a grid, and the page says why.
     let recorded = dir.path("game.teehistorian");
     let generated = common::server::record_generated(
         Vec::new(),
@@ -38,14 +39,18 @@ fn a_page_is_one_file_and_refusals_write_nothing() {
     );
     std::fs::write(&recorded, generated).unwrap();
     let page = dir.path("game.html");
-    let refused = report(&[&recorded, Path::new("-o"), &page]);
-    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let written = report(&[&recorded, Path::new("-o"), &page]);
+    assert!(written.status.success(), "{}", stderr(&written));
     assert!(
-        stderr(&refused).contains("does not hold its map"),
+        stdout(&written).contains("64 players"),
         "{}",
-        stderr(&refused)
+        stdout(&written)
     );
-    assert!(!page.exists());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(r#"the map \"bench\" was not given"#),
+        "the page says why there is no map"
+    );
     // --map is for one file.
     let index = dir.path("index.html");
     let refused = report(&[
