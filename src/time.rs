@@ -22,6 +22,55 @@
 /// the spacing of its timeline markers.
 pub const SERVER_TICK_SPEED: i32 = 50;
 
+/// A start time as pictures, pages and indexes show it, one way for every format:
+/// `2026-11-22 01:37:51`, with the zone where the recording gives one
+/// (`2021-05-23 18:06:01 +02:00`). Takes the model's start times (ISO 8601: a demo's as
+/// [`start_time_of_demo`](crate::model::start_time_of_demo) writes it, a teehistorian
+/// file's `start_time`); anything else is shown as written.
+pub fn shown_start_time(start_time: &str) -> String {
+    let b = start_time.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let shaped = b.len() >= 19
+        && digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10)
+        && matches!(b.get(10), Some(b'T' | b' '))
+        && digits(11..13)
+        && b.get(13) == Some(&b':')
+        && digits(14..16)
+        && b.get(16) == Some(&b':')
+        && digits(17..19);
+    let (Some(date), Some(clock), Some(rest)) = (
+        start_time.get(..10),
+        start_time.get(11..19),
+        start_time.get(19..),
+    ) else {
+        return start_time.to_owned();
+    };
+    if !shaped {
+        return start_time.to_owned();
+    }
+    // Fractions of a second are dropped; the zone is written `+hh:mm` (`Z` as `UTC`).
+    let rest = rest.trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
+    let zone = match rest.as_bytes() {
+        [] => String::new(),
+        [b'Z'] => " UTC".to_owned(),
+        [s @ (b'+' | b'-'), h0, h1, m0, m1] | [s @ (b'+' | b'-'), h0, h1, b':', m0, m1]
+            if [h0, h1, m0, m1].iter().all(|d| d.is_ascii_digit()) =>
+        {
+            format!(
+                " {}{}{}:{}{}",
+                *s as char, *h0 as char, *h1 as char, *m0 as char, *m1 as char
+            )
+        }
+        _ => return start_time.to_owned(),
+    };
+    format!("{date} {clock}{zone}")
+}
+
 /// Ticks `from..=to`, both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -143,6 +192,35 @@ pub fn tick_after_seconds(origin: i32, seconds: f64, end: RangeEnd) -> i32 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn start_times_are_shown_one_way() {
+        assert_eq!(
+            shown_start_time("2026-11-22T01:37:51"),
+            "2026-11-22 01:37:51"
+        );
+        assert_eq!(
+            shown_start_time("2021-05-23T18:06:01+0200"),
+            "2021-05-23 18:06:01 +02:00"
+        );
+        assert_eq!(
+            shown_start_time("2021-05-23T18:06:01.123-03:30"),
+            "2021-05-23 18:06:01 -03:30"
+        );
+        assert_eq!(
+            shown_start_time("2021-05-23T18:06:01Z"),
+            "2021-05-23 18:06:01 UTC"
+        );
+        for kept in [
+            "",
+            "yesterday",
+            "2021-05-23T18:06",
+            "2021-05-23T18:06:01+02",
+        ] {
+            assert_eq!(shown_start_time(kept), kept);
+        }
+    }
+
     use super::*;
 
     #[test]

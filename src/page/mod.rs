@@ -344,7 +344,7 @@ impl Page {
             page,
             format: self.format.clone(),
             map: self.map.clone(),
-            date: self.date.clone(),
+            date: crate::time::shown_start_time(&self.date),
             seconds: Some(self.seconds),
             players: self.players.iter().map(|p| p.name.clone()).collect(),
             error: self.error.clone(),
@@ -428,7 +428,8 @@ pub struct IndexRow {
     pub format: String,
     /// The map's name.
     pub map: String,
-    /// When it was recorded, as the recording says.
+    /// When it was recorded, as pictures and pages show it
+    /// ([`shown_start_time`](crate::time::shown_start_time)).
     pub date: String,
     /// Length in seconds, where the recording could be read.
     pub seconds: Option<f64>,

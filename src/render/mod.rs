@@ -1082,7 +1082,7 @@ pub(crate) fn build(
         g.map.clone()
     };
     if !g.date.is_empty() {
-        let _ = write!(title, " | {}", g.date);
+        let _ = write!(title, " | {}", crate::time::shown_start_time(&g.date));
     }
     if let Some((a, b)) = ticks {
         let seconds = (f64::from(b) - f64::from(a)) / g.tick_rate;
