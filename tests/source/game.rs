@@ -56,7 +56,8 @@ fn tf2_gullywash_has_its_recorder_and_the_time_left() {
         players,
         [("Icewind | demos.tf".into(), "[U:1:64229260]".into(), false)]
     );
-    assert_eq!(chat, [(String::new(), "#TF_timeleft 29 55".into())]);
+    // The server's `#TF_timeleft` with 29 and 55, read as its text.
+    assert_eq!(chat, [(String::new(), "time left: 29:55".into())]);
 }
 
 /// Issue 49's D1: Portal 2's mods write `userinfo` in 140 bytes (the XUID layout padded
@@ -191,9 +192,13 @@ fn csgo_has_its_recorder_nine_bots_and_the_warmup_notice() {
             "Nate", "Dennis", "Jason", "Jon", "Colin", "Paul", "Henry", "Dean", "Yahn"
         ]
     );
+    // `#SFUI_Notice_Match_Will_Start_Chat`, read as its text.
     assert_eq!(
         chat,
-        [(String::new(), "#SFUI_Notice_Match_Will_Start_Chat".into())]
+        [(
+            String::new(),
+            "the match starts when the players are ready".into()
+        )]
     );
     let mut events = std::collections::BTreeMap::<String, usize>::new();
     let mut server_text = Vec::new();

@@ -15,6 +15,7 @@
 // No indexing or slicing that could panic: every access is checked or proven in range.
 #![deny(clippy::indexing_slicing)]
 
+pub mod localize;
 pub mod player;
 pub mod user_message;
 
@@ -418,7 +419,9 @@ impl WalkState {
                     if slot.is_some_and(|s| self.is_hltv(s)) {
                         slot = None;
                     }
-                    ("raw".to_owned(), String::new(), clean(&token))
+                    let text = clean(&token);
+                    let text = localize::readable(&text, &[]).unwrap_or(text);
+                    ("raw".to_owned(), String::new(), text)
                 } else {
                     (token, param(0), clean(&param(1)))
                 };
@@ -446,11 +449,21 @@ impl WalkState {
                     .map(|()| msg)
             };
             if let Some(msg) = msg {
-                let mut text = clean(&msg.message.to_string_lossy());
-                for p in msg.params.iter().filter(|p| !p.is_empty()) {
-                    text.push(' ');
-                    text.push_str(&clean(&p.to_string_lossy()));
-                }
+                let token = clean(&msg.message.to_string_lossy());
+                let params: Vec<String> = msg
+                    .params
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| clean(&p.to_string_lossy()))
+                    .collect();
+                // A localisation token reads as its text; an unknown one is kept, its
+                // parameters after it.
+                let text = localize::readable(&token, &params).unwrap_or_else(|| {
+                    std::iter::once(token.as_str())
+                        .chain(params.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
                 if msg.destination == HUD_PRINT_TALK {
                     // Shown in the chat, from no player.
                     let chat = SourceChat {
