@@ -465,7 +465,15 @@
     }
     ctx.font = "bold 12px system-ui, sans-serif";
     ctx.textAlign = "center";
-    for (const d of drawn) {
+    // A name is written only where it overlaps no name written before it (the followed
+    // player's first): in a crowd the names that fit are read, the rest wait for a zoom.
+    const placed = [];
+    const order = drawn.slice().sort((a, b) => (b.p.id === following) - (a.p.id === following));
+    for (const d of order) {
+      const w = ctx.measureText(d.p.name).width;
+      const box = { l: d.px - w / 2 - 2, r: d.px + w / 2 + 2, t: d.py - r - 19, b: d.py - r - 3 };
+      if (placed.some((o) => box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b)) continue;
+      placed.push(box);
       ctx.fillStyle = "#000000";
       ctx.fillText(d.p.name, d.px + 1, d.py - r - 5);
       ctx.fillStyle = "#ffffff";
