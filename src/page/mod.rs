@@ -102,6 +102,13 @@ pub struct Page {
     /// The tile kinds the map picture shows, for the page's legend.
     #[serde(default)]
     pub tiles: Vec<PageTile>,
+    /// The game's own events that the game log makes none of (Source: `round_start`,
+    /// `bomb_planted`, ... by the demo's descriptors), in tick order, at most 500 of a
+    /// name.
+    pub game_events: Vec<PageGameEvent>,
+    /// How many game events of each name the recording has (the list keeps at most 500
+    /// of a name).
+    pub game_event_counts: BTreeMap<String, u64>,
     /// Where a world position lands on the picture.
     pub view: PageView,
     /// Positions are kept on every `step`-th tick (1: all of them).
@@ -115,6 +122,17 @@ pub struct Page {
     /// The map picture, a PNG (in the page: a `data:` URL).
     #[serde(skip)]
     pub picture: Vec<u8>,
+}
+
+/// One of the game's own events on a page (see [`Page::game_events`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PageGameEvent {
+    /// The tick.
+    pub tick: i32,
+    /// The event's name, the page's kind for it.
+    pub kind: String,
+    /// Its values, `key=value, ...`.
+    pub text: String,
 }
 
 /// A tile kind of the page's map picture, for its legend.
@@ -307,6 +325,15 @@ impl Page {
             markers,
             marks,
             tiles,
+            game_events: std::mem::take(&mut g.game_events)
+                .into_iter()
+                .map(|e| PageGameEvent {
+                    tick: e.tick,
+                    kind: e.name,
+                    text: e.text,
+                })
+                .collect(),
+            game_event_counts: std::mem::take(&mut g.game_event_counts),
             view,
             step,
             samples_read,

@@ -224,14 +224,16 @@
   $("chat-count").textContent = "(" + data.chat.length + ")";
   // Each event's sentence, made in tick order (a rename names the name before it).
   const described = new Map();
-  const eventLog = makeLog($("events"), data.events, (li, e) => {
+  // The log's events and the game's own (Source: round_start, bomb_planted, ...), one list.
+  const allEvents = data.events.concat((data.game_events || []).map((g) => ({ tick: g.tick, kind: g.kind, text: g.text, game: true })));
+  const eventLog = makeLog($("events"), allEvents, (li, e) => {
     li.dataset.kind = e.kind;
-    const text = describe(e);
+    const text = e.game ? e.kind.replace(/_/g, " ") + (e.text ? " (" + e.text + ")" : "") : describe(e);
     described.set(e, text);
     li.append(document.createTextNode(text));
     if (e.kind === "name" || e.kind === "join") names.set(e.client_id, e.name);
   });
-  $("event-count").textContent = "(" + data.events.length + ")";
+  $("event-count").textContent = "(" + allEvents.length + ")";
   const logs = [chatLog, eventLog];
 
   // Moves a log's greying and highlight to `tick`: only the lines between the old and
@@ -259,7 +261,9 @@
   // The filter by kind: every kind the events have, with its count.
   const timelineTicks = [];
   const kinds = new Map();
-  for (const e of data.events) kinds.set(e.kind, (kinds.get(e.kind) || 0) + 1);
+  for (const e of allEvents) kinds.set(e.kind, (kinds.get(e.kind) || 0) + 1);
+  // A game event's count is all of its name, of which the list holds at most 500.
+  const counts = data.game_event_counts || {};
   const shownKinds = new Set(kinds.keys());
   for (const [kind, n] of kinds) {
     const label = el("label");
@@ -275,7 +279,8 @@
       eventLog.current = null;
       followLog(eventLog, current);
     });
-    label.append(box, document.createTextNode(" " + kind.replace(/_/g, " ") + " (" + n + ")"));
+    const all = counts[kind] && counts[kind] > n ? n + " of " + counts[kind] : String(n);
+    label.append(box, document.createTextNode(" " + kind.replace(/_/g, " ") + " (" + all + ")"));
     $("kinds").append(label);
   }
 
@@ -285,7 +290,7 @@
   const span = Math.max(1, last - first);
   const place = (tick) => (100 * (tick - first) / span) + "%";
   const seen = new Map();
-  for (const e of data.events) {
+  for (const e of allEvents) {
     const i = seen.get(e.kind) || 0;
     seen.set(e.kind, i + 1);
     if (i % Math.max(1, Math.ceil(kinds.get(e.kind) / 500))) continue;

@@ -51,6 +51,10 @@ pub(crate) struct Gathered {
     pub chat: Vec<ChatLine>,
     /// Every player's stints, over the whole recording.
     pub stints: Vec<PlayerStint>,
+    /// The game's own events (Source), at most [`MAX_GAME_EVENTS_OF_A_NAME`] of a name.
+    pub game_events: Vec<GameEventLine>,
+    /// How many of each name there were.
+    pub game_event_counts: BTreeMap<String, u64>,
     /// Whether the y axis points up (Source) rather than down (Teeworlds).
     pub y_up: bool,
     /// The error that ended the walk early; what came before it is drawn.
@@ -160,22 +164,100 @@ pub(crate) fn group(tick: i32, first: i32, step: u32) -> i64 {
     (i64::from(tick) - i64::from(first)).div_euclid(i64::from(step))
 }
 
-/// Reads the game stream of `recording` into a [`Gathered`], over `range` (`None`: all of
-/// it).
-pub(crate) fn gather(recording: &Recording, range: Option<TickRange>) -> Result<Gathered, Error> {
-    let mut g = Gathered::default();
-    let end = recording.game(
-        &GameOptions::over(range),
-        &mut |tick, players: &[crate::model::PlayerAt<'_>]| {
-            g.saw(tick);
-            // A camera (SourceTV) is no player: no path, no heat (the page's players
-            // table still lists it, marked, from the log).
-            for p in players.iter().filter(|p| !p.camera) {
-                let (x, y) = (p.sample.x as f32, p.sample.y as f32);
-                g.sample(tick, p.sample.client_id, p.name, x, y);
+/// The most game events of one name a report page lists (the rest are counted): a CS:GO
+/// demo fires thousands of footsteps and shots.
+pub(crate) const MAX_GAME_EVENTS_OF_A_NAME: u64 = 500;
+
+/// The game stream read into a [`Gathered`].
+struct Sink<'g> {
+    g: &'g mut Gathered,
+}
+
+impl crate::model::GameSink for Sink<'_> {
+    fn players(&mut self, tick: i32, players: &[crate::model::PlayerAt<'_>]) {
+        let g = &mut *self.g;
+        g.saw(tick);
+        // A camera (SourceTV) is no player: no path, no heat (the page's players table
+        // still lists it, marked, from the log).
+        for p in players.iter().filter(|p| !p.camera) {
+            let (x, y) = (p.sample.x as f32, p.sample.y as f32);
+            g.sample(tick, p.sample.client_id, p.name, x, y);
+        }
+    }
+
+    fn protocol_event(&mut self, event: &crate::model::ProtocolEvent<'_>) {
+        // What the game log makes its own events of is not listed twice.
+        const IN_THE_LOG: &[&str] = &[
+            "player_death",
+            "player_team",
+            "player_connect",
+            "player_connect_client",
+            "player_disconnect",
+            "player_changename",
+            "player_info",
+            "player_say",
+            "player_chat",
+        ];
+        if IN_THE_LOG.contains(&event.name.as_ref()) {
+            return;
+        }
+        let count = self
+            .g
+            .game_event_counts
+            .entry(event.name.to_string())
+            .or_default();
+        *count += 1;
+        if *count > MAX_GAME_EVENTS_OF_A_NAME {
+            return;
+        }
+        let mut text = String::new();
+        for (key, value) in event.values.iter().take(8) {
+            if !text.is_empty() {
+                text.push_str(", ");
             }
-        },
-    )?;
+            let value = match value {
+                crate::model::FieldValue::Int(v) => v.to_string(),
+                crate::model::FieldValue::Uint(v) => v.to_string(),
+                crate::model::FieldValue::Float(v) => format!("{v}"),
+                crate::model::FieldValue::Bool(v) => v.to_string(),
+                crate::model::FieldValue::Text(v) => v.chars().take(64).collect(),
+                crate::model::FieldValue::Bytes(_) => continue,
+            };
+            text.push_str(key);
+            text.push('=');
+            text.push_str(&value);
+        }
+        self.g.game_events.push(GameEventLine {
+            tick: event.tick,
+            name: event.name.to_string(),
+            text,
+        });
+    }
+}
+
+/// One of the game's own events as its protocol names it (Source: the demo's event
+/// descriptors), for a report page: those the game log does not make events of.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GameEventLine {
+    /// The tick.
+    pub tick: i32,
+    /// The event's name (`round_start`, `bomb_planted`).
+    pub name: String,
+    /// Its values, `key=value, ...` (at most 8).
+    pub text: String,
+}
+
+/// Reads the game stream of `recording` into a [`Gathered`], over `range` (`None`: all of
+/// it); with `game_events`, the game's own events too (Source).
+pub(crate) fn gather(
+    recording: &Recording,
+    range: Option<TickRange>,
+    game_events: bool,
+) -> Result<Gathered, Error> {
+    let mut g = Gathered::default();
+    let mut options = GameOptions::over(range);
+    options.protocol_events = game_events;
+    let end = recording.game(&options, &mut Sink { g: &mut g })?;
     let facts = end.facts;
     g.map = facts.map;
     g.date = facts.start_time;

@@ -37,13 +37,14 @@ impl Recording {
     }
 
     /// What a picture or a report page is drawn from: the range's positions, events and
-    /// chat, and the map's physics layers where there is a map that loads. With
-    /// `map_optional` (a report page, whose chat, events and players need no map), a
-    /// teehistorian file without its map is drawn on a grid, and the note says why.
+    /// chat, and the map's physics layers where there is a map that loads. For a report
+    /// `page`: a teehistorian file without its map is drawn on a grid (its chat, events
+    /// and players need no map; the note says why), and the game's own events are read
+    /// too (Source).
     pub(crate) fn gather(
         &self,
         options: &RenderOptions,
-        map_optional: bool,
+        page: bool,
     ) -> Result<(Gathered, Option<PhysicsLayers>), Error> {
         // A map given that does not load is refused; a demo's embedded one is left out,
         // and the picture says why.
@@ -52,7 +53,7 @@ impl Recording {
             Err(Error::Map {
                 problem: MapProblem::Missing { name, .. },
                 ..
-            }) if map_optional => {
+            }) if page => {
                 map_note = Some(format!(
                     "the map {name:?} was not given: positions on a grid of 10 tiles"
                 ));
@@ -95,7 +96,7 @@ impl Recording {
             },
             None => None,
         };
-        let mut gathered = crate::render::gather(self, range)?;
+        let mut gathered = crate::render::gather(self, range, page)?;
         gathered.map_note = map_note.or(gathered.map_note);
         if backdrop.is_some() && !gathered.y_up {
             return Err(Error::Argument {
