@@ -81,6 +81,10 @@ impl std::fmt::Display for FrameAt<'_> {
     }
 }
 
+/// A player of the tick waiting to be handed on: its sample, its name and whether it is a
+/// camera (a SourceTV relay).
+type Waiting = (Sample, String, bool);
+
 impl RecordingFormat for SourceDemo {
     const FORMAT: Format = Format::SourceDemo;
     const DUMP_COLUMNS: &'static str =
@@ -320,20 +324,19 @@ impl RecordingFormat for SourceDemo {
         // The walk can hand out several updates of one tick (a packet per view split,
         // frames of one tick): the players of the latest tick wait here, each player's
         // last state kept, until another tick comes.
-        let mut pending: Option<(i32, Vec<(Sample, String, bool)>)> = None;
+        let mut pending: Option<(i32, Vec<Waiting>)> = None;
         let mut list = PlayerList::default();
-        let mut hand_on =
-            |sink: &mut dyn GameSink, tick: i32, samples: &mut Vec<(Sample, String, bool)>| {
-                samples.sort_by_key(|(sample, ..)| sample.client_id);
-                list.with(|players| {
-                    players.extend(samples.iter().map(|(sample, name, camera)| PlayerAt {
-                        sample: *sample,
-                        name,
-                        camera: *camera,
-                    }));
-                    sink.players(tick, players);
-                });
-            };
+        let mut hand_on = |sink: &mut dyn GameSink, tick: i32, samples: &mut Vec<Waiting>| {
+            samples.sort_by_key(|(sample, ..)| sample.client_id);
+            list.with(|players| {
+                players.extend(samples.iter().map(|(sample, name, camera)| PlayerAt {
+                    sample: *sample,
+                    name,
+                    camera: *camera,
+                }));
+                sink.players(tick, players);
+            });
+        };
         let walk = Walk {
             // The entities give the positions, and every player's team.
             entities: options.players || options.log,
