@@ -31,7 +31,9 @@ mod world;
 
 pub use world::OverviewImage;
 
-pub(crate) use gather::{Gathered, Track, gather, group};
+pub(crate) use gather::{Gathered, Track, gather};
+#[cfg(feature = "page")]
+pub(crate) use gather::group;
 
 use crate::datafile::PhysicsLayers;
 use crate::gamenet::summary::EventKind;
@@ -475,6 +477,7 @@ impl Scene {
     /// The picture a report page plays the game over: the map (or plane) alone, as large
     /// as the map area, without paths, marks, heat, title or legend (the page writes
     /// those itself, at a size that reads however the picture is scaled).
+    #[cfg(feature = "page")]
     pub(crate) fn backdrop(&self) -> Scene {
         let [ax, ay, aw, ah] = self.area;
         let mut backdrop = self.clone();
