@@ -38,6 +38,8 @@
 //!   and [`teehistorian`] are built on it.
 //! * [`datafile`] reads Teeworlds/DDNet datafiles (map files), as DDNet's client checks
 //!   them when it loads a demo's embedded map.
+//! * [`bsp`] reads Source maps (Valve BSP), which a Source demo names but does not hold:
+//!   their floors and walls, for pictures, and overview descriptions.
 //! * [`format`](mod@format) is what every format shares at the top: the [`format::Format`] tag, the
 //!   [`format::RecordingFormat`] trait, the [`format::Input`] its operations read, and the
 //!   one [`format::Error`] they return.
@@ -98,6 +100,7 @@
     )
 )]
 
+pub mod bsp;
 pub mod codec;
 pub mod datafile;
 pub mod detect;

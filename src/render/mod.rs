@@ -31,9 +31,9 @@ mod world;
 
 pub use world::OverviewImage;
 
-pub(crate) use gather::{Gathered, Track, gather};
 #[cfg(feature = "page")]
 pub(crate) use gather::group;
+pub(crate) use gather::{Gathered, Track, gather};
 
 use crate::datafile::PhysicsLayers;
 use crate::gamenet::summary::EventKind;
@@ -58,7 +58,7 @@ pub struct RenderOptions {
     /// The map file, for a teehistorian file (which names its map but does not hold it);
     /// for a demo it replaces the embedded map. Checked against the recording's checksum.
     /// For a Source demo: the map's BSP file (`VBSP`), whose floors and walls are drawn
-    /// under the paths ([`crate::source::bsp`]).
+    /// under the paths ([`crate::bsp`]).
     pub map: Option<Vec<u8>>,
     /// For a Source demo: an overview image drawn under the paths instead of the BSP's
     /// surfaces, placed by its description (`resource/overview/<map>.txt`).

@@ -69,8 +69,8 @@ impl Recording {
         let layers = match &map {
             // A Source demo's map: its BSP file, read for its floors and walls (an
             // overview image, when given too, is drawn instead).
-            Some(bytes) if crate::source::bsp::is_bsp(bytes) => {
-                let world = crate::source::bsp::World::read(bytes).map_err(|e| Error::Map {
+            Some(bytes) if crate::bsp::is_bsp(bytes) => {
+                let world = crate::bsp::World::read(bytes).map_err(|e| Error::Map {
                     operation: Operation::Render,
                     problem: MapProblem::Invalid {
                         message: format!("the BSP file does not read: {e}"),

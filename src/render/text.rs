@@ -253,7 +253,8 @@ mod tests {
                 "{c:?} has no glyph"
             );
         }
-        assert!(matches!(f.glyph('\u{1F600}'), Glyph::Missing));
+        // A private-use character: no font has it.
+        assert!(matches!(f.glyph('\u{F0000}'), Glyph::Missing));
         assert!(matches!(f.glyph('\u{202e}'), Glyph::Skipped));
     }
 

@@ -7,13 +7,13 @@
 //! (x, y) lands on its pixel ((x - `pos_x`) / `scale`, (`pos_y` - y) / `scale`). Either
 //! way the picture's view becomes the backdrop's extent (with the paths inside it).
 //!
-//! The front ends find the files; [`crate::source::bsp`] reads them.
+//! The front ends find the files; [`crate::bsp`] reads them.
 
 // No indexing or slicing that could panic: every access is checked or proven in range.
 #![deny(clippy::indexing_slicing)]
 
 use super::{Raster, Rgb, Svg};
-use crate::source::bsp::{Overview, SurfaceKind, World};
+use crate::bsp::{Overview, SurfaceKind, World};
 use std::fmt::Write as _;
 
 /// An overview image and its description, for [`RenderOptions::overview`](super::RenderOptions::overview).

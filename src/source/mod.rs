@@ -10,8 +10,6 @@
 //!   branch, decoded and encoded bit for bit; string tables and game events.
 //! * [`entity`]: send tables, server classes, entity updates and the players among the
 //!   entities.
-//! * [`bsp`]: the map a demo is played on (a `.bsp` file, which the demo does not hold),
-//!   read for a top-down picture: its floors and walls.
 //!
 //! GoldSrc (`HLDEMO`) and Source 2 (`PBDEMS2`) demos are different formats; the reader
 //! names them and refuses them.
@@ -19,7 +17,6 @@
 // No indexing or slicing that could panic: every access is checked or proven in range.
 #![deny(clippy::indexing_slicing)]
 
-pub mod bsp;
 pub mod entity;
 pub mod error;
 pub mod format;

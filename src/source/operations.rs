@@ -414,9 +414,9 @@ impl RecordingFormat for SourceDemo {
         operation: Operation,
     ) -> Result<Option<Vec<u8>>, Error> {
         // The map is the BSP file the game loads (`maps/<name>.bsp`), which the demo
-        // does not hold; the picture reads it (`source::bsp`).
+        // does not hold; the picture reads it (`bsp`).
         match given {
-            Some(bytes) if super::bsp::is_bsp(bytes) => Ok(Some(bytes.to_vec())),
+            Some(bytes) if crate::bsp::is_bsp(bytes) => Ok(Some(bytes.to_vec())),
             Some(bytes) => Err(Error::Argument {
                 operation,
                 message: format!(

@@ -9,7 +9,7 @@
 //! ([`LAYER_ARROWS`] says which layer may use which) and each module lists the modules (or
 //! single items) it may use ([`RULES`]):
 //!
-//! * the **shared** layer (`codec`, `gamenet`, `datafile`, `time`, `scrub`, `read`,
+//! * the **shared** layer (`codec`, `gamenet`, `datafile`, `bsp`, `time`, `scrub`, `read`,
 //!   `validation`, `output`, `shown`, `model`, `serde_util` and the format trait's `format`)
 //!   uses no format, no entry point and nothing above it; the arrows inside it are listed
 //!   one by one (`codec` uses nothing of the crate);
@@ -159,6 +159,14 @@ const RULES: &[Rule] = &[
     },
     Rule {
         module: "datafile",
+        layer: Layer::Shared,
+        uses: &["read"],
+        items: &[],
+    },
+    // Source maps (`.bsp`), which a Source demo names but does not hold: read for
+    // pictures, like a Teeworlds map's datafile.
+    Rule {
+        module: "bsp",
         layer: Layer::Shared,
         uses: &["read"],
         items: &[],

@@ -1,4 +1,4 @@
-//! The BSP reader (`demokit::source::bsp`): a room the tests write themselves, in both
+//! The BSP reader (`demokit::bsp`): a room the tests write themselves, in both
 //! lump-directory orders; a real map when one is given; damaged files, which must return
 //! errors and never panic.
 //!
@@ -13,7 +13,7 @@
 
 use crate::common::bsp::room;
 use crate::common::skip::skipped;
-use demokit::source::bsp::{BspErrorKind, LumpOrder, Overview, SurfaceKind, World};
+use demokit::bsp::{BspErrorKind, LumpOrder, Overview, SurfaceKind, World};
 
 /// The real map named by `DEMOKIT_BSP`, or `None` after noting the skip.
 fn real_map() -> Option<Vec<u8>> {
