@@ -586,13 +586,15 @@ enum Command {
     /// unhookable, death, freeze, start and finish, teleporters, speedups), from the demo's
     /// embedded map or, for a teehistorian file, the map file given with --map (which must
     /// be the one the file names: its SHA-256 or CRC-32 is checked). Each player's path has
-    /// its own colour, named in the legend; the title gives the map, the date and the
-    /// length drawn. A Source demo holds no map geometry: its paths are drawn on the map's
-    /// x/y plane (north up), over the map's floors (shaded by height) and walls when its
-    /// BSP file is given (--map FILE.bsp, or found in --maps DIR), over its overview image
-    /// when DIR has one (resource/overview/MAP.txt and .png), else over a grid, with their
-    /// bounds. The image kind follows OUTPUT's
-    /// extension (.png or .svg) unless --format is given; the file is written atomically.
+    /// its own colour (64 colours; sides in reds and blues in two-sided games), named in
+    /// the legend in any script; the title gives the map, the date and the length drawn.
+    /// A Source demo holds no map geometry: its paths are drawn on the map's x/y plane
+    /// (north up), over the map's floors (shaded by height) and walls when its BSP file is
+    /// given (--map FILE.bsp, or found in --maps DIR), over its overview image when DIR
+    /// has one (resource/overview/MAP.txt and .png), else over a grid, with their bounds;
+    /// its SourceTV camera is no player. The picture takes the game's shape within
+    /// --size. The image kind follows OUTPUT's extension (.png or .svg) unless --format is
+    /// given; the file is written atomically.
     /// A teehistorian file without --map, a map that is not the recording's, a range or
     /// player the recording does not have are refused (exit 2).
     Render {
@@ -623,7 +625,8 @@ enum Command {
         /// Draw where the players were most (a heat map) instead of their paths.
         #[arg(long)]
         heatmap: bool,
-        /// The picture's size in pixels, WIDTHxHEIGHT (each side 64 to 8192).
+        /// The box the picture fits in, in pixels, WIDTHxHEIGHT (each side 64 to 8192): the
+        /// picture takes the game's shape, one side the box's.
         #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = render::parse_size)]
         size: (u32, u32),
         /// The image kind, when OUTPUT's extension does not say (e.g. for - , stdout).
@@ -666,7 +669,8 @@ enum Command {
         /// Show only these players on the map, by name (comma-separated).
         #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
         players: Vec<String>,
-        /// The map picture's size in pixels, WIDTHxHEIGHT.
+        /// The box the map picture fits in, in pixels, WIDTHxHEIGHT (the picture takes the
+        /// game's shape).
         #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = render::parse_size)]
         size: (u32, u32),
         /// At most this many positions (all players together) in a page.
