@@ -99,6 +99,7 @@
 )]
 
 pub mod codec;
+pub mod compressed;
 pub mod datafile;
 pub mod detect;
 #[cfg(feature = "export")]
