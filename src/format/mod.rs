@@ -95,8 +95,13 @@ impl Format {
     }
 
     /// The formats whose files carry the extension of `path` (compared without regard to
-    /// case), if any: `.demo`, `.teehistorian` and `.dem`.
+    /// case), if any: `.demo`, `.teehistorian` and `.dem`, also before a codec's extension
+    /// (`.demo.zst`, `.teehistorian.xz`, `.dem.bz2`).
     pub fn by_extension(path: &Path) -> Option<Format> {
+        let path = match Codec::by_extension(path) {
+            Some(_) => Path::new(path.file_stem()?),
+            None => path,
+        };
         let extension = path.extension()?.to_str()?;
         Format::READ.into_iter().find(|f| {
             f.extensions()

@@ -204,7 +204,9 @@ use std::path::{Path, PathBuf};
 pub struct Limits {
     /// The most bytes read from a stream that is not a regular file (a pipe, a device such
     /// as `/dev/zero`, standard input): past it, [`Error::TooLong`]. A regular file's
-    /// length is known, so it is read as it is.
+    /// length is known, so it is read as it is. A compressed recording is read as a
+    /// stream by the operations that stream; the others decompress it into memory, up to
+    /// this many bytes ([`Error::TooLong`] past it: a decompression bomb costs no more).
     pub max_stream_bytes: u64,
 }
 
@@ -216,6 +218,12 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
     };
+
+    /// Limits that read at most `max_stream_bytes` from a stream, and decompress at most
+    /// that many bytes of a compressed recording into memory.
+    pub const fn with_max_stream_bytes(max_stream_bytes: u64) -> Limits {
+        Limits { max_stream_bytes }
+    }
 }
 
 /// The most bytes [`Limits::DEFAULT`] reads from a stream that is not a regular file:
