@@ -9,9 +9,12 @@
 //! [`Error`](crate::recording::Error) carries as an [`Error::Invalid`](crate::recording::Error::Invalid)
 //! (truncated when the compressed stream is cut off).
 //!
-//! The codecs are pure Rust (feature `compressed`, on by default): flate2 on miniz_oxide,
-//! ruzstd, lzma-rust2 and bzip2 on libbz2-rs-sys. Without the feature, a compressed file
-//! is still recognized, and refused with a sentence that says so.
+//! The codecs (feature `compressed`, on by default) are pure Rust where that is fast
+//! enough: flate2 on miniz_oxide, lzma-rust2 and bzip2 on libbz2-rs-sys; zstd is the C
+//! library (the `zstd` crate), five times faster than the pure-Rust ruzstd, which would
+//! have made reading slower than the readers behind it (`benches/compressed.rs`). Without
+//! the feature, a compressed file is still recognized, and refused with a sentence that
+//! says so.
 
 // No indexing or slicing that could panic: every access is checked or proven in range.
 #![deny(clippy::indexing_slicing)]
@@ -227,7 +230,12 @@ pub fn decoder<'a>(codec: Codec, source: impl Read + Send + 'a) -> Box<dyn Read 
     );
     let inner: Box<dyn Read + Send + 'a> = match codec {
         Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(watched)),
-        Codec::Zstd => Box::new(ZstdFrames::new(watched)),
+        // One frame after another, skippable frames passed over, each checked against
+        // its content checksum where it has one.
+        Codec::Zstd => match zstd::stream::read::Decoder::with_buffer(watched) {
+            Ok(decoder) => Box::new(decoder),
+            Err(e) => Box::new(Failed(Some(e))),
+        },
         Codec::Xz => Box::new(lzma_rust2::XzReader::new(watched, true)),
         Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(watched)),
     };
@@ -237,90 +245,6 @@ pub fn decoder<'a>(codec: Codec, source: impl Read + Send + 'a) -> Box<dyn Read 
         ended,
         offset: 0,
     })
-}
-
-/// Zstandard frames one after the other (skippable frames passed over), each checked
-/// against its content checksum where it has one.
-#[cfg(feature = "compressed")]
-struct ZstdFrames<R> {
-    source: R,
-    decoder: ruzstd::decoding::FrameDecoder,
-    /// Whether a frame is being decoded.
-    in_frame: bool,
-}
-
-#[cfg(feature = "compressed")]
-impl<R: io::BufRead> ZstdFrames<R> {
-    fn new(source: R) -> Self {
-        ZstdFrames {
-            source,
-            decoder: ruzstd::decoding::FrameDecoder::new(),
-            in_frame: false,
-        }
-    }
-}
-
-#[cfg(feature = "compressed")]
-impl<R: io::BufRead> Read for ZstdFrames<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use ruzstd::decoding::BlockDecodingStrategy;
-        use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        loop {
-            if !self.in_frame {
-                if self.source.fill_buf()?.is_empty() {
-                    return Ok(0);
-                }
-                match self.decoder.reset(&mut self.source) {
-                    Ok(()) => self.in_frame = true,
-                    Err(FrameDecoderError::ReadFrameHeaderError(
-                        ReadFrameHeaderError::SkipFrame { length, .. },
-                    )) => {
-                        let skipped =
-                            io::copy(&mut (&mut self.source).take(length.into()), &mut io::sink())?;
-                        if skipped < u64::from(length) {
-                            return Err(io::Error::new(
-                                io::ErrorKind::UnexpectedEof,
-                                "a skippable frame is cut off",
-                            ));
-                        }
-                    }
-                    Err(e) => {
-                        return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string()));
-                    }
-                }
-                continue;
-            }
-            let decoder = &mut self.decoder;
-            while decoder.can_collect() < buf.len() && !decoder.is_finished() {
-                let needed = buf.len() - decoder.can_collect();
-                decoder
-                    .decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBytes(needed))
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-            }
-            let n = decoder.read(buf)?;
-            if n > 0 {
-                return Ok(n);
-            }
-            if decoder.is_finished() {
-                if let (Some(stored), Some(computed)) = (
-                    decoder.get_checksum_from_data(),
-                    decoder.get_calculated_checksum(),
-                ) && stored != computed
-                {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "the frame's content checksum is {stored:08x}, its content's {computed:08x}"
-                        ),
-                    ));
-                }
-                self.in_frame = false;
-            }
-        }
-    }
 }
 
 /// A writer that compresses what it is given with a codec, as [`encoder`] makes it; call
@@ -340,7 +264,7 @@ enum EncoderInner<W: Write> {
     #[cfg(feature = "compressed")]
     Gzip(flate2::write::GzEncoder<W>),
     #[cfg(feature = "compressed")]
-    Zstd(ZstdWriter<W>),
+    Zstd(zstd::stream::write::Encoder<'static, W>),
     #[cfg(feature = "compressed")]
     Xz(lzma_rust2::XzWriter<W>),
     #[cfg(feature = "compressed")]
@@ -351,7 +275,7 @@ enum EncoderInner<W: Write> {
 }
 
 /// A writer of `out` that compresses with `codec` (at the codec's usual level: gzip 6,
-/// zstd "fastest" (about zstd's level 1, in frames of 8 MiB), xz 6, bzip2 9). Without the
+/// zstd 3 with its content checksum (as the `zstd` tool writes), xz 6, bzip2 9). Without the
 /// `compressed` feature, an [`io::ErrorKind::Unsupported`] error.
 pub fn encoder<W: Write>(codec: Codec, out: W) -> io::Result<Encoder<W>> {
     #[cfg(feature = "compressed")]
@@ -361,10 +285,11 @@ pub fn encoder<W: Write>(codec: Codec, out: W) -> io::Result<Encoder<W>> {
                 out,
                 flate2::Compression::default(),
             )),
-            Codec::Zstd => EncoderInner::Zstd(ZstdWriter {
-                out,
-                buf: Vec::new(),
-            }),
+            Codec::Zstd => {
+                let mut e = zstd::stream::write::Encoder::new(out, 3)?;
+                e.include_checksum(true)?;
+                EncoderInner::Zstd(e)
+            }
             Codec::Xz => EncoderInner::Xz(lzma_rust2::XzWriter::new(
                 out,
                 lzma_rust2::XzOptions::with_preset(6),
@@ -393,10 +318,7 @@ impl<W: Write> Encoder<W> {
             #[cfg(feature = "compressed")]
             EncoderInner::Gzip(e) => e.finish(),
             #[cfg(feature = "compressed")]
-            EncoderInner::Zstd(mut e) => {
-                e.frame()?;
-                Ok(e.out)
-            }
+            EncoderInner::Zstd(e) => e.finish(),
             #[cfg(feature = "compressed")]
             EncoderInner::Xz(e) => e.finish(),
             #[cfg(feature = "compressed")]
@@ -411,7 +333,7 @@ impl<W: Write> Encoder<W> {
             #[cfg(feature = "compressed")]
             EncoderInner::Gzip(e) => e.get_ref(),
             #[cfg(feature = "compressed")]
-            EncoderInner::Zstd(e) => &e.out,
+            EncoderInner::Zstd(e) => e.get_ref(),
             #[cfg(feature = "compressed")]
             EncoderInner::Xz(e) => e.inner(),
             #[cfg(feature = "compressed")]
@@ -443,7 +365,7 @@ impl<W: Write> Write for Encoder<W> {
             #[cfg(feature = "compressed")]
             EncoderInner::Gzip(e) => e.get_mut().flush(),
             #[cfg(feature = "compressed")]
-            EncoderInner::Zstd(e) => e.out.flush(),
+            EncoderInner::Zstd(e) => e.get_mut().flush(),
             #[cfg(feature = "compressed")]
             EncoderInner::Xz(e) => e.inner_mut().flush(),
             #[cfg(feature = "compressed")]
@@ -453,48 +375,17 @@ impl<W: Write> Write for Encoder<W> {
     }
 }
 
-/// The uncompressed bytes a zstd output gathers before it writes them as one frame.
+/// A reader whose codec could not start: its error, once.
 #[cfg(feature = "compressed")]
-const ZSTD_FRAME: usize = 8 << 20;
-
-/// A zstd writer: ruzstd compresses a whole input at a time, so the output is a series of
-/// frames of [`ZSTD_FRAME`] bytes each (zstd's tools read them as one stream).
-#[cfg(feature = "compressed")]
-struct ZstdWriter<W> {
-    out: W,
-    buf: Vec<u8>,
-}
+struct Failed(Option<io::Error>);
 
 #[cfg(feature = "compressed")]
-impl<W: Write> ZstdWriter<W> {
-    /// Writes what is gathered as a frame.
-    fn frame(&mut self) -> io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
+impl Read for Failed {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Err(io::Error::other("the codec could not start")),
         }
-        let frame = ruzstd::encoding::compress_to_vec(
-            self.buf.as_slice(),
-            ruzstd::encoding::CompressionLevel::Fastest,
-        );
-        self.buf.clear();
-        self.out.write_all(&frame)
-    }
-}
-
-#[cfg(feature = "compressed")]
-impl<W: Write> Write for ZstdWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let room = ZSTD_FRAME - self.buf.len();
-        let n = buf.len().min(room);
-        self.buf.extend_from_slice(buf.get(..n).unwrap_or_default());
-        if self.buf.len() >= ZSTD_FRAME {
-            self.frame()?;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
     }
 }
 
