@@ -20,7 +20,9 @@
 #![deny(clippy::indexing_slicing)]
 
 use std::fmt;
-use std::io::{self, Read, Write};
+#[cfg(feature = "compressed")]
+use std::io::Read;
+use std::io::{self, Write};
 use std::path::Path;
 
 /// A compression a recording can be stored in.
@@ -266,7 +268,7 @@ enum EncoderInner<W: Write> {
     #[cfg(feature = "compressed")]
     Zstd(zstd::stream::write::Encoder<'static, W>),
     #[cfg(feature = "compressed")]
-    Xz(lzma_rust2::XzWriter<W>),
+    Xz(Box<lzma_rust2::XzWriter<W>>),
     #[cfg(feature = "compressed")]
     Bzip2(bzip2::write::BzEncoder<W>),
     /// Without the codecs there is no encoder; `W` is still the type's.
@@ -290,10 +292,10 @@ pub fn encoder<W: Write>(codec: Codec, out: W) -> io::Result<Encoder<W>> {
                 e.include_checksum(true)?;
                 EncoderInner::Zstd(e)
             }
-            Codec::Xz => EncoderInner::Xz(lzma_rust2::XzWriter::new(
+            Codec::Xz => EncoderInner::Xz(Box::new(lzma_rust2::XzWriter::new(
                 out,
                 lzma_rust2::XzOptions::with_preset(6),
-            )?),
+            )?)),
             Codec::Bzip2 => EncoderInner::Bzip2(bzip2::write::BzEncoder::new(
                 out,
                 bzip2::Compression::best(),
@@ -320,7 +322,7 @@ impl<W: Write> Encoder<W> {
             #[cfg(feature = "compressed")]
             EncoderInner::Zstd(e) => e.finish(),
             #[cfg(feature = "compressed")]
-            EncoderInner::Xz(e) => e.finish(),
+            EncoderInner::Xz(e) => (*e).finish(),
             #[cfg(feature = "compressed")]
             EncoderInner::Bzip2(e) => e.finish(),
             EncoderInner::None(never, _) => match never {},
@@ -344,6 +346,7 @@ impl<W: Write> Encoder<W> {
 }
 
 impl<W: Write> Write for Encoder<W> {
+    #[cfg_attr(not(feature = "compressed"), allow(unused_variables))]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.inner {
             #[cfg(feature = "compressed")]

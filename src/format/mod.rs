@@ -151,6 +151,8 @@ enum InputSource<'a> {
 
 /// Where a compressed recording's compressed bytes are.
 #[derive(Debug, Clone, Copy)]
+// Read only by the codecs, which a build without `compressed` lacks.
+#[cfg_attr(not(feature = "compressed"), allow(dead_code))]
 enum Stored<'a> {
     /// In memory.
     Bytes(&'a [u8]),

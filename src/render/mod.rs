@@ -701,7 +701,7 @@ impl Scene {
                     // among themselves: every n-th is kept.
                     if points.len() <= 2 {
                         nth_short += 1;
-                        return (nth_short % stride == 0).then(|| points.clone());
+                        return nth_short.is_multiple_of(stride).then(|| points.clone());
                     }
                     let mut kept: Vec<(f64, f64)> =
                         points.iter().copied().step_by(stride).collect();

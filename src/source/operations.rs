@@ -320,6 +320,7 @@ impl RecordingFormat for SourceDemo {
         // The walk can hand out several updates of one tick (a packet per view split,
         // frames of one tick): the players of the latest tick wait here, each player's
         // last state kept, until another tick comes.
+        #[allow(clippy::type_complexity)]
         let mut pending: Option<(i32, Vec<(Sample, String, bool)>)> = None;
         let mut list = PlayerList::default();
         let mut hand_on =
