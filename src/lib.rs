@@ -102,6 +102,7 @@
 
 pub mod bsp;
 pub mod codec;
+pub mod compressed;
 pub mod datafile;
 pub mod detect;
 #[cfg(feature = "export")]

@@ -44,6 +44,12 @@ pub trait ErrorKind {
     /// Whether the reader's source failed (an I/O error while streaming), rather than the
     /// bytes being wrong.
     fn is_io(&self) -> bool;
+
+    /// The I/O error the reader's source failed with, when it did (a compressed stream
+    /// that does not decompress carries the codec's error in it).
+    fn io_error(&self) -> Option<&io::Error> {
+        None
+    }
 }
 
 /// Bytes as an error message shows them: hex pairs separated by spaces (`00 07 0e 15`),

@@ -11,7 +11,9 @@ use super::output::{Output, complain, say, shown_name};
 use super::{Exit, Outcome, Stop};
 use clap::Args;
 use demokit::output::{self, OutputError, Overwrite};
+use demokit::recording::{Codec, Encoder, encoder};
 use std::io::IsTerminal;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The output arguments of a command that always writes a new file.
@@ -401,6 +403,9 @@ pub(crate) fn failure(error: &OutputError, same_file_hint: &str) -> Stop {
 pub(crate) enum Sink {
     /// The output file, under its temporary name.
     File(output::AtomicFile),
+    /// The output file, under its temporary name, compressed as its name asks
+    /// (`out.demo.zst`).
+    Compressed(Encoder<output::AtomicFile>),
     /// The bytes for standard output.
     Memory(Vec<u8>),
 }
@@ -409,6 +414,7 @@ impl std::io::Write for Sink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
             Sink::File(file) => file.write(buf),
+            Sink::Compressed(file) => file.write(buf),
             Sink::Memory(bytes) => bytes.write(buf),
         }
     }
@@ -416,6 +422,7 @@ impl std::io::Write for Sink {
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Sink::File(file) => file.flush(),
+            Sink::Compressed(file) => file.flush(),
             Sink::Memory(_) => Ok(()),
         }
     }
@@ -428,9 +435,18 @@ impl Destination {
         if self.stdout {
             return Ok(Sink::Memory(Vec::new()));
         }
-        output::AtomicFile::create(&self.path, self.overwrite)
-            .map(Sink::File)
-            .map_err(|e| failure(&e, ""))
+        let file =
+            output::AtomicFile::create(&self.path, self.overwrite).map_err(|e| failure(&e, ""))?;
+        match Codec::by_extension(&self.path) {
+            Some(codec) => match encoder(codec, file) {
+                Ok(encoder) => Ok(Sink::Compressed(encoder)),
+                Err(e) => {
+                    complain(&self.path, e);
+                    Err(Stop(Exit::Io))
+                }
+            },
+            None => Ok(Sink::File(file)),
+        }
     }
 
     /// Names a failed write into `sink` on stderr as the output's trouble (with the byte it
@@ -439,6 +455,7 @@ impl Destination {
     pub(crate) fn write_failed(&self, sink: &Sink, source: std::io::Error) -> Stop {
         match sink {
             Sink::File(file) => failure(&file.write_error(source), ""),
+            Sink::Compressed(file) => failure(&file.get_ref().write_error(source), ""),
             Sink::Memory(_) => {
                 complain(&self.path, source);
                 Stop(Exit::Io)
@@ -451,8 +468,18 @@ impl Destination {
     pub(crate) fn commit(&self, sink: Sink) -> Outcome {
         match sink {
             Sink::File(file) => file.commit().map_err(|e| failure(&e, "")),
+            Sink::Compressed(file) => self.finished(file)?.commit().map_err(|e| failure(&e, "")),
             Sink::Memory(bytes) => write_output(self, &bytes),
         }
+    }
+
+    /// The compressed stream's end written into its file.
+    fn finished(&self, file: Encoder<output::AtomicFile>) -> Outcome<output::AtomicFile> {
+        let path = self.path.clone();
+        file.finish().map_err(|e| {
+            complain(&path, format_args!("cannot write: {e}; left untouched"));
+            Stop(Exit::Io)
+        })
     }
 
     /// [`commit`](Self::commit) with `side_bytes` as `side`'s file, one only its owner may
@@ -470,6 +497,13 @@ impl Destination {
                 output::commit_with_private_companion(file, &side.path, side.overwrite, side_bytes)
                     .map_err(|e| failure(&e, ""))
             }
+            Sink::Compressed(file) => output::commit_with_private_companion(
+                self.finished(file)?,
+                &side.path,
+                side.overwrite,
+                side_bytes,
+            )
+            .map_err(|e| failure(&e, "")),
             Sink::Memory(bytes) => {
                 write_output(self, &bytes)?;
                 output::write_atomically_private(&side.path, side.overwrite, side_bytes)
@@ -481,13 +515,21 @@ impl Destination {
 
 /// Writes `bytes` as the destination's file, atomically: on failure nothing is left
 /// behind and an existing file there is untouched. The one way the CLI writes a file (with
-/// [`Destination::sink`] for a result streamed into its file). To
+/// [`Destination::sink`] for a result streamed into its file); a name that ends in a
+/// codec's extension (`.gz`, `.zst`, `.xz`, `.bz2`) gets the bytes compressed with it. To
 /// standard output, the bytes are written and flushed.
 pub(crate) fn write_output(destination: &Destination, bytes: &[u8]) -> Outcome {
     if destination.stdout {
         let mut out = Output::new();
         out.write_bytes(bytes)?;
         return out.flush();
+    }
+    if Codec::by_extension(&destination.path).is_some() {
+        let mut sink = destination.sink()?;
+        if let Err(e) = sink.write_all(bytes) {
+            return Err(destination.write_failed(&sink, e));
+        }
+        return destination.commit(sink);
     }
     output::write_atomically(&destination.path, destination.overwrite, bytes)
         .map_err(|e| failure(&e, ""))

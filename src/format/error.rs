@@ -157,9 +157,10 @@ pub enum Error {
         message: String,
     },
     /// A stream (a pipe, a terminal, a device) sent more than the limit the recording was
-    /// opened with before it ended.
+    /// opened with before it ended, or a compressed recording read into memory
+    /// decompressed to more than it (a decompression bomb).
     #[error(
-        "the input is longer than {limit} bytes, the limit for a stream that is not a regular file (Limits::max_stream_bytes)"
+        "the input is longer than {limit} bytes, the limit for a stream that is not a regular file or a decompressed recording held in memory (Limits::max_stream_bytes)"
     )]
     TooLong {
         /// The limit, in bytes.
@@ -318,8 +319,23 @@ impl Error {
         }
     }
 
+    /// A compressed stream that does not decompress, met where the recording is read at
+    /// `offset`: invalid (and truncated when the compressed stream is cut off), not the
+    /// system's trouble.
+    pub(crate) fn compressed(offset: u64, stream: &crate::compressed::StreamError) -> Error {
+        Error::Invalid {
+            offset,
+            message: stream.to_string(),
+            truncated: stream.truncated,
+            io: false,
+        }
+    }
+
     /// A failed read of the input.
     pub(crate) fn read(source: io::Error) -> Error {
+        if let Some(stream) = crate::compressed::StreamError::of(&source) {
+            return Error::compressed(stream.offset, stream);
+        }
         Error::Io {
             context: "cannot read",
             source,
@@ -357,6 +373,13 @@ impl Error {
 
 impl<K: crate::read::ErrorKind + fmt::Display> From<crate::read::ReadError<K>> for Error {
     fn from(error: crate::read::ReadError<K>) -> Error {
+        if let Some(stream) = error
+            .kind
+            .io_error()
+            .and_then(crate::compressed::StreamError::of)
+        {
+            return Error::compressed(error.offset, stream);
+        }
         Error::Invalid {
             offset: error.offset,
             truncated: error.kind.is_truncation(),

@@ -25,6 +25,7 @@ pub use error::{Cause, Error, MapProblem, Operation};
 pub use outcome::{BreakOff, RewriteError};
 pub(crate) use outcome::{rewrite_error_from, stopped};
 
+use crate::compressed::Codec;
 use crate::gamenet::summary::GameLog;
 use crate::model::{GameFacts, GameOptions, GameSink};
 use crate::scrub::ScrubOptions;
@@ -94,8 +95,13 @@ impl Format {
     }
 
     /// The formats whose files carry the extension of `path` (compared without regard to
-    /// case), if any: `.demo`, `.teehistorian` and `.dem`.
+    /// case), if any: `.demo`, `.teehistorian` and `.dem`, also before a codec's extension
+    /// (`.demo.zst`, `.teehistorian.xz`, `.dem.bz2`).
     pub fn by_extension(path: &Path) -> Option<Format> {
+        let path = match Codec::by_extension(path) {
+            Some(_) => Path::new(path.file_stem()?),
+            None => path,
+        };
         let extension = path.extension()?.to_str()?;
         Format::READ.into_iter().find(|f| {
             f.extensions()
@@ -131,6 +137,27 @@ enum InputSource<'a> {
     Bytes(&'a [u8]),
     /// A regular file.
     File(&'a Path),
+    /// Compressed, in memory or in a regular file: decompressed as it is read, and into
+    /// memory only up to `limit` bytes.
+    Compressed {
+        /// Where the compressed bytes are.
+        stored: Stored<'a>,
+        /// Their codec.
+        codec: Codec,
+        /// The most decompressed bytes [`Input::bytes`] holds.
+        limit: u64,
+    },
+}
+
+/// Where a compressed recording's compressed bytes are.
+#[derive(Debug, Clone, Copy)]
+// Read only by the codecs, which a build without `compressed` lacks.
+#[cfg_attr(not(feature = "compressed"), allow(dead_code))]
+enum Stored<'a> {
+    /// In memory.
+    Bytes(&'a [u8]),
+    /// A regular file.
+    File(&'a Path),
 }
 
 /// The buffer a file is streamed through.
@@ -151,6 +178,31 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// The recording compressed with `codec` in `data`: read through a decompressing
+    /// stream, and decompressed into memory ([`bytes`](Self::bytes)) up to `limit` bytes
+    /// ([`Error::TooLong`] past it).
+    pub fn compressed_bytes(data: &'a [u8], codec: Codec, limit: u64) -> Input<'a> {
+        Input {
+            source: InputSource::Compressed {
+                stored: Stored::Bytes(data),
+                codec,
+                limit,
+            },
+        }
+    }
+
+    /// The recording compressed with `codec` in the regular file at `path`, opened for
+    /// each reading, as [`compressed_bytes`](Self::compressed_bytes) reads it.
+    pub fn compressed_file(path: &'a Path, codec: Codec, limit: u64) -> Input<'a> {
+        Input {
+            source: InputSource::Compressed {
+                stored: Stored::File(path),
+                codec,
+                limit,
+            },
+        }
+    }
+
     /// A reader over the recording from its start, streaming from its file.
     pub fn open(&self) -> Result<Box<dyn Read + Send + 'a>, Error> {
         self.reopen().map_err(Error::read)
@@ -165,6 +217,7 @@ impl<'a> Input<'a> {
                 STREAM_BUFFER,
                 File::open(path)?,
             ))),
+            InputSource::Compressed { stored, codec, .. } => decompressing(stored, codec),
         }
     }
 
@@ -173,7 +226,7 @@ impl<'a> Input<'a> {
     pub fn in_memory(&self) -> Option<&'a [u8]> {
         match self.source {
             InputSource::Bytes(data) => Some(data),
-            InputSource::File(_) => None,
+            InputSource::File(_) | InputSource::Compressed { .. } => None,
         }
     }
 
@@ -194,6 +247,82 @@ impl<'a> Input<'a> {
                     .map_err(Error::read)?;
                 Ok(Cow::Owned(data))
             }
+            InputSource::Compressed { limit, .. } => {
+                let reader = self.open()?;
+                let mut data = Vec::new();
+                read_bounded(reader, limit, &mut data)?;
+                Ok(Cow::Owned(data))
+            }
+        }
+    }
+
+    /// The codec the recording is compressed with, if it is.
+    pub fn codec(&self) -> Option<Codec> {
+        match self.source {
+            InputSource::Compressed { codec, .. } => Some(codec),
+            _ => None,
+        }
+    }
+}
+
+/// A decompressing reader of `stored`.
+#[cfg(feature = "compressed")]
+fn decompressing<'a>(stored: Stored<'a>, codec: Codec) -> io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(match stored {
+        Stored::Bytes(data) => crate::compressed::decoder(codec, data),
+        Stored::File(path) => crate::compressed::decoder(codec, File::open(path)?),
+    })
+}
+
+/// Without the codecs, a compressed input cannot be opened (the entry point refuses it
+/// before it gets here).
+#[cfg(not(feature = "compressed"))]
+fn decompressing<'a>(stored: Stored<'a>, codec: Codec) -> io::Result<Box<dyn Read + Send + 'a>> {
+    let _ = stored;
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("a {codec} stream needs demokit built with the `compressed` feature"),
+    ))
+}
+
+/// Reads `reader` to its end, refusing more than `limit` bytes. The buffer grows by a
+/// quarter of what it holds at a time (not doubling, as `read_to_end` would), so what it
+/// costs stays within 1.25 times what was read; an allocation the system refuses is an
+/// error, not an abort.
+pub(crate) fn read_bounded(
+    mut reader: impl Read,
+    limit: u64,
+    data: &mut Vec<u8>,
+) -> Result<(), Error> {
+    const MIN_STEP: usize = 64 * 1024;
+    loop {
+        if data.len() as u64 > limit {
+            return Err(Error::TooLong { limit });
+        }
+        if data.len() == data.capacity() {
+            // One byte past the limit is enough to know the stream is longer.
+            let room = usize::try_from(limit + 1 - data.len() as u64).unwrap_or(usize::MAX);
+            let step = (data.len() / 4).max(MIN_STEP).min(room.max(1));
+            data.try_reserve_exact(step)
+                .map_err(|_| Error::read(io::ErrorKind::OutOfMemory.into()))?;
+        }
+        // Read through a window of the spare capacity, so that each byte is zeroed once.
+        let filled = data.len();
+        let window = (data.capacity() - filled).min(MIN_STEP * 16);
+        data.resize(filled + window, 0);
+        let n = loop {
+            match reader.read(data.get_mut(filled..).unwrap_or_default()) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    data.truncate(filled);
+                    return Err(Error::read(e));
+                }
+            }
+        };
+        data.truncate(filled + n);
+        if n == 0 {
+            return Ok(());
         }
     }
 }

@@ -167,6 +167,7 @@ mod scrub;
 mod text;
 mod trim;
 
+pub use crate::compressed::{Codec, Encoder, StreamError, encoder};
 pub use crate::detect::detect;
 pub use crate::format::{
     Cause, DumpEnd, Error, Format, GameEnd, GameWalk, MapProblem, Operation, RepairOptions,
@@ -186,7 +187,9 @@ pub use map_directory::{MAX_MAP_FILES, MapDirectory};
 pub use scrub::ScrubReport;
 pub use trim::TrimReport;
 
-use crate::format::{Capability, Input, OptionalResults, RecordingFormat, Unsupported};
+use crate::format::{
+    Capability, Input, OptionalResults, RecordingFormat, Unsupported, read_bounded,
+};
 use crate::time::RangeBound;
 pub use crate::validation::{Problem, ProblemKind, Verdict};
 use crate::{source, teehistorian, twdemo};
@@ -201,7 +204,9 @@ use std::path::{Path, PathBuf};
 pub struct Limits {
     /// The most bytes read from a stream that is not a regular file (a pipe, a device such
     /// as `/dev/zero`, standard input): past it, [`Error::TooLong`]. A regular file's
-    /// length is known, so it is read as it is.
+    /// length is known, so it is read as it is. A compressed recording is read as a
+    /// stream by the operations that stream; the others decompress it into memory, up to
+    /// this many bytes ([`Error::TooLong`] past it: a decompression bomb costs no more).
     pub max_stream_bytes: u64,
 }
 
@@ -213,6 +218,12 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
     };
+
+    /// Limits that read at most `max_stream_bytes` from a stream, and decompress at most
+    /// that many bytes of a compressed recording into memory.
+    pub const fn with_max_stream_bytes(max_stream_bytes: u64) -> Limits {
+        Limits { max_stream_bytes }
+    }
 }
 
 /// The most bytes [`Limits::DEFAULT`] reads from a stream that is not a regular file:
@@ -240,6 +251,86 @@ enum Source {
     /// A regular file, opened again for each operation (so streaming operations read it
     /// as a stream, and the others whole).
     Path(PathBuf),
+    /// Compressed, in memory: decompressed as each operation reads it.
+    CompressedBytes {
+        /// The compressed bytes.
+        data: Vec<u8>,
+        /// Their codec.
+        codec: Codec,
+        /// What may be decompressed into memory.
+        limits: Limits,
+    },
+    /// A compressed regular file, opened again and decompressed as each operation reads
+    /// it.
+    CompressedPath {
+        /// The file.
+        path: PathBuf,
+        /// Its codec.
+        codec: Codec,
+        /// What may be decompressed into memory.
+        limits: Limits,
+    },
+}
+
+/// How a compressed recording is stored ([`Recording::compression`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Compression {
+    /// The codec.
+    pub codec: Codec,
+    /// The compressed size: the file's, or the bytes' the recording was made from.
+    pub compressed_bytes: u64,
+    /// The recording's size: its decompressed bytes.
+    pub recording_bytes: u64,
+}
+
+/// The format of the recording compressed with `codec` in `source`, told from its first
+/// decompressed bytes.
+fn compressed_format(codec: Codec, source: impl Read + Send) -> Result<Format, Error> {
+    if !Codec::is_built() {
+        return Err(Error::UnknownFormat {
+            format: None,
+            message: format!(
+                "a {codec}-compressed file: this build of demokit reads no compressed \
+                 recording (the `compressed` feature is off)"
+            ),
+        });
+    }
+    let mut head = Vec::with_capacity(MAGIC_LEN);
+    decoder_of(codec, source)?
+        .take(MAGIC_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(Error::read)?;
+    supported(&head).map_err(|e| match e {
+        Error::UnknownFormat { format, message } => Error::UnknownFormat {
+            format,
+            message: format!("{message} (decompressed from {codec})"),
+        },
+        other => other,
+    })
+}
+
+/// The decompressing reader of `source`.
+#[cfg(feature = "compressed")]
+fn decoder_of<'a>(
+    codec: Codec,
+    source: impl Read + Send + 'a,
+) -> Result<Box<dyn Read + Send + 'a>, Error> {
+    Ok(crate::compressed::decoder(codec, source))
+}
+
+/// Without the codecs there is no decompressing reader.
+#[cfg(not(feature = "compressed"))]
+fn decoder_of<'a>(
+    codec: Codec,
+    source: impl Read + Send + 'a,
+) -> Result<Box<dyn Read + Send + 'a>, Error> {
+    let _ = source;
+    Err(Error::read(io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("a {codec} stream needs demokit built with the `compressed` feature"),
+    )))
 }
 
 /// The formats demokit reads; the other formats [`detect`](crate::detect::detect) knows are
@@ -278,44 +369,6 @@ fn supported(head: &[u8]) -> Result<Format, Error> {
 
 /// The longest magic the formats have: a teehistorian file's UUID.
 const MAGIC_LEN: usize = 16;
-
-/// Reads `reader` to its end, refusing more than `limit` bytes. The buffer grows by a
-/// quarter of what it holds at a time (not doubling, as `read_to_end` would), so what it
-/// costs stays within 1.25 times what was read; an allocation the system refuses is an
-/// error, not an abort.
-fn read_bounded(mut reader: impl Read, limit: u64, data: &mut Vec<u8>) -> Result<(), Error> {
-    const MIN_STEP: usize = 64 * 1024;
-    loop {
-        if data.len() as u64 > limit {
-            return Err(Error::TooLong { limit });
-        }
-        if data.len() == data.capacity() {
-            // One byte past the limit is enough to know the stream is longer.
-            let room = usize::try_from(limit + 1 - data.len() as u64).unwrap_or(usize::MAX);
-            let step = (data.len() / 4).max(MIN_STEP).min(room.max(1));
-            data.try_reserve_exact(step)
-                .map_err(|_| Error::read(io::ErrorKind::OutOfMemory.into()))?;
-        }
-        // Read through a window of the spare capacity, so that each byte is zeroed once.
-        let filled = data.len();
-        let window = (data.capacity() - filled).min(MIN_STEP * 16);
-        data.resize(filled + window, 0);
-        let n = loop {
-            match reader.read(data.get_mut(filled..).unwrap_or_default()) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    data.truncate(filled);
-                    return Err(Error::read(e));
-                }
-            }
-        };
-        data.truncate(filled + n);
-        if n == 0 {
-            return Ok(());
-        }
-    }
-}
 
 /// The bytes of the file at `path`, read as [`Recording::open_with`] reads an input: a
 /// regular file whole, anything else (a pipe, a device) up to `limits`
@@ -359,14 +412,41 @@ impl Recording {
             .take(MAGIC_LEN as u64)
             .read_to_end(&mut head)
             .map_err(Error::read)?;
+        if let Some(codec) = Codec::detect(&head) {
+            let file = File::open(path).map_err(Error::read)?;
+            return Ok(Recording {
+                format: compressed_format(codec, file)?,
+                source: Source::CompressedPath {
+                    path: path.to_owned(),
+                    codec,
+                    limits,
+                },
+            });
+        }
         Ok(Recording {
             format: supported(&head)?,
             source: Source::Path(path.to_owned()),
         })
     }
 
-    /// The recording in `data`.
+    /// The recording in `data` (compressed or not: a compressed recording is decompressed
+    /// as each operation reads it, and into memory up to [`Limits::DEFAULT`]).
     pub fn from_bytes(data: Vec<u8>) -> Result<Recording, Error> {
+        Recording::from_bytes_with(data, Limits::DEFAULT)
+    }
+
+    /// [`from_bytes`](Self::from_bytes) with other limits.
+    pub fn from_bytes_with(data: Vec<u8>, limits: Limits) -> Result<Recording, Error> {
+        if let Some(codec) = Codec::detect(&data) {
+            return Ok(Recording {
+                format: compressed_format(codec, data.as_slice())?,
+                source: Source::CompressedBytes {
+                    data,
+                    codec,
+                    limits,
+                },
+            });
+        }
         Ok(Recording {
             format: supported(&data)?,
             source: Source::Bytes(data),
@@ -387,7 +467,10 @@ impl Recording {
             .take(MAGIC_LEN as u64)
             .read_to_end(&mut data)
             .map_err(Error::read)?;
-        let format = supported(&data)?;
+        let format = match Codec::detect(&data) {
+            Some(_) => None,
+            None => Some(supported(&data)?),
+        };
         let rest = limits.max_stream_bytes.saturating_sub(data.len() as u64);
         let mut tail = Vec::new();
         read_bounded(reader, rest, &mut tail).map_err(|e| match e {
@@ -397,10 +480,13 @@ impl Recording {
             other => other,
         })?;
         data.append(&mut tail);
-        Ok(Recording {
-            format,
-            source: Source::Bytes(data),
-        })
+        match format {
+            Some(format) => Ok(Recording {
+                format,
+                source: Source::Bytes(data),
+            }),
+            None => Recording::from_bytes_with(data, limits),
+        }
     }
 
     /// The recording's format.
@@ -408,16 +494,47 @@ impl Recording {
         self.format
     }
 
-    /// The file the recording was opened from, when it is one.
+    /// The file the recording was opened from, when it is one (for a compressed
+    /// recording, the compressed file).
     pub fn path(&self) -> Option<&Path> {
         match &self.source {
-            Source::Path(path) => Some(path),
-            Source::Bytes(_) => None,
+            Source::Path(path) | Source::CompressedPath { path, .. } => Some(path),
+            Source::Bytes(_) | Source::CompressedBytes { .. } => None,
         }
     }
 
+    /// The codec the recording is compressed with, if it is.
+    pub fn codec(&self) -> Option<Codec> {
+        match &self.source {
+            Source::CompressedBytes { codec, .. } | Source::CompressedPath { codec, .. } => {
+                Some(*codec)
+            }
+            Source::Bytes(_) | Source::Path(_) => None,
+        }
+    }
+
+    /// How a compressed recording is stored: its codec, its compressed size and its
+    /// recording's (decompressed) size, which this reads the whole stream to count
+    /// (as a stream: memory stays flat). `None` for a recording that is not compressed.
+    pub fn compression(&self) -> Result<Option<Compression>, Error> {
+        let (codec, compressed_bytes) = match &self.source {
+            Source::CompressedBytes { data, codec, .. } => (*codec, data.len() as u64),
+            Source::CompressedPath { path, codec, .. } => {
+                (*codec, std::fs::metadata(path).map_err(Error::read)?.len())
+            }
+            Source::Bytes(_) | Source::Path(_) => return Ok(None),
+        };
+        let recording_bytes =
+            io::copy(&mut self.input().open()?, &mut io::sink()).map_err(Error::read)?;
+        Ok(Some(Compression {
+            codec,
+            compressed_bytes,
+            recording_bytes,
+        }))
+    }
+
     /// The recording's bytes: borrowed when they are in memory, read whole from its file
-    /// otherwise.
+    /// otherwise (decompressed, for a compressed recording, up to its [`Limits`]).
     pub fn bytes(&self) -> Result<Cow<'_, [u8]>, Error> {
         self.input().bytes()
     }
@@ -427,6 +544,16 @@ impl Recording {
         match &self.source {
             Source::Bytes(data) => Input::from_bytes(data),
             Source::Path(path) => Input::from_file(path),
+            Source::CompressedBytes {
+                data,
+                codec,
+                limits,
+            } => Input::compressed_bytes(data, *codec, limits.max_stream_bytes),
+            Source::CompressedPath {
+                path,
+                codec,
+                limits,
+            } => Input::compressed_file(path, *codec, limits.max_stream_bytes),
         }
     }
 

@@ -90,6 +90,13 @@ impl crate::read::ErrorKind for ReadErrorKind {
     fn is_io(&self) -> bool {
         matches!(self, ReadErrorKind::Io(_))
     }
+
+    fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            ReadErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// Why a frame could not be written.

@@ -107,6 +107,13 @@ impl crate::read::ErrorKind for ReadErrorKind {
     fn is_io(&self) -> bool {
         matches!(self, ReadErrorKind::Io(_))
     }
+
+    fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            ReadErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// The JSON header could not be interpreted.

@@ -134,6 +134,12 @@ const RULES: &[Rule] = &[
         items: &[],
     },
     Rule {
+        module: "compressed",
+        layer: Layer::Shared,
+        uses: &[],
+        items: &[],
+    },
+    Rule {
         module: "output",
         layer: Layer::Shared,
         uses: &[],
@@ -193,7 +199,15 @@ const RULES: &[Rule] = &[
     Rule {
         module: "format",
         layer: Layer::Shared,
-        uses: &["gamenet", "model", "read", "scrub", "time", "validation"],
+        uses: &[
+            "compressed",
+            "gamenet",
+            "model",
+            "read",
+            "scrub",
+            "time",
+            "validation",
+        ],
         items: &[],
     },
     // The formats: the shared layer, nothing else.

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod compressed;
 mod datafile_real;
 mod feature_gates;
 mod fixtures;

@@ -11,6 +11,7 @@ mod run;
 mod attack;
 mod browser;
 mod commands;
+mod compressed;
 mod confinement;
 mod edit;
 mod edit_many;

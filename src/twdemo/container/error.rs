@@ -80,6 +80,13 @@ impl crate::read::ErrorKind for ReadErrorKind {
     fn is_io(&self) -> bool {
         matches!(self, ReadErrorKind::Io(_))
     }
+
+    fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            ReadErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// A chunk payload could not be decoded (Huffman, then variable-width ints).

@@ -1,0 +1,151 @@
+//! Compressed recordings through the tool (issue 52): `info`, `validate`, `export` and
+//! `rewrite` of a demo, a teehistorian file and a TF2 demo compressed four ways give the
+//! plain file's results (with the codec and both sizes in `info`); an output named
+//! `*.zst` (and so on) is written compressed; a cut or corrupt stream exits as a cut file
+//! does.
+
+use crate::common::temp::TempDir;
+use crate::common::{bundled_dir, root};
+use crate::run::{demokit, json_lines, run, stdout};
+use demokit::recording::{Codec, Recording, encoder};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// A demo, a teehistorian file and a TF2 demo that ship with the repository.
+fn fixtures() -> Vec<PathBuf> {
+    vec![
+        bundled_dir().join("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"),
+        bundled_dir().join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian"),
+        root().join("fixtures/source/tf2_short_2024.dem"),
+    ]
+}
+
+fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
+    let mut e = encoder(codec, Vec::new()).unwrap();
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn compressed_fixtures_give_the_plain_files_results() {
+    let dir = TempDir::new("cli-compressed");
+    for path in fixtures() {
+        let plain = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let info = run("info", &path, &[]);
+        assert!(info.status.success());
+        let validate = run("validate", &path, &[]);
+        let plain_out = dir.path(&format!("plain-{name}"));
+        let rewrite = demokit(&["rewrite".as_ref(), path.as_os_str(), plain_out.as_os_str()]);
+        assert!(rewrite.status.success());
+        let rewritten = std::fs::read(&plain_out).unwrap();
+        for codec in Codec::ALL {
+            let what = format!("{name} as {codec}");
+            let packed = compress(codec, &plain);
+            let file = dir.write(&format!("{name}.{}", codec.extension()), &packed);
+            // info: the plain file's rows, then the codec and both sizes.
+            let out = run("info", &file, &[]);
+            assert!(out.status.success(), "{what}");
+            let expected = format!(
+                "{}compression       {codec}\ncompressed size   {} bytes\nrecording size    {} bytes\n",
+                stdout(&info),
+                packed.len(),
+                plain.len()
+            );
+            assert_eq!(stdout(&out), expected, "{what}");
+            let json = json_lines(&run("info", &file, &["--json"]));
+            let compression = &json[0]["compression"];
+            assert_eq!(compression["codec"], codec.name(), "{what}");
+            assert_eq!(compression["compressed_bytes"], packed.len() as u64);
+            assert_eq!(compression["recording_bytes"], plain.len() as u64);
+            let plain_json = json_lines(&run("info", &path, &["--json"]));
+            assert_eq!(json[0]["messages"], plain_json[0]["messages"], "{what}");
+            // validate: the same report and status, but for the file's name.
+            let out = run("validate", &file, &[]);
+            assert_eq!(out.status.code(), validate.status.code(), "{what}");
+            assert_eq!(
+                stdout(&out).replace(file.to_str().unwrap(), path.to_str().unwrap()),
+                stdout(&validate),
+                "{what}"
+            );
+            // rewrite into a plain file: the plain file's rewrite, byte for byte.
+            let out_plain = dir.path(&format!("out-{name}-{codec}"));
+            let out = demokit(&["rewrite".as_ref(), file.as_os_str(), out_plain.as_os_str()]);
+            assert!(out.status.success(), "{what}");
+            assert_eq!(std::fs::read(&out_plain).unwrap(), rewritten, "{what}");
+            // rewrite into `*.zst`: compressed, the same bytes once decompressed.
+            let out_packed = dir.path(&format!("out-{name}.{}", codec.extension()));
+            let out = demokit(&["rewrite".as_ref(), file.as_os_str(), out_packed.as_os_str()]);
+            assert!(out.status.success(), "{what}");
+            let written = std::fs::read(&out_packed).unwrap();
+            assert_eq!(Codec::detect(&written), Some(codec), "{what}");
+            let back = Recording::from_bytes(written).unwrap();
+            assert_eq!(
+                back.bytes().unwrap().as_ref(),
+                rewritten.as_slice(),
+                "{what}"
+            );
+            // export: read to the end, as the plain file is.
+            let dataset = dir.path(&format!("dataset-{name}-{codec}"));
+            let out = demokit(&[
+                "export".as_ref(),
+                "-o".as_ref(),
+                dataset.as_os_str(),
+                file.as_os_str(),
+            ]);
+            assert!(out.status.success(), "{what}: {:?}", out);
+        }
+    }
+}
+
+#[test]
+fn a_cut_or_corrupt_stream_exits_as_a_cut_file() {
+    let cut_plain = run("info", &root().join("fixtures/truncated.demo"), &[]);
+    let cut_status = cut_plain.status.code();
+    assert_eq!(cut_status, Some(1));
+    let dir = TempDir::new("cli-compressed-broken");
+    for path in fixtures() {
+        let plain = std::fs::read(&path).unwrap();
+        for codec in Codec::ALL {
+            let packed = compress(codec, &plain);
+            let cut = dir.write(
+                &format!("cut.{}", codec.extension()),
+                packed.get(..packed.len() / 2).unwrap(),
+            );
+            for command in ["info", "validate", "export"] {
+                let out = if command == "export" {
+                    let dataset = dir.path(&format!("dataset-{codec}"));
+                    demokit(&[
+                        "export".as_ref(),
+                        "-o".as_ref(),
+                        dataset.as_os_str(),
+                        cut.as_os_str(),
+                    ])
+                } else {
+                    run(command, &cut, &[])
+                };
+                assert_eq!(
+                    out.status.code(),
+                    cut_status,
+                    "{command} of {} cut as {codec}: {out:?}",
+                    path.display()
+                );
+            }
+            let mut corrupt = packed.clone();
+            let middle = corrupt.len() / 2;
+            // Eight bytes: a single flipped bit can fall where zstd does not look (the
+            // reference decoder reads such a file as the original).
+            for byte in corrupt.iter_mut().skip(middle).take(8) {
+                *byte ^= 0x55;
+            }
+            let corrupt = dir.write(&format!("corrupt.{}", codec.extension()), &corrupt);
+            let out = run("info", &corrupt, &[]);
+            assert_eq!(
+                out.status.code(),
+                cut_status,
+                "{} corrupt as {codec}: {out:?}",
+                path.display()
+            );
+        }
+    }
+}
