@@ -147,17 +147,23 @@ pub struct Mapping {
     pub clans: BTreeMap<String, String>,
     /// Account names (AUTH_INIT, AUTH_LOGIN), with [`ScrubOptions::credentials`].
     pub accounts: BTreeMap<String, String>,
+    /// Rcon roles by name (AUTH_INIT_ROLE, AUTH_LOGIN), with [`ScrubOptions::credentials`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub roles: BTreeMap<String, String>,
 }
 
 impl Mapping {
     /// Whether nothing was replaced.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty() && self.clans.is_empty() && self.accounts.is_empty()
+        self.names.is_empty()
+            && self.clans.is_empty()
+            && self.accounts.is_empty()
+            && self.roles.is_empty()
     }
 
     /// How many pseudonyms were given, of every kind.
     pub fn len(&self) -> usize {
-        self.names.len() + self.clans.len() + self.accounts.len()
+        self.names.len() + self.clans.len() + self.accounts.len() + self.roles.len()
     }
 
     /// Serializes a mapping as its [`len`](Self::len) only: what a report says of the
@@ -201,6 +207,8 @@ pub(crate) enum NameKind {
     Clan,
     /// An account name (teehistorian's AUTH_INIT and AUTH_LOGIN): `account-…`.
     Account,
+    /// An rcon role's name (teehistorian's AUTH_INIT_ROLE and AUTH_LOGIN): `role-…`.
+    Role,
 }
 
 impl NameKind {
@@ -209,6 +217,7 @@ impl NameKind {
             NameKind::Name => b"player-",
             NameKind::Clan => b"clan-",
             NameKind::Account => b"account-",
+            NameKind::Role => b"role-",
         }
     }
 
@@ -216,7 +225,7 @@ impl NameKind {
     /// for names, 12 for clans).
     const fn hex_len(self) -> usize {
         match self {
-            NameKind::Name | NameKind::Account => 8,
+            NameKind::Name | NameKind::Account | NameKind::Role => 8,
             NameKind::Clan => 6,
         }
     }
@@ -275,6 +284,7 @@ impl Names {
                     NameKind::Name => b"name\0",
                     NameKind::Clan => b"clan\0",
                     NameKind::Account => b"account\0",
+                    NameKind::Role => b"role\0",
                 };
                 let mac = hmac_sha256(key, &[tag, name]);
                 let mut p = kind.prefix().to_vec();
@@ -306,13 +316,18 @@ impl Names {
                     NameKind::Name => &mut names.mapping.names,
                     NameKind::Clan => &mut names.mapping.clans,
                     NameKind::Account => &mut names.mapping.accounts,
+                    NameKind::Role => &mut names.mapping.roles,
                 };
                 list.insert(shown(name), shown(&pseudonym));
-                names
-                    .by_first
-                    .entry(first)
-                    .or_default()
-                    .push((name.clone(), pseudonym.clone()));
+                // A role's name is a word of the game's own ("admin"): replaced where it
+                // is a role, never in free text.
+                if *kind != NameKind::Role {
+                    names
+                        .by_first
+                        .entry(first)
+                        .or_default()
+                        .push((name.clone(), pseudonym.clone()));
+                }
             }
             names.map.insert((*kind, name.clone()), pseudonym);
         }

@@ -447,6 +447,27 @@ enum DemokitStatus demokit_th_record_auth_login(struct DemokitThRecorder *rec,
                                                 int32_t level,
                                                 const char *auth_name);
 
+// EX `teehistorian-auth-init-role@ddnet.tw`: a client authenticated at connection, with
+// its rcon role by name (DDNet #12788).
+//
+// # Safety
+// `rec` is a recorder handle (a closed one is refused); `role` and `auth_name` are
+// NUL-terminated.
+enum DemokitStatus demokit_th_record_auth_initial_role(struct DemokitThRecorder *rec,
+                                                       int32_t cid,
+                                                       const char *role,
+                                                       const char *auth_name);
+
+// EX `teehistorian-auth-login@ddnet.tw` with the rcon role by name (DDNet #12788).
+//
+// # Safety
+// `rec` is a recorder handle (a closed one is refused); `role` and `auth_name` are
+// NUL-terminated.
+enum DemokitStatus demokit_th_record_auth_login_role(struct DemokitThRecorder *rec,
+                                                     int32_t cid,
+                                                     const char *role,
+                                                     const char *auth_name);
+
 // EX `teehistorian-auth-logout@ddnet.tw`: a client logged out.
 //
 // # Safety

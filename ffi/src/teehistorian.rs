@@ -797,6 +797,49 @@ pub unsafe extern "C" fn demokit_th_record_auth_login(
         unsafe { run(rec, |r| r.record_auth_login(cid, level, auth_name)) }
     })
 }
+/// EX `teehistorian-auth-init-role@ddnet.tw`: a client authenticated at connection, with
+/// its rcon role by name (DDNet #12788).
+///
+/// # Safety
+/// `rec` is a recorder handle (a closed one is refused); `role` and `auth_name` are
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn demokit_th_record_auth_initial_role(
+    rec: *mut DemokitThRecorder,
+    cid: i32,
+    role: *const c_char,
+    auth_name: *const c_char,
+) -> DemokitStatus {
+    guard("demokit_th_record_auth_initial_role", || {
+        // SAFETY: the contract above.
+        let role = unsafe { str_arg(role, "role")? };
+        // SAFETY: the contract above.
+        let auth_name = unsafe { str_arg(auth_name, "auth_name")? };
+        // SAFETY: the contract above.
+        unsafe { run(rec, |r| r.record_auth_initial_role(cid, role, auth_name)) }
+    })
+}
+/// EX `teehistorian-auth-login@ddnet.tw` with the rcon role by name (DDNet #12788).
+///
+/// # Safety
+/// `rec` is a recorder handle (a closed one is refused); `role` and `auth_name` are
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn demokit_th_record_auth_login_role(
+    rec: *mut DemokitThRecorder,
+    cid: i32,
+    role: *const c_char,
+    auth_name: *const c_char,
+) -> DemokitStatus {
+    guard("demokit_th_record_auth_login_role", || {
+        // SAFETY: the contract above.
+        let role = unsafe { str_arg(role, "role")? };
+        // SAFETY: the contract above.
+        let auth_name = unsafe { str_arg(auth_name, "auth_name")? };
+        // SAFETY: the contract above.
+        unsafe { run(rec, |r| r.record_auth_login_role(cid, role, auth_name)) }
+    })
+}
 /// EX `teehistorian-auth-logout@ddnet.tw`: a client logged out.
 ///
 /// # Safety

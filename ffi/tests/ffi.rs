@@ -420,6 +420,12 @@ fn client_record_calls() -> Vec<CidCall> {
         ("record_auth_login", |rec, cid| unsafe {
             demokit_th_record_auth_login(rec, cid, 3, c"admin".as_ptr())
         }),
+        ("record_auth_initial_role", |rec, cid| unsafe {
+            demokit_th_record_auth_initial_role(rec, cid, c"admin".as_ptr(), c"a".as_ptr())
+        }),
+        ("record_auth_login_role", |rec, cid| unsafe {
+            demokit_th_record_auth_login_role(rec, cid, c"helper".as_ptr(), c"h".as_ptr())
+        }),
         ("record_auth_logout", |rec, cid| unsafe {
             demokit_th_record_auth_logout(rec, cid)
         }),

@@ -26,7 +26,7 @@
 
 use super::error::EncodeError;
 use super::format::{ExFrame, INPUT_INTS, id, read_varint, write_varint};
-use super::message::{Args, Ex, ExKind, Message};
+use super::message::{Args, AuthRole, Ex, ExKind, Message};
 use crate::codec::string::{Bytes, NulStr};
 use binrw::io::{Read, Seek, SeekFrom, Write};
 use binrw::{BinRead, BinResult, BinWrite, Endian};
@@ -226,6 +226,38 @@ pub fn write_str<S: AsRef<[u8]>, W: Write + Seek>(
     Ok(())
 }
 
+/// `role` fields: a role's name when the rest of the EX payload holds two NULs, else a
+/// level (see [`AuthRole`]; the fast decoder decides alike).
+pub(crate) fn read_role<'a, R: Read + Seek>(
+    reader: &mut R,
+    endian: Endian,
+    (): (),
+) -> BinResult<AuthRole<Cow<'a, [u8]>>> {
+    let start = reader.stream_position()?;
+    // The reader holds one EX payload, which the reader bounded before handing it here.
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest)?;
+    reader.seek(SeekFrom::Start(start))?;
+    if rest.iter().filter(|&&b| b == 0).nth(1).is_some() {
+        Ok(AuthRole::Name(read_str(reader, endian, ())?))
+    } else {
+        Ok(AuthRole::Level(read_int(reader, endian, ())?))
+    }
+}
+
+/// `role` fields: the level as an int, or the name as a string.
+pub fn write_role<S: AsRef<[u8]>, W: Write + Seek>(
+    value: &AuthRole<S>,
+    writer: &mut W,
+    endian: Endian,
+    what: &'static str,
+) -> BinResult<()> {
+    match value {
+        AuthRole::Level(level) => write_int(level, writer, endian, what),
+        AuthRole::Name(name) => write_str(name, writer, endian, what),
+    }
+}
+
 /// `bytes` fields: an int size, then that many bytes.
 pub(crate) fn read_sized<'a, R: Read + Seek>(
     reader: &mut R,
@@ -324,6 +356,7 @@ macro_rules! layout_type {
     (bytes) => { Bytes<'a> };
     (rest) => { Bytes<'a> };
     (args) => { StrList<'a> };
+    (role) => { AuthRole<Cow<'a, [u8]>> };
 }
 
 macro_rules! read_field {
@@ -348,6 +381,9 @@ macro_rules! read_field {
     (args) => {
         read_args
     };
+    (role) => {
+        read_role
+    };
 }
 
 macro_rules! write_field {
@@ -371,6 +407,9 @@ macro_rules! write_field {
     };
     (args) => {
         write_args
+    };
+    (role) => {
+        write_role
     };
 }
 
@@ -397,6 +436,12 @@ macro_rules! to_layout {
     (args, $v:expr) => {
         StrList::from($v)
     };
+    (role, $v:expr) => {
+        match $v {
+            AuthRole::Level(level) => AuthRole::Level(level),
+            AuthRole::Name(name) => AuthRole::Name(NulStr(Cow::Borrowed(name.0))),
+        }
+    };
 }
 
 /// A view field from a layout field.
@@ -421,6 +466,9 @@ macro_rules! to_view {
     };
     (args, $v:expr) => {
         $v.args()
+    };
+    (role, $v:expr) => {
+        $v.as_borrowed()
     };
 }
 

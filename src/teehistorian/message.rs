@@ -36,6 +36,58 @@ pub(crate) fn serialize_hex<S: serde::Serializer>(
     serializer.serialize_str(&hex::encode(bytes))
 }
 
+/// Who a client is on the remote console, as AUTH_LOGIN records it: a level number (DDNet up
+/// to 20.x: 1 helper, 2 moderator, 3 admin) or, since DDNet #12788, a role by name. `S` holds
+/// the name's bytes: borrowed in a [`Message`], a [`Cow`] in a layout. With feature `serde`
+/// it is the number or the name's string.
+///
+/// Level 0 (which DDNet never logs in at) and an empty name have the same bytes; they
+/// read back as the empty name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+#[cfg_attr(
+    feature = "serde",
+    serde(bound(serialize = "S: AsRef<[u8]>", deserialize = "S: From<Vec<u8>>"))
+)]
+pub enum AuthRole<S> {
+    /// A level, as DDNet up to 20.x writes it.
+    Level(i32),
+    /// A role's name, as DDNet #12788 writes it.
+    Name(NulStr<S>),
+}
+
+impl<S: AsRef<[u8]>> fmt::Debug for AuthRole<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuthRole::Level(level) => f.debug_tuple("Level").field(level).finish(),
+            AuthRole::Name(name) => f.debug_tuple("Name").field(name).finish(),
+        }
+    }
+}
+
+impl<S: AsRef<[u8]>> AuthRole<S> {
+    /// The role borrowing its name.
+    pub fn as_borrowed(&self) -> AuthRole<&[u8]> {
+        match self {
+            AuthRole::Level(level) => AuthRole::Level(*level),
+            AuthRole::Name(name) => AuthRole::Name(name.as_borrowed()),
+        }
+    }
+
+    /// The role's name: the one written, or DDNet's name of a level (`helper`,
+    /// `moderator`, `admin`; other levels by number).
+    pub fn name(&self) -> Cow<'_, str> {
+        match self {
+            AuthRole::Level(1) => Cow::Borrowed("helper"),
+            AuthRole::Level(2) => Cow::Borrowed("moderator"),
+            AuthRole::Level(3) => Cow::Borrowed("admin"),
+            AuthRole::Level(level) => Cow::Owned(format!("level {level}")),
+            AuthRole::Name(name) => name.to_string_lossy(),
+        }
+    }
+}
+
 /// The argument strings of a CONSOLE_COMMAND.
 ///
 /// Read from a file they are one borrowed run of NUL-terminated strings ([`Args::packed`]);
@@ -169,6 +221,7 @@ macro_rules! view_type {
     (bytes) => { &'a [u8] };
     (rest) => { &'a [u8] };
     (args) => { Args<'a> };
+    (role) => { AuthRole<&'a [u8]> };
 }
 
 /// Decodes one field with the fast decoder; `$what` names it in errors.
@@ -194,6 +247,9 @@ macro_rules! decode_field {
     ($c:ident, args, $what:expr) => {
         $c.args(concat!($what, " count"))?
     };
+    ($c:ident, role, $what:expr) => {
+        $c.role()?
+    };
 }
 
 /// Defines [`ExKind`] and [`Ex`] from the table of EX records, with the fast decoding of
@@ -204,8 +260,8 @@ macro_rules! define_ex_views {
         $variant:ident $(<$lt:lifetime>)? = $name:literal, $uuid:literal
         $({ $( $(#[$fdoc:meta])* $field:ident $(as $json:literal)? : $kind:ident ),* $(,)? })? $(;)?
     )*) => {
-        /// The 21 extension records DDNet 20.1 defines (`teehistorian_ex_chunks.h`, in its
-        /// order). DDNet adds records over time, so matches need a wildcard arm.
+        /// The 22 extension records: DDNet 20.1's 21 (`teehistorian_ex_chunks.h`, in its
+        /// order) and AUTH_INIT_ROLE (DDNet #12788). DDNet adds records over time, so matches need a wildcard arm.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         pub enum ExKind {
@@ -231,7 +287,7 @@ macro_rules! define_ex_views {
                 match self { $( ExKind::$variant => Uuid::from_u128($uuid), )* }
             }
 
-            /// The kind with this UUID, if it is one of the 21.
+            /// The kind with this UUID, if it is one of the 22.
             pub const fn from_uuid(uuid: Uuid) -> Option<ExKind> {
                 match uuid.as_u128() {
                     $( $uuid => Some(ExKind::$variant), )*
@@ -249,7 +305,7 @@ macro_rules! define_ex_views {
                 $(#[$doc])*
                 $variant $({ $( $(#[$fdoc])* $field: view_type!($kind), )* })?,
             )*
-            /// An EX message this crate does not type: its UUID is not one of the 21, or its
+            /// An EX message this crate does not type: its UUID is not one of the 22, or its
             /// payload does not match the layout of its UUID ([`ExKind::from_uuid`] still
             /// names it then).
             Unknown {
@@ -778,6 +834,21 @@ impl<'a> Fields<'a> {
         Ok(NulStr(rest.get(..nul).unwrap_or_default()))
     }
 
+    /// `role` fields: a role's name when the rest of the payload holds two NULs (the
+    /// role's and the account name's), else the level as an int. The two layouts of
+    /// AUTH_LOGIN differ there: DDNet up to 20.x writes `int level, str name` (one NUL, as
+    /// a canonical int holds no zero byte but 0 itself), DDNet #12788 `str role, str name`
+    /// (two NULs). The one payload both could read (level 0, an empty role) has the same
+    /// bytes either way.
+    fn role(&mut self) -> Result<AuthRole<&'a [u8]>, DecodeError> {
+        let rest = self.input.get(self.pos..).unwrap_or_default();
+        if rest.iter().filter(|&&b| b == 0).nth(1).is_some() {
+            Ok(AuthRole::Name(self.str()?))
+        } else {
+            Ok(AuthRole::Level(self.int()?))
+        }
+    }
+
     /// `args` fields: a count, then that many strings, kept packed.
     fn args(&mut self, what: &'static str) -> Result<Args<'a>, DecodeError> {
         let count = self.length(what)?;
@@ -1071,7 +1142,7 @@ mod tests {
 
     #[test]
     fn ex_uuids_are_uuid3_of_their_names() {
-        assert_eq!(ExKind::ALL.len(), 21);
+        assert_eq!(ExKind::ALL.len(), 22);
         for &kind in ExKind::ALL {
             assert_eq!(kind.uuid(), teeworlds_uuid(kind.name()), "{kind:?}");
             assert_eq!(ExKind::from_uuid(kind.uuid()), Some(kind));

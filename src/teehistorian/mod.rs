@@ -8,7 +8,7 @@
 //! * [`layout`]: every message and EX payload as a declarative binrw layout, through which
 //!   messages are written; with `'static`, the owned (and serde) form of a message.
 //! * [`header`]: the typed JSON header and DDNet's way of writing it (key order, escaping).
-//! * [`message`]: the zero-copy views of every message and the 21 typed extension (EX)
+//! * [`message`]: the zero-copy views of every message and the 22 typed extension (EX)
 //!   records; a fast decoder that counts non-canonical ints (a property test holds it to the
 //!   layouts) and the encoder.
 //! * [`reader`]: a zero-copy slice reader and a streaming reader, yielding each message with
@@ -71,7 +71,7 @@ pub mod writer;
 pub use error::{EncodeError, HeaderError, ReadError, ReadErrorKind, WriteError};
 pub use header::Header;
 pub use layout::{ExLayout, MessageLayout, OwnedMessage};
-pub use message::{Args, DecodeError, Decoded, Ex, ExKind, Message, apply_input_diff};
+pub use message::{Args, AuthRole, DecodeError, Decoded, Ex, ExKind, Message, apply_input_diff};
 pub use operations::Teehistorian;
 pub use reader::{
     MessageAt, Messages, TeehistorianReader, TeehistorianSlice, TickError, TickState,

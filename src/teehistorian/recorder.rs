@@ -78,7 +78,7 @@
 use super::error::{EncodeError, ReadError, ReadErrorKind};
 use super::format::{FILE_UUID, INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
-use super::message::{Args, Ex, Message, has_legacy_packer, input_diff};
+use super::message::{Args, AuthRole, Ex, Message, has_legacy_packer, input_diff};
 use super::reader::{MAX_HEADER_LEN, MAX_MESSAGE_LEN, TickState, parse_header};
 use crate::gamenet::Protocol;
 use std::fmt;
@@ -779,7 +779,8 @@ impl<W: Write> Recorder<W> {
         )
     }
 
-    /// EX AUTH_LOGIN: a client logged in to the remote console.
+    /// EX AUTH_LOGIN: a client logged in to the remote console at `level` (DDNet up to
+    /// 20.x: 1 helper, 2 moderator, 3 admin).
     pub fn record_auth_login(
         &mut self,
         cid: i32,
@@ -791,7 +792,44 @@ impl<W: Write> Recorder<W> {
             cid,
             Ex::AuthLogin {
                 cid,
-                level,
+                role: AuthRole::Level(level),
+                auth_name: auth_name.into(),
+            },
+        )
+    }
+
+    /// EX AUTH_INIT_ROLE: a client authenticated when joining, with the rcon role `role`
+    /// (by name, as DDNet writes it since #12788) as `auth_name`.
+    pub fn record_auth_initial_role(
+        &mut self,
+        cid: i32,
+        role: &str,
+        auth_name: &str,
+    ) -> Result<(), RecorderError> {
+        self.record_client_ex(
+            "record_auth_initial_role",
+            cid,
+            Ex::AuthInitRole {
+                cid,
+                role: role.into(),
+                auth_name: auth_name.into(),
+            },
+        )
+    }
+
+    /// EX AUTH_LOGIN with the rcon role `role` by name, as DDNet writes it since #12788.
+    pub fn record_auth_login_role(
+        &mut self,
+        cid: i32,
+        role: &str,
+        auth_name: &str,
+    ) -> Result<(), RecorderError> {
+        self.record_client_ex(
+            "record_auth_login_role",
+            cid,
+            Ex::AuthLogin {
+                cid,
+                role: AuthRole::Name(role.into()),
                 auth_name: auth_name.into(),
             },
         )

@@ -19,6 +19,7 @@
 //! | `bytes` | an int size, then that many bytes | `&[u8]` | [`Bytes`](crate::codec::string::Bytes) |
 //! | `args` | an int count, then that many `str` | [`Args`](super::Args) | [`StrList`](super::layout::StrList) |
 //! | `rest` | every byte to the end of the EX payload | `&[u8]` | [`Bytes`](crate::codec::string::Bytes) |
+//! | `role` | an `int` level, or a `str` role name when a second NUL follows in the EX payload | [`AuthRole<&[u8]>`](super::AuthRole) | [`AuthRole<Cow<[u8]>>`](super::AuthRole) |
 //!
 //! Two messages are not in the table because their frame is not "id, then fields":
 //! PLAYER_DIFF, whose id is the client id, and EX, whose payload is one of the EX records
@@ -103,8 +104,9 @@ macro_rules! message_records {
     };
 }
 
-/// Calls `$callback!` with the table of the 21 extension records DDNet 20.1 defines
-/// (`teehistorian_ex_chunks.h`, in its order).
+/// Calls `$callback!` with the table of the 22 extension records: the 21 DDNet 20.1 defines
+/// (`teehistorian_ex_chunks.h`, in its order), and AUTH_INIT_ROLE, which DDNet #12788 added
+/// after AUTH_INIT.
 ///
 /// Each entry: doc comment, variant name, `<'a>` when a field borrows, the extension's name,
 /// its UUID (uuid3 of the name in the Teeworlds namespace; a test recomputes every one), and
@@ -145,13 +147,25 @@ macro_rules! ex_records {
                 /// Account name.
                 auth_name: str,
             }
-            /// `teehistorian-auth-login@ddnet.tw`: a client logged in to rcon.
+            /// `teehistorian-auth-init-role@ddnet.tw`: a client authenticated at start,
+            /// its rcon role by name (DDNet #12788, September 2026; replaces AUTH_INIT).
+            AuthInitRole<'a> = "teehistorian-auth-init-role@ddnet.tw",
+                0x463bb09f_ee44_3911_a899_fd05e733e198 {
+                /// Client id.
+                cid as "client_id": int,
+                /// The rcon role's name (`admin`, `moderator`, `helper`, or a server's own).
+                role: str,
+                /// Account name.
+                auth_name: str,
+            }
+            /// `teehistorian-auth-login@ddnet.tw`: a client logged in to rcon, at a level
+            /// (DDNet up to 20.x) or a role by name (DDNet #12788).
             AuthLogin<'a> = "teehistorian-auth-login@ddnet.tw",
                 0x37ecd3b8_9218_3bb9_a71b_a935b86f6a81 {
                 /// Client id.
                 cid as "client_id": int,
-                /// Authentication level.
-                level: int,
+                /// Authentication level or role.
+                role: role,
                 /// Account name.
                 auth_name: str,
             }

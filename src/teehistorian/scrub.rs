@@ -22,15 +22,19 @@
 //!   inside free text wherever they occur: console command arguments, drop reasons, chat
 //!   text, saved teams' strings, account names. A name of one or two bytes is replaced in
 //!   free text only where it is the whole text (as a substring it would hit every word).
-//!   Any other client message or opaque EX record (antibot data, EX records of unknown
-//!   kinds) whose bytes still hold a name of three bytes or more is dropped: its fields are
-//!   not known well enough to rewrite. A name that already has the shape of a pseudonym
+//!   Any other client message or EX record of an unknown kind whose bytes still hold a
+//!   name of three bytes or more is dropped: its fields are not known well enough to
+//!   rewrite.
+//! * **Antibot data** (`teehistorian-antibot@ddnet.org`, which the closed-source antibot
+//!   module writes: data about players that no reader can check) is dropped by every
+//!   scrub, and counted in the report's `dropped`. A name that already has the shape of a pseudonym
 //!   (`player-` and 8 hex digits or a number; `clan-` and 6 hex digits or a number) is left
 //!   as it is, which is what makes scrubbing idempotent; counters skip numbers already
 //!   taken so.
 //! * **Credentials** ([`ScrubOptions::credentials`]): console commands that carry
 //!   passwords, keys or account data ([`CREDENTIAL_COMMANDS`]) are dropped; account names
-//!   of AUTH_INIT and AUTH_LOGIN become `account-<…>` pseudonyms (made as names are); the
+//!   of AUTH_INIT, AUTH_INIT_ROLE and AUTH_LOGIN become `account-<…>` pseudonyms (made as
+//!   names are), and rcon roles by name (DDNet #12788) `role-<…>` ones; the
 //!   header's `config` loses the variables that hold passwords ([`CREDENTIAL_COMMANDS`]
 //!   names them too).
 //! * **Chat** ([`ScrubOptions::chat`]): `Cl_Say` messages (all of them, team chat only, or
@@ -87,7 +91,7 @@
 
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::header::{DDNET_KEY_ORDER, Header};
-use super::message::{Args, Ex, Message};
+use super::message::{Args, AuthRole, Ex, Message};
 use super::reader::{MessageAt, ReadMessages, TeehistorianReader};
 use super::writer::TeehistorianWriter;
 use crate::codec::string::NulStr;
@@ -141,6 +145,8 @@ pub struct ScrubReport {
     pub clans_rewritten: u64,
     /// Account names rewritten.
     pub accounts_rewritten: u64,
+    /// Rcon role names rewritten (AUTH_INIT_ROLE, AUTH_LOGIN with a role by name).
+    pub roles_rewritten: u64,
     /// Free-text fields in which names were replaced (console arguments, drop reasons, chat
     /// text, saved teams).
     pub texts_rewritten: u64,
@@ -175,6 +181,7 @@ impl ScrubReport {
         self.names_rewritten
             + self.clans_rewritten
             + self.accounts_rewritten
+            + self.roles_rewritten
             + self.texts_rewritten
             + self.reasons_cleared
             + self.dropped_total()
@@ -565,10 +572,20 @@ pub fn scrub_reader<R: Read, W: Write>(
             Message::Ex(Ex::PlayerName { name, .. }) => {
                 found.push((NameKind::Name, name.as_bytes().to_vec()))
             }
-            Message::Ex(Ex::AuthInit { auth_name, .. } | Ex::AuthLogin { auth_name, .. })
-                if options.credentials =>
-            {
-                found.push((NameKind::Account, auth_name.as_bytes().to_vec()))
+            Message::Ex(
+                ex @ (Ex::AuthInit { auth_name, .. }
+                | Ex::AuthInitRole { auth_name, .. }
+                | Ex::AuthLogin { auth_name, .. }),
+            ) if options.credentials => {
+                found.push((NameKind::Account, auth_name.as_bytes().to_vec()));
+                if let Ex::AuthInitRole { role, .. }
+                | Ex::AuthLogin {
+                    role: AuthRole::Name(role),
+                    ..
+                } = ex
+                {
+                    found.push((NameKind::Role, role.as_bytes().to_vec()));
+                }
             }
             Message::NetMessage { cid, data } => {
                 let message = protocols.of(cid).unpack_message(data).message;
@@ -589,13 +606,13 @@ pub fn scrub_reader<R: Read, W: Write>(
     let mut header = messages.header().clone();
     drop(messages);
     if !options.credentials {
-        found.retain(|(k, _)| *k != NameKind::Account);
+        found.retain(|(k, _)| !matches!(k, NameKind::Account | NameKind::Role));
     }
     let names = match &options.names {
         Some(p) => Names::build(&found, p.key.as_deref()),
         None if options.credentials => {
             // Accounts are pseudonymised with credentials even when names are not.
-            found.retain(|(k, _)| *k == NameKind::Account);
+            found.retain(|(k, _)| matches!(k, NameKind::Account | NameKind::Role));
             Names::build(&found, None)
         }
         None => Names::default(),
@@ -677,6 +694,16 @@ pub fn scrub_reader<R: Read, W: Write>(
     Ok(report)
 }
 
+/// Which authentication record a rewritten one is, with what it says of the client's role.
+enum AuthRecord {
+    /// AUTH_INIT, at a level.
+    Init { level: i32 },
+    /// AUTH_INIT_ROLE, with a role by name.
+    InitRole { role: Vec<u8> },
+    /// AUTH_LOGIN, at a level or with a role by name.
+    Login { role: AuthRole<Vec<u8>> },
+}
+
 /// A rewritten message, owning its new strings.
 enum Owned {
     Drop {
@@ -692,9 +719,8 @@ enum Owned {
         name: Vec<u8>,
     },
     Auth {
-        login: bool,
+        record: AuthRecord,
         cid: i32,
-        level: i32,
         name: Vec<u8>,
     },
     Save {
@@ -717,25 +743,24 @@ impl Owned {
                 cid: *cid,
                 name: NulStr::borrowed(name),
             }),
-            Owned::Auth {
-                login,
-                cid,
-                level,
-                name,
-            } => {
-                let (cid, level, auth_name) = (*cid, *level, NulStr::borrowed(name));
-                Message::Ex(if *login {
-                    Ex::AuthLogin {
+            Owned::Auth { record, cid, name } => {
+                let (cid, auth_name) = (*cid, NulStr::borrowed(name));
+                Message::Ex(match record {
+                    AuthRecord::Init { level } => Ex::AuthInit {
                         cid,
-                        level,
+                        level: *level,
                         auth_name,
-                    }
-                } else {
-                    Ex::AuthInit {
+                    },
+                    AuthRecord::InitRole { role } => Ex::AuthInitRole {
                         cid,
-                        level,
+                        role: NulStr::borrowed(role),
                         auth_name,
-                    }
+                    },
+                    AuthRecord::Login { role } => Ex::AuthLogin {
+                        cid,
+                        role: role.as_borrowed(),
+                        auth_name,
+                    },
                 })
             }
             Owned::Save {
@@ -933,37 +958,60 @@ impl Scrubber<'_> {
                     name: new.to_vec(),
                 })
             }
-            Ex::AuthInit {
-                cid,
-                level,
-                ref auth_name,
-            }
-            | Ex::AuthLogin {
-                cid,
-                level,
-                ref auth_name,
-            } => {
-                let login = matches!(ex, Ex::AuthLogin { .. });
+            Ex::AuthInit { cid, auth_name, .. }
+            | Ex::AuthInitRole { cid, auth_name, .. }
+            | Ex::AuthLogin { cid, auth_name, .. } => {
                 let old = auth_name.as_bytes();
-                let new = if options.credentials {
+                let mut changed = false;
+                let name = if options.credentials {
                     let new = self.names.get(NameKind::Account, old);
-                    if new == old {
-                        return Action::Keep;
+                    if new != old {
+                        self.report.accounts_rewritten += 1;
+                        changed = true;
                     }
-                    self.report.accounts_rewritten += 1;
                     new.to_vec()
                 } else if let Some(new) = self.text(old) {
                     self.report.texts_rewritten += 1;
+                    changed = true;
                     new
                 } else {
-                    return Action::Keep;
+                    old.to_vec()
                 };
-                Action::Rewrite(Owned::Auth {
-                    login,
-                    cid,
-                    level,
-                    name: new,
-                })
+                // A role's name is pseudonymised as an account's is: a server's own roles
+                // can name people or teams.
+                let mut role = |old: NulStr<&[u8]>| {
+                    let old = old.as_bytes();
+                    let new = self.names.get(NameKind::Role, old);
+                    if options.credentials && new != old {
+                        self.report.roles_rewritten += 1;
+                        changed = true;
+                        return new.to_vec();
+                    }
+                    old.to_vec()
+                };
+                let record = match ex {
+                    Ex::AuthInit { level, .. } => AuthRecord::Init { level },
+                    Ex::AuthInitRole { role: name, .. } => {
+                        AuthRecord::InitRole { role: role(name) }
+                    }
+                    Ex::AuthLogin {
+                        role: AuthRole::Name(name),
+                        ..
+                    } => AuthRecord::Login {
+                        role: AuthRole::Name(NulStr(role(name))),
+                    },
+                    Ex::AuthLogin {
+                        role: AuthRole::Level(level),
+                        ..
+                    } => AuthRecord::Login {
+                        role: AuthRole::Level(level),
+                    },
+                    _ => return Action::Keep,
+                };
+                if !changed {
+                    return Action::Keep;
+                }
+                Action::Rewrite(Owned::Auth { record, cid, name })
             }
             Ex::SaveSuccess {
                 team,
@@ -986,9 +1034,10 @@ impl Scrubber<'_> {
                     team_save: new,
                 })
             }
-            Ex::Antibot { data } | Ex::Unknown { data, .. }
-                if options.names.is_some() && self.names.found_in(data) =>
-            {
+            // The antibot's records are data about players that no scrub can read: they go
+            // whatever is asked.
+            Ex::Antibot { .. } => Action::Drop(Message::Ex(ex).kind_name().into_owned()),
+            Ex::Unknown { data, .. } if options.names.is_some() && self.names.found_in(data) => {
                 Action::Drop(Message::Ex(ex).kind_name().into_owned())
             }
             _ => Action::Keep,

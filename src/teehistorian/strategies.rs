@@ -21,7 +21,7 @@
 use super::format::{INPUT_INTS, MAX_CLIENTS};
 use super::header::Header;
 use super::layout::{self, ExLayout, MessageLayout, OwnedMessage, StrList};
-use super::message::{ExKind, Message};
+use super::message::{AuthRole, ExKind, Message};
 use super::recorder::{Recorder, RecorderError};
 use super::writer::TeehistorianWriter;
 use crate::codec::string::{Bytes, NulStr};
@@ -64,6 +64,16 @@ macro_rules! field_strategy {
     };
     (args) => {
         vec(str_bytes(8), 0..4).prop_map(|items| StrList::from_strings(&items).expect("no NUL"))
+    };
+    // Level 0 is left out: its bytes are those of an empty role name, which it reads
+    // back as (see `AuthRole`).
+    (role) => {
+        prop_oneof![
+            int()
+                .prop_filter("level 0 reads as an empty name", |l| *l != 0)
+                .prop_map(AuthRole::Level),
+            str_bytes(12).prop_map(|b| AuthRole::Name(NulStr(Cow::Owned(b)))),
+        ]
     };
 }
 

@@ -640,7 +640,9 @@ impl Before {
                         c.ddnet_version = Some(record());
                     }
                 }
-                Ex::AuthInit { cid, .. } | Ex::AuthLogin { cid, .. } => {
+                Ex::AuthInit { cid, .. }
+                | Ex::AuthInitRole { cid, .. }
+                | Ex::AuthLogin { cid, .. } => {
                     if let Some(c) = self.client(cid) {
                         c.auth = Some(record());
                     }

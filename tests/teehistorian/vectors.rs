@@ -222,6 +222,10 @@ impl Harness {
             "AUTHED_ADMIN" => Value::Int(3),
             "AUTHED_MOD" => Value::Int(2),
             "AUTHED_HELPER" => Value::Int(1),
+            // DDNet #10964 / #12788: roles by name.
+            "RoleName::ADMIN" => Value::Str(b"admin".to_vec()),
+            "RoleName::MODERATOR" => Value::Str(b"moderator".to_vec()),
+            "RoleName::HELPER" => Value::Str(b"helper".to_vec()),
             "CTeeHistorian::PROTOCOL_6" => Value::Int(6),
             "CTeeHistorian::PROTOCOL_7" => Value::Int(7),
             "&Input" => Value::Input,
@@ -498,12 +502,18 @@ impl Harness {
             }
             "RecordAuthInitial" | "RecordAuthLogin" => {
                 want(3)?;
-                let (cid, level, auth) = (self.int(a[0])?, self.int(a[1])?, self.string(a[2])?);
+                let (cid, auth) = (self.int(a[0])?, self.string(a[2])?);
+                // An int is a level (DDNet 20.x), a string a role by name (DDNet #12788).
+                let role = match self.eval(a[1])? {
+                    Value::Str(role) => Err(String::from_utf8(role).map_err(|e| e.to_string())?),
+                    _ => Ok(self.int(a[1])?),
+                };
                 let rec = self.rec()?;
-                if name == "RecordAuthInitial" {
-                    rec.record_auth_initial(cid, level, &auth)
-                } else {
-                    rec.record_auth_login(cid, level, &auth)
+                match (name == "RecordAuthInitial", role) {
+                    (true, Ok(level)) => rec.record_auth_initial(cid, level, &auth),
+                    (false, Ok(level)) => rec.record_auth_login(cid, level, &auth),
+                    (true, Err(role)) => rec.record_auth_initial_role(cid, &role, &auth),
+                    (false, Err(role)) => rec.record_auth_login_role(cid, &role, &auth),
                 }
             }
             "RecordAuthLogout" => {
@@ -1263,4 +1273,111 @@ fn recording_ticks_allocates_nothing_once_the_buffer_has_grown() {
     });
     assert_eq!(count, 0, "allocations while recording");
     rec.finish().unwrap();
+}
+
+/// DDNet's byte vectors of changes after 28baa427 (fixtures/inflight, each case naming the
+/// pull request and commit its bytes come from): recorded byte for byte, read back typed
+/// and rewritten unchanged.
+#[test]
+fn ddnet_pull_request_vectors() {
+    use demokit::teehistorian::{AuthRole, Ex, rewrite};
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/inflight/teehistorian-ddnet-prs.json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let shared = common::shared_dir().unwrap();
+    let reference = Header::from_json(header_json(&reference_file(&shared))).unwrap();
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 1);
+    for case in cases {
+        assert!(case["source"].as_str().unwrap().contains("ddnet/ddnet"));
+        let mut h = Harness::new(test_game_header(&reference));
+        h.run(case["ddnet_test_calls"].as_str().unwrap()).unwrap();
+        let body_offset = h.body_offset;
+        let file = h.into_output().unwrap();
+        assert_eq!(
+            hex(&file[body_offset..]),
+            case["expected_body_hex"].as_str().unwrap()
+        );
+
+        let mut kinds = Vec::new();
+        for m in TeehistorianSlice::parse(&file).unwrap().messages() {
+            if let Message::Ex(ex) = m.unwrap().message {
+                kinds.push(match ex {
+                    Ex::AuthInitRole {
+                        cid,
+                        role,
+                        auth_name,
+                    } => {
+                        format!(
+                            "init {cid} {} {}",
+                            role.to_string_lossy(),
+                            auth_name.to_string_lossy()
+                        )
+                    }
+                    Ex::AuthLogin {
+                        cid,
+                        role: AuthRole::Name(role),
+                        auth_name,
+                    } => {
+                        format!(
+                            "login {cid} {} {}",
+                            role.to_string_lossy(),
+                            auth_name.to_string_lossy()
+                        )
+                    }
+                    other => format!("{other:?}"),
+                });
+            }
+        }
+        assert_eq!(
+            kinds,
+            [
+                "init 0 admin default_admin",
+                "login 1 moderator foobar",
+                "login 2 helper help",
+                "AuthLogout { cid: 1 }"
+            ]
+        );
+        let mut again = Vec::new();
+        rewrite(&file, &mut again).unwrap();
+        assert_eq!(again, file);
+    }
+}
+
+/// AUTH_LOGIN's two layouts under one UUID: DDNet 20.x's level and #12788's role by name
+/// are each read as written (payloads as DDNet's own tests of each write them), and the one
+/// payload both could read (level 0, an empty name) reads back to the same bytes.
+#[test]
+fn auth_login_reads_a_level_or_a_role() {
+    use demokit::teehistorian::{ExKind, rewrite};
+    let shared = common::shared_dir().unwrap();
+    let reference = Header::from_json(header_json(&reference_file(&shared))).unwrap();
+    let mut h = Harness::new(test_game_header(&reference));
+    h.run("Finish();").unwrap();
+    let body_offset = h.body_offset;
+    let empty = h.into_output().unwrap();
+    let typed = |payload: &[u8]| {
+        let mut file = empty[..body_offset].to_vec();
+        file.push(0x4a);
+        file.extend_from_slice(ExKind::AuthLogin.uuid().as_bytes());
+        file.push(u8::try_from(payload.len()).unwrap());
+        file.extend_from_slice(payload);
+        file.extend_from_slice(&empty[body_offset..]);
+        let mut again = Vec::new();
+        rewrite(&file, &mut again).unwrap();
+        assert_eq!(again, file);
+        let slice = TeehistorianSlice::parse(&file).unwrap();
+        let message = slice.messages().next().unwrap().unwrap();
+        format!("{:?}", message.message)
+    };
+    // DDNet 20.x: cid 1, AUTHED_MOD, "foobar".
+    assert!(typed(b"\x01\x02foobar\0").contains("AuthLogin { cid: 1, role: Level(2)"));
+    // DDNet #12788: cid 1, "moderator", "foobar".
+    assert!(typed(b"\x01moderator\0foobar\0").contains("role: Name(\"moderator\")"));
+    assert!(typed(b"\x01\0foobar\0").contains("role: Name(\"\")"));
+    // A level of two bytes.
+    assert!(typed(b"\x01\x80\x01x\0").contains("role: Level(64)"));
+    // Neither layout (three strings): kept untyped.
+    assert!(typed(b"\x01a\0b\0c\0").contains("Unknown"));
 }

@@ -876,3 +876,52 @@ fn clear_header_refuses_a_key_that_names_nothing() {
     let after = header_json(&std::fs::read(&out).unwrap());
     assert_eq!(after["config"], serde_json::json!({"sv_max_clients": "64"}));
 }
+
+/// Rcon roles by name (DDNet #12788) and account names are pseudonymised with credentials;
+/// the antibot's opaque records go with every scrub and are counted in the report.
+#[test]
+fn auth_roles_and_antibot_data_are_scrubbed() {
+    let mut rec = Recorder::new(Vec::new(), &Header::new("2")).unwrap();
+    for cid in 0..3 {
+        rec.record_player_join(cid, demokit::gamenet::Protocol::Six)
+            .unwrap();
+    }
+    rec.record_auth_initial_role(0, "ops-alice", "alice_acct")
+        .unwrap();
+    rec.record_auth_login_role(1, "moderator", "bob_acct")
+        .unwrap();
+    rec.record_auth_login(2, 3, "carol_acct").unwrap();
+    rec.record_antibot(b"antibot notes on carol").unwrap();
+    rec.record_antibot(b"").unwrap();
+    let input = rec.finish().unwrap();
+    let options = ScrubOptions {
+        credentials: true,
+        ..ScrubOptions::default()
+    };
+    let secrets: [&[u8]; 6] = [
+        b"ops-alice",
+        b"alice_acct",
+        b"moderator",
+        b"bob_acct",
+        b"carol_acct",
+        b"antibot notes",
+    ];
+    let (out, report) = check_scrub(&input, &options, &secrets);
+    assert_eq!(report.dropped["EX:teehistorian-antibot@ddnet.org"], 2);
+    assert_eq!(report.accounts_rewritten, 3);
+    assert_eq!(report.roles_rewritten, 2);
+    assert_eq!(report.mapping.roles.len(), 2);
+    let kinds: Vec<String> = messages(&out).into_iter().map(|m| m.1).collect();
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| k.contains("auth-init-role") || k.contains("auth-login"))
+            .count(),
+        3,
+        "{kinds:?}"
+    );
+    // Nothing asked but the antibot's data: it goes all the same.
+    let (_, report) = check_scrub(&input, &ScrubOptions::default(), &[b"antibot notes"]);
+    assert_eq!(report.dropped_total(), 2);
+    assert_eq!(report.roles_rewritten + report.accounts_rewritten, 0);
+}
