@@ -8,6 +8,7 @@ mod common;
 
 mod bad_input;
 mod chat;
+mod large;
 mod libtw2_differential;
 mod props;
 mod real;
