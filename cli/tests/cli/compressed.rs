@@ -149,3 +149,72 @@ fn a_cut_or_corrupt_stream_exits_as_a_cut_file() {
         }
     }
 }
+
+/// Runs the tool with `args` and returns whether it succeeded and its peak resident memory
+/// in bytes (`wait4`'s `ru_maxrss` of that one child).
+#[cfg(target_os = "linux")]
+fn peak_rss(args: &[&std::ffi::OsStr]) -> (bool, u64) {
+    let child = std::process::Command::new(crate::run::BIN)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 fills both out-parameters of
+    // a child of this process that nothing else waits for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    (ok, u64::try_from(usage.ru_maxrss).unwrap() * 1024)
+}
+
+/// `export` of a 200 MB teehistorian compressed with zstd streams it: the process's peak
+/// resident memory stays under 64 MB (the file is written straight into the encoder, so the
+/// test holds none of it either).
+#[cfg(target_os = "linux")]
+#[test]
+fn exporting_a_compressed_200_mb_teehistorian_stays_under_64_mb() {
+    use crate::common::server::record_generated;
+    use demokit::teehistorian::FlushPolicy;
+    let dir = TempDir::new("compressed-200mb");
+    let path = dir.path("big.teehistorian.zst");
+    let file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let counted = Counted(encoder(Codec::Zstd, file).unwrap(), 0);
+    // About 900 bytes a tick.
+    let counted = record_generated(counted, 240_000, FlushPolicy::Never);
+    let plain_len = counted.1;
+    counted.0.finish().unwrap().flush().unwrap();
+    assert!(plain_len > 200_000_000, "{plain_len} bytes");
+    let compressed_len = std::fs::metadata(&path).unwrap().len();
+    let dataset = dir.path("dataset");
+    let (ok, peak) = peak_rss(&[
+        "export".as_ref(),
+        "-o".as_ref(),
+        dataset.as_os_str(),
+        path.as_os_str(),
+    ]);
+    assert!(ok, "export failed");
+    println!(
+        "export of a {plain_len}-byte teehistorian as {compressed_len} bytes of zstd: peak RSS {peak} bytes"
+    );
+    assert!(peak < 64 << 20, "peak RSS {peak} bytes");
+}
+
+/// A writer that counts the bytes through it.
+struct Counted<W>(W, u64);
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1 += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
