@@ -312,6 +312,30 @@ def test_rewrite_gives_the_same_bytes_for_every_format(tmp_path):
         assert out.read_bytes() == path.read_bytes(), path
 
 
+def test_compressed_recordings_read_as_the_plain_file(tmp_path):
+    import bz2
+    import gzip
+    import lzma
+
+    plain = demokit.open(FIXTURE)
+    for name, compress in [("gz", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress)]:
+        # Told by the magic bytes, whatever the name.
+        path = tmp_path / f"fixture-{name}.bin"
+        path.write_bytes(compress(FIXTURE.read_bytes()))
+        rec = demokit.open(path)
+        assert rec.error is None, name
+        assert rec.header["counts"] == plain.header["counts"], name
+        for table in demokit.Recording.TABLES:
+            if table == "files":  # names the file and its sizes
+                continue
+            assert rec.table(table).drop_columns(["path"]).equals(
+                plain.table(table).drop_columns(["path"])
+            ), (name, table)
+        out = tmp_path / f"out-{name}.demo"
+        demokit.rewrite(path, out)
+        assert out.read_bytes() == FIXTURE.read_bytes(), name
+
+
 def test_edits_never_overwrite_unless_asked_and_never_the_input(tmp_path):
     out = tmp_path / "out.demo"
     out.write_bytes(b"keep me")

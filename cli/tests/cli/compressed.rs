@@ -218,3 +218,37 @@ impl<W: Write> Write for Counted<W> {
         self.0.flush()
     }
 }
+
+/// `render` and `report` read a compressed recording as the plain one: the same picture
+/// and the same page (the page names its file, so the names are made the same).
+#[test]
+fn render_and_report_read_compressed_recordings() {
+    let dir = TempDir::new("compressed-render");
+    let fixture = root().join("fixtures/recorded_v6.demo");
+    let data = std::fs::read(&fixture).unwrap();
+    let plain = dir.write("plain/game.demo", &data);
+    for codec in Codec::ALL {
+        let packed = dir.write(&format!("{codec}/game.demo"), &compress(codec, &data));
+        for (command, ext) in [("render", "png"), ("report", "html")] {
+            let out = |input: &PathBuf, name: &str| {
+                let out = dir.path(&format!("{name}-{codec}.{ext}"));
+                let o = demokit(&[
+                    command.as_ref(),
+                    input.as_os_str(),
+                    "-o".as_ref(),
+                    out.as_os_str(),
+                    "-f".as_ref(),
+                ]);
+                assert!(o.status.success(), "{command} {codec}: {o:?}");
+                std::fs::read(out).unwrap()
+            };
+            let (a, b) = (out(&plain, "plain"), out(&packed, "packed"));
+            assert!(
+                a == b,
+                "{command} {codec}: {} and {} bytes",
+                a.len(),
+                b.len()
+            );
+        }
+    }
+}
