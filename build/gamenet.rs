@@ -190,7 +190,10 @@ fn apply_inflight(spec: &mut Value, inflight: &Value) {
             let objects = spec["objects"].as_array_mut().unwrap();
             let name = str(&object, "name").to_owned();
             if let Some(slot) = objects.iter_mut().find(|o| str(o, "name") == name) {
-                assert!(after.is_none(), "in-flight PR {pr}: {name} is there already");
+                assert!(
+                    after.is_none(),
+                    "in-flight PR {pr}: {name} is there already"
+                );
                 *slot = object;
                 continue;
             }

@@ -289,7 +289,10 @@ pub enum Event {
         y: i32,
         /// The client it concerns (-1 none), when the event names one: DDNet's `SpawnEx`
         /// (DDNet PR #12676).
-        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
         client_id: Option<i32>,
     },
     /// An explosion.
@@ -300,7 +303,10 @@ pub enum Event {
         y: i32,
         /// The client it concerns (-1 none), when the event names one: DDNet's `ExplosionEx`
         /// (DDNet PR #12676).
-        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
         client_id: Option<i32>,
     },
     /// A hammer hit.
@@ -311,7 +317,10 @@ pub enum Event {
         y: i32,
         /// The client it concerns (-1 none), when the event names one: DDNet's `HammerHitEx`
         /// (DDNet PR #12676).
-        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
         client_id: Option<i32>,
     },
 }
