@@ -14,12 +14,17 @@
 //!   `Birthday` and `Finish` on it, `ExplosionEx`, `SpawnEx`, `HammerHitEx`, `DamageIndEx`,
 //!   `SoundWorldEx`.
 //! - Any extended object longer than the table's keeps its extra ints ([`ExObject`]).
+//! - PR #12563 (head 4ba3f903573ce3d47746956be4812769d3dae782, open): item types up to
+//!   0xffff, read only with [`ItemTypes::DdnetPr12563`].
 
 use demokit::codec::uuid::teeworlds_uuid;
 use demokit::gamenet::six::{self, Object, ObjectKind};
 use demokit::gamenet::{ExObject, ObjectType, RawWhy};
 use demokit::twdemo::game::{Event, GameReplay};
-use demokit::twdemo::{DemoSlice, Recorder, RecorderConfig, SnapshotBuilder};
+use demokit::twdemo::snapshot::replay::SnapshotReplay;
+use demokit::twdemo::{
+    DemoSlice, ItemSizes, ItemTypes, Recorder, RecorderConfig, SnapshotBuf, SnapshotBuilder,
+};
 use std::io::Cursor;
 
 /// Decodes `ints` as `kind`, checks it typed, and that it writes back the same ints.
@@ -404,6 +409,75 @@ fn a_demo_with_inflight_objects_replays_typed_and_rewrites_byte_for_byte() {
         }));
     }
     assert_eq!(ticks, 2);
+    let (again, _) = demokit::twdemo::rewrite(&data, Vec::new()).unwrap();
+    assert_eq!(again, data);
+}
+
+/// Snapshots of a PR #12563 server: items of types 0x8000 and 0xffff next to a flag and an
+/// extended type (which still counts down from 0x7fff), changing from tick to tick (the
+/// 0x8000 item goes at the third).
+fn wide_snapshots() -> Vec<(i32, SnapshotBuf)> {
+    (0..5)
+        .map(|t| {
+            let mut b = SnapshotBuilder::new();
+            b.set_item_types(ItemTypes::DdnetPr12563);
+            b.add_item(5, 0, &[100 + t, 200, 1]).unwrap();
+            if t < 2 {
+                b.add_item(0x8000, 1, &[t, 2, 3]).unwrap();
+            }
+            b.add_item(0xffff, 0xffff, &[-t]).unwrap();
+            let finish = teeworlds_uuid("finish@netevent.ddnet.org");
+            assert_eq!(b.add_extended_item(finish, 4, &[t, 0, 1]), Ok(0x7fff));
+            (50 + t, b.finish())
+        })
+        .collect()
+}
+
+/// A demo of [`wide_snapshots`], its deltas written as DDNet PR #12563 writes them.
+fn wide_demo() -> Vec<u8> {
+    let config = RecorderConfig::ddnet("pr12563", "2026-12-08_00-00-00");
+    let mut rec = Recorder::start(Cursor::new(Vec::new()), &config, b"map").unwrap();
+    rec.set_item_sizes(ItemSizes::DDNET_0_6.with_item_types(ItemTypes::DdnetPr12563));
+    for (tick, snapshot) in wide_snapshots() {
+        rec.record_snapshot(tick, snapshot.as_snapshot()).unwrap();
+    }
+    rec.finish().unwrap().into_inner()
+}
+
+#[test]
+fn pr_12563_wide_item_types_replay_only_when_asked() {
+    let data = wide_demo();
+    let demo = DemoSlice::parse(&data).unwrap();
+    // Opted in: every tick's snapshot is the one recorded.
+    let mut replay = SnapshotReplay::new(&demo).with_item_types(ItemTypes::DdnetPr12563);
+    let mut expected = wide_snapshots().into_iter();
+    while let Some(tick) = replay.next() {
+        let tick = tick.unwrap();
+        let (t, snapshot) = expected.next().unwrap();
+        assert_eq!(tick.tick, t);
+        assert_eq!(
+            tick.snapshot.unwrap().as_ints(),
+            snapshot.as_ints(),
+            "tick {t}"
+        );
+    }
+    assert!(expected.next().is_none());
+    assert_eq!(replay.skipped(), 0);
+    // The game layer types the extended items and reports the wide types unsigned.
+    let mut game = GameReplay::new(&demo).with_item_types(ItemTypes::DdnetPr12563);
+    let tick = game.next().unwrap().unwrap();
+    let types: Vec<i32> = tick.objects().map(|o| o.type_id).collect();
+    assert_eq!(types, [5, 0x8000, 0xffff, 0, 0x7fff]);
+    let finish = tick.objects().last().unwrap().object;
+    assert_eq!(finish.name(), "Finish");
+    // By default (DDNet at the reference commit) the deltas do not apply: DDNet's player
+    // skips them, and so does the replay.
+    let mut replay = SnapshotReplay::new(&demo);
+    while let Some(tick) = replay.next() {
+        tick.unwrap();
+    }
+    assert_eq!(replay.skipped(), 4);
+    // Rewritten chunk by chunk, byte for byte.
     let (again, _) = demokit::twdemo::rewrite(&data, Vec::new()).unwrap();
     assert_eq!(again, data);
 }
