@@ -374,7 +374,7 @@ pub struct ExObject<'a, T> {
 
 /// Whether no ints are kept (`skip_serializing_if` of [`ExObject::extra`]).
 #[cfg(feature = "serde")]
-fn ints_are_empty(ints: &Cow<'_, [i32]>) -> bool {
+fn ints_are_empty(ints: &[i32]) -> bool {
     ints.is_empty()
 }
 
