@@ -20,6 +20,9 @@
 //!   (`m_Type` is `kind`), fields that DDNet packs by hand (the system messages, as the
 //!   engine's `server.cpp` and `client.cpp` pack them) or declares without members
 //!   (`Sv_TuneParams`), and the one entry datasrc lacks (`EX`).
+//! - `six.inflight.json`, written by hand: DDNet's pull requests in flight (PR #12359,
+//!   PR #12676), as their own `datasrc/network.py` declares their objects, applied to
+//!   `six.json` before the overlay joins it (see [`six`]).
 //!
 //! The build needs neither Python nor DDNet. Typed records
 //! keep every value as the wire holds it (no clamping, strings as raw bytes) and pack back
