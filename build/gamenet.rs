@@ -26,6 +26,9 @@
 //!   declares none); an overlay entry with an `"id"` is one datasrc does not have; a
 //!   `"note"` is for its readers.
 //!
+//! DDNet's pull requests in flight (`<protocol>.inflight.json`, only for `six`) are applied
+//! to the spec before the overlay joins it (see `apply_inflight`).
+//!
 //! Anything that does not fit (an entry or a member without overlay docs, an overlay key
 //! that names nothing) stops the build with the name.
 
@@ -38,7 +41,11 @@ use std::path::Path;
 /// Writes `OUT_DIR/gamenet_six.rs` and `gamenet_seven.rs`.
 pub fn generate(spec_dir: &Path, out_dir: &Path) {
     for protocol in ["six", "seven"] {
-        let spec = read(&spec_dir.join(format!("{protocol}.json")));
+        let mut spec = read(&spec_dir.join(format!("{protocol}.json")));
+        let inflight = spec_dir.join(format!("{protocol}.inflight.json"));
+        if inflight.is_file() {
+            apply_inflight(&mut spec, &read(&inflight));
+        }
         let overlay = read(&spec_dir.join(format!("{protocol}.overlay.json")));
         let code = tables(protocol, &spec, &overlay);
         fs::write(out_dir.join(format!("gamenet_{protocol}.rs")), code).unwrap();
@@ -137,6 +144,71 @@ fn bound(spec: &Value, value: &Value) -> i64 {
         value - minus
     };
     text.split('|').map(term).fold(0, |all, value| all | value)
+}
+
+/// Applies `<protocol>.inflight.json`, DDNet's pull requests in flight, to the spec in
+/// order: each change's `"objects"` replace the spec's object of their name or are added
+/// after the object their `"after"` names (at the end without), its `"flags"` replace flag
+/// lists and its `"constants"` are added.
+fn apply_inflight(spec: &mut Value, inflight: &Value) {
+    for change in inflight["changes"].as_array().unwrap() {
+        let pr = &change["pr"];
+        for (name, values) in change
+            .get("flags")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let flags = spec["flags"].as_array_mut().unwrap();
+            let flag = flags
+                .iter_mut()
+                .find(|f| str(f, "name") == name)
+                .unwrap_or_else(|| panic!("in-flight PR {pr}: no flags {name}"));
+            flag["values"] = values.clone();
+        }
+        for (name, value) in change
+            .get("constants")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let constants = spec["constants"].as_object_mut().unwrap();
+            constants.insert(name.clone(), value.clone());
+        }
+        for object in change
+            .get("objects")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let mut object = object.clone();
+            let after = object
+                .as_object_mut()
+                .unwrap()
+                .remove("after")
+                .map(|a| a.as_str().unwrap().to_owned());
+            let objects = spec["objects"].as_array_mut().unwrap();
+            let name = str(&object, "name").to_owned();
+            if let Some(slot) = objects.iter_mut().find(|o| str(o, "name") == name) {
+                assert!(
+                    after.is_none(),
+                    "in-flight PR {pr}: {name} is there already"
+                );
+                *slot = object;
+                continue;
+            }
+            let at = match after {
+                Some(after) => {
+                    1 + objects
+                        .iter()
+                        .position(|o| str(o, "name") == after)
+                        .unwrap_or_else(|| panic!("in-flight PR {pr}: no {after} for {name}"))
+                }
+                None => objects.len(),
+            };
+            objects.insert(at, object);
+        }
+    }
 }
 
 fn read(path: &Path) -> Value {

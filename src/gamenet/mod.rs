@@ -20,6 +20,9 @@
 //!   (`m_Type` is `kind`), fields that DDNet packs by hand (the system messages, as the
 //!   engine's `server.cpp` and `client.cpp` pack them) or declares without members
 //!   (`Sv_TuneParams`), and the one entry datasrc lacks (`EX`).
+//! - `six.inflight.json`, written by hand: DDNet's pull requests in flight (PR #12359,
+//!   PR #12676), as their own `datasrc/network.py` declares their objects, applied to
+//!   `six.json` before the overlay joins it (see [`six`]).
 //!
 //! The build needs neither Python nor DDNet. Typed records
 //! keep every value as the wire holds it (no clamping, strings as raw bytes) and pack back
@@ -341,6 +344,77 @@ impl<'a> RawObject<'a> {
             data: Cow::Owned(self.data.into_owned()),
             why: self.why,
         }
+    }
+}
+
+/// An object of one of DDNet's extended (UUID) types: the fields the table knows, and the
+/// ints a newer DDNet sends after them.
+///
+/// DDNet grows its extended objects at their end (the tuning fields of
+/// `DDNetLaser`, DDNet PR #12359), and its client reads an item longer than it knows by the
+/// fields it knows. So does demokit: such an item is typed by the fields the table knows,
+/// with the ints after them kept in [`extra`](Self::extra) (empty for an item no longer than
+/// the table's object), and writes back to exactly the ints it came from. An item shorter
+/// than the object's required fields stays raw ([`RawWhy::Size`]).
+///
+/// It dereferences to the known object.
+///
+/// With the `serde` feature: the known object's fields, and `"extra"` with the ints after
+/// them when there are any.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ExObject<'a, T> {
+    /// The fields the table knows.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub known: T,
+    /// The ints after them, which a newer DDNet sends (usually none).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "ints_are_empty")
+    )]
+    pub extra: Cow<'a, [i32]>,
+}
+
+/// Whether no ints are kept (`skip_serializing_if` of [`ExObject::extra`]).
+#[cfg(feature = "serde")]
+fn ints_are_empty(ints: &[i32]) -> bool {
+    ints.is_empty()
+}
+
+impl<T> ExObject<'_, T> {
+    /// The object with no ints after its fields.
+    pub fn new(known: T) -> Self {
+        ExObject {
+            known,
+            extra: Cow::Borrowed(&[]),
+        }
+    }
+
+    /// The same object owning its extra ints.
+    pub fn into_owned(self) -> ExObject<'static, T> {
+        ExObject {
+            known: self.known,
+            extra: Cow::Owned(self.extra.into_owned()),
+        }
+    }
+}
+
+impl<T> From<T> for ExObject<'_, T> {
+    fn from(known: T) -> Self {
+        ExObject::new(known)
+    }
+}
+
+impl<T> std::ops::Deref for ExObject<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.known
+    }
+}
+
+impl<T> std::ops::DerefMut for ExObject<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.known
     }
 }
 

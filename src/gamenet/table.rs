@@ -141,6 +141,64 @@ macro_rules! obj_type {
     };
 }
 
+/// The payload of an object's variant in `Object`: the struct, or for an extended type the
+/// struct with the ints after its fields ([`ExObject`](crate::gamenet::ExObject)).
+macro_rules! obj_variant {
+    ($n:literal, $name:ident) => {
+        $name
+    };
+    ((ex $e:literal $uuid:literal), $name:ident) => {
+        $crate::gamenet::ExObject<'a, $name>
+    };
+}
+
+/// Reads an object's variant payload from an item's data: the exact size for a numbered
+/// type; for an extended type the fields and any ints after them.
+macro_rules! obj_decode {
+    ($n:literal, $name:ident, $data:expr) => {
+        $name::from_ints($data)
+    };
+    ((ex $e:literal $uuid:literal), $name:ident, $data:expr) => {
+        $name::from_ints_prefix($data).map(|(known, extra)| $crate::gamenet::ExObject {
+            known,
+            extra: std::borrow::Cow::Borrowed(extra),
+        })
+    };
+}
+
+/// Appends an object's variant payload.
+macro_rules! obj_write_variant {
+    ($n:literal, $name:ident, $value:expr, $out:expr) => {
+        $value.write_ints($out)
+    };
+    ((ex $e:literal $uuid:literal), $name:ident, $value:expr, $out:expr) => {
+        match $value.known.write_fields($out) {
+            // Ints after a missing optional field would be read back into it.
+            Ok(true) if !$value.extra.is_empty() => {
+                Err($crate::gamenet::wire::EncodeError::OptionalGap {
+                    record: $name::NAME,
+                    field: "extra",
+                })
+            }
+            Ok(_) => {
+                $out.extend_from_slice(&$value.extra);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    };
+}
+
+/// An object's variant payload owning its data.
+macro_rules! obj_owned {
+    ($n:literal, $value:expr) => {
+        $value
+    };
+    ((ex $e:literal $uuid:literal), $value:expr) => {
+        $value.into_owned()
+    };
+}
+
 /// The extension name of a type or id from its table form, if it has one.
 macro_rules! extension_name {
     ($n:literal) => {
@@ -229,10 +287,20 @@ macro_rules! net_objects {
 
                 /// Reads an item's data; `None` if its size does not fit the object.
                 pub fn from_ints(ints: &[i32]) -> Option<Self> {
+                    match Self::from_ints_prefix(ints) {
+                        Some((value, [])) => Some(value),
+                        _ => None,
+                    }
+                }
+
+                /// Reads the object's fields from the start of an item's data, as many
+                /// optional fields as there are ints for; the object and the ints after
+                /// its fields, `None` if the data is shorter than the required fields.
+                pub fn from_ints_prefix(ints: &[i32]) -> Option<(Self, &[i32])> {
                     #[allow(unused_mut)]
                     let mut r = $crate::gamenet::wire::IntReader::new(ints);
                     let value = $name { $( $field: obj_read!(r, $kind), )* };
-                    r.is_empty().then_some(value)
+                    Some((value, r.rest()))
                 }
 
                 /// Appends the item's data.
@@ -240,10 +308,19 @@ macro_rules! net_objects {
                     &self,
                     out: &mut Vec<i32>,
                 ) -> Result<(), $crate::gamenet::wire::EncodeError> {
+                    self.write_fields(out).map(|_| ())
+                }
+
+                /// Appends the item's data; `Ok(true)` if an optional field is missing,
+                /// so that ints after them would be read back as that field.
+                pub(crate) fn write_fields(
+                    &self,
+                    out: &mut Vec<i32>,
+                ) -> Result<bool, $crate::gamenet::wire::EncodeError> {
                     #[allow(unused_mut, unused_variables)]
                     let mut w = $crate::gamenet::wire::FieldWriter::new(out, Self::NAME);
                     $( obj_write!(w, $field, self.$field, $kind); )*
-                    Ok(())
+                    Ok(w.is_open())
                 }
             }
         )*
@@ -320,7 +397,7 @@ macro_rules! net_objects {
             $(
                 $(#[$doc])*
                 #[cfg_attr(feature = "serde", serde(rename = $ddnet))]
-                $name($name),
+                $name(obj_variant!($ty, $name)),
             )*
             /// An item of a type the protocol does not define, or whose size does not fit
             /// its type; kept as it is.
@@ -341,12 +418,14 @@ macro_rules! net_objects {
             }
 
             /// Types an item's data as `kind`; stays [`Object::Raw`] if its size does not
-            /// fit.
+            /// fit: shorter than the required fields, or, for a numbered type, longer than
+            /// all of them (an extended type keeps the ints after its fields, see
+            /// [`ExObject`](crate::gamenet::ExObject)).
             pub fn decode_as(kind: ObjectKind, data: &'a [i32]) -> Object<'a> {
                 match kind {
                     $(
                         ObjectKind::$name => {
-                            if let Some(value) = $name::from_ints(data) {
+                            if let Some(value) = obj_decode!($ty, $name, data) {
                                 return Object::$name(value);
                             }
                         }
@@ -388,7 +467,7 @@ macro_rules! net_objects {
             ) -> Result<(), $crate::gamenet::wire::EncodeError> {
                 let start = out.len();
                 let result = match self {
-                    $( Object::$name(value) => value.write_ints(out), )*
+                    $( Object::$name(value) => obj_write_variant!($ty, $name, value, out), )*
                     Object::Raw(raw) => {
                         match Object::decode(raw.object_type, &raw.data) {
                             Object::Raw(_) => {
@@ -410,7 +489,7 @@ macro_rules! net_objects {
             /// The same object owning its data.
             pub fn into_owned(self) -> Object<'static> {
                 match self {
-                    $( Object::$name(value) => Object::$name(value), )*
+                    $( Object::$name(value) => Object::$name(obj_owned!($ty, value)), )*
                     Object::Raw(raw) => Object::Raw(raw.into_owned()),
                 }
             }

@@ -42,6 +42,11 @@ impl<'a> IntReader<'a> {
     pub(crate) fn is_empty(&self) -> bool {
         self.ints.is_empty()
     }
+
+    /// The ints not read yet.
+    pub(crate) fn rest(&self) -> &'a [i32] {
+        self.ints
+    }
 }
 
 /// Why a typed record cannot be encoded.

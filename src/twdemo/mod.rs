@@ -35,7 +35,7 @@ pub use container::writer::DemoWriter;
 pub use operations::TwDemo;
 pub use snapshot::delta::{ItemSizes, apply_delta, create_delta};
 pub use snapshot::recorder::{Recorder, RecorderConfig};
-pub use snapshot::{Snapshot, SnapshotBuf, SnapshotBuilder};
+pub use snapshot::{ItemTypes, Snapshot, SnapshotBuf, SnapshotBuilder};
 
 // The operations every format has, under the same names at the format's root (see
 // `crate::recording` for the one entry point over all formats).

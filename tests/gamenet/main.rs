@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod inflight;
 mod libtw2;
 mod props;
 mod real;

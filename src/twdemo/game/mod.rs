@@ -39,7 +39,7 @@ pub use world::{Character, Event, GameState, Player, World};
 use super::container::error::ReadError;
 use super::container::reader::{ChunkSource, Chunks, DemoReader, DemoSlice, Prelude};
 use super::snapshot::replay::{Changes, ReplayError, TickWalker};
-use super::snapshot::{EXTENDED_TYPE_ITEM, Item, OFFSET_UUID_TYPE, Snapshot};
+use super::snapshot::{EXTENDED_TYPE_ITEM, Item, ItemTypes, OFFSET_UUID_TYPE, Snapshot};
 use crate::codec::uuid::uuid_from_ints;
 use crate::gamenet::summary::{ChatLine, EventKind, EventLine, GameLog, GameLogBuilder};
 use crate::gamenet::{AnyMessage, AnyObject, ObjectType, Protocol, Unpacked, seven, six};
@@ -173,6 +173,7 @@ pub struct GameTick<'r> {
     types: &'r ExtendedTypes,
     messages: &'r TickMessages,
     protocol: Protocol,
+    item_types: ItemTypes,
 }
 
 impl<'r> GameTick<'r> {
@@ -180,13 +181,17 @@ impl<'r> GameTick<'r> {
     pub fn objects(&self) -> impl Iterator<Item = ObjectAt<'r>> + 'r {
         let types = self.types;
         let protocol = self.protocol;
+        let item_types = self.item_types;
         self.snapshot
             .into_iter()
             .flat_map(|snapshot| snapshot.items())
-            .map(move |item| ObjectAt {
-                type_id: item.type_id,
-                id: item.id,
-                object: types.decode(protocol, item.type_id, item.data),
+            .map(move |item| {
+                let type_id = item_types.type_of(item.key);
+                ObjectAt {
+                    type_id,
+                    id: item.id,
+                    object: types.decode(protocol, type_id, item.data),
+                }
             })
     }
 
@@ -302,6 +307,15 @@ impl<C: ChunkSource> GameReplay<C> {
         }
     }
 
+    /// The same replay reading item types as `types` says: with
+    /// [`ItemTypes::DdnetPr12563`] (DDNet PR #12563, off by default) deltas may carry item
+    /// types up to 0xffff, and [`GameTick::objects`] reports them unsigned. Call it before
+    /// the first [`next`](Self::next).
+    pub fn with_item_types(mut self, types: ItemTypes) -> Self {
+        self.walker.state.set_item_types(types);
+        self
+    }
+
     /// The protocol the demo is typed in.
     pub fn protocol(&self) -> Protocol {
         self.reader.protocol
@@ -356,6 +370,7 @@ impl<C: ChunkSource> GameReplay<C> {
             types: &reader.types,
             messages: &self.messages,
             protocol: reader.protocol,
+            item_types: self.walker.state.item_types(),
         }))
     }
 }

@@ -287,6 +287,13 @@ pub enum Event {
         x: i32,
         /// Where.
         y: i32,
+        /// The client it concerns (-1 none), when the event names one: DDNet's `SpawnEx`
+        /// (DDNet PR #12676).
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        client_id: Option<i32>,
     },
     /// An explosion.
     Explosion {
@@ -294,6 +301,13 @@ pub enum Event {
         x: i32,
         /// Where.
         y: i32,
+        /// The client it concerns (-1 none), when the event names one: DDNet's `ExplosionEx`
+        /// (DDNet PR #12676).
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        client_id: Option<i32>,
     },
     /// A hammer hit.
     HammerHit {
@@ -301,6 +315,13 @@ pub enum Event {
         x: i32,
         /// Where.
         y: i32,
+        /// The client it concerns (-1 none), when the event names one: DDNet's `HammerHitEx`
+        /// (DDNet PR #12676).
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        client_id: Option<i32>,
     },
 }
 
@@ -383,6 +404,25 @@ macro_rules! same_event {
             client_id: $e.client_id,
             x: $e.x,
             y: $e.y,
+        }
+    };
+}
+
+/// A positional event (`Spawn`, `Explosion`, `HammerHit`) from an event object, with the
+/// client id of DDNet's `CommonEx` events when it names one.
+macro_rules! located {
+    ($kind:ident $e:expr) => {
+        Event::$kind {
+            x: $e.x,
+            y: $e.y,
+            client_id: None,
+        }
+    };
+    ($kind:ident $e:expr, $client_id:expr) => {
+        Event::$kind {
+            x: $e.x,
+            y: $e.y,
+            client_id: $client_id,
         }
     };
 }
@@ -730,6 +770,9 @@ impl World {
                 | K::Spawn
                 | K::Explosion
                 | K::HammerHit
+                | K::SpawnEx
+                | K::ExplosionEx
+                | K::HammerHitEx
         )
     }
 
@@ -813,7 +856,7 @@ impl World {
             O::DdnetCharacter(extra) => {
                 if let Some(c) = slot(id) {
                     if let Some(slot) = self.ddnet_characters.get_mut(c) {
-                        *slot = Some(extra);
+                        *slot = Some(extra.known);
                     }
                     self.has[DDNET_CHARACTER] |= 1 << c;
                 }
@@ -841,9 +884,13 @@ impl World {
                 game.ddnet_flags = info.flags;
             }
             O::Death(e) => self.events.push(same_event!(death e)),
-            O::Spawn(e) => self.events.push(Event::Spawn { x: e.x, y: e.y }),
-            O::Explosion(e) => self.events.push(Event::Explosion { x: e.x, y: e.y }),
-            O::HammerHit(e) => self.events.push(Event::HammerHit { x: e.x, y: e.y }),
+            O::Spawn(e) => self.events.push(located!(Spawn e)),
+            O::Explosion(e) => self.events.push(located!(Explosion e)),
+            O::HammerHit(e) => self.events.push(located!(HammerHit e)),
+            // DDNet PR #12676's events that name a client, as their plain counterparts.
+            O::SpawnEx(e) => self.events.push(located!(Spawn e, e.client_id)),
+            O::ExplosionEx(e) => self.events.push(located!(Explosion e, e.client_id)),
+            O::HammerHitEx(e) => self.events.push(located!(HammerHit e, e.client_id)),
             _ => {}
         }
     }
@@ -892,9 +939,9 @@ impl World {
                 game.round_current = info.match_current;
             }
             O::Death(e) => self.events.push(same_event!(death e)),
-            O::Spawn(e) => self.events.push(Event::Spawn { x: e.x, y: e.y }),
-            O::Explosion(e) => self.events.push(Event::Explosion { x: e.x, y: e.y }),
-            O::HammerHit(e) => self.events.push(Event::HammerHit { x: e.x, y: e.y }),
+            O::Spawn(e) => self.events.push(located!(Spawn e)),
+            O::Explosion(e) => self.events.push(located!(Explosion e)),
+            O::HammerHit(e) => self.events.push(located!(HammerHit e)),
             _ => {}
         }
     }

@@ -16,8 +16,8 @@
 //! writing chunks is the [`recorder`](super::recorder)'s job.
 
 use super::items::{
-    BuildError, HEADER_INTS as SNAPSHOT_HEADER_INTS, KEY_INTS, KeyTable, MAX_ID, MAX_ITEMS,
-    MAX_SIZE, MAX_TYPE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
+    BuildError, HEADER_INTS as SNAPSHOT_HEADER_INTS, ItemTypes, KEY_INTS, KeyTable, MAX_ID,
+    MAX_ITEMS, MAX_SIZE, Snapshot, SnapshotBuf, SnapshotBuilder, key,
 };
 
 /// Ints of the delta header: deleted, updated and temporary item counts.
@@ -93,12 +93,15 @@ const _: () = assert!(SIZES_0_6.len() <= MAX_STATIC_TYPES && SIZES_0_7.len() <= 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ItemSizes {
     bytes: [u16; MAX_STATIC_TYPES],
+    /// How item types are read and which a delta takes.
+    types: ItemTypes,
 }
 
 impl ItemSizes {
     /// No static sizes: every update carries its size.
     pub const NONE: ItemSizes = ItemSizes {
         bytes: [0; MAX_STATIC_TYPES],
+        types: ItemTypes::Reference,
     };
     /// The 0.6 table DDNet and Teeworlds 0.6 use (types 0 to 20).
     pub const DDNET_0_6: ItemSizes = ItemSizes::from_table(&SIZES_0_6);
@@ -115,7 +118,25 @@ impl ItemSizes {
             *slot = *size;
             (to, from) = (to_rest, from_rest);
         }
-        ItemSizes { bytes }
+        ItemSizes {
+            bytes,
+            types: ItemTypes::Reference,
+        }
+    }
+
+    /// The same table with item types read as `types` says: with
+    /// [`ItemTypes::DdnetPr12563`] (off by default), updates take types up to 0xffff,
+    /// old items of any key are kept, and [`create_delta`] writes a key's type unsigned, as
+    /// DDNet PR #12563 does.
+    pub const fn with_item_types(mut self, types: ItemTypes) -> ItemSizes {
+        self.types = types;
+        self
+    }
+
+    /// How item types are read ([`ItemTypes::Reference`] unless
+    /// [`with_item_types`](Self::with_item_types) said otherwise).
+    pub const fn item_types(&self) -> ItemTypes {
+        self.types
     }
 
     /// The table for a demo header's network version: the 0.7 table when it starts with
@@ -252,9 +273,12 @@ pub fn create_delta_into(
     let from_ints = from.as_ints();
     let mut updated = 0;
     for item in to.items() {
-        let with_size = sizes.includes_size(item.type_id);
+        // `CSnapshotItem::InternalType`: signed at the reference commit, unsigned with
+        // DDNet PR #12563.
+        let type_id = sizes.types.type_of(item.key);
+        let with_size = sizes.includes_size(type_id);
         let start = out.len();
-        out.push(item.type_id);
+        out.push(type_id);
         out.push(item.id);
         if with_size {
             out.push(item.data.len() as i32);
@@ -344,8 +368,9 @@ pub enum DeltaError {
         /// The update's index.
         update: usize,
     },
-    /// An update's type is outside `0..=0x7fff` (-202).
-    #[error("update {update}: type {type_id} is outside 0..={MAX_TYPE}")]
+    /// An update's type is outside `0..=0x7fff` (`0..=0xffff` with DDNet PR #12563's
+    /// [`ItemTypes::DdnetPr12563`]) (-202).
+    #[error("update {update}: type {type_id} is outside the valid item types")]
     BadType {
         /// The update's index.
         update: usize,
@@ -494,7 +519,7 @@ fn next_update<'a>(
         return Err(DeltaError::UpdatePastEnd { update });
     };
     let (type_id, id) = (*type_id, *id);
-    if !(0..=MAX_TYPE).contains(&type_id) {
+    if !sizes.types.is_valid(type_id) {
         return Err(DeltaError::BadType { update, type_id });
     }
     if !(0..=MAX_ID).contains(&id) {
@@ -615,17 +640,17 @@ pub(crate) fn apply_delta_with(
             continue;
         }
         unique &= built_index.insert(item.key, builder.len());
-        // DDNet's builder refuses a negative type (a key DDNet's checks let through).
-        if item.type_id < 0 {
+        // DDNet's builder refuses a negative type (a key DDNet's checks let through); with
+        // DDNet PR #12563 no key has one.
+        let type_id = sizes.types.type_of(item.key);
+        if type_id < 0 {
             return Err(DeltaError::KeepFailed {
                 item: index,
-                reason: BuildError::InvalidType {
-                    type_id: item.type_id,
-                },
+                reason: BuildError::InvalidType { type_id },
             });
         }
         let new = builder
-            .new_item(item.type_id, item.id, item.data.len())
+            .new_item(type_id, item.id, item.data.len())
             .map_err(|reason| DeltaError::KeepFailed {
                 item: index,
                 reason,
@@ -725,7 +750,7 @@ pub(crate) struct InPlace {
 impl InPlace {
     /// Learns the keys of `snapshot`, the new current one; `sorted` if the replay sorts
     /// each snapshot by key.
-    pub(crate) fn learn(&mut self, snapshot: &Snapshot<'_>, sorted: bool) {
+    pub(crate) fn learn(&mut self, snapshot: &Snapshot<'_>, sorted: bool, types: ItemTypes) {
         self.index.reset(snapshot.len());
         // Packed as a builder packs: the first item at offset 0 (the last one always ends
         // at the data size), or no data at all.
@@ -737,7 +762,8 @@ impl InPlace {
         for (i, item) in snapshot.items().enumerate() {
             // A key held twice is left to the rebuild, which knows which item DDNet keeps.
             let new_key = self.index.insert(item.key, i);
-            eligible &= new_key && item.type_id >= 0 && (!sorted || item.key >= last_key);
+            eligible &=
+                new_key && types.type_of(item.key) >= 0 && (!sorted || item.key >= last_key);
             last_key = item.key;
         }
         self.eligible = eligible;
@@ -868,7 +894,7 @@ pub(crate) fn apply_delta_in_place(
             }
         } else {
             let sorted = state.sorted;
-            state.learn(&current.as_snapshot(), sorted);
+            state.learn(&current.as_snapshot(), sorted, sizes.item_types());
         }
         for (_, target, _) in &mut state.plan {
             *target = if *target >= NEW {
@@ -973,6 +999,132 @@ fn relayout(current: &mut SnapshotBuf, state: &mut InPlace) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Item types 0x8000..=0xffff, DDNet PR #12563 (head 4ba3f903573ce3d47746956be4812769d3dae782:
+    /// `InternalType() = (m_TypeAndId >> 16) & 0xffff`, `MAX_TYPE = 0xffff`): refused as
+    /// at the reference commit by default, read, kept and written unsigned with the opt-in.
+    mod pr_12563 {
+        use super::*;
+
+        const PR: ItemSizes = ItemSizes::DDNET_0_6.with_item_types(ItemTypes::DdnetPr12563);
+
+        /// A snapshot of items (type, id, data) built with PR #12563's item types.
+        fn wide(items: &[(i32, i32, &[i32])]) -> SnapshotBuf {
+            let mut b = SnapshotBuilder::new();
+            b.set_item_types(ItemTypes::DdnetPr12563);
+            for &(t, id, data) in items {
+                b.add_item(t, id, data).unwrap();
+            }
+            b.finish()
+        }
+
+        #[test]
+        fn keys_read_both_ways() {
+            let key = key(0xffff, 1);
+            assert_eq!(key, 0xffff_0001_u32 as i32);
+            assert_eq!(ItemTypes::Reference.type_of(key), -1);
+            assert_eq!(ItemTypes::DdnetPr12563.type_of(key), 0xffff);
+            assert_eq!(ItemTypes::default(), ItemTypes::Reference);
+            assert_eq!(ItemSizes::DDNET_0_6.item_types(), ItemTypes::Reference);
+            assert_eq!(ItemTypes::DdnetPr12563.max_type(), 0xffff);
+            let mut b = SnapshotBuilder::new();
+            assert_eq!(
+                b.add_item(0x8000, 0, &[]),
+                Err(BuildError::InvalidType { type_id: 0x8000 })
+            );
+            b.set_item_types(ItemTypes::DdnetPr12563);
+            b.add_item(0x8000, 0, &[]).unwrap();
+            assert_eq!(
+                b.add_item(0x10000, 0, &[]),
+                Err(BuildError::InvalidType { type_id: 0x10000 })
+            );
+        }
+
+        #[test]
+        fn deltas_carry_wide_types_unsigned() {
+            let from = snap(&[(5, 0, &[1, 2, 3])]);
+            let to = wide(&[
+                (5, 0, &[1, 2, 3]),
+                (0x8000, 2, &[7]),
+                (0xffff, 0xffff, &[8, 9]),
+            ]);
+            assert_eq!(to.as_snapshot().item(2).unwrap().key, -1);
+            // The update's type is the key's upper 16 bits unsigned; the size is written
+            // (no static size above 63).
+            let delta = create_delta(&from.as_snapshot(), &to.as_snapshot(), &PR);
+            let expected = [0, 2, 0, 0x8000, 2, 1, 7, 0xffff, 0xffff, 2, 8, 9];
+            assert_eq!(delta, expected);
+            let applied = apply_delta(&from.as_snapshot(), &delta, &PR).unwrap();
+            assert_eq!(applied, to);
+            let parsed = Delta::parse(&delta, &PR).unwrap();
+            assert_eq!(parsed.updates[1].type_id, 0xffff);
+            // At the reference commit DDNet refuses the update (-202).
+            assert_eq!(
+                apply_delta(&from.as_snapshot(), &delta, &ItemSizes::DDNET_0_6),
+                Err(DeltaError::BadType {
+                    update: 0,
+                    type_id: 0x8000
+                })
+            );
+            // Its CreateDelta writes the signed type, which nobody reads back.
+            let signed = create_delta(
+                &from.as_snapshot(),
+                &to.as_snapshot(),
+                &ItemSizes::DDNET_0_6,
+            );
+            assert_eq!(signed[3..7], [-0x8000, 2, 1, 7]);
+        }
+
+        #[test]
+        fn old_items_of_wide_types_are_kept() {
+            let from = wide(&[(0xffff, 3, &[1]), (5, 0, &[1, 2, 3])]);
+            let to = wide(&[(0xffff, 3, &[1]), (5, 0, &[1, 2, 4])]);
+            let delta = create_delta(&from.as_snapshot(), &to.as_snapshot(), &PR);
+            assert_eq!(delta, [0, 1, 0, 5, 0, 0, 0, 1]);
+            assert_eq!(apply_delta(&from.as_snapshot(), &delta, &PR).unwrap(), to);
+            // At the reference commit the kept item's type is negative: DDNet's builder
+            // refuses it.
+            assert!(matches!(
+                apply_delta(&from.as_snapshot(), &delta, &ItemSizes::DDNET_0_6),
+                Err(DeltaError::KeepFailed { item: 0, .. })
+            ));
+            // Deleting it works either way (keys are keys).
+            let gone = wide(&[(5, 0, &[1, 2, 3])]);
+            let delete = create_delta(&from.as_snapshot(), &gone.as_snapshot(), &PR);
+            assert_eq!(delete, [1, 0, 0, key(0xffff, 3)]);
+            assert_eq!(
+                apply_delta(&from.as_snapshot(), &delete, &PR).unwrap(),
+                gone
+            );
+        }
+
+        #[test]
+        fn in_place_application_agrees_with_the_rebuild() {
+            let from = wide(&[(0x8001, 1, &[10, 20]), (5, 0, &[1, 2, 3])]);
+            let to = wide(&[
+                (0x8001, 1, &[11, 20]),
+                (5, 0, &[1, 2, 3]),
+                (0xfffe, 9, &[4]),
+            ]);
+            let delta = create_delta(&from.as_snapshot(), &to.as_snapshot(), &PR);
+            let mut state = InPlace::default();
+            let mut current = from.clone();
+            state.learn(&current.as_snapshot(), false, ItemTypes::DdnetPr12563);
+            assert!(apply_delta_in_place(&mut current, &delta, &PR, &mut state));
+            assert_eq!(current, to);
+            // At the reference commit the negative type leaves it to the rebuild, which
+            // refuses it.
+            let mut state = InPlace::default();
+            let mut current = from.clone();
+            state.learn(&current.as_snapshot(), false, ItemTypes::Reference);
+            assert!(!apply_delta_in_place(
+                &mut current,
+                &delta,
+                &ItemSizes::DDNET_0_6,
+                &mut state
+            ));
+        }
+    }
 
     fn snap(items: &[(i32, i32, &[i32])]) -> SnapshotBuf {
         let mut b = SnapshotBuilder::new();
@@ -1080,7 +1232,7 @@ mod tests {
         let delta = delta_ints(&[], &[(5, 0, vec![1, 0, 0])], &sizes);
         let mut current = from.clone();
         let mut state = InPlace::default();
-        state.learn(&current.as_snapshot(), false);
+        state.learn(&current.as_snapshot(), false, ItemTypes::Reference);
         assert!(apply_delta_in_place(
             &mut current,
             &delta,
@@ -1170,7 +1322,7 @@ mod tests {
             });
             let mut current = from.clone();
             let mut state = InPlace::default();
-            state.learn(&current.as_snapshot(), sorted);
+            state.learn(&current.as_snapshot(), sorted, ItemTypes::Reference);
             if apply_delta_in_place(&mut current, &delta, &sizes, &mut state) {
                 proptest::prop_assert_eq!(Ok(current), rebuilt);
             } else {

@@ -53,6 +53,60 @@ pub const fn key_type(key: i32) -> i32 {
     key >> 16
 }
 
+/// How the type of an item key is read, and which types a delta or a builder takes: DDNet
+/// at the reference commit 28baa427 (the default), or as DDNet PR #12563 (open) reads it.
+///
+/// A key is `(type << 16) | id` in a 32-bit int. At the reference commit the type is the
+/// upper 16 bits with their sign (`key >> 16`, `CSnapshot::MAX_TYPE = 0x7fff`): a key with
+/// bit 31 set has a negative type, which DDNet's delta unpacking refuses in an update
+/// (-202) and cannot keep from the old snapshot. DDNet PR #12563 makes every key's type
+/// valid: the upper 16 bits unsigned (`(key >> 16) & 0xffff`, `MAX_TYPE = 0xffff`), while
+/// extended types still count down from 0x7fff ([`MAX_TYPE`]). The same keys and the same
+/// ints either way; only which of them DDNet accepts, and the type number an update
+/// carries, differ.
+///
+/// Snapshots themselves are read the same way under both (DDNet checks no key there), and
+/// [`Item::type_id`] is always the signed `key >> 16`; [`ItemTypes::type_of`] reads a key
+/// under either rule. The delta functions take the rule with their
+/// [`ItemSizes`](super::delta::ItemSizes) ([`with_item_types`](super::delta::ItemSizes::with_item_types)),
+/// a builder with [`SnapshotBuilder::set_item_types`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum ItemTypes {
+    /// DDNet at the reference commit: `key >> 16`, types `0..=0x7fff`.
+    #[default]
+    Reference,
+    /// DDNet PR #12563 item types: `(key >> 16) & 0xffff`, types `0..=0xffff`.
+    DdnetPr12563,
+}
+
+impl ItemTypes {
+    /// The largest item type a delta update or a builder takes: 0x7fff, or 0xffff under
+    /// DDNet PR #12563.
+    pub const fn max_type(self) -> i32 {
+        match self {
+            ItemTypes::Reference => MAX_TYPE,
+            ItemTypes::DdnetPr12563 => 0xffff,
+        }
+    }
+
+    /// The type of `key`: [`key_type`] (negative for a key with bit 31 set), or under
+    /// DDNet PR #12563 its upper 16 bits unsigned.
+    pub const fn type_of(self, key: i32) -> i32 {
+        match self {
+            ItemTypes::Reference => key_type(key),
+            ItemTypes::DdnetPr12563 => (key >> 16) & 0xffff,
+        }
+    }
+
+    /// Whether `type_id` is one an update or a builder takes: `0..=max_type()`.
+    pub const fn is_valid(self, type_id: i32) -> bool {
+        type_id >= 0 && type_id <= self.max_type()
+    }
+}
+
 /// The id of a key: its lower 16 bits.
 pub const fn key_id(key: i32) -> i32 {
     key & 0xffff
@@ -123,8 +177,10 @@ pub struct Item<'a> {
     /// `(type << 16) | id`.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub key: i32,
-    /// The internal type: [`key_type`] of the key. Extended types appear as their internal
-    /// type (see [`Snapshot::extended_type_uuid`]).
+    /// The internal type: [`key_type`] of the key, with its sign as DDNet reads it at the
+    /// reference commit (DDNet PR #12563 reads it unsigned: [`ItemTypes::type_of`]).
+    /// Extended types appear as their internal type (see
+    /// [`Snapshot::extended_type_uuid`]).
     pub type_id: i32,
     /// The id: [`key_id`] of the key.
     pub id: i32,
@@ -523,8 +579,9 @@ impl From<Snapshot<'_>> for SnapshotBuf {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// The type is outside `0..=MAX_TYPE`.
-    #[error("item type {type_id} is outside 0..={MAX_TYPE}")]
+    /// The type is outside `0..=MAX_TYPE` (`0..=0xffff` under
+    /// [`ItemTypes::DdnetPr12563`]).
+    #[error("item type {type_id} is outside the valid item types")]
     InvalidType {
         /// The type asked for.
         type_id: i32,
@@ -563,6 +620,8 @@ pub struct SnapshotBuilder {
     data: Vec<i32>,
     /// The registered extended types; the index gives the internal type.
     extended: Vec<Uuid>,
+    /// The item types [`add_item`](Self::add_item) takes.
+    types: ItemTypes,
     /// Delta application's lookup of the old snapshot's keys (a scratch table kept here so
     /// that its allocation is reused from one delta to the next).
     pub(crate) from_index: KeyTable,
@@ -738,9 +797,22 @@ impl SnapshotBuilder {
         self.offsets.is_empty()
     }
 
-    /// Adds an item of internal type `type_id` (0 to [`MAX_TYPE`]) and `id`.
+    /// Takes item types as `types` says from now on: with [`ItemTypes::DdnetPr12563`],
+    /// [`add_item`](Self::add_item) takes types up to 0xffff, as DDNet PR #12563's
+    /// builder does (extended types still count down from [`MAX_TYPE`]).
+    pub fn set_item_types(&mut self, types: ItemTypes) {
+        self.types = types;
+    }
+
+    /// The item types [`add_item`](Self::add_item) takes.
+    pub fn item_types(&self) -> ItemTypes {
+        self.types
+    }
+
+    /// Adds an item of internal type `type_id` (0 to [`MAX_TYPE`], or to 0xffff with
+    /// [`ItemTypes::DdnetPr12563`]) and `id`.
     pub fn add_item(&mut self, type_id: i32, id: i32, data: &[i32]) -> Result<(), BuildError> {
-        if !(0..=MAX_TYPE).contains(&type_id) {
+        if !self.types.is_valid(type_id) {
             return Err(BuildError::InvalidType { type_id });
         }
         if !(0..=MAX_ID).contains(&id) {

@@ -235,7 +235,8 @@ impl<W: Write + Seek> Recorder<W> {
     }
 
     /// Sets the item sizes deltas are written with, for a protocol whose table the
-    /// network version does not tell.
+    /// network version does not tell, or to write item types as DDNet PR #12563 does
+    /// ([`ItemSizes::with_item_types`]).
     pub fn set_item_sizes(&mut self, sizes: ItemSizes) {
         self.item_sizes = sizes;
     }

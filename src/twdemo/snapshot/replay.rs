@@ -10,7 +10,7 @@
 //! What the items mean (which object a type is) is left to callers.
 
 use super::delta::{self, ItemSizes};
-use super::items::{Snapshot, SnapshotBuf, SnapshotBuilder};
+use super::items::{ItemTypes, Snapshot, SnapshotBuf, SnapshotBuilder};
 use crate::twdemo::container::error::{PayloadError, ReadError};
 use crate::twdemo::container::format::ChunkKind;
 use crate::twdemo::container::payload::PayloadDecoder;
@@ -378,11 +378,22 @@ impl SnapshotState {
         std::mem::replace(&mut self.changes, Changes::Updated(buf))
     }
 
+    /// Reads item types as `types` says from now on (see [`ItemTypes`]).
+    pub(crate) fn set_item_types(&mut self, types: ItemTypes) {
+        self.sizes = self.sizes.with_item_types(types);
+    }
+
+    /// How item types are read.
+    pub(crate) fn item_types(&self) -> ItemTypes {
+        self.sizes.item_types()
+    }
+
     /// Learns the keys of a new current snapshot.
     fn learn(&mut self) {
         if let Some(current) = &self.current {
             let sorted = self.order == SnapshotOrder::SortedByKey;
-            self.in_place.learn(&current.as_snapshot(), sorted);
+            let types = self.sizes.item_types();
+            self.in_place.learn(&current.as_snapshot(), sorted, types);
         }
     }
 
@@ -450,6 +461,14 @@ impl<C: ChunkSource> SnapshotReplay<C> {
             walker: TickWalker::new(prelude, chunks),
             messages: 0,
         }
+    }
+
+    /// The same replay reading item types as `types` says: with
+    /// [`ItemTypes::DdnetPr12563`] (DDNet PR #12563, off by default) deltas may carry item
+    /// types up to 0xffff. Call it before the first [`next`](Self::next).
+    pub fn with_item_types(mut self, types: ItemTypes) -> Self {
+        self.walker.state.set_item_types(types);
+        self
     }
 
     /// Snapshots and deltas skipped so far because they were invalid or did not apply.
