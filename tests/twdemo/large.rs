@@ -52,7 +52,7 @@ fn head_and_block() -> (Vec<u8>, Vec<u8>) {
     let (prelude, map) = (reader.prelude().clone(), reader.map().to_vec());
     let mut writer = DemoWriter::new(Vec::new(), &prelude, &map).unwrap();
     let payload: Vec<u8> = (0..60_000u32).map(|i| (i * 7 % 251) as u8).collect();
-    let mut tick = |writer: &mut DemoWriter<Vec<u8>>, tick: i32, form: TickForm| {
+    let tick = |writer: &mut DemoWriter<Vec<u8>>, tick: i32, form: TickForm| {
         let marker = TickMarker {
             tick,
             keyframe: false,
