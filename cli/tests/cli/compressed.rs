@@ -151,25 +151,33 @@ fn a_cut_or_corrupt_stream_exits_as_a_cut_file() {
 }
 
 /// Runs the tool with `args` and returns whether it succeeded and its peak resident memory
-/// in bytes (`wait4`'s `ru_maxrss` of that one child).
+/// in bytes: the largest `VmHWM` (the process's own high-water mark) read from
+/// `/proc/PID/status` every few milliseconds until it exits. (`wait4`'s `ru_maxrss` would
+/// count the test process's own size too, which a child inherits until it executes.)
 #[cfg(target_os = "linux")]
 fn peak_rss(args: &[&std::ffi::OsStr]) -> (bool, u64) {
-    let child = std::process::Command::new(crate::run::BIN)
+    let mut child = std::process::Command::new(crate::run::BIN)
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value, and wait4 fills both out-parameters of
-    // a child of this process that nothing else waits for.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid);
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (ok, u64::try_from(usage.ru_maxrss).unwrap() * 1024)
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kb * 1024);
+        }
+        if let Some(exit) = child.try_wait().unwrap() {
+            return (exit.success(), peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// `export` of a 200 MB teehistorian compressed with zstd streams it: the process's peak
