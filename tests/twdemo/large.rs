@@ -49,7 +49,7 @@ impl Read for Repeated {
 fn head_and_block() -> (Vec<u8>, Vec<u8>) {
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/recorded_v6.demo");
     let reader = DemoReader::new(std::fs::File::open(fixture).unwrap()).unwrap();
-    let (prelude, map) = (reader.prelude().clone(), reader.map().to_vec());
+    let (prelude, map) = (*reader.prelude(), reader.map().to_vec());
     let mut writer = DemoWriter::new(Vec::new(), &prelude, &map).unwrap();
     let payload: Vec<u8> = (0..60_000u32).map(|i| (i * 7 % 251) as u8).collect();
     let tick = |writer: &mut DemoWriter<Vec<u8>>, tick: i32, form: TickForm| {
