@@ -276,6 +276,21 @@ enum EncoderInner<W: Write> {
     None(std::convert::Infallible, std::marker::PhantomData<W>),
 }
 
+/// `bytes` as a file named `path` holds them: compressed with the codec its name asks for
+/// ([`Codec::by_extension`]: `out.demo.zst` is zstd), as they are for any other name. What
+/// every front end that writes a recording into memory first (the Python package) calls
+/// before it writes the file.
+pub fn as_named<'a>(path: &Path, bytes: &'a [u8]) -> io::Result<std::borrow::Cow<'a, [u8]>> {
+    match Codec::by_extension(path) {
+        None => Ok(std::borrow::Cow::Borrowed(bytes)),
+        Some(codec) => {
+            let mut out = encoder(codec, Vec::new())?;
+            out.write_all(bytes)?;
+            Ok(std::borrow::Cow::Owned(out.finish()?))
+        }
+    }
+}
+
 /// A writer of `out` that compresses with `codec` (at the codec's usual level: gzip 6,
 /// zstd 3 with its content checksum (as the `zstd` tool writes), xz 6, bzip2 9). Without the
 /// `compressed` feature, an [`io::ErrorKind::Unsupported`] error.

@@ -630,8 +630,19 @@ fn write_output(
     let overwrite = overwrite_policy(overwrite);
     check_output(output, overwrite, &[input])
         .map_err(|e| (e.to_string(), None, ErrorKind::Usage))?;
-    write_atomically(output, overwrite, bytes)
+    let bytes = named_output(output, bytes)?;
+    write_atomically(output, overwrite, &bytes)
         .map_err(|e| (e.to_string(), None, ErrorKind::of_source(&e)))
+}
+
+/// The bytes of a recording written as `output`: compressed when its name asks for it
+/// (`out.demo.zst`).
+fn named_output<'a>(
+    output: &Path,
+    bytes: &'a [u8],
+) -> Result<std::borrow::Cow<'a, [u8]>, EditError> {
+    demokit::compressed::as_named(output, bytes)
+        .map_err(|e| (format!("cannot compress: {e}"), None, ErrorKind::of_io(&e)))
 }
 
 /// The overwrite policy of an `overwrite=` argument.
@@ -892,6 +903,7 @@ fn scrub_file(
                 check_output(&output, overwrite, &[&input, mapping])
                     .and_then(|()| check_output(mapping, overwrite, &[&input, &output]))
                     .map_err(|e| (e.to_string(), None, ErrorKind::Usage))?;
+                let bytes = named_output(&output, &bytes)?;
                 write_with_private_companion(&output, overwrite, &bytes, mapping, overwrite, &text)
                     .map_err(|e| (e.to_string(), None, ErrorKind::of_source(&e)))?;
             }

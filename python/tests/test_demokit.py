@@ -334,6 +334,11 @@ def test_compressed_recordings_read_as_the_plain_file(tmp_path):
         out = tmp_path / f"out-{name}.demo"
         demokit.rewrite(path, out)
         assert out.read_bytes() == FIXTURE.read_bytes(), name
+        # An output named for a codec is written in it.
+        packed = tmp_path / f"out.demo.{name}"
+        demokit.rewrite(FIXTURE, packed)
+        decompress = {"gz": gzip.decompress, "bz2": bz2.decompress, "xz": lzma.decompress}[name]
+        assert decompress(packed.read_bytes()) == FIXTURE.read_bytes(), name
 
 
 def test_edits_never_overwrite_unless_asked_and_never_the_input(tmp_path):
