@@ -641,7 +641,7 @@ fn named_output<'a>(
     output: &Path,
     bytes: &'a [u8],
 ) -> Result<std::borrow::Cow<'a, [u8]>, EditError> {
-    demokit::compressed::as_named(output, bytes)
+    demokit::recording::as_named(output, bytes)
         .map_err(|e| (format!("cannot compress: {e}"), None, ErrorKind::of_io(&e)))
 }
 

@@ -167,7 +167,7 @@ mod scrub;
 mod text;
 mod trim;
 
-pub use crate::compressed::{Codec, Encoder, StreamError, encoder};
+pub use crate::compressed::{Codec, Encoder, StreamError, as_named, encoder};
 pub use crate::detect::detect;
 pub use crate::format::{
     Cause, DumpEnd, Error, Format, GameEnd, GameWalk, MapProblem, Operation, RepairOptions,
