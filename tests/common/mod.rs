@@ -288,6 +288,16 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(sha2::Sha256::digest(data))
 }
 
+/// One real recording of each format that ships with the repository: DDNet 20.1's server
+/// demo on dm1, its teehistorian file and a TF2 demo.
+pub fn one_real_recording_per_format() -> Vec<PathBuf> {
+    vec![
+        bundled_dir().join("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"),
+        bundled_dir().join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian"),
+        root().join("fixtures/source/tf2_short_2024.dem"),
+    ]
+}
+
 pub mod alloc;
 pub mod bsp;
 pub mod child;

@@ -7,23 +7,13 @@
 //! streaming a compressed teehistorian holds a bounded part of it.
 
 use crate::common::alloc::Peaks;
+use crate::common::one_real_recording_per_format;
 use crate::common::server::record_generated;
 use crate::common::temp::TempDir;
-use crate::common::{bundled_dir, root};
 use demokit::export::{Exporter, Table};
 use demokit::recording::{Cause, Codec, Error, Limits, Recording};
 use demokit::teehistorian::FlushPolicy;
 use std::io::{Read, Write};
-use std::path::PathBuf;
-
-/// A demo, a teehistorian file and a TF2 demo that ship with the repository.
-fn fixtures() -> Vec<PathBuf> {
-    vec![
-        bundled_dir().join("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"),
-        bundled_dir().join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian"),
-        root().join("fixtures/source/tf2_short_2024.dem"),
-    ]
-}
 
 /// `data` compressed with `codec` by its reference encoder (not demokit's).
 fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
@@ -115,7 +105,7 @@ fn rows(recording: &Recording) -> Vec<(Table, arrow_array::RecordBatch)> {
 #[test]
 fn every_fixture_compressed_four_ways_reads_as_the_plain_file() {
     let dir = TempDir::new("compressed");
-    for path in fixtures() {
+    for path in one_real_recording_per_format() {
         let plain = std::fs::read(&path).unwrap();
         let recording = Recording::open(&path).unwrap();
         assert_eq!(recording.codec(), None);
@@ -185,7 +175,7 @@ fn first_error(opened: Result<Recording, Error>) -> Option<Error> {
 #[test]
 fn a_cut_stream_is_a_truncated_recording_and_a_corrupt_one_invalid() {
     let dir = TempDir::new("compressed-broken");
-    for path in fixtures() {
+    for path in one_real_recording_per_format() {
         let plain = std::fs::read(&path).unwrap();
         for codec in Codec::ALL {
             let packed = compress(codec, &plain);

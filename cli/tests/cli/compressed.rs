@@ -5,21 +5,13 @@
 //! does.
 
 use crate::common::temp::TempDir;
-use crate::common::{bundled_dir, root};
+use crate::common::{one_real_recording_per_format, root};
 use crate::run::{demokit, json_lines, run, stdout};
 use demokit::recording::{Codec, Recording, encoder};
 use std::io::Write;
 use std::path::PathBuf;
 
 /// A demo, a teehistorian file and a TF2 demo that ship with the repository.
-fn fixtures() -> Vec<PathBuf> {
-    vec![
-        bundled_dir().join("real-fixtures/twdemo/v6_ddnet201_server_dm1.demo"),
-        bundled_dir().join("real-fixtures/teehistorian/v2_ddnet201_dm1.teehistorian"),
-        root().join("fixtures/source/tf2_short_2024.dem"),
-    ]
-}
-
 fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
     let mut e = encoder(codec, Vec::new()).unwrap();
     e.write_all(data).unwrap();
@@ -29,7 +21,7 @@ fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
 #[test]
 fn compressed_fixtures_give_the_plain_files_results() {
     let dir = TempDir::new("cli-compressed");
-    for path in fixtures() {
+    for path in one_real_recording_per_format() {
         let plain = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_str().unwrap();
         let info = run("info", &path, &[]);
@@ -104,7 +96,7 @@ fn a_cut_or_corrupt_stream_exits_as_a_cut_file() {
     let cut_status = cut_plain.status.code();
     assert_eq!(cut_status, Some(1));
     let dir = TempDir::new("cli-compressed-broken");
-    for path in fixtures() {
+    for path in one_real_recording_per_format() {
         let plain = std::fs::read(&path).unwrap();
         for codec in Codec::ALL {
             let packed = compress(codec, &plain);
